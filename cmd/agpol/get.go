@@ -1,0 +1,141 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agpol/agpol/internal/render"
+	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
+)
+
+// getKinds maps every accepted TYPE spelling to its canonical resource.
+var getKinds = map[string]string{
+	"gateways": "gateways", "gateway": "gateways", "gtw": "gateways", "gw": "gateways",
+	"httproutes": "httproutes", "httproute": "httproutes", "routes": "httproutes", "route": "httproutes",
+	"xbackends": "xbackends", "xbackend": "xbackends", "xb": "xbackends", "backends": "xbackends", "backend": "xbackends",
+	"xaccesspolicies": "xaccesspolicies", "xaccesspolicy": "xaccesspolicies", "xap": "xaccesspolicies",
+	"accesspolicies": "xaccesspolicies", "accesspolicy": "xaccesspolicies",
+	"authpolicies": "authpolicies", "authpolicy": "authpolicies",
+}
+
+type getOptions struct {
+	load      loadFlags
+	output    string
+	noHeaders bool
+}
+
+func (a *app) newGetCmd() *cobra.Command {
+	o := &getOptions{}
+	cmd := &cobra.Command{
+		Use:   "get TYPE[,TYPE...] [NAME]",
+		Short: "List gateways, routes, backends and policies",
+		Long: `List Gateways, HTTPRoutes, XBackends, XAccessPolicies and AuthPolicies, from files (-f)
+or the live cluster, with the policies attached to each target and the status recorded on
+each policy.
+
+TYPE is one of (short names in brackets):
+  gateways (gateway, gtw, gw)
+  httproutes (httproute, routes, route)
+  xbackends (xbackend, xb, backends)
+  xaccesspolicies (xaccesspolicy, xap, accesspolicies)
+  authpolicies (authpolicy)
+Several types can be given comma-separated.`,
+		Example: `  # List the access policies of the shipped examples, with the file and line of each
+  agpol get xaccesspolicies -f testdata/examples -o json
+
+  # Gateways and backends in every namespace of the current cluster
+  agpol get gateways,xbackends -A
+
+  # One policy, wide
+  agpol get xap calc-allow -n shop -f manifests/ -o wide`,
+		Args: cobra.RangeArgs(1, 2),
+		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+			if len(args) == 0 {
+				return []string{"gateways", "httproutes", "xbackends", "xaccesspolicies", "authpolicies"}, cobra.ShellCompDirectiveNoFileComp
+			}
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var kinds []string
+			for _, t := range strings.Split(args[0], ",") {
+				k, ok := getKinds[strings.ToLower(t)]
+				if !ok {
+					return usagef("unknown type %q: use gateways, httproutes, xbackends, xaccesspolicies or authpolicies", t)
+				}
+				kinds = append(kinds, k)
+			}
+			name := ""
+			if len(args) == 2 {
+				name = args[1]
+			}
+			switch o.output {
+			case "", "table", "wide", "json", "yaml", "name":
+			default:
+				return usagef("unknown output format %q: use table, wide, json, yaml or name", o.output)
+			}
+			s, err := a.load(cmd.Context(), &o.load)
+			if err != nil {
+				return err
+			}
+			return a.runGet(o, s, kinds, name)
+		},
+	}
+	o.load.addFlags(cmd)
+	cmd.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table, wide, json, yaml or name")
+	cmd.Flags().BoolVar(&o.noHeaders, "no-headers", false, "omit table headers")
+	return cmd
+}
+
+func (a *app) runGet(o *getOptions, s *snapshot.Snapshot, kinds []string, name string) error {
+	targets := topology.IndexTargets(s)
+	ns := ""
+	if !o.load.allNamespaces && a.config.Namespace != nil && *a.config.Namespace != "" {
+		ns = *a.config.Namespace
+	}
+	var items []render.Item
+	var tables []*render.Table
+	for _, k := range kinds {
+		sel := render.Selector{Namespace: ns, Name: name}
+		t, its := render.GetView(k, s, targets, sel, o.output == "wide")
+		items = append(items, its...)
+		tables = append(tables, t)
+	}
+	if name != "" && len(items) == 0 {
+		return fmt.Errorf("%s %q not found", strings.Join(kinds, ","), name)
+	}
+	w := a.streams.Out
+	switch o.output {
+	case "json":
+		return render.JSON(w, render.NewList(items))
+	case "yaml":
+		return render.YAML(w, render.NewList(items))
+	case "name":
+		for _, it := range items {
+			fmt.Fprintln(w, it.ResourceName())
+		}
+		return nil
+	}
+	if len(items) == 0 {
+		where := "in the input"
+		if ns != "" {
+			where = "in namespace " + ns
+		}
+		fmt.Fprintf(a.streams.ErrOut, "No resources found %s.\n", where)
+		return nil
+	}
+	for i, t := range tables {
+		if len(t.Rows) == 0 {
+			continue
+		}
+		if i > 0 && len(tables) > 1 {
+			fmt.Fprintln(w)
+		}
+		if err := t.Write(w, o.noHeaders); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agpol/agpol/internal/cluster"
+	"github.com/agpol/agpol/internal/snapshot"
+)
+
+// loadFlags are the input flags every reading command shares.
+type loadFlags struct {
+	files         []string
+	recursive     bool
+	live          bool
+	allNamespaces bool
+	snapshotOut   string
+	// wholeCluster makes live loading list every namespace even without -A: commands
+	// that compute decisions need the whole topology, not one namespace of it.
+	wholeCluster bool
+}
+
+func (l *loadFlags) addFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringSliceVarP(&l.files, "filename", "f", nil, "file, directory or - (stdin) to read manifests from; repeatable. Without -f agpol reads the live cluster")
+	f.BoolVarP(&l.recursive, "recursive", "R", false, "read directories given with -f recursively")
+	f.BoolVar(&l.live, "live", false, "with -f: lay the files over the live cluster state (what-if apply)")
+	f.BoolVarP(&l.allNamespaces, "all-namespaces", "A", false, "list across all namespaces (live)")
+	f.StringVar(&l.snapshotOut, "snapshot-out", "", "write the loaded objects as YAML to this file, to replay them offline with -f")
+}
+
+// load builds the snapshot from files, the live cluster, or both.
+func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error) {
+	if l.live && len(l.files) == 0 {
+		return nil, usagef("--live lays files over the cluster: give the files with -f")
+	}
+	var (
+		objs      []cluster.RawObject
+		positions *cluster.FilePositions
+		live      *cluster.LiveResult
+		origins   []string
+	)
+	if len(l.files) == 0 || l.live {
+		ns, explicit, err := a.config.ToRawKubeConfigLoader().Namespace()
+		if err != nil {
+			return nil, fmt.Errorf("reading kubeconfig: %w", err)
+		}
+		opts := cluster.LiveOptions{Getter: a.config, Namespace: ns}
+		if l.allNamespaces || l.wholeCluster || (l.live && !explicit) {
+			opts.Namespace = ""
+		}
+		live, err = cluster.ReadLive(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		objs = live.Objects
+		origins = append(origins, "cluster")
+	}
+	if len(l.files) > 0 {
+		fileObjs, pos, err := cluster.ReadFiles(cluster.FileOptions{Filenames: l.files, Recursive: l.recursive, Stdin: a.streams.In})
+		if err != nil {
+			return nil, err
+		}
+		ns := "default"
+		if a.config.Namespace != nil && *a.config.Namespace != "" {
+			ns = *a.config.Namespace
+		}
+		cluster.DefaultNamespace(fileObjs, ns)
+		positions = pos
+		objs = cluster.Overlay(objs, fileObjs)
+		origins = append(origins, "files")
+	}
+	var resolver snapshot.PositionResolver
+	if positions != nil {
+		resolver = positions
+	}
+	s, err := cluster.Build(objs, resolver, origins...)
+	if err != nil {
+		return nil, err
+	}
+	if live != nil {
+		s.NotInstalled = live.NotInstalled
+		s.Warnings = append(s.Warnings, live.Warnings...)
+		s.Partial = live.Partial
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintf(a.streams.ErrOut, "warning: %s\n", w.Message)
+	}
+	if l.snapshotOut != "" {
+		if err := writeSnapshot(l.snapshotOut, objs); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func writeSnapshot(path string, objs []cluster.RawObject) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("writing snapshot: %w", err)
+	}
+	werr := cluster.WriteSnapshot(f, objs)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		return fmt.Errorf("writing snapshot %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/agpol/agpol/internal/cluster"
+)
+
+// Exit codes, the same for every command and output format.
+const (
+	exitOK            = 0 // allowed / no findings at the threshold
+	exitFail          = 1 // denied / findings at or above --fail-on / expectations failed
+	exitUsage         = 2 // usage or input error (bad flags, unparsable YAML, cluster unreachable)
+	exitIndeterminate = 3 // the decision depends on an input agpol cannot know
+)
+
+const exitCodesHelp = `Exit codes:
+  0  success (allowed, no findings at the threshold)
+  1  denied, findings at or above --fail-on, or failed expectations
+  2  usage or input error (bad flags, malformed manifest, cluster unreachable)
+  3  indeterminate (the answer depends on something agpol cannot know offline)`
+
+// usageError marks a command-line mistake (exit 2, with a hint to read --help).
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Errorf(format, args...)} }
+
+// resultError carries a non-zero exit code for a result that was already printed
+// (a deny, findings, failed expectations); nothing more is printed for it.
+type resultError struct{ code int }
+
+func (e *resultError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// app holds what every command shares.
+type app struct {
+	streams genericiooptions.IOStreams
+	config  *genericclioptions.ConfigFlags
+	name    string // "agpol" or "kubectl agpol"
+}
+
+func run(ctx context.Context, args []string, streams genericiooptions.IOStreams) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(streams.ErrOut, "error: internal error: %v\n\nThis is a bug in agpol; please report it with the command you ran.\n%s", r, debug.Stack())
+			code = exitUsage
+		}
+	}()
+	a := &app{streams: streams, name: "agpol"}
+	if len(args) > 0 && strings.HasPrefix(filepath.Base(args[0]), "kubectl-") {
+		a.name = "kubectl agpol"
+	}
+	root := a.newRootCmd()
+	root.SetArgs(args[1:])
+	err := root.ExecuteContext(ctx)
+	return a.exitCode(err)
+}
+
+// exitCode maps errors to exit codes in one place and prints them.
+func (a *app) exitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var res *resultError
+	if errors.As(err, &res) {
+		return res.code
+	}
+	fmt.Fprintf(a.streams.ErrOut, "error: %v\n", err)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(a.streams.ErrOut, "See '%s --help' for usage.\n", a.name)
+		return exitUsage
+	}
+	var ie *cluster.InputError
+	if errors.As(err, &ie) {
+		return exitUsage
+	}
+	// Everything else (cluster unreachable, unreadable input) is also trouble with the inputs.
+	return exitUsage
+}
+
+func (a *app) newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "agpol",
+		Short: "Explain the access policies in front of MCP tool servers on Kubernetes",
+		Long: `agpol reads Gateway API, kube-agentic-networking (XAccessPolicy, XBackend) and
+Kuadrant AuthPolicy objects, from YAML files or a live cluster, and tells you:
+
+  what applies here     the effective policy and evaluation chain of a Gateway,
+                        route or backend, as the data plane runs it
+  would this call pass  a simulated agent request, allow/deny and why
+  what is wrong         lint findings for CI
+
+agpol only reads. It never writes to a cluster.
+
+` + exitCodesHelp,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		CompletionOptions: cobra.CompletionOptions{
+			HiddenDefaultCmd: false,
+		},
+	}
+	if a.name != "agpol" {
+		root.Use = "kubectl-agpol"
+		root.Annotations = map[string]string{cobra.CommandDisplayNameAnnotation: a.name}
+	}
+	root.SetIn(a.streams.In)
+	root.SetOut(a.streams.Out)
+	root.SetErr(a.streams.ErrOut)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+
+	a.config = genericclioptions.NewConfigFlags(true)
+	a.config.AddFlags(root.PersistentFlags())
+
+	root.AddCommand(
+		a.newGetCmd(),
+		a.newVersionCmd(),
+	)
+	for _, c := range root.Commands() {
+		c.Example = strings.ReplaceAll(c.Example, "agpol ", a.name+" ")
+	}
+	return root
+}

@@ -1,0 +1,565 @@
+package cluster
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/agpol/agpol/internal/snapshot"
+)
+
+// InputError is bad input: a file that cannot be read or parsed, or an object that
+// cannot be decoded. It names the file and line. Commands exit 2 on it.
+type InputError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *InputError) Error() string {
+	switch {
+	case e.File != "" && e.Line > 0:
+		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+	case e.File != "":
+		return fmt.Sprintf("%s: %v", e.File, e.Err)
+	}
+	return e.Err.Error()
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Limits bound what one load may consume, so hostile input fails fast.
+type Limits struct {
+	MaxFileBytes  int64 // per file
+	MaxDocuments  int   // per load
+	MaxNodes      int   // YAML nodes per document after alias expansion
+	MaxDepth      int   // nesting depth
+	MaxTotalBytes int64 // all files together
+}
+
+// DefaultLimits are generous for real manifests and refuse bombs.
+var DefaultLimits = Limits{
+	MaxFileBytes:  64 << 20,
+	MaxDocuments:  200000,
+	MaxNodes:      2000000,
+	MaxDepth:      200,
+	MaxTotalBytes: 512 << 20,
+}
+
+// FileOptions says which files to read.
+type FileOptions struct {
+	Filenames []string
+	Recursive bool
+	Stdin     io.Reader // used for "-"; os.Stdin when nil
+	Limits    *Limits
+}
+
+// RawObject is an object as read from a file, before typing.
+type RawObject struct {
+	Object *unstructured.Unstructured
+	Source snapshot.Source
+}
+
+// ReadFiles reads every object of the named files, directories and "-" in order.
+// It stops at the first malformed document with an *InputError.
+func ReadFiles(opts FileOptions) ([]RawObject, *FilePositions, error) {
+	lim := DefaultLimits
+	if opts.Limits != nil {
+		lim = *opts.Limits
+	}
+	r := &fileReader{lim: lim, positions: newFilePositions()}
+	for _, name := range opts.Filenames {
+		if name == "-" {
+			in := opts.Stdin
+			if in == nil {
+				in = os.Stdin
+			}
+			data, err := readLimited(in, lim.MaxFileBytes)
+			if err != nil {
+				return nil, nil, &InputError{File: "<stdin>", Err: err}
+			}
+			r.positions.keep("<stdin>", data)
+			if err := r.parse("<stdin>", data); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		files, err := expand(name, opts.Recursive)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, f := range files {
+			if err := r.readFile(f); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return r.out, r.positions, nil
+}
+
+// expand turns a path into the files to read: a file as is; a directory's .yaml, .yml
+// and .json files (recursively with -R), sorted, as kubectl does.
+func expand(name string, recursive bool) ([]string, error) {
+	st, err := os.Stat(name)
+	if err != nil {
+		return nil, &InputError{File: name, Err: cleanPathErr(err)}
+	}
+	if !st.IsDir() {
+		return []string{name}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(name, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return &InputError{File: p, Err: cleanPathErr(err)}
+		}
+		if d.IsDir() {
+			if p != name && !recursive {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch strings.ToLower(filepath.Ext(p)) {
+		case ".yaml", ".yml", ".json":
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+func cleanPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+type fileReader struct {
+	lim       Limits
+	total     int64
+	docs      int
+	out       []RawObject
+	positions *FilePositions
+}
+
+func (r *fileReader) readFile(name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return &InputError{File: name, Err: cleanPathErr(err)}
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
+		return &InputError{File: name, Err: errors.New("not a regular file")}
+	}
+	data, err := readLimited(f, r.lim.MaxFileBytes)
+	if err != nil {
+		return &InputError{File: name, Err: err}
+	}
+	return r.parse(name, data)
+}
+
+func readLimited(in io.Reader, max int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(in, max+1))
+	if err != nil {
+		return nil, cleanPathErr(err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("file is larger than %d MiB", max>>20)
+	}
+	return data, nil
+}
+
+func (r *fileReader) parse(name string, data []byte) error {
+	r.total += int64(len(data))
+	if r.total > r.lim.MaxTotalBytes {
+		return &InputError{File: name, Err: fmt.Errorf("input is larger than %d MiB in all", r.lim.MaxTotalBytes>>20)}
+	}
+	if bytes.IndexByte(data, 0) >= 0 {
+		return &InputError{File: name, Err: errors.New("binary file (contains NUL bytes), not YAML or JSON")}
+	}
+	if !utf8.Valid(data) {
+		line := 1 + bytes.Count(data[:firstInvalidUTF8(data)], []byte("\n"))
+		return &InputError{File: name, Line: line, Err: errors.New("invalid UTF-8")}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for doc := 0; ; doc++ {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return yamlError(name, err)
+		}
+		r.docs++
+		if r.docs > r.lim.MaxDocuments {
+			return &InputError{File: name, Err: fmt.Errorf("more than %d documents", r.lim.MaxDocuments)}
+		}
+		if err := r.document(name, doc, &n); err != nil {
+			return err
+		}
+	}
+}
+
+
+// yamlError turns a yaml/v3 error into an InputError with the line it names.
+func yamlError(name string, err error) error {
+	msg := err.Error()
+	line := 0
+	if i := strings.Index(msg, "line "); i >= 0 {
+		rest := msg[i+5:]
+		j := 0
+		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+			j++
+		}
+		if n, convErr := strconv.Atoi(rest[:j]); convErr == nil {
+			line = n
+			msg = strings.TrimPrefix(strings.TrimPrefix(rest[j:], ":"), " ")
+		}
+	}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	return &InputError{File: name, Line: line, Err: fmt.Errorf("malformed YAML: %s", msg)}
+}
+
+func (r *fileReader) document(name string, doc int, n *yaml.Node) error {
+	root := n
+	if root.Kind == yaml.DocumentNode {
+		if len(root.Content) == 0 {
+			return nil // empty document ("---" alone, comments only)
+		}
+		root = root.Content[0]
+	}
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return nil
+	}
+	c := converter{lim: r.lim}
+	v, err := c.convert(root, 0)
+	if err != nil {
+		return &InputError{File: name, Line: c.errLine, Err: err}
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return &InputError{File: name, Line: root.Line, Err: errors.New("document is not a mapping (expected a Kubernetes object)")}
+	}
+	src := snapshot.Source{File: name, Line: root.Line, Column: root.Column, Doc: doc, Item: -1}
+	u := &unstructured.Unstructured{Object: obj}
+	if err := checkHeader(u); err != nil {
+		return &InputError{File: name, Line: root.Line, Err: err}
+	}
+	if strings.HasSuffix(u.GetKind(), "List") && u.GetAPIVersion() == "v1" {
+		items, _ := obj["items"].([]any)
+		itemNodes := listItemNodes(root)
+		for i, it := range items {
+			m, ok := it.(map[string]any)
+			isrc := src
+			isrc.Item = i
+			if i < len(itemNodes) {
+				isrc.Line, isrc.Column = itemNodes[i].Line, itemNodes[i].Column
+			}
+			if !ok {
+				return &InputError{File: name, Line: isrc.Line, Err: fmt.Errorf("items[%d] is not an object", i)}
+			}
+			iu := &unstructured.Unstructured{Object: m}
+			if err := checkHeader(iu); err != nil {
+				return &InputError{File: name, Line: isrc.Line, Err: fmt.Errorf("items[%d]: %w", i, err)}
+			}
+			r.out = append(r.out, RawObject{Object: iu, Source: isrc})
+		}
+		return nil
+	}
+	r.out = append(r.out, RawObject{Object: u, Source: src})
+	return nil
+}
+
+func checkHeader(u *unstructured.Unstructured) error {
+	if _, ok := u.Object["kind"].(string); !ok {
+		return errors.New("object has no kind")
+	}
+	if _, ok := u.Object["apiVersion"].(string); !ok {
+		return fmt.Errorf("%s has no apiVersion", u.Object["kind"])
+	}
+	if md, ok := u.Object["metadata"]; ok {
+		if _, isMap := md.(map[string]any); !isMap {
+			return errors.New("metadata is not a mapping")
+		}
+	}
+	return nil
+}
+
+func listItemNodes(root *yaml.Node) []*yaml.Node {
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "items" && root.Content[i+1].Kind == yaml.SequenceNode {
+			return root.Content[i+1].Content
+		}
+	}
+	return nil
+}
+
+func firstInvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return len(b)
+}
+
+// converter turns a yaml.Node tree into the map/slice/int64/float64/bool/string values
+// unstructured objects hold, refusing duplicate keys, alias bombs and deep nesting.
+type converter struct {
+	lim     Limits
+	nodes   int
+	errLine int
+}
+
+func (c *converter) fail(n *yaml.Node, format string, args ...any) error {
+	c.errLine = n.Line
+	return fmt.Errorf(format, args...)
+}
+
+func (c *converter) convert(n *yaml.Node, depth int) (any, error) {
+	c.nodes++
+	if c.nodes > c.lim.MaxNodes {
+		return nil, c.fail(n, "document expands to more than %d nodes (YAML alias bomb?)", c.lim.MaxNodes)
+	}
+	if depth > c.lim.MaxDepth {
+		return nil, c.fail(n, "nesting deeper than %d levels", c.lim.MaxDepth)
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil
+		}
+		return c.convert(n.Content[0], depth)
+	case yaml.AliasNode:
+		if n.Alias == nil {
+			return nil, c.fail(n, "unknown alias %q", n.Value)
+		}
+		return c.convert(n.Alias, depth+1)
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, e := range n.Content {
+			v, err := c.convert(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Tag == "!!merge" {
+				if err := c.merge(out, v, depth); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if k.Kind != yaml.ScalarNode {
+				return nil, c.fail(k, "mapping key is not a scalar")
+			}
+			if _, dup := out[k.Value]; dup {
+				return nil, c.fail(k, "duplicate key %q", k.Value)
+			}
+			cv, err := c.convert(v, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[k.Value] = cv
+		}
+		return out, nil
+	case yaml.ScalarNode:
+		return c.scalar(n)
+	}
+	return nil, c.fail(n, "unexpected YAML node")
+}
+
+// merge applies a YAML merge key ("<<: *anchor" or a list of anchors); explicit keys win.
+func (c *converter) merge(out map[string]any, v *yaml.Node, depth int) error {
+	srcs := []*yaml.Node{v}
+	if v.Kind == yaml.SequenceNode {
+		srcs = v.Content
+	}
+	for _, s := range srcs {
+		mv, err := c.convert(s, depth+1)
+		if err != nil {
+			return err
+		}
+		m, ok := mv.(map[string]any)
+		if !ok {
+			return c.fail(s, "merge key value is not a mapping")
+		}
+		for k, x := range m {
+			if _, exists := out[k]; !exists {
+				out[k] = x
+			}
+		}
+	}
+	return nil
+}
+
+func (c *converter) scalar(n *yaml.Node) (any, error) {
+	switch n.ShortTag() {
+	case "!!null":
+		return nil, nil
+	case "!!bool":
+		var b bool
+		if err := n.Decode(&b); err != nil {
+			return nil, c.fail(n, "%v", err)
+		}
+		return b, nil
+	case "!!int":
+		var i int64
+		if err := n.Decode(&i); err == nil {
+			return i, nil
+		}
+		var f float64
+		if err := n.Decode(&f); err != nil {
+			return nil, c.fail(n, "integer %q out of range", n.Value)
+		}
+		return f, nil
+	case "!!float":
+		var f float64
+		if err := n.Decode(&f); err != nil {
+			return nil, c.fail(n, "%v", err)
+		}
+		return f, nil
+	case "!!str", "!!timestamp", "!!binary":
+		return n.Value, nil
+	}
+	return n.Value, nil
+}
+
+// FilePositions resolves field paths to positions by re-reading the object's document
+// on demand, so loading pays nothing for positions that are never asked for.
+type FilePositions struct {
+	mu    sync.Mutex
+	kept  map[string][]byte       // stdin contents
+	cache map[string][]*yaml.Node // parsed documents per file
+}
+
+func newFilePositions() *FilePositions {
+	return &FilePositions{kept: map[string][]byte{}, cache: map[string][]*yaml.Node{}}
+}
+
+func (p *FilePositions) keep(name string, data []byte) { p.kept[name] = data }
+
+// Position implements snapshot.PositionResolver.
+func (p *FilePositions) Position(src snapshot.Source, fieldPath string) (int, int, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	docs, ok := p.cache[src.File]
+	if !ok {
+		data, kept := p.kept[src.File]
+		if !kept {
+			var err error
+			if data, err = os.ReadFile(src.File); err != nil {
+				p.cache[src.File] = nil
+				return 0, 0, false
+			}
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		for {
+			var n yaml.Node
+			if err := dec.Decode(&n); err != nil {
+				break
+			}
+			docs = append(docs, &n)
+		}
+		p.cache[src.File] = docs
+	}
+	if src.Doc < 0 || src.Doc >= len(docs) {
+		return 0, 0, false
+	}
+	n := docs[src.Doc]
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	if src.Item >= 0 {
+		items := listItemNodes(n)
+		if src.Item >= len(items) {
+			return 0, 0, false
+		}
+		n = items[src.Item]
+	}
+	best := n
+	for _, seg := range splitPath(fieldPath) {
+		next := step(n, seg)
+		if next == nil {
+			break // the deepest field that exists is the best answer
+		}
+		best, n = next, next
+	}
+	return best.Line, best.Column, true
+}
+
+// splitPath splits "spec.rules[2].name" into ["spec", "rules", "[2]", "name"].
+func splitPath(p string) []string {
+	var out []string
+	for _, part := range strings.Split(p, ".") {
+		for part != "" {
+			i := strings.IndexByte(part, '[')
+			if i < 0 {
+				out = append(out, part)
+				break
+			}
+			if i > 0 {
+				out = append(out, part[:i])
+			}
+			j := strings.IndexByte(part[i:], ']')
+			if j < 0 {
+				out = append(out, part[i:])
+				break
+			}
+			out = append(out, part[i:i+j+1])
+			part = part[i+j+1:]
+		}
+	}
+	return out
+}
+
+func step(n *yaml.Node, seg string) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if strings.HasPrefix(seg, "[") {
+		idx, err := strconv.Atoi(strings.Trim(seg, "[]"))
+		if err != nil || n.Kind != yaml.SequenceNode || idx < 0 || idx >= len(n.Content) {
+			return nil
+		}
+		return n.Content[idx]
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == seg {
+			v := n.Content[i+1]
+			if v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode {
+				return v
+			}
+			return n.Content[i] // point at the key of a scalar field
+		}
+	}
+	return nil
+}

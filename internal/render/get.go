@@ -1,0 +1,320 @@
+package render
+
+import (
+	"fmt"
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/agpol/agpol/internal/apis/agentic"
+	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
+)
+
+// Selector narrows a listing to one namespace and/or one name ("" = any).
+type Selector struct {
+	Namespace string
+	Name      string
+}
+
+func (s Selector) match(m metav1.ObjectMeta) bool {
+	return (s.Namespace == "" || m.Namespace == s.Namespace) && (s.Name == "" || m.Name == s.Name)
+}
+
+// Item is one object in a -o json|yaml listing: the object as read, where it was read,
+// and whatever agpol computed about it.
+type Item struct {
+	Object *unstructured.Unstructured `json:"object"`
+	Source snapshot.Source            `json:"source"`
+	// Admission is agpol's computed admission (XAccessPolicy; added by the decision engine).
+	Admission any `json:"admission,omitempty"`
+	// Enforcement is agpol's computed enforcement (AuthPolicy).
+	Enforcement any `json:"enforcement,omitempty"`
+	resource    string
+}
+
+// ResourceName is kubectl's -o name form, e.g. xaccesspolicy.agentic.networking.x-k8s.io/calc.
+func (i Item) ResourceName() string { return i.resource + "/" + i.Object.GetName() }
+
+// List is the -o json|yaml document of agpol get.
+type List struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Items      []Item `json:"items"`
+}
+
+// ReportAPIVersion versions agpol's own report documents.
+const ReportAPIVersion = "agpol.dev/v1alpha1"
+
+// NewList wraps items in a List report.
+func NewList(items []Item) *List {
+	if items == nil {
+		items = []Item{}
+	}
+	return &List{APIVersion: ReportAPIVersion, Kind: "ObjectList", Items: items}
+}
+
+func item(o snapshot.Origin, resource string) Item {
+	return Item{Object: o.Raw, Source: o.Source, resource: resource}
+}
+
+// GetView builds the table and the items for one resource type of agpol get.
+func GetView(kind string, s *snapshot.Snapshot, t *topology.Targets, sel Selector, wide bool) (*Table, []Item) {
+	switch kind {
+	case "gateways":
+		return gatewayView(s, t, sel, wide)
+	case "httproutes":
+		return routeView(s, sel, wide)
+	case "xbackends":
+		return backendView(s, t, sel, wide)
+	case "xaccesspolicies":
+		return accessPolicyView(s, sel, wide)
+	case "authpolicies":
+		return authPolicyView(s, sel, wide)
+	}
+	return &Table{}, nil
+}
+
+func withWide(wide bool, base []string, extra ...string) []string {
+	if wide {
+		return append(base, extra...)
+	}
+	return base
+}
+
+func gatewayView(s *snapshot.Snapshot, t *topology.Targets, sel Selector, wide bool) (*Table, []Item) {
+	tab := &Table{Header: withWide(wide, []string{"NAMESPACE", "NAME", "CLASS", "LISTENERS", "ACCESS-POLICIES", "AUTH-POLICIES", "AGE"}, "ADDRESSES", "SOURCE")}
+	var items []Item
+	for _, g := range sortByName(s.Gateways, func(g *snapshot.Gateway) metav1.ObjectMeta { return g.ObjectMeta }) {
+		if !sel.match(g.ObjectMeta) {
+			continue
+		}
+		var ls []string
+		for _, l := range g.Spec.Listeners {
+			ls = append(ls, fmt.Sprintf("%s:%s/%d", l.Name, l.Protocol, l.Port))
+		}
+		ref := topology.Ref{Group: gwapiv1.GroupName, Kind: "Gateway", Namespace: g.Namespace, Name: g.Name}
+		row := []string{g.Namespace, g.Name, string(g.Spec.GatewayClassName), Join(ls),
+			policyNames(t.AccessPolicies[ref]), authPolicyNames(t.AuthPolicies, ref), Age(g.CreationTimestamp.Time)}
+		if wide {
+			var addrs []string
+			for _, a := range g.Status.Addresses {
+				addrs = append(addrs, a.Value)
+			}
+			row = append(row, Join(addrs), g.Source.String())
+		}
+		tab.Rows = append(tab.Rows, row)
+		items = append(items, item(g.Origin, "gateway.gateway.networking.k8s.io"))
+	}
+	return tab, items
+}
+
+func routeView(s *snapshot.Snapshot, sel Selector, wide bool) (*Table, []Item) {
+	tab := &Table{Header: withWide(wide, []string{"NAMESPACE", "NAME", "HOSTNAMES", "PARENTS", "BACKENDS", "AGE"}, "RULES", "SOURCE")}
+	var items []Item
+	for _, r := range sortByName(s.HTTPRoutes, func(r *snapshot.HTTPRoute) metav1.ObjectMeta { return r.ObjectMeta }) {
+		if !sel.match(r.ObjectMeta) {
+			continue
+		}
+		var hosts, parents, backends []string
+		for _, h := range r.Spec.Hostnames {
+			hosts = append(hosts, string(h))
+		}
+		for _, p := range r.Spec.ParentRefs {
+			ns := r.Namespace
+			if p.Namespace != nil {
+				ns = string(*p.Namespace)
+			}
+			ps := ns + "/" + string(p.Name)
+			if p.SectionName != nil {
+				ps += "#" + string(*p.SectionName)
+			}
+			parents = append(parents, ps)
+		}
+		seen := map[string]bool{}
+		for _, rule := range r.Spec.Rules {
+			for _, b := range rule.BackendRefs {
+				kind := "Service"
+				if b.Kind != nil {
+					kind = string(*b.Kind)
+				}
+				ns := r.Namespace
+				if b.Namespace != nil {
+					ns = string(*b.Namespace)
+				}
+				bs := kind + ":" + ns + "/" + string(b.Name)
+				if !seen[bs] {
+					seen[bs] = true
+					backends = append(backends, bs)
+				}
+			}
+		}
+		row := []string{r.Namespace, r.Name, Join(hosts), Join(parents), Join(backends), Age(r.CreationTimestamp.Time)}
+		if wide {
+			row = append(row, fmt.Sprint(len(r.Spec.Rules)), r.Source.String())
+		}
+		tab.Rows = append(tab.Rows, row)
+		items = append(items, item(r.Origin, "httproute.gateway.networking.k8s.io"))
+	}
+	return tab, items
+}
+
+func backendView(s *snapshot.Snapshot, t *topology.Targets, sel Selector, wide bool) (*Table, []Item) {
+	tab := &Table{Header: withWide(wide, []string{"NAMESPACE", "NAME", "MCP-SERVER", "ACCESS-POLICIES", "AGE"}, "PATH", "SOURCE")}
+	var items []Item
+	for _, b := range sortByName(s.XBackends, func(b *snapshot.XBackend) metav1.ObjectMeta { return b.ObjectMeta }) {
+		if !sel.match(b.ObjectMeta) {
+			continue
+		}
+		server := "<none>"
+		switch m := b.Spec.MCP; {
+		case m.ServiceName != nil:
+			server = fmt.Sprintf("service:%s:%d", *m.ServiceName, m.Port)
+		case m.Hostname != nil:
+			server = fmt.Sprintf("%s:%d", *m.Hostname, m.Port)
+		}
+		ref := topology.Ref{Group: agentic.GroupName, Kind: agentic.KindXBackend, Namespace: b.Namespace, Name: b.Name}
+		row := []string{b.Namespace, b.Name, server, policyNames(t.AccessPolicies[ref]), Age(b.CreationTimestamp.Time)}
+		if wide {
+			p := b.Spec.MCP.Path
+			if p == "" {
+				p = "/mcp"
+			}
+			row = append(row, p, b.Source.String())
+		}
+		tab.Rows = append(tab.Rows, row)
+		items = append(items, item(b.Origin, "xbackend.agentic.networking.x-k8s.io"))
+	}
+	return tab, items
+}
+
+func accessPolicyView(s *snapshot.Snapshot, sel Selector, wide bool) (*Table, []Item) {
+	tab := &Table{Header: withWide(wide, []string{"NAMESPACE", "NAME", "ACTION", "TARGETS", "RULES", "ACCEPTED", "AGE"}, "VERSION", "SOURCE")}
+	var items []Item
+	for _, p := range sortByName(s.XAccessPolicies, func(p *snapshot.XAccessPolicy) metav1.ObjectMeta { return p.ObjectMeta }) {
+		if !sel.match(p.ObjectMeta) {
+			continue
+		}
+		var targets []string
+		for _, tr := range p.Spec.TargetRefs {
+			ts := string(tr.Kind) + "/" + string(tr.Name)
+			if tr.SectionName != nil {
+				ts += "#" + string(*tr.SectionName)
+			}
+			targets = append(targets, ts)
+		}
+		action := string(p.Spec.Action)
+		if action == "" {
+			action = "<none>"
+		}
+		rules := fmt.Sprint(len(p.Spec.Rules))
+		if p.Legacy != nil {
+			rules = fmt.Sprint(len(p.Legacy.Spec.Rules))
+		}
+		row := []string{p.Namespace, p.Name, action, Join(targets), rules, RecordedAccepted(p.Status.Ancestors), Age(p.CreationTimestamp.Time)}
+		if wide {
+			row = append(row, p.APIVersion(), p.Source.String())
+		}
+		tab.Rows = append(tab.Rows, row)
+		items = append(items, item(p.Origin, "xaccesspolicy.agentic.networking.x-k8s.io"))
+	}
+	return tab, items
+}
+
+func authPolicyView(s *snapshot.Snapshot, sel Selector, wide bool) (*Table, []Item) {
+	tab := &Table{Header: withWide(wide, []string{"NAMESPACE", "NAME", "TARGET", "MODE", "ACCEPTED", "ENFORCED", "AGE"}, "SOURCE")}
+	var items []Item
+	for _, p := range sortByName(s.AuthPolicies, func(p *snapshot.AuthPolicy) metav1.ObjectMeta { return p.ObjectMeta }) {
+		if !sel.match(p.ObjectMeta) {
+			continue
+		}
+		tr := p.Spec.TargetRef
+		target := string(tr.Kind) + "/" + string(tr.Name)
+		if tr.SectionName != nil {
+			target += "#" + string(*tr.SectionName)
+		}
+		mode := "rules"
+		switch {
+		case p.Spec.Defaults != nil:
+			mode = "defaults(" + strategyOr(p.Spec.Defaults.Strategy) + ")"
+		case p.Spec.Overrides != nil:
+			mode = "overrides(" + strategyOr(p.Spec.Overrides.Strategy) + ")"
+		}
+		row := []string{p.Namespace, p.Name, target, mode, conditionStatus(p.Status.Conditions, "Accepted"),
+			conditionStatus(p.Status.Conditions, "Enforced"), Age(p.CreationTimestamp.Time)}
+		if wide {
+			row = append(row, p.Source.String())
+		}
+		tab.Rows = append(tab.Rows, row)
+		items = append(items, item(p.Origin, "authpolicy.kuadrant.io"))
+	}
+	return tab, items
+}
+
+func strategyOr(s string) string {
+	if s == "" {
+		return "atomic"
+	}
+	return s
+}
+
+// RecordedAccepted summarises the Accepted conditions a controller recorded on an
+// XAccessPolicy: True only when every ancestor says True, "<none>" without status.
+func RecordedAccepted(ancestors []gwapiv1.PolicyAncestorStatus) string {
+	if len(ancestors) == 0 {
+		return "<none>"
+	}
+	for _, a := range ancestors {
+		if st := conditionStatus(a.Conditions, "Accepted"); st != "True" {
+			if st == "<none>" {
+				return "Unknown"
+			}
+			return st
+		}
+	}
+	return "True"
+}
+
+func conditionStatus(conds []metav1.Condition, t string) string {
+	for _, c := range conds {
+		if c.Type == t {
+			s := string(c.Status)
+			if c.Status != metav1.ConditionTrue && c.Reason != "" {
+				s += "(" + c.Reason + ")"
+			}
+			return s
+		}
+	}
+	return "<none>"
+}
+
+func policyNames(ps []*snapshot.XAccessPolicy) string {
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.Name)
+	}
+	return Join(names)
+}
+
+func authPolicyNames(m map[topology.Ref][]*snapshot.AuthPolicy, ref topology.Ref) string {
+	var names []string
+	for _, p := range m[ref] {
+		names = append(names, p.Name)
+	}
+	return Join(names)
+}
+
+func sortByName[T any](in []T, meta func(T) metav1.ObjectMeta) []T {
+	out := append([]T(nil), in...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := meta(out[i]), meta(out[j])
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+	return out
+}
+

@@ -1,0 +1,199 @@
+// Package snapshot owns the Snapshot: the typed objects agpol reasons about,
+// each with its provenance (file and line, or the cluster it was listed from),
+// plus what loading noticed (skipped kinds, kinds not installed, warnings, and
+// whether the answer is partial). It is plain data: it neither reads files nor
+// talks to a cluster, so every later stage can consume it without caring where
+// the objects came from.
+package snapshot
+
+import (
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/agpol/agpol/internal/apis/agentic/v0alpha0"
+	"github.com/agpol/agpol/internal/apis/agentic/v1alpha1"
+	kuadrantv1 "github.com/agpol/agpol/internal/apis/kuadrant/v1"
+)
+
+// Source says where an object was read from.
+type Source struct {
+	// File is the path as the user gave it ("-" is shown as "<stdin>"); empty for cluster objects.
+	File string `json:"file,omitempty"`
+	// Line and Column locate the first key of the object (1-based); 0 when unknown.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
+	// Doc is the 0-based index of the YAML document in File, Item the index inside a List (-1 otherwise).
+	Doc  int `json:"-"`
+	Item int `json:"-"`
+	// Cluster names the kubeconfig context (or server) for objects read live.
+	Cluster string `json:"cluster,omitempty"`
+}
+
+// String renders the source as "file:line" or "cluster:CONTEXT".
+func (s Source) String() string {
+	switch {
+	case s.File != "" && s.Line > 0:
+		return fmt.Sprintf("%s:%d", s.File, s.Line)
+	case s.File != "":
+		return s.File
+	case s.Cluster != "":
+		return "cluster:" + s.Cluster
+	}
+	return "cluster"
+}
+
+// IsFile reports whether the object came from a file (or stdin).
+func (s Source) IsFile() bool { return s.File != "" }
+
+// Origin is embedded in every typed object of a Snapshot.
+type Origin struct {
+	// Source is where the object was read.
+	Source Source `json:"-"`
+	// Raw is the object as read (all fields, including ones agpol's types do not know).
+	Raw *unstructured.Unstructured `json:"-"`
+}
+
+// Typed wrappers: the upstream or agpol type plus its Origin.
+type (
+	// GatewayClass is a gateway.networking.k8s.io GatewayClass.
+	GatewayClass struct {
+		gwapiv1.GatewayClass
+		Origin
+	}
+	// Gateway is a gateway.networking.k8s.io Gateway.
+	Gateway struct {
+		gwapiv1.Gateway
+		Origin
+	}
+	// HTTPRoute is a gateway.networking.k8s.io HTTPRoute.
+	HTTPRoute struct {
+		gwapiv1.HTTPRoute
+		Origin
+	}
+	// ReferenceGrant is a gateway.networking.k8s.io ReferenceGrant (read at v1 or v1beta1).
+	ReferenceGrant struct {
+		gwapiv1.ReferenceGrant
+		Origin
+	}
+	// XBackend is an agentic XBackend.
+	XBackend struct {
+		v0alpha0.XBackend
+		Origin
+	}
+	// XAccessPolicy is an agentic XAccessPolicy as the v1alpha1 controller sees it. An object
+	// written at v0alpha0 is relabelled (no conversion, as the API server stores it): its
+	// v1alpha1 view has an empty Action, and Legacy keeps the v0alpha0 fields.
+	XAccessPolicy struct {
+		v1alpha1.XAccessPolicy
+		// Legacy is set when the object was read at v0alpha0.
+		Legacy *v0alpha0.XAccessPolicy
+		Origin
+	}
+	// AuthPolicy is a Kuadrant AuthPolicy.
+	AuthPolicy struct {
+		kuadrantv1.AuthPolicy
+		Origin
+	}
+	// Service is a core Service (backendRefs and XBackend serviceName resolve to it).
+	Service struct {
+		corev1.Service
+		Origin
+	}
+	// ServiceAccount is a core ServiceAccount (a caller identity).
+	ServiceAccount struct {
+		corev1.ServiceAccount
+		Origin
+	}
+	// Namespace is a core Namespace (its labels feed allowedRoutes selectors).
+	Namespace struct {
+		corev1.Namespace
+		Origin
+	}
+)
+
+// APIVersion returns the version the policy was read at ("v1alpha1" or "v0alpha0").
+func (p *XAccessPolicy) APIVersion() string {
+	if p.Legacy != nil {
+		return v0alpha0.Version
+	}
+	return v1alpha1.Version
+}
+
+// Warning is something loading noticed that does not stop agpol.
+type Warning struct {
+	Message string `json:"message"`
+	// Kind and Namespace are set for per-kind warnings (e.g. RBAC denied a list).
+	Kind      string `json:"kind,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Source    string `json:"source,omitempty"`
+}
+
+// Snapshot is everything loaded, typed and with provenance.
+type Snapshot struct {
+	GatewayClasses  []*GatewayClass
+	Gateways        []*Gateway
+	HTTPRoutes      []*HTTPRoute
+	ReferenceGrants []*ReferenceGrant
+	XBackends       []*XBackend
+	XAccessPolicies []*XAccessPolicy
+	AuthPolicies    []*AuthPolicy
+	Services        []*Service
+	ServiceAccounts []*ServiceAccount
+	Namespaces      []*Namespace
+
+	// Skipped counts objects of kinds agpol does not use, by "Kind.group" (core kinds by "Kind").
+	Skipped map[string]int
+	// NotInstalled lists kinds the cluster does not serve (live loading only).
+	NotInstalled []string
+	// Warnings are non-fatal problems found while loading.
+	Warnings []Warning
+	// Partial is true when some objects could not be read (e.g. RBAC), so answers may be incomplete.
+	Partial bool
+	// Origins says what fed the snapshot: "files", "cluster", or both for an overlay.
+	Origins []string
+	// Positions resolves field paths to source positions, when the loader can.
+	Positions PositionResolver
+}
+
+// PositionResolver maps a field path of an object (e.g. "spec.rules[2].authorization")
+// to the line and column where it appears in the object's source file.
+type PositionResolver interface {
+	Position(src Source, fieldPath string) (line, column int, ok bool)
+}
+
+// FieldPosition returns "file:line" for a field of an object read from a file, falling
+// back to the object's own position, and to the cluster origin for live objects.
+func (s *Snapshot) FieldPosition(src Source, fieldPath string) Source {
+	if s != nil && s.Positions != nil && src.IsFile() && fieldPath != "" {
+		if l, c, ok := s.Positions.Position(src, fieldPath); ok {
+			src.Line, src.Column = l, c
+		}
+	}
+	return src
+}
+
+// Warnf records a warning.
+func (s *Snapshot) Warnf(format string, args ...any) {
+	s.Warnings = append(s.Warnings, Warning{Message: fmt.Sprintf(format, args...)})
+}
+
+// Len is the number of typed objects in the snapshot.
+func (s *Snapshot) Len() int {
+	return len(s.GatewayClasses) + len(s.Gateways) + len(s.HTTPRoutes) + len(s.ReferenceGrants) +
+		len(s.XBackends) + len(s.XAccessPolicies) + len(s.AuthPolicies) + len(s.Services) +
+		len(s.ServiceAccounts) + len(s.Namespaces)
+}
+
+// SkippedKinds returns the skipped kinds in a stable order.
+func (s *Snapshot) SkippedKinds() []string {
+	out := make([]string, 0, len(s.Skipped))
+	for k := range s.Skipped {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
