@@ -218,7 +218,6 @@ func (r *fileReader) parse(name string, data []byte) error {
 	}
 }
 
-
 // yamlError turns a yaml/v3 error into an InputError with the line it names.
 func yamlError(name string, err error) error {
 	msg := err.Error()

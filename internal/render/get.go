@@ -317,4 +317,3 @@ func sortByName[T any](in []T, meta func(T) metav1.ObjectMeta) []T {
 	})
 	return out
 }
-

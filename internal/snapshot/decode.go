@@ -29,7 +29,9 @@ type KnownKind struct {
 }
 
 // GroupKind returns the group/kind.
-func (k KnownKind) GroupKind() schema.GroupKind { return schema.GroupKind{Group: k.Group, Kind: k.Kind} }
+func (k KnownKind) GroupKind() schema.GroupKind {
+	return schema.GroupKind{Group: k.Group, Kind: k.Kind}
+}
 
 // KnownKinds lists every kind agpol reads, in the order loaders should fetch them.
 var KnownKinds = []KnownKind{
@@ -157,7 +159,6 @@ func (s *Snapshot) Add(u *unstructured.Unstructured, src Source) error {
 	}
 	return nil
 }
-
 
 func fromRaw(u *unstructured.Unstructured, into any) error {
 	return runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into)
