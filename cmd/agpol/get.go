@@ -21,6 +21,10 @@ var getKinds = map[string]string{
 	"authpolicies": "authpolicies", "authpolicy": "authpolicies",
 }
 
+// getHooks let the stages that compute admission and enforcement fill the columns of
+// agpol get (registered with func init next to the command that owns the computation).
+var getHooks []func(*snapshot.Snapshot, *render.Computed)
+
 type getOptions struct {
 	load      loadFlags
 	output    string
@@ -97,9 +101,13 @@ func (a *app) runGet(o *getOptions, s *snapshot.Snapshot, kinds []string, name s
 	}
 	var items []render.Item
 	var tables []*render.Table
+	computed := render.Computed{}
+	for _, hook := range getHooks {
+		hook(s, &computed)
+	}
 	for _, k := range kinds {
 		sel := render.Selector{Namespace: ns, Name: name}
-		t, its := render.GetView(k, s, targets, sel, o.output == "wide")
+		t, its := render.GetView(k, s, targets, sel, o.output == "wide", computed)
 		items = append(items, its...)
 		tables = append(tables, t)
 	}

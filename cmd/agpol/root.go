@@ -43,6 +43,10 @@ type resultError struct{ code int }
 
 func (e *resultError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
+// commands are registered by the files that define them (func init), so that each
+// command lives in its own file and adding one touches nothing else.
+var commands []func(*app) *cobra.Command
+
 // app holds what every command shares.
 type app struct {
 	streams genericiooptions.IOStreams
@@ -127,6 +131,9 @@ agpol only reads. It never writes to a cluster.
 		a.newGetCmd(),
 		a.newVersionCmd(),
 	)
+	for _, newCmd := range commands {
+		root.AddCommand(newCmd(a))
+	}
 	for _, c := range root.Commands() {
 		c.Example = strings.ReplaceAll(c.Example, "agpol ", a.name+" ")
 	}

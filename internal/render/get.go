@@ -60,8 +60,16 @@ func item(o snapshot.Origin, resource string) Item {
 	return Item{Object: o.Raw, Source: o.Source, resource: resource}
 }
 
+// Computed carries what other stages computed about objects, for get to show. Each
+// function returns the table cell and the value for the -o json|yaml item; nil functions
+// leave the column to the status recorded on the object.
+type Computed struct {
+	Admission   func(*snapshot.XAccessPolicy) (cell string, detail any)
+	Enforcement func(*snapshot.AuthPolicy) (cell string, detail any)
+}
+
 // GetView builds the table and the items for one resource type of agpol get.
-func GetView(kind string, s *snapshot.Snapshot, t *topology.Targets, sel Selector, wide bool) (*Table, []Item) {
+func GetView(kind string, s *snapshot.Snapshot, t *topology.Targets, sel Selector, wide bool, c Computed) (*Table, []Item) {
 	switch kind {
 	case "gateways":
 		return gatewayView(s, t, sel, wide)
@@ -70,9 +78,9 @@ func GetView(kind string, s *snapshot.Snapshot, t *topology.Targets, sel Selecto
 	case "xbackends":
 		return backendView(s, t, sel, wide)
 	case "xaccesspolicies":
-		return accessPolicyView(s, sel, wide)
+		return accessPolicyView(s, sel, wide, c)
 	case "authpolicies":
-		return authPolicyView(s, sel, wide)
+		return authPolicyView(s, sel, wide, c)
 	}
 	return &Table{}, nil
 }
@@ -190,7 +198,7 @@ func backendView(s *snapshot.Snapshot, t *topology.Targets, sel Selector, wide b
 	return tab, items
 }
 
-func accessPolicyView(s *snapshot.Snapshot, sel Selector, wide bool) (*Table, []Item) {
+func accessPolicyView(s *snapshot.Snapshot, sel Selector, wide bool, c Computed) (*Table, []Item) {
 	tab := &Table{Header: withWide(wide, []string{"NAMESPACE", "NAME", "ACTION", "TARGETS", "RULES", "ACCEPTED", "AGE"}, "VERSION", "SOURCE")}
 	var items []Item
 	for _, p := range sortByName(s.XAccessPolicies, func(p *snapshot.XAccessPolicy) metav1.ObjectMeta { return p.ObjectMeta }) {
@@ -213,17 +221,22 @@ func accessPolicyView(s *snapshot.Snapshot, sel Selector, wide bool) (*Table, []
 		if p.Legacy != nil {
 			rules = fmt.Sprint(len(p.Legacy.Spec.Rules))
 		}
-		row := []string{p.Namespace, p.Name, action, Join(targets), rules, RecordedAccepted(p.Status.Ancestors), Age(p.CreationTimestamp.Time)}
+		accepted := RecordedAccepted(p.Status.Ancestors)
+		it := item(p.Origin, "xaccesspolicy.agentic.networking.x-k8s.io")
+		if c.Admission != nil {
+			accepted, it.Admission = c.Admission(p)
+		}
+		row := []string{p.Namespace, p.Name, action, Join(targets), rules, accepted, Age(p.CreationTimestamp.Time)}
 		if wide {
 			row = append(row, p.APIVersion(), p.Source.String())
 		}
 		tab.Rows = append(tab.Rows, row)
-		items = append(items, item(p.Origin, "xaccesspolicy.agentic.networking.x-k8s.io"))
+		items = append(items, it)
 	}
 	return tab, items
 }
 
-func authPolicyView(s *snapshot.Snapshot, sel Selector, wide bool) (*Table, []Item) {
+func authPolicyView(s *snapshot.Snapshot, sel Selector, wide bool, c Computed) (*Table, []Item) {
 	tab := &Table{Header: withWide(wide, []string{"NAMESPACE", "NAME", "TARGET", "MODE", "ACCEPTED", "ENFORCED", "AGE"}, "SOURCE")}
 	var items []Item
 	for _, p := range sortByName(s.AuthPolicies, func(p *snapshot.AuthPolicy) metav1.ObjectMeta { return p.ObjectMeta }) {
@@ -242,13 +255,18 @@ func authPolicyView(s *snapshot.Snapshot, sel Selector, wide bool) (*Table, []It
 		case p.Spec.Overrides != nil:
 			mode = "overrides(" + strategyOr(p.Spec.Overrides.Strategy) + ")"
 		}
+		enforced := conditionStatus(p.Status.Conditions, "Enforced")
+		it := item(p.Origin, "authpolicy.kuadrant.io")
+		if c.Enforcement != nil {
+			enforced, it.Enforcement = c.Enforcement(p)
+		}
 		row := []string{p.Namespace, p.Name, target, mode, conditionStatus(p.Status.Conditions, "Accepted"),
-			conditionStatus(p.Status.Conditions, "Enforced"), Age(p.CreationTimestamp.Time)}
+			enforced, Age(p.CreationTimestamp.Time)}
 		if wide {
 			row = append(row, p.Source.String())
 		}
 		tab.Rows = append(tab.Rows, row)
-		items = append(items, item(p.Origin, "authpolicy.kuadrant.io"))
+		items = append(items, it)
 	}
 	return tab, items
 }
