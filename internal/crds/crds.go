@@ -1,0 +1,314 @@
+// Package crds owns the CustomResourceDefinitions of the kinds agpol reads
+// (kube-agentic-networking XAccessPolicy and XBackend, Kuadrant AuthPolicy, and
+// the Gateway API GatewayClass, Gateway, HTTPRoute and ReferenceGrant of the
+// standard channel), embedded in the binary, and validates objects against
+// them offline the way the API server does on create: unknown fields pruned
+// (and reported), defaults applied, status dropped when the CRD has a status
+// subresource, then object metadata, the OpenAPI schema, list-type invariants
+// and the x-kubernetes-validations CEL rules, with the API server's messages.
+//
+// Validators are built once per CRD version, on first use.
+package crds
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	schemacel "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/api/operation"
+	metavalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"sigs.k8s.io/yaml"
+)
+
+//go:embed data/*.yaml
+var data embed.FS
+
+// ErrNoSchema is returned by Lookup for a group/version/kind no embedded CRD serves.
+var ErrNoSchema = errors.New("no embedded CRD serves this kind and version")
+
+// Definition is one embedded CRD, as metadata for listings.
+type Definition struct {
+	// File is the embedded file name (e.g. "gateway.networking.k8s.io_gateways.yaml").
+	File     string
+	Group    string
+	Kind     string
+	Versions []string // served versions, in CRD order
+	// BundleVersion is the upstream release recorded in the CRD's annotations, if any.
+	BundleVersion string
+}
+
+type crdEntry struct {
+	file string
+	once sync.Once
+	crd  *apiextv1.CustomResourceDefinition
+	err  error
+
+	mu         sync.Mutex
+	validators map[string]*Validator
+}
+
+var (
+	indexOnce sync.Once
+	index     map[schema.GroupKind]*crdEntry
+	indexErr  error
+	defs      []Definition
+)
+
+// buildIndex reads every embedded CRD's header (group, kind, versions) once.
+func buildIndex() {
+	index = map[schema.GroupKind]*crdEntry{}
+	files, err := fs.Glob(data, "data/*.yaml")
+	if err != nil {
+		indexErr = err
+		return
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		e := &crdEntry{file: f, validators: map[string]*Validator{}}
+		crd, err := e.load()
+		if err != nil {
+			indexErr = err
+			return
+		}
+		gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
+		index[gk] = e
+		d := Definition{File: path.Base(f), Group: gk.Group, Kind: gk.Kind,
+			BundleVersion: crd.Annotations["gateway.networking.k8s.io/bundle-version"]}
+		for _, v := range crd.Spec.Versions {
+			if v.Served {
+				d.Versions = append(d.Versions, v.Name)
+			}
+		}
+		defs = append(defs, d)
+	}
+}
+
+func (e *crdEntry) load() (*apiextv1.CustomResourceDefinition, error) {
+	e.once.Do(func() {
+		raw, err := data.ReadFile(e.file)
+		if err != nil {
+			e.err = fmt.Errorf("reading embedded CRD %s: %w", e.file, err)
+			return
+		}
+		crd := &apiextv1.CustomResourceDefinition{}
+		if err := yaml.Unmarshal(raw, crd); err != nil {
+			e.err = fmt.Errorf("decoding embedded CRD %s: %w", e.file, err)
+			return
+		}
+		e.crd = crd
+	})
+	return e.crd, e.err
+}
+
+// Definitions lists the embedded CRDs, sorted by file name.
+func Definitions() ([]Definition, error) {
+	indexOnce.Do(buildIndex)
+	return defs, indexErr
+}
+
+// Lookup returns the validator for a group/version/kind, building it on first use.
+// It returns an error wrapping ErrNoSchema when no embedded CRD serves gvk.
+func Lookup(gvk schema.GroupVersionKind) (*Validator, error) {
+	indexOnce.Do(buildIndex)
+	if indexErr != nil {
+		return nil, indexErr
+	}
+	e, ok := index[gvk.GroupKind()]
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", gvk.GroupKind(), ErrNoSchema)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if v, ok := e.validators[gvk.Version]; ok {
+		return v, nil
+	}
+	v, err := newValidator(e.crd, gvk)
+	if err != nil {
+		return nil, err
+	}
+	e.validators[gvk.Version] = v
+	return v, nil
+}
+
+// Validator validates objects of one CRD version.
+type Validator struct {
+	gvk        schema.GroupVersionKind
+	namespaced bool
+	hasStatus  bool
+	structural *structuralschema.Structural
+	openapi    apiservervalidation.SchemaValidator
+	cel        *schemacel.Validator
+}
+
+func newValidator(crd *apiextv1.CustomResourceDefinition, gvk schema.GroupVersionKind) (*Validator, error) {
+	var ver *apiextv1.CustomResourceDefinitionVersion
+	for i := range crd.Spec.Versions {
+		if crd.Spec.Versions[i].Name == gvk.Version && crd.Spec.Versions[i].Served {
+			ver = &crd.Spec.Versions[i]
+		}
+	}
+	if ver == nil {
+		var served []string
+		for _, v := range crd.Spec.Versions {
+			if v.Served {
+				served = append(served, v.Name)
+			}
+		}
+		return nil, fmt.Errorf("%s %s (the CRD serves %s): %w", gvk.GroupKind(), gvk.Version, strings.Join(served, ", "), ErrNoSchema)
+	}
+	v := &Validator{gvk: gvk, namespaced: crd.Spec.Scope == apiextv1.NamespaceScoped}
+	v.hasStatus = ver.Subresources != nil && ver.Subresources.Status != nil
+	if ver.Schema == nil || ver.Schema.OpenAPIV3Schema == nil {
+		return nil, fmt.Errorf("CRD %s version %s has no schema", crd.Name, gvk.Version)
+	}
+	internal := &apiextensions.JSONSchemaProps{}
+	if err := apiextv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(ver.Schema.OpenAPIV3Schema, internal, nil); err != nil {
+		return nil, fmt.Errorf("converting the schema of %s %s: %w", crd.Name, gvk.Version, err)
+	}
+	ss, err := structuralschema.NewStructural(internal)
+	if err != nil {
+		return nil, fmt.Errorf("the schema of %s %s is not structural: %w", crd.Name, gvk.Version, err)
+	}
+	v.structural = ss
+	sv, _, err := apiservervalidation.NewSchemaValidator(internal)
+	if err != nil {
+		return nil, fmt.Errorf("building the validator of %s %s: %w", crd.Name, gvk.Version, err)
+	}
+	v.openapi = sv
+	v.cel = schemacel.NewValidator(ss, true, celconfig.PerCallLimit)
+	return v, nil
+}
+
+// GroupVersionKind is what this validator validates.
+func (v *Validator) GroupVersionKind() schema.GroupVersionKind { return v.gvk }
+
+// Result is what validating one object found.
+type Result struct {
+	// Unknown lists the fields the API server would drop silently (pruning), as
+	// field paths like "spec.rules[0].foo", in the order found.
+	Unknown []string
+	// Errors are what the API server would reject the object for, with its messages.
+	Errors field.ErrorList
+	// Defaulted is the object after pruning and defaulting, as it would be stored
+	// (status removed when the CRD has a status subresource).
+	Defaulted *unstructured.Unstructured
+}
+
+// blockingMessage is what the API server appends when it skips the CEL rules.
+const blockingMessage = "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"
+
+// Validate validates a copy of obj as a create request would: the object itself is not modified.
+func (v *Validator) Validate(ctx context.Context, obj *unstructured.Unstructured) Result {
+	u := obj.DeepCopy()
+	var res Result
+	if errs := v.validateTypeMeta(u); len(errs) > 0 {
+		res.Errors = errs
+		return res
+	}
+	// Decoding: metadata coercion, pruning, defaulting (customresource_handler.go).
+	objectMeta, foundMeta, metaUnknown, err := schemaobjectmeta.GetObjectMetaWithOptions(u.Object,
+		schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
+	if err != nil {
+		res.Errors = field.ErrorList{field.Invalid(field.NewPath("metadata"), nil, err.Error())}
+		return res
+	}
+	res.Unknown = append(res.Unknown, metaUnknown...)
+	res.Unknown = append(res.Unknown, structuralpruning.PruneWithOptions(u.Object, v.structural, true,
+		structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, v.structural)
+	if ferr, paths := schemaobjectmeta.CoerceWithOptions(nil, u.Object, v.structural, false,
+		schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true}); ferr != nil {
+		res.Errors = field.ErrorList{ferr}
+		return res
+	} else {
+		res.Unknown = append(res.Unknown, paths...)
+	}
+	if foundMeta {
+		if err := schemaobjectmeta.SetObjectMeta(u.Object, objectMeta); err != nil {
+			res.Errors = field.ErrorList{field.Invalid(field.NewPath("metadata"), nil, err.Error())}
+			return res
+		}
+	}
+	structuraldefaulting.Default(u.Object, v.structural)
+	// PrepareForCreate: create cannot set status.
+	if v.hasStatus {
+		delete(u.Object, "status")
+	}
+	res.Defaulted = u
+	res.Errors = v.validate(ctx, u)
+	return res
+}
+
+func (v *Validator) validateTypeMeta(u *unstructured.Unstructured) field.ErrorList {
+	var errs field.ErrorList
+	if u.GetKind() != v.gvk.Kind {
+		errs = append(errs, field.Invalid(field.NewPath("kind"), u.GetKind(), fmt.Sprintf("must be %v", v.gvk.Kind)))
+	}
+	if want := v.gvk.GroupVersion().String(); u.GetAPIVersion() != want {
+		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), u.GetAPIVersion(), fmt.Sprintf("must be %v", want)))
+	}
+	return errs
+}
+
+// validate is customResourceStrategy.Validate.
+func (v *Validator) validate(ctx context.Context, u *unstructured.Unstructured) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, validateObjectMeta(ctx, u, v.namespaced)...)
+	errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u.UnstructuredContent(), v.openapi)...)
+	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u.Object, v.structural, false)...)
+	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, v.structural, u.Object)...)
+	if blocked, e := hasBlockingErr(errs); blocked {
+		errs = append(errs, e)
+	} else {
+		celErrs, _ := v.cel.Validate(ctx, nil, v.structural, u.Object, nil, celconfig.RuntimeCELCostBudget)
+		errs = append(errs, celErrs...)
+	}
+	return errs
+}
+
+func validateObjectMeta(ctx context.Context, u *unstructured.Unstructured, namespaced bool) field.ErrorList {
+	raw := u.Object["metadata"]
+	meta := &metav1.ObjectMeta{}
+	if raw != nil {
+		m, ok := raw.(map[string]any)
+		if !ok {
+			return field.ErrorList{field.Invalid(field.NewPath("metadata"), raw, fmt.Sprintf("expected map[string]interface{}, got %T", raw))}
+		}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, meta); err != nil {
+			return field.ErrorList{field.Invalid(field.NewPath("metadata"), raw, err.Error())}
+		}
+	}
+	return metavalidation.ValidateObjectMetaDeclaratively(ctx, operation.Create, meta, nil, namespaced,
+		metavalidation.NameIsDNSSubdomain, field.NewPath("metadata"), false)
+}
+
+func hasBlockingErr(errs field.ErrorList) (bool, *field.Error) {
+	for _, err := range errs {
+		switch err.Type {
+		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
+			return true, field.Invalid(nil, nil, blockingMessage)
+		}
+	}
+	return false, nil
+}
