@@ -1,0 +1,406 @@
+package topology
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/agpol/agpol/internal/snapshot"
+)
+
+// Route attachment follows Gateway API (gateway_types.go AllowedRoutes, RouteNamespaces,
+// ParentReference in shared_types.go) as the kube-agentic-networking translator applies
+// it: translator.go validateHTTPRoute (parentRef name/namespace, sectionName, port),
+// routes.go isAllowedByListener (allowedRoutes namespaces and kinds) and
+// isAllowedByHostname, listener.go validateListeners (conflicts) and translator.go
+// getSupportedKinds (invalid kinds make the listener carry no routes).
+
+// Attachment reasons (Gateway API RouteConditionReason values, plus one of agpol's own).
+const (
+	ReasonAccepted                   = "Accepted"
+	ReasonNotAllowedByListeners      = "NotAllowedByListeners"
+	ReasonNoMatchingListenerHostname = "NoMatchingListenerHostname"
+	ReasonNoMatchingParent           = "NoMatchingParent"
+	// ReasonListenerNotProgrammed: the listener would accept the route, but the data
+	// plane carries no routes on it (conflicted listener, unsupported protocol or kinds).
+	ReasonListenerNotProgrammed = "ListenerNotProgrammed"
+)
+
+type gatewayIndex struct {
+	gw          *snapshot.Gateway
+	ref         Ref
+	listeners   []*listenerInfo
+	ports       map[int32]*portTable
+	attachments []Attachment
+	paths       []Path
+}
+
+type listenerInfo struct {
+	name     string
+	port     int32
+	protocol gwapiv1.ProtocolType
+	host     string // lower-cased; "" = any host
+	// notProgrammed says why the data plane carries no routes on this listener.
+	notProgrammed string
+	allowed       *gwapiv1.AllowedRoutes
+	selector      labels.Selector // for From=Selector; nil when invalid
+	selectorErr   string
+}
+
+// portTable is the route table of one port: the virtual hosts of every listener on it.
+type portTable struct {
+	exact    map[string]*vhost
+	wildcard map[string]*vhost // keyed by ".example.com" for "*.example.com"
+	any      *vhost
+}
+
+type vhost struct {
+	domain  string
+	entries []vhostEntry // precedence order
+	routes  []*routeInfo // namespace/name order, for reasons
+}
+
+type vhostEntry struct {
+	m         *matchEntry
+	listeners []string // listeners on the port the route is attached to, spec order
+}
+
+func (g *Graph) buildGateway(gw *snapshot.Gateway, routes []*routeInfo) *gatewayIndex {
+	gi := &gatewayIndex{gw: gw, ref: GatewayRef(gw.Namespace, gw.Name), ports: map[int32]*portTable{}}
+	gi.listeners = g.listenerInfos(gw)
+
+	type portVhostKey struct {
+		port   int32
+		domain string
+	}
+	for _, ri := range routes {
+		var refs []int
+		for i, p := range ri.route.Spec.ParentRefs {
+			if parentNamesGateway(p, ri.route.Namespace, gw) {
+				refs = append(refs, i)
+			}
+		}
+		if len(refs) == 0 {
+			continue
+		}
+		for _, li := range gi.listeners {
+			a := g.attach(gw, li, ri, refs)
+			gi.attachments = append(gi.attachments, a)
+		}
+	}
+	// Attachments are built route-major; present them listener-major (listener spec
+	// order, then route namespace/name), which is also the Paths order.
+	pos := map[string]int{}
+	for i, li := range gi.listeners {
+		if _, dup := pos[li.name]; !dup {
+			pos[li.name] = i
+		}
+	}
+	sort.SliceStable(gi.attachments, func(i, j int) bool {
+		return pos[gi.attachments[i].Listener] < pos[gi.attachments[j].Listener]
+	})
+
+	listenerOf := map[string]*listenerInfo{}
+	for _, li := range gi.listeners {
+		if _, dup := listenerOf[li.name]; !dup {
+			listenerOf[li.name] = li
+		}
+	}
+	entryIdx := map[portVhostKey]map[*matchEntry]int{}
+	for _, a := range gi.attachments {
+		if !a.Accepted {
+			continue
+		}
+		li := listenerOf[a.Listener]
+		ri := g.routeInfos[a.Route]
+		pt := gi.ports[li.port]
+		if pt == nil {
+			pt = &portTable{exact: map[string]*vhost{}, wildcard: map[string]*vhost{}}
+			gi.ports[li.port] = pt
+		}
+		for _, d := range a.Hostnames {
+			vh := pt.vhost(d)
+			k := portVhostKey{li.port, d}
+			idx := entryIdx[k]
+			if idx == nil {
+				idx = map[*matchEntry]int{}
+				entryIdx[k] = idx
+			}
+			if len(vh.routes) == 0 || vh.routes[len(vh.routes)-1] != ri {
+				if !containsRoute(vh.routes, ri) {
+					vh.routes = append(vh.routes, ri)
+				}
+			}
+			for _, m := range ri.matches {
+				if i, ok := idx[m]; ok {
+					vh.entries[i].listeners = appendUnique(vh.entries[i].listeners, li.name)
+					continue
+				}
+				idx[m] = len(vh.entries)
+				vh.entries = append(vh.entries, vhostEntry{m: m, listeners: []string{li.name}})
+			}
+		}
+		for _, rule := range ri.rules {
+			gi.paths = append(gi.paths, rulePaths(gw, a.Listener, ri, rule)...)
+		}
+	}
+	for _, pt := range gi.ports {
+		for _, vh := range pt.all() {
+			sort.SliceStable(vh.entries, func(i, j int) bool { return precedes(vh.entries[i].m, vh.entries[j].m) })
+			sort.Slice(vh.routes, func(i, j int) bool { return vh.routes[i].key < vh.routes[j].key })
+		}
+	}
+	return gi
+}
+
+func containsRoute(l []*routeInfo, r *routeInfo) bool {
+	for _, x := range l {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+func appendUnique(l []string, s string) []string {
+	for _, x := range l {
+		if x == s {
+			return l
+		}
+	}
+	return append(l, s)
+}
+
+func (pt *portTable) vhost(domain string) *vhost {
+	var m map[string]*vhost
+	key := domain
+	switch {
+	case domain == "*" || domain == "":
+		if pt.any == nil {
+			pt.any = &vhost{domain: "*"}
+		}
+		return pt.any
+	case isWildcard(domain):
+		m, key = pt.wildcard, domain[1:]
+	default:
+		m = pt.exact
+	}
+	vh := m[key]
+	if vh == nil {
+		vh = &vhost{domain: domain}
+		m[key] = vh
+	}
+	return vh
+}
+
+func (pt *portTable) all() []*vhost {
+	var out []*vhost
+	for _, v := range pt.exact {
+		out = append(out, v)
+	}
+	for _, v := range pt.wildcard {
+		out = append(out, v)
+	}
+	if pt.any != nil {
+		out = append(out, pt.any)
+	}
+	return out
+}
+
+// lookup finds the virtual host for a lower-cased host the way Envoy picks one:
+// exact domain, else the longest matching wildcard suffix, else "*".
+func (pt *portTable) lookup(host string) *vhost {
+	if vh := pt.exact[host]; vh != nil {
+		return vh
+	}
+	if len(pt.wildcard) > 0 {
+		for i := 1; i < len(host); i++ { // i ≥ 1: a wildcard needs at least one character before the suffix
+			if host[i] == '.' {
+				if vh := pt.wildcard[host[i:]]; vh != nil {
+					return vh
+				}
+			}
+		}
+	}
+	return pt.any
+}
+
+// parentNamesGateway reports whether a parentRef names the gateway: group defaults
+// to gateway.networking.k8s.io, kind to Gateway, namespace to the route's. (The
+// reference translator compares only name and namespace, translator.go:598-606;
+// agpol also requires the Gateway group and kind, as Gateway API defines them.)
+func parentNamesGateway(p gwapiv1.ParentReference, routeNS string, gw *snapshot.Gateway) bool {
+	group, kind, ns := gwapiv1.GroupName, "Gateway", routeNS
+	if p.Group != nil {
+		group = string(*p.Group)
+	}
+	if p.Kind != nil {
+		kind = string(*p.Kind)
+	}
+	if p.Namespace != nil {
+		ns = string(*p.Namespace)
+	}
+	return group == gwapiv1.GroupName && kind == "Gateway" && ns == gw.Namespace && string(p.Name) == gw.Name
+}
+
+func (g *Graph) listenerInfos(gw *snapshot.Gateway) []*listenerInfo {
+	ls := gw.Spec.Listeners
+	out := make([]*listenerInfo, len(ls))
+	for i, l := range ls {
+		li := &listenerInfo{name: string(l.Name), port: int32(l.Port), protocol: l.Protocol, allowed: l.AllowedRoutes}
+		if l.Hostname != nil {
+			li.host = lower(string(*l.Hostname))
+		}
+		if l.Protocol != gwapiv1.HTTPProtocolType && l.Protocol != gwapiv1.HTTPSProtocolType {
+			li.notProgrammed = fmt.Sprintf("listener protocol %s carries no HTTPRoutes", l.Protocol)
+		}
+		if a := l.AllowedRoutes; a != nil {
+			for _, k := range a.Kinds {
+				if (k.Group != nil && *k.Group != "" && string(*k.Group) != gwapiv1.GroupName) || k.Kind != "HTTPRoute" {
+					// translator.go getSupportedKinds + 180-188: one unsupported kind makes the
+					// listener ResolvedRefs=False/InvalidRouteKinds, and it is skipped entirely.
+					li.notProgrammed = fmt.Sprintf("allowedRoutes.kinds lists %s, which the reference controller does not support (InvalidRouteKinds)", groupKind(k))
+					break
+				}
+			}
+			if a.Namespaces != nil && a.Namespaces.From != nil && *a.Namespaces.From == gwapiv1.NamespacesFromSelector {
+				field := fmt.Sprintf("spec.listeners[%d].allowedRoutes.namespaces.selector", i)
+				if a.Namespaces.Selector == nil {
+					li.selectorErr = "from is Selector but no selector is set"
+				} else if sel, err := metav1.LabelSelectorAsSelector(a.Namespaces.Selector); err != nil {
+					li.selectorErr = "invalid selector: " + err.Error()
+				} else {
+					li.selector = sel
+				}
+				if li.selectorErr != "" {
+					g.problem(GatewayRef(gw.Namespace, gw.Name), gw.Source, field, "listener "+li.name+": "+li.selectorErr)
+				}
+			}
+		}
+		out[i] = li
+	}
+	// listener.go validateListeners: TCP/UDP sharing a port with HTTP/HTTPS/TLS conflicts
+	// all listeners on the port; HTTP/HTTPS/TLS listeners on one port with the same
+	// hostname conflict each other. Conflicted listeners are not programmed.
+	byPort := map[int32][]*listenerInfo{}
+	for _, li := range out {
+		byPort[li.port] = append(byPort[li.port], li)
+	}
+	for port, lis := range byPort {
+		hasTCP, hasHTTP := false, false
+		for _, li := range lis {
+			switch li.protocol {
+			case gwapiv1.TCPProtocolType, gwapiv1.UDPProtocolType:
+				hasTCP = true
+			case gwapiv1.HTTPProtocolType, gwapiv1.HTTPSProtocolType, gwapiv1.TLSProtocolType:
+				hasHTTP = true
+			}
+		}
+		if hasTCP && hasHTTP {
+			for _, li := range lis {
+				li.notProgrammed = fmt.Sprintf("listener conflicts (ProtocolConflict): TCP/UDP and HTTP/HTTPS/TLS listeners share port %d", port)
+			}
+			continue
+		}
+		seen := map[string]*listenerInfo{}
+		for _, li := range lis {
+			if li.protocol != gwapiv1.HTTPProtocolType && li.protocol != gwapiv1.HTTPSProtocolType && li.protocol != gwapiv1.TLSProtocolType {
+				continue
+			}
+			if other, ok := seen[li.host]; ok {
+				msg := fmt.Sprintf("listener conflicts (HostnameConflict): listeners %s and %s share port %d and hostname %q", other.name, li.name, port, li.host)
+				other.notProgrammed, li.notProgrammed = msg, msg
+				continue
+			}
+			seen[li.host] = li
+		}
+	}
+	return out
+}
+
+func groupKind(k gwapiv1.RouteGroupKind) string {
+	g := gwapiv1.GroupName
+	if k.Group != nil && *k.Group != "" {
+		g = string(*k.Group)
+	}
+	return string(k.Kind) + "." + g
+}
+
+// attach decides one (listener, route) pair over the route's parentRefs naming the
+// gateway; the most favourable outcome across those parentRefs wins.
+func (g *Graph) attach(gw *snapshot.Gateway, li *listenerInfo, ri *routeInfo, refs []int) Attachment {
+	best := Attachment{Gateway: gw, Listener: li.name, Route: ri.route, ParentRef: -1}
+	bestRank := -1
+	for _, i := range refs {
+		p := ri.route.Spec.ParentRefs[i]
+		rank, reason := 0, ""
+		switch {
+		case p.SectionName != nil && string(*p.SectionName) != li.name:
+			reason = fmt.Sprintf("%s: parentRef sectionName %s selects another listener", ReasonNoMatchingParent, *p.SectionName)
+		case p.Port != nil && int32(*p.Port) != li.port:
+			reason = fmt.Sprintf("%s: parentRef port %d does not match listener port %d", ReasonNoMatchingParent, *p.Port, li.port)
+		default:
+			if why := g.notAllowed(gw, li, ri.route.Namespace); why != "" {
+				rank, reason = 1, ReasonNotAllowedByListeners+": "+why
+			} else if hosts := intersectHostnames(li.host, ri.hosts); len(hosts) == 0 {
+				rank, reason = 2, fmt.Sprintf("%s: route hostnames %s do not intersect listener hostname %s",
+					ReasonNoMatchingListenerHostname, strings.Join(ri.hosts, ", "), li.host)
+			} else if li.notProgrammed != "" {
+				rank, reason = 3, ReasonListenerNotProgrammed+": "+li.notProgrammed
+			} else {
+				rank, reason = 4, ReasonAccepted
+				if rank > bestRank {
+					best.Hostnames = hosts
+				}
+			}
+		}
+		if rank > bestRank {
+			bestRank, best.Reason = rank, reason
+			best.ParentRef = i
+			if rank == 0 {
+				best.ParentRef = -1
+			}
+		}
+	}
+	best.Accepted = bestRank == 4
+	if !best.Accepted {
+		best.Hostnames = nil
+	}
+	return best
+}
+
+// notAllowed returns why the listener's allowedRoutes rejects a route namespace, or "".
+// routes.go isAllowedByListener: no allowedRoutes or no from → Same; Selector matches
+// the labels of the Namespace object (an absent Namespace has no labels); None rejects.
+// Kinds are checked in listenerInfos (any kind other than HTTPRoute unprograms the listener).
+func (g *Graph) notAllowed(gw *snapshot.Gateway, li *listenerInfo, routeNS string) string {
+	from := gwapiv1.NamespacesFromSame
+	if a := li.allowed; a != nil && a.Namespaces != nil && a.Namespaces.From != nil {
+		from = *a.Namespaces.From
+	}
+	switch from {
+	case gwapiv1.NamespacesFromAll:
+		return ""
+	case gwapiv1.NamespacesFromSame:
+		if routeNS == gw.Namespace {
+			return ""
+		}
+		return fmt.Sprintf("namespace %s is not the gateway's namespace %s (allowedRoutes from Same)", routeNS, gw.Namespace)
+	case gwapiv1.NamespacesFromSelector:
+		if li.selector == nil {
+			return "the listener's namespace selector is unusable: " + li.selectorErr
+		}
+		if li.selector.Matches(labels.Set(g.nsLabels[routeNS])) {
+			return ""
+		}
+		return fmt.Sprintf("namespace %s does not match the listener's selector %s", routeNS, li.selector.String())
+	case gwapiv1.NamespacesFromNone:
+		return "the listener allows no routes (allowedRoutes from None)"
+	default:
+		return fmt.Sprintf("unknown allowedRoutes from %q", from)
+	}
+}

@@ -1,0 +1,150 @@
+package topology
+
+import (
+	"strings"
+	"testing"
+)
+
+// The repository's example scenario (testdata/examples at the module root) routes as
+// its comments promise.
+func TestExamplesRouting(t *testing.T) {
+	g := loadGraph(t, "../../../testdata/examples")
+	edge := GatewayRef("infra", "edge")
+	tests := []struct {
+		name         string
+		req          RouteRequest
+		wantListener string
+		wantRoute    string // ns/name, "" for none
+		wantRule     string
+		wantBackend  Ref
+		wantReason   string // substring, when no route
+	}{
+		{
+			name:         "ledger over https",
+			req:          RouteRequest{Gateway: edge, Host: "ledger.mcp.example.com", Path: "/mcp", Method: "POST"},
+			wantListener: "https", wantRoute: "pay/ledger", wantRule: "mcp",
+			wantBackend: XBackendRef("pay", "ledger"),
+		},
+		{
+			name:         "ledger sub path, host with port and upper case",
+			req:          RouteRequest{Gateway: edge, Host: "Ledger.MCP.example.com:443", Path: "/mcp/session?x=1", Method: "POST"},
+			wantListener: "https", wantRoute: "pay/ledger", wantRule: "mcp",
+			wantBackend: XBackendRef("pay", "ledger"),
+		},
+		{
+			name:         "ledger on the http listener: route is pinned to https",
+			req:          RouteRequest{Gateway: edge, Listener: "http", Host: "ledger.mcp.example.com", Path: "/mcp", Method: "POST"},
+			wantListener: "http", wantReason: "no route attached to Gateway infra/edge on port 80",
+		},
+		{
+			name:         "ledger on port 80",
+			req:          RouteRequest{Gateway: edge, Port: 80, Host: "ledger.mcp.example.com", Path: "/mcp", Method: "POST"},
+			wantListener: "http", wantReason: "no route attached",
+		},
+		{
+			name:         "calc",
+			req:          RouteRequest{Gateway: edge, Host: "tools.mcp.example.com", Path: "/calc", Method: "POST"},
+			wantListener: "https", wantRoute: "tools/tools", wantRule: "calc",
+			wantBackend: XBackendRef("tools", "calc"),
+		},
+		{
+			name:         "calc over http too (no sectionName)",
+			req:          RouteRequest{Gateway: edge, Listener: "http", Host: "tools.mcp.example.com", Path: "/calc", Method: "POST"},
+			wantListener: "http", wantRoute: "tools/tools", wantRule: "calc",
+			wantBackend: XBackendRef("tools", "calc"),
+		},
+		{
+			name:         "docs goes to a Service",
+			req:          RouteRequest{Gateway: edge, Host: "tools.mcp.example.com", Path: "/docs", Method: "GET"},
+			wantListener: "https", wantRoute: "tools/tools", wantRule: "docs",
+			wantBackend: ServiceRef("tools", "docs-mcp"),
+		},
+		{
+			name:         "prefix is segment-wise",
+			req:          RouteRequest{Gateway: edge, Host: "tools.mcp.example.com", Path: "/calculator", Method: "POST"},
+			wantListener: "https", wantReason: "no rule of HTTPRoute tools/tools",
+		},
+		{
+			name:       "host outside the listeners",
+			req:        RouteRequest{Gateway: edge, Host: "example.org", Path: "/mcp", Method: "POST"},
+			wantReason: `no listener of Gateway infra/edge accepts host "example.org"`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := g.Route(tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Listener != tt.wantListener {
+				t.Errorf("listener = %q, want %q (reason %q)", res.Listener, tt.wantListener, res.Reason)
+			}
+			if tt.wantRoute == "" {
+				if res.Route != nil {
+					t.Fatalf("route = %s/%s, want none", res.Route.Namespace, res.Route.Name)
+				}
+				if !strings.Contains(res.Reason, tt.wantReason) {
+					t.Errorf("reason = %q, want it to contain %q", res.Reason, tt.wantReason)
+				}
+				return
+			}
+			if res.Route == nil {
+				t.Fatalf("no route: %s", res.Reason)
+			}
+			if got := res.Route.Namespace + "/" + res.Route.Name; got != tt.wantRoute {
+				t.Errorf("route = %s, want %s", got, tt.wantRoute)
+			}
+			if res.RuleName != tt.wantRule {
+				t.Errorf("rule = %q, want %q", res.RuleName, tt.wantRule)
+			}
+			if len(res.Backends) != 1 {
+				t.Fatalf("backends = %+v, want one", res.Backends)
+			}
+			b := res.Backends[0]
+			if b.Ref != tt.wantBackend {
+				t.Errorf("backend = %v, want %v", b.Ref, tt.wantBackend)
+			}
+			if b.Problem != "" || res.RuleProblem != "" {
+				t.Errorf("unexpected problem: %q / %q", b.Problem, res.RuleProblem)
+			}
+			switch b.Kind {
+			case BackendXBackend:
+				if b.XBackend == nil || b.XBackend.Name != tt.wantBackend.Name {
+					t.Errorf("XBackend not resolved: %+v", b)
+				}
+			case BackendService:
+				if b.Service == nil || b.Service.Name != tt.wantBackend.Name {
+					t.Errorf("Service not resolved: %+v", b)
+				}
+			}
+		})
+	}
+}
+
+func TestExamplesAttachments(t *testing.T) {
+	g := loadGraph(t, "../../../testdata/examples")
+	got := map[string]string{}
+	for _, a := range g.Attachments(GatewayRef("infra", "edge")) {
+		got[a.Listener+" "+a.Route.Namespace+"/"+a.Route.Name] = a.Reason
+	}
+	want := map[string]string{
+		"https pay/ledger":  "Accepted",
+		"http pay/ledger":   "NoMatchingParent: parentRef sectionName https selects another listener",
+		"https tools/tools": "Accepted",
+		"http tools/tools":  "Accepted",
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: reason %q, want %q", k, got[k], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("attachments = %v, want %d", got, len(want))
+	}
+	if gws := g.GatewaysOfBackend(XBackendRef("pay", "ledger")); len(gws) != 1 || gws[0] != GatewayRef("infra", "edge") {
+		t.Errorf("GatewaysOfBackend(pay/ledger) = %v", gws)
+	}
+	if p := g.Problems(); len(p) != 0 {
+		t.Errorf("problems = %+v", p)
+	}
+}

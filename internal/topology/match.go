@@ -1,0 +1,298 @@
+package topology
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/agpol/agpol/internal/snapshot"
+)
+
+// HTTPRoute matching follows Gateway API (httproute_types.go HTTPRouteMatch, HTTPPathMatch,
+// HTTPHeaderMatch, HTTPQueryParamMatch and the precedence rules on HTTPRouteRule.Matches)
+// and the Envoy configuration the kube-agentic-networking translator generates
+// (httproute.go translateHTTPRouteMatch, sortRoutes).
+
+type pathKind uint8
+
+const (
+	pathPrefix pathKind = iota
+	pathExact
+	pathRegex
+)
+
+type routeInfo struct {
+	route   *snapshot.HTTPRoute
+	ref     Ref
+	key     string   // "namespace/name"
+	hosts   []string // spec.hostnames, lower-cased
+	rules   []*ruleInfo
+	matches []*matchEntry // every compiled match, rule then match order
+}
+
+type ruleInfo struct {
+	index    int
+	name     string
+	all      []BackendTarget // every backendRef, in order (weight 0 included)
+	backends []BackendTarget // weight > 0, in order
+	problem  string          // why the whole rule answers 500, or ""
+	redirect bool
+}
+
+type valueMatcher struct {
+	name  string
+	value string
+	re    *regexp.Regexp // set for RegularExpression
+	never bool           // invalid: never matches
+}
+
+func (v *valueMatcher) matches(s string) bool {
+	if v.never {
+		return false
+	}
+	if v.re != nil {
+		return v.re.MatchString(s)
+	}
+	return s == v.value
+}
+
+type matchEntry struct {
+	route      *routeInfo
+	rule       *ruleInfo
+	matchIndex int
+
+	kind   pathKind
+	path   string // Exact value, or PathPrefix value without trailing "/" ("/" kept for the root)
+	re     *regexp.Regexp
+	never  bool // an invalid match the data plane drops: never matches
+	method string
+	// headers and query hold the matchers; a request must satisfy all of them.
+	headers []valueMatcher
+	query   []valueMatcher
+
+	catchAll bool // PathPrefix "/" and nothing else
+	pathLen  int  // precedence: length of the path value (regex: pattern length, as upstream)
+}
+
+// precedes reports whether match a takes precedence over match b. Gateway API order:
+// Exact path, then the longest path value, then a method match, then more header
+// matches, then more query param matches; ties across routes go to the oldest route,
+// then "{namespace}/{name}"; within a route, rule and match order. As in the reference
+// (httproute.go sortRoutes), a catch-all (PathPrefix "/" alone) always sorts last and a
+// RegularExpression path ranks among prefixes by its pattern length (Gateway API leaves
+// regex precedence implementation-specific).
+func precedes(a, b *matchEntry) bool {
+	if a.catchAll != b.catchAll {
+		return b.catchAll
+	}
+	if (a.kind == pathExact) != (b.kind == pathExact) {
+		return a.kind == pathExact
+	}
+	if a.pathLen != b.pathLen {
+		return a.pathLen > b.pathLen
+	}
+	if (a.method != "") != (b.method != "") {
+		return a.method != ""
+	}
+	if len(a.headers) != len(b.headers) {
+		return len(a.headers) > len(b.headers)
+	}
+	if len(a.query) != len(b.query) {
+		return len(a.query) > len(b.query)
+	}
+	if a.route != b.route {
+		ta, tb := a.route.route.CreationTimestamp, b.route.route.CreationTimestamp
+		if !ta.Equal(&tb) {
+			return ta.Before(&tb)
+		}
+		return a.route.key < b.route.key
+	}
+	if a.rule.index != b.rule.index {
+		return a.rule.index < b.rule.index
+	}
+	return a.matchIndex < b.matchIndex
+}
+
+// compileRoute prepares a route's rules: matches with compiled regular expressions,
+// resolved backendRefs, and the problems found.
+func (g *Graph) compileRoute(r *snapshot.HTTPRoute) *routeInfo {
+	ri := &routeInfo{route: r, ref: HTTPRouteRef(r.Namespace, r.Name), key: r.Namespace + "/" + r.Name}
+	for _, h := range r.Spec.Hostnames {
+		ri.hosts = append(ri.hosts, lower(string(h)))
+	}
+	for i, rule := range r.Spec.Rules {
+		rl := &ruleInfo{index: i}
+		if rule.Name != nil {
+			rl.name = string(*rule.Name)
+		}
+		for _, f := range rule.Filters {
+			if f.Type == gwapiv1.HTTPRouteFilterRequestRedirect && f.RequestRedirect != nil {
+				rl.redirect = true
+				break
+			}
+		}
+		if !rl.redirect {
+			g.resolveBackends(ri, rl, rule.BackendRefs)
+		}
+		ri.rules = append(ri.rules, rl)
+		if len(rule.Matches) == 0 {
+			ri.matches = append(ri.matches, g.compileMatch(ri, rl, 0, gwapiv1.HTTPRouteMatch{}))
+			continue
+		}
+		for j, m := range rule.Matches {
+			ri.matches = append(ri.matches, g.compileMatch(ri, rl, j, m))
+		}
+	}
+	return ri
+}
+
+func (g *Graph) compileMatch(ri *routeInfo, rl *ruleInfo, idx int, m gwapiv1.HTTPRouteMatch) *matchEntry {
+	e := &matchEntry{route: ri, rule: rl, matchIndex: idx, kind: pathPrefix, path: "/"}
+	field := fmt.Sprintf("spec.rules[%d].matches[%d]", rl.index, idx)
+	bad := func(f, msg string) {
+		e.never = true
+		g.problem(ri.ref, ri.route.Source, field+f, msg)
+	}
+	if p := m.Path; p != nil {
+		typ := gwapiv1.PathMatchPathPrefix
+		if p.Type != nil {
+			typ = *p.Type
+		}
+		if p.Value == nil {
+			bad(".path.value", "path match without a value: the reference controller drops this match")
+		} else {
+			v := *p.Value
+			switch typ {
+			case gwapiv1.PathMatchExact:
+				e.kind, e.path = pathExact, v
+			case gwapiv1.PathMatchPathPrefix:
+				e.kind = pathPrefix
+				if v != "/" {
+					v = strings.TrimSuffix(v, "/") // Envoy path_separated_prefix (httproute.go:369-374)
+				}
+				e.path = v
+			case gwapiv1.PathMatchRegularExpression:
+				e.kind, e.path = pathRegex, v
+				re, err := regexp.Compile(`^(?:` + v + `)$`) // Envoy safe_regex: full match, RE2
+				if err != nil {
+					bad(".path.value", fmt.Sprintf("invalid regular expression %q: %v (the match never matches)", v, err))
+				} else {
+					e.re = re
+				}
+			default:
+				bad(".path.type", fmt.Sprintf("unsupported path match type %q: the reference controller drops this match", typ))
+			}
+		}
+	}
+	e.pathLen = len(e.path)
+	if m.Method != nil {
+		e.method = string(*m.Method)
+	}
+	seenHeader := map[string]bool{}
+	for k, h := range m.Headers {
+		name := lower(string(h.Name))
+		if seenHeader[name] {
+			// Gateway API: only the first match for a header name is considered.
+			continue
+		}
+		seenHeader[name] = true
+		vm := valueMatcher{name: name, value: h.Value}
+		if h.Type != nil && *h.Type == gwapiv1.HeaderMatchRegularExpression {
+			if re, err := regexp.Compile(`^(?:` + h.Value + `)$`); err != nil {
+				vm.never = true
+				g.problem(ri.ref, ri.route.Source, fmt.Sprintf("%s.headers[%d].value", field, k),
+					fmt.Sprintf("invalid regular expression %q: %v (the match never matches)", h.Value, err))
+			} else {
+				vm.re = re
+			}
+		} else if h.Type != nil && *h.Type != gwapiv1.HeaderMatchExact {
+			bad(fmt.Sprintf(".headers[%d].type", k), fmt.Sprintf("unsupported header match type %q: the reference controller drops this match", *h.Type))
+		}
+		e.headers = append(e.headers, vm)
+	}
+	seenQuery := map[string]bool{}
+	for k, q := range m.QueryParams {
+		name := string(q.Name) // query param names are case-sensitive
+		if seenQuery[name] {
+			continue
+		}
+		seenQuery[name] = true
+		vm := valueMatcher{name: name, value: q.Value}
+		if q.Type != nil && *q.Type == gwapiv1.QueryParamMatchRegularExpression {
+			if re, err := regexp.Compile(`^(?:` + q.Value + `)$`); err != nil {
+				vm.never = true
+				g.problem(ri.ref, ri.route.Source, fmt.Sprintf("%s.queryParams[%d].value", field, k),
+					fmt.Sprintf("invalid regular expression %q: %v (the match never matches)", q.Value, err))
+			} else {
+				vm.re = re
+			}
+		}
+		e.query = append(e.query, vm)
+	}
+	e.catchAll = e.kind == pathPrefix && e.path == "/" && e.method == "" && len(e.headers) == 0 && len(e.query) == 0 && !e.never
+	return e
+}
+
+// matchPath reports whether a path (query removed) satisfies the entry's path match.
+func (e *matchEntry) matchPath(path string) bool {
+	switch e.kind {
+	case pathExact:
+		return path == e.path
+	case pathRegex:
+		return e.re != nil && e.re.MatchString(path)
+	default:
+		if e.path == "/" {
+			return true
+		}
+		// Segment-wise prefix: /mcp matches /mcp and /mcp/x, not /mcpx.
+		return strings.HasPrefix(path, e.path) && (len(path) == len(e.path) || path[len(e.path)] == '/')
+	}
+}
+
+// request is a RouteRequest prepared once for matching.
+type request struct {
+	path    string
+	rawQ    string
+	method  string
+	headers map[string]string
+	query   map[string][]string // parsed lazily
+	parsed  bool
+}
+
+func (r *request) queryValue(name string) (string, bool) {
+	if !r.parsed {
+		r.parsed = true
+		r.query = parseQuery(r.rawQ)
+	}
+	v, ok := r.query[name]
+	if !ok || len(v) == 0 {
+		return "", false
+	}
+	return v[0], true
+}
+
+func (e *matchEntry) matches(r *request) bool {
+	if e.never || !e.matchPath(r.path) {
+		return false
+	}
+	if e.method != "" && !strings.EqualFold(e.method, r.method) {
+		return false
+	}
+	for i := range e.headers {
+		h := &e.headers[i]
+		v, ok := r.headers[h.name]
+		if !ok || !h.matches(v) {
+			return false
+		}
+	}
+	for i := range e.query {
+		q := &e.query[i]
+		v, ok := r.queryValue(q.name)
+		if !ok || !q.matches(v) {
+			return false
+		}
+	}
+	return true
+}

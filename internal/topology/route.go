@@ -1,0 +1,168 @@
+package topology
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Route sends a request through a gateway: it picks the listener, the virtual host,
+// and the route rule that would serve it, and returns the rule's backends. The
+// error is only for a gateway missing from the snapshot; a request nothing serves
+// gets a result with an empty Listener or a nil Route and a Reason.
+//
+// Listener: among programmed HTTP/HTTPS listeners (only req.Listener if set) on
+// req.Port, or on the port of a ":port" in req.Host when a listener uses that port,
+// or on any port, whose hostname matches the host, the most specific hostname wins
+// (exact, then the longest wildcard, then no hostname); ties go to the first listener
+// in spec order.
+//
+// Route: the reference data plane has one route table per port shared by every
+// listener on it (translator.go:148-160, 310-330). The virtual host is the one whose
+// domain matches the host most specifically (exact, longest wildcard, "*"); only its
+// routes are considered (no fall-through to a less specific host), and the first
+// match in precedence order (see precedes) wins.
+func (g *Graph) Route(req RouteRequest) (*RouteResult, error) {
+	gi := g.gatewayIndex(req.Gateway)
+	if gi == nil {
+		return nil, fmt.Errorf("route request: %w: %s/%s", ErrGatewayNotFound, req.Gateway.Namespace, req.Gateway.Name)
+	}
+	res := &RouteResult{Gateway: gi.gw}
+	host := lowerASCII(StripPort(req.Host))
+	port := req.Port
+	if port == 0 && req.Listener == "" {
+		if p := hostPort(req.Host); p != 0 && gi.hasPort(p) {
+			port = p
+		}
+	}
+	li, why := gi.selectListener(req.Listener, port, host)
+	if li == nil {
+		res.Reason = why
+		return res, nil
+	}
+	res.Listener = li.name
+	var vh *vhost
+	if pt := gi.ports[li.port]; pt != nil {
+		vh = pt.lookup(host)
+	}
+	if vh == nil {
+		res.Reason = fmt.Sprintf("no route attached to Gateway %s/%s on port %d serves host %q (404)", gi.gw.Namespace, gi.gw.Name, li.port, host)
+		return res, nil
+	}
+	res.Hostname = vh.domain
+
+	r := request{path: req.Path, method: req.Method, headers: req.Headers}
+	if i := strings.IndexAny(r.path, "?#"); i >= 0 {
+		if r.path[i] == '?' {
+			r.rawQ = r.path[i+1:]
+			if j := strings.IndexByte(r.rawQ, '#'); j >= 0 {
+				r.rawQ = r.rawQ[:j]
+			}
+		}
+		r.path = r.path[:i]
+	}
+	if r.path == "" {
+		r.path = "/"
+	}
+	for i := range vh.entries {
+		e := &vh.entries[i]
+		if !e.m.matches(&r) {
+			continue
+		}
+		rl := e.m.rule
+		res.Route = e.m.route.route
+		res.RuleIndex, res.RuleName, res.MatchIndex = rl.index, rl.name, e.m.matchIndex
+		res.Backends, res.Redirect, res.RuleProblem = rl.backends, rl.redirect, rl.problem
+		res.RouteListener = e.listeners[0]
+		for _, l := range e.listeners {
+			if l == li.name {
+				res.RouteListener = l
+				break
+			}
+		}
+		return res, nil
+	}
+	names := make([]string, len(vh.routes))
+	for i, ri := range vh.routes {
+		names[i] = ri.key
+	}
+	res.Reason = fmt.Sprintf("no rule of HTTPRoute %s (host %s) matches %s %s (404)", strings.Join(names, ", "), vh.domain, req.Method, req.Path)
+	return res, nil
+}
+
+// ErrGatewayNotFound is returned by Route for a gateway missing from the snapshot.
+var ErrGatewayNotFound = errors.New("gateway not found")
+
+func (gi *gatewayIndex) hasPort(p int) bool {
+	for _, li := range gi.listeners {
+		if int(li.port) == p {
+			return true
+		}
+	}
+	return false
+}
+
+// selectListener picks the listener that takes a request, or says why none does.
+func (gi *gatewayIndex) selectListener(name string, port int, host string) (*listenerInfo, string) {
+	var best *listenerInfo
+	bestScore := -1
+	named := false
+	for _, li := range gi.listeners {
+		if name != "" && li.name != name {
+			continue
+		}
+		if name != "" {
+			named = true
+			switch {
+			case li.notProgrammed != "":
+				return nil, fmt.Sprintf("listener %s of Gateway %s/%s carries no routes: %s", li.name, gi.gw.Namespace, gi.gw.Name, li.notProgrammed)
+			case port != 0 && int(li.port) != port:
+				return nil, fmt.Sprintf("listener %s of Gateway %s/%s is on port %d, not %d", li.name, gi.gw.Namespace, gi.gw.Name, li.port, port)
+			case !hostMatches(li.host, host):
+				return nil, fmt.Sprintf("listener %s of Gateway %s/%s (hostname %s) does not accept host %q", li.name, gi.gw.Namespace, gi.gw.Name, li.host, host)
+			}
+		}
+		if li.notProgrammed != "" || (port != 0 && int(li.port) != port) || !hostMatches(li.host, host) {
+			continue
+		}
+		if s := hostnameSpecificity(li.host); s > bestScore {
+			best, bestScore = li, s
+		}
+	}
+	if best != nil {
+		return best, ""
+	}
+	if name != "" && !named {
+		return nil, fmt.Sprintf("Gateway %s/%s has no listener named %s", gi.gw.Namespace, gi.gw.Name, name)
+	}
+	if port != 0 {
+		return nil, fmt.Sprintf("no listener of Gateway %s/%s on port %d accepts host %q", gi.gw.Namespace, gi.gw.Name, port, host)
+	}
+	return nil, fmt.Sprintf("no listener of Gateway %s/%s accepts host %q", gi.gw.Namespace, gi.gw.Name, host)
+}
+
+// lowerASCII lower-cases ASCII letters, allocating only when there is one to change.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			return strings.ToLower(s)
+		}
+	}
+	return s
+}
+
+// parseQuery splits a raw query into parameters. Values are compared raw (not
+// percent-decoded), as Envoy's query_parameters matcher does.
+func parseQuery(raw string) map[string][]string {
+	m := map[string][]string{}
+	for raw != "" {
+		var kv string
+		kv, raw, _ = strings.Cut(raw, "&")
+		if kv == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = append(m[k], v)
+	}
+	return m
+}
