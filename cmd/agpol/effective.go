@@ -1,0 +1,224 @@
+package main
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agpol/agpol/internal/effective/authpolicy"
+	"github.com/agpol/agpol/internal/render"
+	"github.com/agpol/agpol/internal/snapshot"
+)
+
+func init() {
+	commands = append(commands, (*app).newEffectiveCmd)
+	getHooks = append(getHooks, authPolicyGetHook)
+}
+
+// authPolicyGetHook fills the ENFORCED column of agpol get authpolicies with the
+// enforcement computed over every path of the input.
+func authPolicyGetHook(s *snapshot.Snapshot, c *render.Computed) {
+	if len(s.AuthPolicies) == 0 {
+		return
+	}
+	res := authpolicy.Compute(s)
+	c.Enforcement = func(p *snapshot.AuthPolicy) (string, any) {
+		pr := res.Policy(p.Namespace + "/" + p.Name)
+		if pr == nil || pr.Policy.Object != p {
+			return "<duplicate>", nil
+		}
+		return render.AuthPolicyEnforcementCell(pr), render.NewAuthPolicyStatus(pr)
+	}
+}
+
+func (a *app) newEffectiveCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "effective",
+		Short: "Show the effective policy that runs for a target",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usagef("name a policy kind: %s effective authpolicy --target KIND/NS/NAME", a.name)
+		},
+	}
+	cmd.AddCommand(a.newEffectiveAuthPolicyCmd())
+	return cmd
+}
+
+type effectiveAuthPolicyOptions struct {
+	load     loadFlags
+	target   string
+	gateway  string
+	listener string
+	output   string
+}
+
+func (a *app) newEffectiveAuthPolicyCmd() *cobra.Command {
+	o := &effectiveAuthPolicyOptions{}
+	cmd := &cobra.Command{
+		Use:     "authpolicy --target KIND/NS/NAME[#SECTION]",
+		Aliases: []string{"authpolicies", "ap"},
+		Short:   "Fold the Kuadrant AuthPolicies along the paths to a target (Defaults & Overrides)",
+		Long: `Compute the effective Kuadrant AuthPolicy the way kuadrant-operator does: every
+AuthPolicy attached along a path Gateway → listener → HTTPRoute → rule is folded from
+the most specific upwards, and the less specific policy's kind and strategy decide
+(defaults/overrides, atomic/merge; bare rules are atomic defaults). Each effective rule
+shows the policy it came from; rules that lost are listed with the reason.
+
+The target maps to path prefixes ending at it:
+  gateway/NS/NAME             [gateway]
+  gateway/NS/NAME#LISTENER    [gateway, listener]
+  httproute/NS/NAME           [gateway, listener, route] for each listener it attaches to
+  httproute/NS/NAME#RULE      [gateway, listener, route, rule]
+Only the policies attached along the prefix are folded. NS may be left out (then -n,
+or "default"). Unnamed route rules are rule-1, rule-2, ...
+
+The enforcement of every AuthPolicy (Enforced, PartiallyEnforced, Overridden,
+NotInPath, TargetNotFound, Invalid) is computed over every path of the input.`,
+		Example: `  # What runs in front of the ledger route, per listener
+  agpol effective authpolicy --target httproute/pay/ledger -f testdata/examples
+
+  # One rule, only through the https listener, as JSON
+  agpol effective authpolicy --target httproute/tools/tools#calc --listener https -f testdata/examples -o json
+
+  # The gateway-level policy alone
+  agpol effective authpolicy --target gateway/infra/edge -f testdata/examples`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch o.output {
+			case "", "text", "json", "yaml":
+			default:
+				return usagef("unknown output format %q: use text, json or yaml", o.output)
+			}
+			if o.target == "" {
+				return usagef("--target is required (KIND/NS/NAME[#SECTION], KIND gateway or httproute)")
+			}
+			o.load.wholeCluster = true
+			s, err := a.load(cmd.Context(), &o.load)
+			if err != nil {
+				return err
+			}
+			return a.runEffectiveAuthPolicy(o, s)
+		},
+	}
+	o.load.addFlags(cmd)
+	f := cmd.Flags()
+	f.StringVar(&o.target, "target", "", "KIND/NS/NAME[#SECTION] with KIND gateway or httproute (SECTION: listener or rule name)")
+	f.StringVar(&o.gateway, "gateway", "", "only paths through this Gateway (NS/NAME) (httproute targets)")
+	f.StringVar(&o.listener, "listener", "", "only paths through this listener (httproute targets)")
+	f.StringVarP(&o.output, "output", "o", "text", "output format: text, json or yaml")
+	return cmd
+}
+
+func (a *app) runEffectiveAuthPolicy(o *effectiveAuthPolicyOptions, s *snapshot.Snapshot) error {
+	q, err := parseAuthPolicyTarget(o.target, a.defaultNamespace(), s)
+	if err != nil {
+		return err
+	}
+	if o.gateway != "" {
+		q.Gateway = resolveGatewayFlag(o.gateway, q.Namespace, s)
+	}
+	q.Listener = o.listener
+	if q.Kind == "Gateway" && q.Listener != "" && q.Section == "" {
+		return usagef("--listener narrows httproute targets; for a listener of a gateway use --target gateway/%s/%s#%s", q.Namespace, q.Name, q.Listener)
+	}
+	res := authpolicy.Compute(s)
+	paths, err := res.Query(q)
+	if err != nil {
+		if errors.Is(err, authpolicy.ErrNotFound) {
+			return usagef("%v", err)
+		}
+		return usagef("%v", err)
+	}
+	w := a.streams.Out
+	switch o.output {
+	case "json":
+		return render.JSON(w, render.NewAuthPolicyReport(paths, res))
+	case "yaml":
+		return render.YAML(w, render.NewAuthPolicyReport(paths, res))
+	}
+	return render.AuthPolicyText(w, paths, res)
+}
+
+// defaultNamespace is -n, else "default".
+func (a *app) defaultNamespace() string {
+	if a.config != nil && a.config.Namespace != nil && *a.config.Namespace != "" {
+		return *a.config.Namespace
+	}
+	return "default"
+}
+
+var authPolicyTargetKinds = map[string]string{
+	"gateway": "Gateway", "gateways": "Gateway", "gw": "Gateway", "gtw": "Gateway",
+	"httproute": "HTTPRoute", "httproutes": "HTTPRoute", "route": "HTTPRoute", "routes": "HTTPRoute",
+}
+
+// parseAuthPolicyTarget reads KIND/NS/NAME[#SECTION], KIND/NAME[#SECTION] (namespace ns) or
+// NAME[#SECTION] (the only Gateway or HTTPRoute of that name in namespace ns).
+func parseAuthPolicyTarget(target, ns string, s *snapshot.Snapshot) (authpolicy.Query, error) {
+	var q authpolicy.Query
+	ref, section, _ := strings.Cut(target, "#")
+	parts := strings.Split(ref, "/")
+	switch len(parts) {
+	case 3:
+		q.Namespace, q.Name = parts[1], parts[2]
+	case 2:
+		q.Namespace, q.Name = ns, parts[1]
+	case 1:
+		q.Namespace, q.Name = ns, parts[0]
+	default:
+		return q, usagef("--target %q: use KIND/NS/NAME[#SECTION]", target)
+	}
+	q.Section = section
+	if len(parts) > 1 {
+		kind, ok := authPolicyTargetKinds[strings.ToLower(parts[0])]
+		if !ok {
+			return q, usagef("--target %q: unknown kind %q (use gateway or httproute)", target, parts[0])
+		}
+		q.Kind = kind
+	} else {
+		var kinds []string
+		for _, g := range s.Gateways {
+			if g.Namespace == q.Namespace && g.Name == q.Name {
+				kinds = append(kinds, "Gateway")
+				break
+			}
+		}
+		for _, r := range s.HTTPRoutes {
+			if r.Namespace == q.Namespace && r.Name == q.Name {
+				kinds = append(kinds, "HTTPRoute")
+				break
+			}
+		}
+		switch len(kinds) {
+		case 0:
+			return q, usagef("--target %q: no gateway or httproute %s/%s in the input", target, q.Namespace, q.Name)
+		case 2:
+			return q, usagef("--target %q: both a gateway and an httproute are named %s/%s: write gateway/%s/%s or httproute/%s/%s",
+				target, q.Namespace, q.Name, q.Namespace, q.Name, q.Namespace, q.Name)
+		}
+		q.Kind = kinds[0]
+	}
+	if q.Namespace == "" || q.Name == "" {
+		return q, usagef("--target %q: empty namespace or name", target)
+	}
+	return q, nil
+}
+
+// resolveGatewayFlag reads --gateway NS/NAME, or NAME: the only Gateway of that name in the
+// input, else the one in the target's namespace.
+func resolveGatewayFlag(v, targetNS string, s *snapshot.Snapshot) string {
+	if strings.Contains(v, "/") {
+		return v
+	}
+	var found []string
+	for _, g := range s.Gateways {
+		if g.Name == v {
+			found = append(found, g.Namespace+"/"+g.Name)
+		}
+	}
+	if len(found) == 1 {
+		return found[0]
+	}
+	return targetNS + "/" + v
+}

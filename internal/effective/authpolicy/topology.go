@@ -1,0 +1,304 @@
+package authpolicy
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/agpol/agpol/internal/snapshot"
+)
+
+// Path is a path through the topology, or a prefix of one: trailing fields are empty
+// when the prefix does not reach them.
+type Path struct {
+	// GatewayClass is the class name; empty when the class is not in the input.
+	GatewayClass string `json:"gatewayClass,omitempty"`
+	Gateway      string `json:"gateway,omitempty"`  // ns/name
+	Listener     string `json:"listener,omitempty"` // listener name
+	Route        string `json:"route,omitempty"`    // ns/name
+	Rule         string `json:"rule,omitempty"`     // rule name (synthetic rule-N for unnamed rules)
+}
+
+// ID is kuadrant-operator's path ID: "class|ns/gw|ns/gw#listener|ns/route|ns/route#rule",
+// without the parts the path does not have.
+func (p Path) ID() string {
+	var parts []string
+	if p.GatewayClass != "" {
+		parts = append(parts, p.GatewayClass)
+	}
+	if p.Gateway != "" {
+		parts = append(parts, p.Gateway)
+	}
+	if p.Listener != "" {
+		parts = append(parts, p.Gateway+"#"+p.Listener)
+	}
+	if p.Route != "" {
+		parts = append(parts, p.Route)
+	}
+	if p.Rule != "" {
+		parts = append(parts, p.Route+"#"+p.Rule)
+	}
+	return strings.Join(parts, "|")
+}
+
+// String is a readable form: "gateway infra/edge › listener https › route pay/ledger › rule mcp".
+func (p Path) String() string {
+	var parts []string
+	if p.Gateway != "" {
+		parts = append(parts, "gateway "+p.Gateway)
+	}
+	if p.Listener != "" {
+		parts = append(parts, "listener "+p.Listener)
+	}
+	if p.Route != "" {
+		parts = append(parts, "route "+p.Route)
+	}
+	if p.Rule != "" {
+		parts = append(parts, "rule "+p.Rule)
+	}
+	return strings.Join(parts, " › ")
+}
+
+// nodes lists the attachment nodes of the path, least specific first.
+func (p Path) nodes() []string {
+	var out []string
+	if p.Gateway != "" {
+		out = append(out, gatewayNode(p.Gateway))
+	}
+	if p.Listener != "" {
+		out = append(out, listenerNode(p.Gateway, p.Listener))
+	}
+	if p.Route != "" {
+		out = append(out, routeNode(p.Route))
+	}
+	if p.Rule != "" {
+		out = append(out, ruleNode(p.Route, p.Rule))
+	}
+	return out
+}
+
+func gatewayNode(gw string) string     { return "gateway:" + gw }
+func listenerNode(gw, l string) string { return "listener:" + gw + "#" + l }
+func routeNode(rt string) string       { return "httproute:" + rt }
+func ruleNode(rt, rule string) string  { return "httproute-rule:" + rt + "#" + rule }
+func nsName(ns, name string) string    { return ns + "/" + name }
+func splitNsName(s string) (string, string) {
+	ns, name, ok := strings.Cut(s, "/")
+	if !ok {
+		return "", s
+	}
+	return ns, name
+}
+
+// Topology is the Gateway API graph policy-machinery builds for Kuadrant:
+// GatewayClass → Gateway → Listener → HTTPRoute → HTTPRouteRule.
+type Topology struct {
+	// Gateways in ns/name order.
+	Gateways []*GatewayNode
+	// Routes in ns/name order.
+	Routes []*RouteNode
+
+	gateways map[string]*GatewayNode
+	routes   map[string]*RouteNode
+	nodes    map[string]bool
+}
+
+// GatewayNode is a Gateway with its listeners in declaration order.
+type GatewayNode struct {
+	Ref       string // ns/name
+	Class     string // empty when the GatewayClass is not in the input
+	ClassName string // spec.gatewayClassName
+	Listeners []string
+	Object    *snapshot.Gateway
+	// routes per listener, in ns/name order.
+	routes map[string][]*RouteNode
+}
+
+// RouteNode is an HTTPRoute with its rule names (synthetic rule-N for unnamed rules).
+type RouteNode struct {
+	Ref    string
+	Rules  []string
+	Object *snapshot.HTTPRoute
+	// Parents are the (gateway, listener) pairs the route is linked to, in gateway ns/name
+	// then listener declaration order.
+	Parents []Parent
+}
+
+// Parent is one listener a route hangs under.
+type Parent struct {
+	Gateway  string
+	Listener string
+}
+
+// BuildTopology links the snapshot's Gateways, listeners, HTTPRoutes and rules. A
+// parentRef with sectionName links the route to that listener only, one without it to
+// every listener of the Gateway; hostnames, protocols and allowedRoutes are not checked.
+func BuildTopology(s *snapshot.Snapshot) *Topology {
+	t := &Topology{gateways: map[string]*GatewayNode{}, routes: map[string]*RouteNode{}, nodes: map[string]bool{}}
+	classes := map[string]bool{}
+	for _, c := range s.GatewayClasses {
+		classes[c.Name] = true
+	}
+	for _, g := range s.Gateways {
+		ref := nsName(g.Namespace, g.Name)
+		if _, dup := t.gateways[ref]; dup {
+			continue
+		}
+		gn := &GatewayNode{Ref: ref, ClassName: string(g.Spec.GatewayClassName), Object: g, routes: map[string][]*RouteNode{}}
+		if classes[gn.ClassName] {
+			gn.Class = gn.ClassName
+		}
+		t.nodes[gatewayNode(ref)] = true
+		for _, l := range g.Spec.Listeners {
+			name := string(l.Name)
+			if t.nodes[listenerNode(ref, name)] {
+				continue
+			}
+			gn.Listeners = append(gn.Listeners, name)
+			t.nodes[listenerNode(ref, name)] = true
+		}
+		t.gateways[ref] = gn
+		t.Gateways = append(t.Gateways, gn)
+	}
+	sort.Slice(t.Gateways, func(i, j int) bool { return t.Gateways[i].Ref < t.Gateways[j].Ref })
+
+	for _, r := range s.HTTPRoutes {
+		ref := nsName(r.Namespace, r.Name)
+		if _, dup := t.routes[ref]; dup {
+			continue
+		}
+		rn := &RouteNode{Ref: ref, Object: r}
+		seenRule := map[string]bool{}
+		for i, rule := range r.Spec.Rules {
+			name := fmt.Sprintf("rule-%d", i+1)
+			if rule.Name != nil && *rule.Name != "" {
+				name = string(*rule.Name)
+			}
+			if seenRule[name] {
+				continue
+			}
+			seenRule[name] = true
+			rn.Rules = append(rn.Rules, name)
+			t.nodes[ruleNode(ref, name)] = true
+		}
+		t.nodes[routeNode(ref)] = true
+		t.routes[ref] = rn
+		t.Routes = append(t.Routes, rn)
+	}
+	sort.Slice(t.Routes, func(i, j int) bool { return t.Routes[i].Ref < t.Routes[j].Ref })
+
+	for _, rn := range t.Routes {
+		r := rn.Object
+		linked := map[Parent]bool{}
+		for _, pr := range r.Spec.ParentRefs {
+			if pr.Group != nil && string(*pr.Group) != GatewayGroup {
+				continue
+			}
+			if pr.Kind != nil && string(*pr.Kind) != "Gateway" {
+				continue
+			}
+			ns := r.Namespace
+			if pr.Namespace != nil && *pr.Namespace != "" {
+				ns = string(*pr.Namespace)
+			}
+			gn := t.gateways[nsName(ns, string(pr.Name))]
+			if gn == nil {
+				continue
+			}
+			for _, l := range gn.Listeners {
+				if pr.SectionName != nil && string(*pr.SectionName) != l {
+					continue
+				}
+				linked[Parent{Gateway: gn.Ref, Listener: l}] = true
+			}
+		}
+		for _, gn := range t.Gateways {
+			for _, l := range gn.Listeners {
+				p := Parent{Gateway: gn.Ref, Listener: l}
+				if linked[p] {
+					rn.Parents = append(rn.Parents, p)
+					gn.routes[l] = append(gn.routes[l], rn)
+				}
+			}
+		}
+	}
+	return t
+}
+
+// Gateway returns the Gateway node for "ns/name".
+func (t *Topology) Gateway(ref string) *GatewayNode { return t.gateways[ref] }
+
+// Route returns the HTTPRoute node for "ns/name".
+func (t *Topology) Route(ref string) *RouteNode { return t.routes[ref] }
+
+// RoutesOf returns the routes linked to a listener.
+func (t *Topology) RoutesOf(gateway, listener string) []*RouteNode {
+	if g := t.gateways[gateway]; g != nil {
+		return g.routes[listener]
+	}
+	return nil
+}
+
+// FullPaths lists every path from a Gateway to a route rule, Gateways in ns/name order,
+// listeners in declaration order, routes in ns/name order, rules in declaration order.
+func (t *Topology) FullPaths() []Path {
+	var out []Path
+	for _, g := range t.Gateways {
+		for _, l := range g.Listeners {
+			for _, r := range g.routes[l] {
+				for _, rule := range r.Rules {
+					out = append(out, Path{GatewayClass: g.Class, Gateway: g.Ref, Listener: l, Route: r.Ref, Rule: rule})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// resolve returns the node a policy target attaches to, or "" with the reason.
+func (t *Topology) resolve(tg Target) (node, why string) {
+	ref := nsName(tg.Namespace, tg.Name)
+	switch tg.Kind {
+	case "Gateway":
+		if t.gateways[ref] == nil {
+			return "", fmt.Sprintf("no Gateway %s in the input", ref)
+		}
+		if tg.Section == "" {
+			return gatewayNode(ref), ""
+		}
+		if !t.nodes[listenerNode(ref, tg.Section)] {
+			return "", fmt.Sprintf("Gateway %s has no listener %q", ref, tg.Section)
+		}
+		return listenerNode(ref, tg.Section), ""
+	case "HTTPRoute":
+		if t.routes[ref] == nil {
+			return "", fmt.Sprintf("no HTTPRoute %s in the input", ref)
+		}
+		if tg.Section == "" {
+			return routeNode(ref), ""
+		}
+		if !t.nodes[ruleNode(ref, tg.Section)] {
+			return "", fmt.Sprintf("HTTPRoute %s has no rule %q", ref, tg.Section)
+		}
+		return ruleNode(ref, tg.Section), ""
+	case "GRPCRoute":
+		return "", fmt.Sprintf("GRPCRoute %s: agpol does not read GRPCRoutes", ref)
+	}
+	return "", "unsupported target kind " + tg.Kind
+}
+
+func levelOf(tg Target) Level {
+	switch tg.Kind {
+	case "Gateway":
+		if tg.Section != "" {
+			return LevelListener
+		}
+		return LevelGateway
+	case "HTTPRoute", "GRPCRoute":
+		if tg.Section != "" {
+			return LevelRouteRule
+		}
+		return LevelRoute
+	}
+	return 0
+}

@@ -1,0 +1,177 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/agpol/agpol/internal/effective/authpolicy"
+)
+
+// AuthPolicyReport is the -o json|yaml document of agpol effective authpolicy. Its
+// "paths" and "policies" are a public contract (issue 4).
+type AuthPolicyReport struct {
+	APIVersion string                `json:"apiVersion"`
+	Kind       string                `json:"kind"`
+	Paths      []AuthPolicyPath      `json:"paths"`
+	Policies   []AuthPolicyStatusDoc `json:"policies"`
+}
+
+// AuthPolicyPath is the effective AuthPolicy of one path prefix. Gateway, Listener,
+// Route and Rule are present only as far as the prefix reaches.
+type AuthPolicyPath struct {
+	Gateway  string `json:"gateway,omitempty"`
+	Listener string `json:"listener,omitempty"`
+	Route    string `json:"route,omitempty"`
+	Rule     string `json:"rule,omitempty"`
+	// Effective maps each non-empty group to its rules by name.
+	Effective map[string]map[string]EffectiveRuleDoc `json:"effective"`
+	// PoliciesInPath are the policies folded, least specific first.
+	PoliciesInPath []string `json:"policiesInPath"`
+	// Lost are the rules that lost in the fold, with the reason.
+	Lost []authpolicy.Lost `json:"lost,omitempty"`
+}
+
+// EffectiveRuleDoc is one effective rule.
+type EffectiveRuleDoc struct {
+	Source   string          `json:"source"`
+	Spec     json.RawMessage `json:"spec,omitempty"`
+	Position string          `json:"position,omitempty"`
+}
+
+// AuthPolicyStatusDoc is one policies[] entry: the computed enforcement of an AuthPolicy.
+type AuthPolicyStatusDoc struct {
+	Policy          string               `json:"policy"`
+	Target          string               `json:"target"`
+	Mode            string               `json:"mode"`
+	Enforcement     string               `json:"enforcement"`
+	OverriddenBy    []string             `json:"overriddenBy"`
+	Condition       authpolicy.Condition `json:"condition"`
+	Reasons         []string             `json:"reasons,omitempty"`
+	OverriddenRules map[string][]string  `json:"overriddenRules,omitempty"`
+}
+
+// NewAuthPolicyStatus is the policies[] entry (and the agpol get detail) of a policy.
+func NewAuthPolicyStatus(pr *authpolicy.PolicyResult) AuthPolicyStatusDoc {
+	by := pr.OverriddenBy
+	if by == nil {
+		by = []string{}
+	}
+	return AuthPolicyStatusDoc{
+		Policy: pr.Ref, Target: pr.Policy.Target.String(), Mode: pr.Policy.Describe(),
+		Enforcement: pr.Enforcement, OverriddenBy: by, Condition: pr.Condition,
+		Reasons: pr.Reasons, OverriddenRules: pr.OverriddenRules,
+	}
+}
+
+// AuthPolicyEnforcementCell is the ENFORCED cell of agpol get authpolicies, e.g.
+// "Enforced", "PartiallyEnforced(by pay/x)", "Overridden(by pay/x,pay/y)", "TargetNotFound".
+func AuthPolicyEnforcementCell(pr *authpolicy.PolicyResult) string {
+	if pr == nil {
+		return "<none>"
+	}
+	if len(pr.OverriddenBy) > 0 && (pr.Enforcement == authpolicy.Overridden || pr.Enforcement == authpolicy.PartiallyEnforced) {
+		return pr.Enforcement + "(by " + strings.Join(pr.OverriddenBy, ",") + ")"
+	}
+	return pr.Enforcement
+}
+
+// NewAuthPolicyReport builds the report of some path prefixes and every policy.
+func NewAuthPolicyReport(paths []*authpolicy.PathResult, res *authpolicy.Result) *AuthPolicyReport {
+	rep := &AuthPolicyReport{APIVersion: ReportAPIVersion, Kind: "EffectiveAuthPolicy",
+		Paths: []AuthPolicyPath{}, Policies: []AuthPolicyStatusDoc{}}
+	for _, p := range paths {
+		doc := AuthPolicyPath{Gateway: p.Path.Gateway, Listener: p.Path.Listener, Route: p.Path.Route, Rule: p.Path.Rule,
+			Effective: map[string]map[string]EffectiveRuleDoc{}, PoliciesInPath: []string{}, Lost: p.Effective.Lost}
+		for _, pol := range p.Effective.Policies {
+			doc.PoliciesInPath = append(doc.PoliciesInPath, pol.Ref)
+		}
+		for _, k := range p.Effective.Keys() {
+			r := p.Effective.Rules[k]
+			if doc.Effective[r.Group] == nil {
+				doc.Effective[r.Group] = map[string]EffectiveRuleDoc{}
+			}
+			pos := ""
+			if r.Position.IsFile() {
+				pos = r.Position.String()
+			}
+			doc.Effective[r.Group][r.Name] = EffectiveRuleDoc{Source: r.Source, Spec: r.Spec, Position: pos}
+		}
+		rep.Paths = append(rep.Paths, doc)
+	}
+	for _, pr := range res.Policies {
+		rep.Policies = append(rep.Policies, NewAuthPolicyStatus(pr))
+	}
+	return rep
+}
+
+// AuthPolicyText writes the effective AuthPolicy of each prefix (each rule with its
+// source, then the rules that lost and why) and the enforcement of every policy.
+func AuthPolicyText(w io.Writer, paths []*authpolicy.PathResult, res *authpolicy.Result) error {
+	esc := printers.EscapeTerminal
+	if len(paths) == 0 {
+		fmt.Fprintln(w, "No path reaches the target (the route is not attached to any listener in the input).")
+	}
+	for i, p := range paths {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, esc(p.Path.String()))
+		e := p.Effective
+		if len(e.Policies) == 0 {
+			fmt.Fprintln(w, "  no AuthPolicy applies")
+			continue
+		}
+		fmt.Fprintln(w, "  policies (least → most specific):")
+		tab := &Table{}
+		for _, pol := range e.Policies {
+			tab.Rows = append(tab.Rows, []string{"    " + pol.Ref, pol.Target.String(), pol.Describe()})
+		}
+		if err := tab.Write(w, true); err != nil {
+			return err
+		}
+		fmt.Fprintln(w, "  effective:")
+		rows := &Table{}
+		for _, g := range authpolicy.Groups {
+			for _, r := range e.Group(g) {
+				row := []string{"    " + g, r.Name, "from " + r.Source}
+				if r.Position.IsFile() {
+					row = append(row, r.Position.String())
+				}
+				rows.Rows = append(rows.Rows, row)
+			}
+		}
+		if err := rows.Write(w, true); err != nil {
+			return err
+		}
+		if len(e.Lost) > 0 {
+			fmt.Fprintln(w, "  lost:")
+			for _, l := range e.Lost {
+				fmt.Fprintf(w, "    %s %s of %s: %s (%s wins; %s of %s decided", esc(l.Group), esc(l.Name), l.Source, l.Reason,
+					strings.Join(l.BeatenBy, ", "), l.Strategy, l.DecidedBy)
+				if l.SameTarget {
+					fmt.Fprint(w, ", same target: the older policy is the less specific one")
+				}
+				fmt.Fprintln(w, ")")
+			}
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "AuthPolicies:")
+	tab := &Table{Header: []string{"  POLICY", "TARGET", "MODE", "ENFORCEMENT", "OVERRIDDEN-BY"}}
+	for _, pr := range res.Policies {
+		tab.Rows = append(tab.Rows, []string{"  " + pr.Ref, pr.Policy.Target.String(), pr.Policy.Describe(), pr.Enforcement, Join(pr.OverriddenBy)})
+	}
+	if err := tab.Write(w, false); err != nil {
+		return err
+	}
+	for _, pr := range res.Policies {
+		if len(pr.Reasons) > 0 {
+			fmt.Fprintf(w, "  %s is %s: %s\n", pr.Ref, pr.Enforcement, esc(strings.Join(pr.Reasons, "; ")))
+		}
+	}
+	return nil
+}
