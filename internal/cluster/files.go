@@ -14,6 +14,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	yaml2 "go.yaml.in/yaml/v2"
 	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -132,8 +133,21 @@ func expand(name string, recursive bool) ([]string, error) {
 		}
 		switch strings.ToLower(filepath.Ext(p)) {
 		case ".yaml", ".yml", ".json":
-			files = append(files, p)
+		default:
+			return nil
 		}
+		if !d.Type().IsRegular() {
+			// Never open a named pipe or device found in a directory: opening a FIFO
+			// blocks until someone writes to it. Symlinks are followed to what they name.
+			st, err := os.Stat(p)
+			if err != nil {
+				return &InputError{File: p, Err: cleanPathErr(err)}
+			}
+			if !st.Mode().IsRegular() {
+				return &InputError{File: p, Err: fmt.Errorf("not a regular file (%s)", fileType(st.Mode()))}
+			}
+		}
+		files = append(files, p)
 		return nil
 	})
 	if err != nil {
@@ -165,8 +179,13 @@ func (r *fileReader) readFile(name string) error {
 		return &InputError{File: name, Err: cleanPathErr(err)}
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
-		return &InputError{File: name, Err: errors.New("not a regular file")}
+	// A file named on the command line may also be a pipe or a character device
+	// (-f <(kustomize build), -f /dev/stdin); readLimited bounds what is read.
+	if st, err := f.Stat(); err == nil {
+		m := st.Mode()
+		if !m.IsRegular() && m&(fs.ModeNamedPipe|fs.ModeCharDevice) == 0 {
+			return &InputError{File: name, Err: fmt.Errorf("not a regular file (%s)", fileType(m))}
+		}
 	}
 	data, err := readLimited(f, r.lim.MaxFileBytes)
 	if err != nil {
@@ -175,13 +194,35 @@ func (r *fileReader) readFile(name string) error {
 	return r.parse(name, data)
 }
 
+func fileType(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
+}
+
+// byteSize renders a limit for messages: "64 MiB", or bytes when smaller than 1 MiB.
+func byteSize(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 func readLimited(in io.Reader, max int64) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(in, max+1))
 	if err != nil {
 		return nil, cleanPathErr(err)
 	}
 	if int64(len(data)) > max {
-		return nil, fmt.Errorf("file is larger than %d MiB", max>>20)
+		return nil, fmt.Errorf("file is larger than %s", byteSize(max))
 	}
 	return data, nil
 }
@@ -189,7 +230,7 @@ func readLimited(in io.Reader, max int64) ([]byte, error) {
 func (r *fileReader) parse(name string, data []byte) error {
 	r.total += int64(len(data))
 	if r.total > r.lim.MaxTotalBytes {
-		return &InputError{File: name, Err: fmt.Errorf("input is larger than %d MiB in all", r.lim.MaxTotalBytes>>20)}
+		return &InputError{File: name, Err: fmt.Errorf("input is larger than %s in all", byteSize(r.lim.MaxTotalBytes))}
 	}
 	if bytes.IndexByte(data, 0) >= 0 {
 		return &InputError{File: name, Err: errors.New("binary file (contains NUL bytes), not YAML or JSON")}
@@ -206,7 +247,7 @@ func (r *fileReader) parse(name string, data []byte) error {
 			return nil
 		}
 		if err != nil {
-			return yamlError(name, err)
+			return yamlError(name, data, doc, err)
 		}
 		r.docs++
 		if r.docs > r.lim.MaxDocuments {
@@ -218,23 +259,140 @@ func (r *fileReader) parse(name string, data []byte) error {
 	}
 }
 
-// yamlError turns a yaml/v3 error into an InputError with the line it names.
-func yamlError(name string, err error) error {
-	msg := err.Error()
-	line := 0
-	if i := strings.Index(msg, "line "); i >= 0 {
-		rest := msg[i+5:]
-		j := 0
-		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
-			j++
+// yamlError turns a yaml/v3 syntax error in document doc of data into an InputError
+// naming the line of the problem.
+//
+// yaml/v3 reports the line of the error's context (for example the start of the
+// enclosing mapping) and counts it from 0 for parser errors, so its number is often
+// one or more lines before the mistake, most visibly in documents after the first.
+// yaml/v2 parses the same syntax with the same scanner but reports the problem's own
+// position; errorLine re-parses with it (without building values, so aliases are not
+// expanded) and corrects its 0-based parser lines.
+func yamlError(name string, data []byte, doc int, err error) error {
+	line, msg := splitYAMLError(err.Error())
+	if l, ok := errorLine(data); ok {
+		line = l
+	} else if anchor, ok := strings.CutPrefix(msg, "unknown anchor '"); ok {
+		anchor = strings.TrimSuffix(anchor, "' referenced")
+		line = lineContaining(data, documentStartLine(data, doc), "*"+anchor)
+	}
+	if line == 0 {
+		line = documentStartLine(data, doc)
+	}
+	if l := lineText(data, line); strings.Contains(l[:len(l)-len(strings.TrimLeft(l, " \t"))], "\t") {
+		msg += " (a tab indents this line: YAML indents with spaces only)"
+	}
+	return &InputError{File: name, Line: line, Err: fmt.Errorf("malformed YAML: %s", msg)}
+}
+
+// splitYAMLError splits "yaml: line 12: did not find expected key" into 12 and the rest.
+func splitYAMLError(msg string) (int, string) {
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	rest, ok := strings.CutPrefix(msg, "line ")
+	if !ok {
+		return 0, msg
+	}
+	j := 0
+	for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+		j++
+	}
+	n, err := strconv.Atoi(rest[:j])
+	if err != nil {
+		return 0, msg
+	}
+	return n, strings.TrimPrefix(strings.TrimPrefix(rest[j:], ":"), " ")
+}
+
+// yamlParserErrors are the messages of yaml's parser (as opposed to its scanner):
+// their line numbers are 0-based.
+var yamlParserErrors = map[string]bool{
+	"did not find expected <stream-start>":   true,
+	"did not find expected <document start>": true,
+	"found undefined tag handle":             true,
+	"did not find expected node content":     true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected key":              true,
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found duplicate %TAG directive":         true,
+}
+
+// skipDoc parses a yaml/v2 document without building any value.
+type skipDoc struct{}
+
+func (skipDoc) UnmarshalYAML(func(any) error) error { return nil }
+
+// errorLine returns the 1-based line of the first syntax error in data, as yaml/v2 locates it.
+func errorLine(data []byte) (int, bool) {
+	dec := yaml2.NewDecoder(bytes.NewReader(data))
+	for {
+		var d skipDoc
+		err := dec.Decode(&d)
+		if err == nil {
+			continue
 		}
-		if n, convErr := strconv.Atoi(rest[:j]); convErr == nil {
-			line = n
-			msg = strings.TrimPrefix(strings.TrimPrefix(rest[j:], ":"), " ")
+		if errors.Is(err, io.EOF) {
+			return 0, false
+		}
+		line, msg := splitYAMLError(err.Error())
+		switch {
+		case !yamlParserErrors[msg] && line > 0: // scanner errors are 1-based already
+			return line, true
+		case yamlParserErrors[msg]: // 0-based; no number means line 0
+			return line + 1, true
+		}
+		return 0, false
+	}
+}
+
+// documentStartLine approximates the first line of document doc (0-based) by counting
+// "---" separators; it is only used when the parser names no line.
+func documentStartLine(data []byte, doc int) int {
+	lines := strings.Split(string(data), "\n")
+	seps := []int{}
+	content := -1 // first line with content, 0-based
+	for i, l := range lines {
+		l = strings.TrimRight(l, "\r")
+		if l == "---" || strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "---\t") {
+			seps = append(seps, i)
+			continue
+		}
+		if content < 0 && strings.TrimSpace(l) != "" && !strings.HasPrefix(strings.TrimSpace(l), "#") {
+			content = i
 		}
 	}
-	msg = strings.TrimPrefix(msg, "yaml: ")
-	return &InputError{File: name, Line: line, Err: fmt.Errorf("malformed YAML: %s", msg)}
+	if len(seps) > 0 && (content < 0 || seps[0] < content) {
+		seps = seps[1:] // a leading "---" opens the first document
+	}
+	switch {
+	case doc == 0 || len(seps) == 0:
+		return 1
+	case doc > len(seps):
+		return seps[len(seps)-1] + 2
+	}
+	return seps[doc-1] + 2
+}
+
+// lineText returns line n (1-based) of data, or "".
+func lineText(data []byte, n int) string {
+	for i, l := range strings.Split(string(data), "\n") {
+		if i+1 == n {
+			return l
+		}
+	}
+	return ""
+}
+
+// lineContaining returns the first line at or after from (1-based) that contains s, or from.
+func lineContaining(data []byte, from int, s string) int {
+	for i, l := range strings.Split(string(data), "\n") {
+		if i+1 >= from && strings.Contains(l, s) {
+			return i + 1
+		}
+	}
+	return from
 }
 
 func (r *fileReader) document(name string, doc int, n *yaml.Node) error {
@@ -328,10 +486,16 @@ type converter struct {
 	lim     Limits
 	nodes   int
 	errLine int
+	// alias is the outermost alias being expanded: an error inside an expansion is
+	// reported where the alias is used, not deep inside the anchored value.
+	alias *yaml.Node
 }
 
 func (c *converter) fail(n *yaml.Node, format string, args ...any) error {
 	c.errLine = n.Line
+	if c.alias != nil {
+		c.errLine = c.alias.Line
+	}
 	return fmt.Errorf(format, args...)
 }
 
@@ -353,6 +517,10 @@ func (c *converter) convert(n *yaml.Node, depth int) (any, error) {
 		if n.Alias == nil {
 			return nil, c.fail(n, "unknown alias %q", n.Value)
 		}
+		if c.alias == nil {
+			c.alias = n
+			defer func() { c.alias = nil }()
+		}
 		return c.convert(n.Alias, depth+1)
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
@@ -366,6 +534,7 @@ func (c *converter) convert(n *yaml.Node, depth int) (any, error) {
 		return out, nil
 	case yaml.MappingNode:
 		out := make(map[string]any, len(n.Content)/2)
+		explicit := make(map[string]bool, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Tag == "!!merge" {
@@ -377,14 +546,15 @@ func (c *converter) convert(n *yaml.Node, depth int) (any, error) {
 			if k.Kind != yaml.ScalarNode {
 				return nil, c.fail(k, "mapping key is not a scalar")
 			}
-			if _, dup := out[k.Value]; dup {
+			if explicit[k.Value] {
 				return nil, c.fail(k, "duplicate key %q", k.Value)
 			}
+			explicit[k.Value] = true
 			cv, err := c.convert(v, depth+1)
 			if err != nil {
 				return nil, err
 			}
-			out[k.Value] = cv
+			out[k.Value] = cv // an explicit key wins over a merged one, before or after it
 		}
 		return out, nil
 	case yaml.ScalarNode:
@@ -409,7 +579,7 @@ func (c *converter) merge(out map[string]any, v *yaml.Node, depth int) error {
 			return c.fail(s, "merge key value is not a mapping")
 		}
 		for k, x := range m {
-			if _, exists := out[k]; !exists {
+			if _, exists := out[k]; !exists { // explicit keys and earlier merges win
 				out[k] = x
 			}
 		}
@@ -434,7 +604,7 @@ func (c *converter) scalar(n *yaml.Node) (any, error) {
 		}
 		var f float64
 		if err := n.Decode(&f); err != nil {
-			return nil, c.fail(n, "integer %q out of range", n.Value)
+			return nil, c.fail(n, "invalid integer %q", n.Value)
 		}
 		return f, nil
 	case "!!float":
@@ -503,11 +673,11 @@ func (p *FilePositions) Position(src snapshot.Source, fieldPath string) (int, in
 	}
 	best := n
 	for _, seg := range splitPath(fieldPath) {
-		next := step(n, seg)
+		at, next := step(n, seg)
 		if next == nil {
 			break // the deepest field that exists is the best answer
 		}
-		best, n = next, next
+		best, n = at, next
 	}
 	return best.Line, best.Column, true
 }
@@ -537,28 +707,27 @@ func splitPath(p string) []string {
 	return out
 }
 
-func step(n *yaml.Node, seg string) *yaml.Node {
+// step follows one path segment from n. It returns the node to report for the
+// segment (the key of a mapping field, whatever its value; the item itself for a
+// list index, whose line is that of its "- ") and the node to continue from.
+func step(n *yaml.Node, seg string) (at, next *yaml.Node) {
 	for n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
 	}
 	if strings.HasPrefix(seg, "[") {
 		idx, err := strconv.Atoi(strings.Trim(seg, "[]"))
 		if err != nil || n.Kind != yaml.SequenceNode || idx < 0 || idx >= len(n.Content) {
-			return nil
+			return nil, nil
 		}
-		return n.Content[idx]
+		return n.Content[idx], n.Content[idx]
 	}
 	if n.Kind != yaml.MappingNode {
-		return nil
+		return nil, nil
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == seg {
-			v := n.Content[i+1]
-			if v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode {
-				return v
-			}
-			return n.Content[i] // point at the key of a scalar field
+			return n.Content[i], n.Content[i+1]
 		}
 	}
-	return nil
+	return nil, nil
 }

@@ -1,7 +1,10 @@
 package snapshot
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -161,7 +164,40 @@ func (s *Snapshot) Add(u *unstructured.Unstructured, src Source) error {
 }
 
 func fromRaw(u *unstructured.Unstructured, into any) error {
-	return runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into)
+	err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into)
+	if err == nil {
+		return nil
+	}
+	// The converter names no field ("unrecognized type: int32"); encoding/json does.
+	data, merr := json.Marshal(u.Object)
+	if merr != nil {
+		return err
+	}
+	var ute *json.UnmarshalTypeError
+	if jerr := json.Unmarshal(data, into); errors.As(jerr, &ute) && ute.Field != "" {
+		return fmt.Errorf("%s: expected %s, got %s", ute.Field, jsonType(ute.Type.Kind()), ute.Value)
+	}
+	return err
+}
+
+// jsonType names a Go kind as a manifest author knows it.
+func jsonType(k reflect.Kind) string {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "a mapping"
+	}
+	return k.String()
 }
 
 func contains(list []string, s string) bool {

@@ -1,0 +1,767 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agpol/agpol/internal/snapshot"
+)
+
+// writeTree creates files (path → content) under dir. A content starting with
+// "symlink:" makes a symbolic link to the rest.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if target, ok := strings.CutPrefix(content, "symlink:"); ok {
+			if err := os.Symlink(target, p); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// got is an object as ReadFiles located it.
+type got struct {
+	Kind, Name, File string
+	Line, Item       int
+}
+
+func summarize(objs []RawObject) []got {
+	out := make([]got, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, got{o.Object.GetKind(), o.Object.GetName(), o.Source.File, o.Source.Line, o.Source.Item})
+	}
+	return out
+}
+
+func equalGot(a, b []got) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+const svcA = "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n"
+
+func TestReadFiles(t *testing.T) {
+	tests := []struct {
+		name      string
+		files     map[string]string
+		args      []string
+		recursive bool
+		stdin     string
+		want      []got
+	}{
+		{
+			name: "multi-document YAML with empty and comment-only documents",
+			files: map[string]string{"m.yaml": `# leading comment
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: a
+---
+---
+# only a comment here
+---
+
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: g
+...
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: sa}
+`},
+			args: []string{"m.yaml"},
+			want: []got{
+				{"Service", "a", "m.yaml", 3, -1},
+				{"Gateway", "g", "m.yaml", 12, -1},
+				{"ServiceAccount", "sa", "m.yaml", 18, -1},
+			},
+		},
+		{
+			name:  "document without a leading separator, CRLF line ends",
+			files: map[string]string{"crlf.yml": "apiVersion: v1\r\nkind: Service\r\nmetadata:\r\n  name: a\r\n---\r\napiVersion: v1\r\nkind: Service\r\nmetadata:\r\n  name: b\r\n"},
+			args:  []string{"crlf.yml"},
+			want:  []got{{"Service", "a", "crlf.yml", 1, -1}, {"Service", "b", "crlf.yml", 6, -1}},
+		},
+		{
+			name: "JSON object",
+			files: map[string]string{"o.json": `
+
+{
+  "apiVersion": "v1",
+  "kind": "Service",
+  "metadata": {"name": "j"}
+}
+`},
+			args: []string{"o.json"},
+			want: []got{{"Service", "j", "o.json", 3, -1}},
+		},
+		{
+			name: "JSON List: every item keeps its own line",
+			files: map[string]string{"l.json": `{
+  "apiVersion": "v1",
+  "kind": "List",
+  "items": [
+    {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "x"}},
+    {
+      "apiVersion": "v1",
+      "kind": "Service",
+      "metadata": {"name": "y"}
+    }
+  ]
+}`},
+			args: []string{"l.json"},
+			want: []got{{"Service", "x", "l.json", 5, 0}, {"Service", "y", "l.json", 6, 1}},
+		},
+		{
+			name: "YAML kind List after another document",
+			files: map[string]string{"l.yaml": svcA + `---
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Service
+  metadata:
+    name: b
+- apiVersion: gateway.networking.k8s.io/v1
+  kind: HTTPRoute
+  metadata:
+    name: r
+`},
+			args: []string{"l.yaml"},
+			want: []got{{"Service", "a", "l.yaml", 1, -1}, {"Service", "b", "l.yaml", 9, 0}, {"HTTPRoute", "r", "l.yaml", 13, 1}},
+		},
+		{
+			name: "typed lists (ServiceList) are flattened too",
+			files: map[string]string{"sl.yaml": `apiVersion: v1
+kind: ServiceList
+items:
+- {apiVersion: v1, kind: Service, metadata: {name: s1}}
+`},
+			args: []string{"sl.yaml"},
+			want: []got{{"Service", "s1", "sl.yaml", 4, 0}},
+		},
+		{
+			name: "directory without -R: only its own .yaml, .yml and .json files, sorted",
+			files: map[string]string{
+				"d/b.yaml":     strings.Replace(svcA, "name: a", "name: b", 1),
+				"d/a.json":     `{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "aj"}}`,
+				"d/c.YML":      strings.Replace(svcA, "name: a", "name: c", 1),
+				"d/notes.txt":  "not: [yaml",
+				"d/README.md":  "# nothing",
+				"d/sub/z.yaml": strings.Replace(svcA, "name: a", "name: z", 1),
+			},
+			args: []string{"d"},
+			want: []got{{"Service", "aj", "d/a.json", 1, -1}, {"Service", "b", "d/b.yaml", 1, -1}, {"Service", "c", "d/c.YML", 1, -1}},
+		},
+		{
+			name: "directory with -R descends into subdirectories",
+			files: map[string]string{
+				"d/b.yaml":         strings.Replace(svcA, "name: a", "name: b", 1),
+				"d/sub/z.yaml":     strings.Replace(svcA, "name: a", "name: z", 1),
+				"d/sub/deep/y.yml": strings.Replace(svcA, "name: a", "name: y", 1),
+				"d/sub/skip.txt":   "x",
+			},
+			args:      []string{"d"},
+			recursive: true,
+			want:      []got{{"Service", "b", "d/b.yaml", 1, -1}, {"Service", "y", "d/sub/deep/y.yml", 1, -1}, {"Service", "z", "d/sub/z.yaml", 1, -1}},
+		},
+		{
+			name: "-R does not loop through a symlink back to a parent",
+			files: map[string]string{
+				"d/a.yaml":    svcA,
+				"d/sub/up":    "symlink:..",
+				"d/sub/b.yml": strings.Replace(svcA, "name: a", "name: b", 1),
+			},
+			args:      []string{"d"},
+			recursive: true,
+			want:      []got{{"Service", "a", "d/a.yaml", 1, -1}, {"Service", "b", "d/sub/b.yml", 1, -1}},
+		},
+		{
+			name:  "stdin and files in the order given",
+			files: map[string]string{"f.yaml": svcA},
+			args:  []string{"f.yaml", "-"},
+			stdin: "\n\n" + strings.Replace(svcA, "name: a", "name: in", 1),
+			want:  []got{{"Service", "a", "f.yaml", 1, -1}, {"Service", "in", "<stdin>", 3, -1}},
+		},
+		{
+			name:  "a file named explicitly keeps any extension",
+			files: map[string]string{"manifest.txt": svcA},
+			args:  []string{"manifest.txt"},
+			want:  []got{{"Service", "a", "manifest.txt", 1, -1}},
+		},
+		{
+			name:  "empty input",
+			files: map[string]string{"e.yaml": "", "c.yaml": "# just a comment\n---\n---\n"},
+			args:  []string{"e.yaml", "c.yaml"},
+			want:  []got{},
+		},
+		{
+			name: "anchors, aliases and merge keys inside one document",
+			files: map[string]string{"anchors.yaml": `apiVersion: v1
+kind: Service
+metadata:
+  name: anchored
+  labels: &l {app: x}
+  annotations:
+    <<: *l
+    note: y
+`},
+			args: []string{"anchors.yaml"},
+			want: []got{{"Service", "anchored", "anchors.yaml", 1, -1}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeTree(t, dir, tt.files)
+			t.Chdir(dir)
+			objs, _, err := ReadFiles(FileOptions{Filenames: tt.args, Recursive: tt.recursive, Stdin: strings.NewReader(tt.stdin)})
+			if err != nil {
+				t.Fatalf("ReadFiles: %v", err)
+			}
+			g := summarize(objs)
+			if !equalGot(g, tt.want) {
+				t.Errorf("objects:\n got  %+v\n want %+v", g, tt.want)
+			}
+		})
+	}
+}
+
+func limits(f func(*Limits)) *Limits {
+	l := DefaultLimits
+	f(&l)
+	return &l
+}
+
+// aliasBomb is the "billion laughs" document: nine levels of ten aliases each.
+func aliasBomb() string {
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: lol}\ndata:\n  a0: &a0 [\"lol\"]\n")
+	for i := 1; i <= 9; i++ {
+		p := fmt.Sprintf("*a%d", i-1)
+		fmt.Fprintf(&b, "  a%d: &a%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(p+", ", 10), ", "))
+	}
+	return b.String()
+}
+
+// deepBlock nests n block mappings below "spec".
+func deepBlock(n int) string {
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: Service\nmetadata: {name: deep}\nspec:\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%sk:\n", strings.Repeat(" ", i))
+	}
+	return b.String()
+}
+
+func TestReadFilesErrors(t *testing.T) {
+	tests := []struct {
+		name      string
+		files     map[string]string
+		args      []string
+		recursive bool
+		limits    *Limits
+		build     bool // also type the objects (LoadFiles), for errors found while decoding
+		wantFile  string
+		wantLine  int // 0: the error must not name a line
+		wantMsg   string
+	}{
+		{
+			name:     "malformed YAML in the first document",
+			files:    map[string]string{"bad.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n labels: {}\n"},
+			wantFile: "bad.yaml", wantLine: 5, wantMsg: "malformed YAML: did not find expected key",
+		},
+		{
+			name:     "parser error in a later document names the real line",
+			files:    map[string]string{"bad.yaml": svcA + "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: b\n kind: x\n"},
+			wantFile: "bad.yaml", wantLine: 10, wantMsg: "did not find expected key",
+		},
+		{
+			name:     "scanner error in a later document",
+			files:    map[string]string{"bad.yaml": svcA + "---\n" + svcA + "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: c\n   labels: x\n"},
+			wantFile: "bad.yaml", wantLine: 15, wantMsg: "mapping values are not allowed",
+		},
+		{
+			name:     "sequence broken in the third document",
+			files:    map[string]string{"bad.yaml": svcA + "---\n" + svcA + "---\n- a\nb: 2\n"},
+			wantFile: "bad.yaml", wantLine: 12, wantMsg: "did not find expected '-' indicator",
+		},
+		{
+			name:     "unclosed flow sequence in a later document",
+			files:    map[string]string{"bad.yaml": svcA + "---\napiVersion: v1\nkind: Service\nmetadata: {name: b}\nspec:\n  ports: [1, 2\n  type: x\n"},
+			wantFile: "bad.yaml", wantLine: 11, wantMsg: "did not find expected ',' or ']'",
+		},
+		{
+			name:     "tab indentation in a later document",
+			files:    map[string]string{"bad.yaml": svcA + "---\napiVersion: v1\nkind: Service\nmetadata:\n\tname: b\n"},
+			wantFile: "bad.yaml", wantLine: 9, wantMsg: "a tab indents this line",
+		},
+		{
+			name:     "unknown anchor in a later document",
+			files:    map[string]string{"bad.yaml": svcA + "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: b\n  labels: *nope\n"},
+			wantFile: "bad.yaml", wantLine: 10, wantMsg: "unknown anchor 'nope'",
+		},
+		{
+			name:     "malformed JSON",
+			files:    map[string]string{"bad.json": "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"Service\"\n  \"metadata\": {}\n}\n"},
+			wantFile: "bad.json", wantLine: 4, wantMsg: "malformed YAML",
+		},
+		{
+			name:     "malformed YAML on stdin: the parser notices the open bracket at the end",
+			args:     []string{"-"},
+			wantFile: "<stdin>", wantLine: 3, wantMsg: "malformed YAML",
+		},
+		{
+			name:     "unknown apiVersion of a known kind",
+			files:    map[string]string{"v.yaml": svcA + "---\napiVersion: agentic.networking.x-k8s.io/v9\nkind: XAccessPolicy\nmetadata: {name: p}\n"},
+			build:    true,
+			wantFile: "v.yaml", wantLine: 6, wantMsg: `unsupported apiVersion "agentic.networking.x-k8s.io/v9"`,
+		},
+		{
+			name: "wrong field type",
+			files: map[string]string{"t.yaml": `apiVersion: agentic.networking.x-k8s.io/v0alpha0
+kind: XBackend
+metadata: {name: b, namespace: n}
+spec:
+  mcp:
+    serviceName: s
+    port: "abc"
+`},
+			build:    true,
+			wantFile: "t.yaml", wantLine: 1, wantMsg: `XBackend "b": spec.mcp.port: expected an integer, got string`,
+		},
+		{
+			name:     "duplicate key",
+			files:    map[string]string{"d.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  name: b\n"},
+			wantFile: "d.yaml", wantLine: 5, wantMsg: `duplicate key "name"`,
+		},
+		{
+			name:     "duplicate key in a JSON object",
+			files:    map[string]string{"d.json": "{\"apiVersion\": \"v1\",\n\"kind\": \"Service\",\n\"kind\": \"Pod\"}"},
+			wantFile: "d.json", wantLine: 3, wantMsg: `duplicate key "kind"`,
+		},
+		{
+			name:     "invalid UTF-8",
+			files:    map[string]string{"u.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: \"\xff\xfe\"}\n"},
+			wantFile: "u.yaml", wantLine: 3, wantMsg: "invalid UTF-8",
+		},
+		{
+			name:     "binary file",
+			files:    map[string]string{"b.yaml": "\x7fELF\x02\x01\x01\x00\x00\x00"},
+			wantFile: "b.yaml", wantMsg: "binary file",
+		},
+		{
+			name:     "YAML alias bomb",
+			files:    map[string]string{"bomb.yaml": aliasBomb()},
+			wantFile: "bomb.yaml", wantLine: 9, wantMsg: "more than 10000 nodes (YAML alias bomb?)", // a4 expands to 10^4 nodes
+			limits: limits(func(l *Limits) { l.MaxNodes = 10000 }),
+		},
+		{
+			name:     "YAML alias bomb at the default limits",
+			files:    map[string]string{"bomb.yaml": aliasBomb()},
+			wantFile: "bomb.yaml", wantLine: 11, wantMsg: "alias bomb", // a6: past 2·10^6 nodes
+		},
+		{
+			name:     "deep nesting",
+			files:    map[string]string{"deep.yaml": deepBlock(250)},
+			wantFile: "deep.yaml", wantLine: 205, wantMsg: "nesting deeper than 200 levels",
+		},
+		{
+			name:     "deep flow nesting stopped by the parser",
+			files:    map[string]string{"deep.yaml": "a: " + strings.Repeat("[", 20000)},
+			wantFile: "deep.yaml", wantLine: 1, wantMsg: "exceeded max depth",
+		},
+		{
+			name:     "file too big",
+			files:    map[string]string{"ok.yaml": svcA, "big.yaml": svcA + "# " + strings.Repeat("x", 200) + "\n"},
+			args:     []string{"ok.yaml", "big.yaml"},
+			limits:   limits(func(l *Limits) { l.MaxFileBytes = 100 }),
+			wantFile: "big.yaml", wantMsg: "file is larger than 100 bytes",
+		},
+		{
+			name:     "stdin too big",
+			args:     []string{"-"},
+			limits:   limits(func(l *Limits) { l.MaxFileBytes = 10 }),
+			wantFile: "<stdin>", wantMsg: "larger than 10 bytes",
+		},
+		{
+			name:     "all files together too big",
+			files:    map[string]string{"d/1.yaml": svcA, "d/2.yaml": svcA, "d/3.yaml": svcA},
+			args:     []string{"d"},
+			limits:   limits(func(l *Limits) { l.MaxTotalBytes = int64(2*len(svcA) + 1) }),
+			wantFile: "d/3.yaml", wantMsg: "input is larger than",
+		},
+		{
+			name:     "too many documents",
+			files:    map[string]string{"many.yaml": strings.Repeat(svcA+"---\n", 5)},
+			limits:   limits(func(l *Limits) { l.MaxDocuments = 3 }),
+			wantFile: "many.yaml", wantMsg: "more than 3 documents",
+		},
+		{
+			name:     "document is not a mapping",
+			files:    map[string]string{"s.yaml": svcA + "---\n- a\n- b\n"},
+			wantFile: "s.yaml", wantLine: 6, wantMsg: "not a mapping",
+		},
+		{
+			name:     "object without kind",
+			files:    map[string]string{"k.yaml": "apiVersion: v1\nmetadata: {name: a}\n"},
+			wantFile: "k.yaml", wantLine: 1, wantMsg: "no kind",
+		},
+		{
+			name:     "object without apiVersion",
+			files:    map[string]string{"k.yaml": svcA + "---\n\nkind: Service\nmetadata: {name: a}\n"},
+			wantFile: "k.yaml", wantLine: 7, wantMsg: "Service has no apiVersion",
+		},
+		{
+			name:     "metadata is not a mapping",
+			files:    map[string]string{"m.yaml": "apiVersion: v1\nkind: Service\nmetadata: [a]\n"},
+			wantFile: "m.yaml", wantLine: 1, wantMsg: "metadata is not a mapping",
+		},
+		{
+			name:     "List item that is not an object",
+			files:    map[string]string{"l.yaml": "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Service, metadata: {name: a}}\n- just a string\n"},
+			wantFile: "l.yaml", wantLine: 5, wantMsg: "items[1] is not an object",
+		},
+		{
+			name:     "List item without kind",
+			files:    map[string]string{"l.yaml": "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  metadata: {name: a}\n"},
+			wantFile: "l.yaml", wantLine: 4, wantMsg: "items[0]: object has no kind",
+		},
+		{
+			name:     "mapping key that is not a scalar",
+			files:    map[string]string{"k.yaml": "apiVersion: v1\nkind: Service\n? [a, b]\n: c\n"},
+			wantFile: "k.yaml", wantLine: 3, wantMsg: "mapping key is not a scalar",
+		},
+		{
+			name:     "explicit !!int tag on a non-number",
+			files:    map[string]string{"i.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: a}\nspec:\n  port: !!int abc\n"},
+			wantFile: "i.yaml", wantLine: 5, wantMsg: `invalid integer "abc"`,
+		},
+		{
+			name:     "file does not exist",
+			args:     []string{"missing.yaml"},
+			wantFile: "missing.yaml", wantMsg: "no such file or directory",
+		},
+		{
+			name:      "dangling symlink in a directory",
+			files:     map[string]string{"d/a.yaml": svcA, "d/gone.yaml": "symlink:nowhere.yaml"},
+			args:      []string{"d"},
+			recursive: true,
+			wantFile:  "d/gone.yaml", wantMsg: "no such file or directory",
+		},
+		{
+			name:  "symlink loop in a directory",
+			files: map[string]string{"d/a.yaml": svcA, "d/sub/self.yaml": "symlink:self.yaml"},
+			args:  []string{"d"}, recursive: true,
+			wantFile: "d/sub/self.yaml", wantMsg: "too many levels of symbolic links",
+		},
+		{
+			name:     "directory named like a manifest",
+			files:    map[string]string{"d/a.yaml": svcA, "d/real/x": "", "d/dir.yaml": "symlink:real"},
+			args:     []string{"d"},
+			wantFile: "d/dir.yaml", wantMsg: "not a regular file (a directory)",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeTree(t, dir, tt.files)
+			t.Chdir(dir)
+			args := tt.args
+			if args == nil {
+				for name := range tt.files {
+					args = append(args, name)
+				}
+			}
+			opts := FileOptions{Filenames: args, Recursive: tt.recursive, Limits: tt.limits,
+				Stdin: strings.NewReader("apiVersion: v1\nkind: [Service\n")}
+			var err error
+			if tt.build {
+				_, err = LoadFiles(opts)
+			} else {
+				_, _, err = ReadFiles(opts)
+			}
+			checkInputError(t, err, tt.wantFile, tt.wantLine, tt.wantMsg)
+		})
+	}
+}
+
+func checkInputError(t *testing.T, err error, file string, line int, msg string) {
+	t.Helper()
+	var ie *InputError
+	if !errors.As(err, &ie) {
+		t.Fatalf("error = %v (%T), want an *InputError", err, err)
+	}
+	if ie.File != file || ie.Line != line {
+		t.Errorf("error at %s:%d, want %s:%d (%v)", ie.File, ie.Line, file, line, err)
+	}
+	if !strings.Contains(err.Error(), msg) {
+		t.Errorf("error %q does not contain %q", err, msg)
+	}
+	prefix := file + ":"
+	if line > 0 {
+		prefix = fmt.Sprintf("%s:%d: ", file, line)
+	}
+	if !strings.HasPrefix(err.Error(), prefix) {
+		t.Errorf("error %q does not start with %q", err, prefix)
+	}
+}
+
+// A named pipe or device in a directory must be refused without opening it:
+// opening a FIFO blocks until a writer appears.
+func TestReadFilesFIFOInDirectory(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"d/a.yaml": svcA})
+	t.Chdir(dir)
+	if err := syscall.Mkfifo("d/pipe.yaml", 0o644); err != nil {
+		t.Skipf("cannot make a FIFO here: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := ReadFiles(FileOptions{Filenames: []string{"d"}})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		checkInputError(t, err, "d/pipe.yaml", 0, "not a regular file (a named pipe)")
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadFiles blocked on a FIFO in a directory")
+	}
+}
+
+// Permission errors: root reads everything, so these only run as another user.
+func TestReadFilesUnreadable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("running as root: permissions are not enforced (dangling symlinks and FIFOs are tested instead)")
+	}
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"secret.yaml": svcA, "d/locked/x.yaml": svcA})
+	t.Chdir(dir)
+	for _, p := range []string{"secret.yaml", "d/locked"} {
+		if err := os.Chmod(p, 0); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = os.Chmod(p, 0o755) })
+	}
+	_, _, err := ReadFiles(FileOptions{Filenames: []string{"secret.yaml"}})
+	checkInputError(t, err, "secret.yaml", 0, "permission denied")
+	_, _, err = ReadFiles(FileOptions{Filenames: []string{"d"}, Recursive: true})
+	checkInputError(t, err, "d/locked", 0, "permission denied")
+}
+
+func TestFieldPosition(t *testing.T) {
+	const file = "testdata/access-policies.yaml"
+	s, err := LoadFiles(FileOptions{Filenames: []string{file}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*snapshot.XAccessPolicy{}
+	for _, p := range s.XAccessPolicies {
+		byName[p.Name] = p
+	}
+	tests := []struct {
+		policy, path string
+		line, column int
+	}{
+		{"edge-baseline", "", 3, 1},
+		{"edge-baseline", "metadata.name", 6, 3},
+		{"edge-baseline", "spec", 9, 1},           // a mapping: the key's line, not its first child's
+		{"edge-baseline", "spec.rules", 15, 3},    // a list: the key's line
+		{"edge-baseline", "spec.rules[2]", 32, 5}, // a list item: its "- name:" line
+		{"edge-baseline", "spec.rules[1].source", 22, 5},
+		{"edge-baseline", "spec.rules[1].source.serviceAccount.name", 26, 9},
+		{"edge-baseline", "spec.targetRefs[0].name", 13, 5},
+		{"edge-baseline", "spec.rules[9]", 15, 3},           // missing item: the deepest field that exists
+		{"edge-baseline", "spec.rules[1].nothere.x", 21, 5}, // missing key
+		{"edge-baseline", "spec.rules[x]", 15, 3},           // not an index
+		{"edge-baseline", "metadata.name[0]", 6, 3},         // index into a scalar
+		{"ledger-access", "spec.rules[1].authorization.mcp.methods[0].params", 74, 11},
+		{"ledger-access", "spec.rules[1].authorization.mcp.methods[0].params[1]", 74, 29},
+		{"ledger-fraud-check", "spec.externalAuth.grpc", 106, 5},
+		{"calc-arithmetic", "spec.rules[2].authorization.methods", 150, 7},
+		{"calc-legacy", "spec.rules[0].authorization.tools", 173, 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.policy+"/"+tt.path, func(t *testing.T) {
+			p := byName[tt.policy]
+			if p == nil {
+				t.Fatalf("policy %s not loaded", tt.policy)
+			}
+			got := s.FieldPosition(p.Source, tt.path)
+			if got.File != file || got.Line != tt.line || got.Column != tt.column {
+				t.Errorf("FieldPosition(%q) = %s:%d:%d, want %s:%d:%d", tt.path, got.File, got.Line, got.Column, file, tt.line, tt.column)
+			}
+		})
+	}
+}
+
+// Positions of objects read from stdin and from List items resolve too.
+func TestFieldPositionStdinAndLists(t *testing.T) {
+	in := `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Service
+  metadata:
+    name: first
+- apiVersion: v1
+  kind: Service
+  metadata:
+    name: second
+  spec:
+    ports:
+    - port: 80
+    - port: 443
+`
+	s, err := LoadFiles(FileOptions{Filenames: []string{"-"}, Stdin: strings.NewReader(in)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Services) != 2 {
+		t.Fatalf("got %d services, want 2", len(s.Services))
+	}
+	second := s.Services[1].Source
+	if second.File != "<stdin>" || second.Line != 8 || second.Item != 1 {
+		t.Fatalf("second service source = %+v, want <stdin> line 8 item 1", second)
+	}
+	if got := s.FieldPosition(second, "spec.ports[1].port"); got.Line != 15 {
+		t.Errorf("spec.ports[1].port at line %d, want 15", got.Line)
+	}
+	if got := s.FieldPosition(second, "metadata"); got.Line != 10 {
+		t.Errorf("metadata at line %d, want 10", got.Line)
+	}
+}
+
+func TestLoadFilesSkipsUnknownKinds(t *testing.T) {
+	in := svcA + `---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d1}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d2}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: c}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: s}
+---
+apiVersion: agentic.prototype.x-k8s.io/v0alpha0
+kind: XBackend
+metadata: {name: legacy-group, namespace: n}
+spec: {mcp: {serviceName: s, port: 80}}
+`
+	s, err := LoadFiles(FileOptions{Filenames: []string{"-"}, Stdin: strings.NewReader(in)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"Deployment.apps": 2, "ConfigMap": 1, "Secret": 1}
+	if fmt.Sprint(s.Skipped) != fmt.Sprint(want) {
+		t.Errorf("Skipped = %v, want %v", s.Skipped, want)
+	}
+	if len(s.Services) != 1 || len(s.XBackends) != 1 {
+		t.Errorf("got %d services and %d backends, want 1 and 1", len(s.Services), len(s.XBackends))
+	}
+	if s.Len() != 2 {
+		t.Errorf("Len = %d, want 2", s.Len())
+	}
+}
+
+func TestDefaultNamespace(t *testing.T) {
+	in := `apiVersion: v1
+kind: Service
+metadata: {name: no-ns}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: has-ns, namespace: pay}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: ns}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: gc}
+---
+apiVersion: agentic.networking.x-k8s.io/v1alpha1
+kind: XAccessPolicy
+metadata: {name: p}
+`
+	objs, _, err := ReadFiles(FileOptions{Filenames: []string{"-"}, Stdin: strings.NewReader(in)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	DefaultNamespace(objs, "tools")
+	want := map[string]string{"no-ns": "tools", "has-ns": "pay", "ns": "", "gc": "", "p": "tools"}
+	for _, o := range objs {
+		if got := o.Object.GetNamespace(); got != want[o.Object.GetName()] {
+			t.Errorf("%s: namespace %q, want %q", o.Object.GetName(), got, want[o.Object.GetName()])
+		}
+	}
+}
+
+// Values are typed as Kubernetes' JSON decoding would type them: integers stay int64
+// (CEL and the converters reject float64 for integer fields), merge keys are applied.
+func TestReadFilesValues(t *testing.T) {
+	in := `apiVersion: v1
+kind: Service
+metadata:
+  name: v
+  labels: &l {app: x, tier: web}
+  annotations:
+    <<: *l
+    tier: api
+spec:
+  port: 8080
+  ratio: 0.5
+  big: 99999999999999999999
+  on: true
+  quoted: "123"
+  empty:
+`
+	objs, _, err := ReadFiles(FileOptions{Filenames: []string{"-"}, Stdin: strings.NewReader(in)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := objs[0].Object.Object
+	spec := o["spec"].(map[string]any)
+	for k, want := range map[string]any{"port": int64(8080), "ratio": 0.5, "big": 1e20, "on": true, "quoted": "123", "empty": nil} {
+		if got := spec[k]; got != want {
+			t.Errorf("spec.%s = %#v, want %#v", k, got, want)
+		}
+	}
+	ann := o["metadata"].(map[string]any)["annotations"].(map[string]any)
+	if ann["app"] != "x" || ann["tier"] != "api" {
+		t.Errorf("annotations = %v, want app=x from the merge and tier=api overriding it", ann)
+	}
+}
