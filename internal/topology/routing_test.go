@@ -1,0 +1,193 @@
+package topology
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+type routeCase struct {
+	name string
+	req  RouteRequest
+	// want
+	listener      string
+	route         string // "ns/name", "" when nothing matches
+	rule          string // rule name
+	matchIndex    int
+	hostname      string // virtual host domain, checked when set
+	routeListener string // checked when set
+	reason        string // substring of Reason when route == ""
+}
+
+func runRouteCases(t *testing.T, g *Graph, cases []routeCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.req.Method == "" {
+				tt.req.Method = "GET"
+			}
+			res, err := g.Route(tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Listener != tt.listener {
+				t.Errorf("listener = %q, want %q (reason %q)", res.Listener, tt.listener, res.Reason)
+			}
+			got := ""
+			if res.Route != nil {
+				got = res.Route.Namespace + "/" + res.Route.Name
+			}
+			if got != tt.route {
+				t.Fatalf("route = %q, want %q (reason %q)", got, tt.route, res.Reason)
+			}
+			if tt.route == "" {
+				if tt.reason == "" || !strings.Contains(res.Reason, tt.reason) {
+					t.Errorf("reason = %q, want it to contain %q", res.Reason, tt.reason)
+				}
+				return
+			}
+			if res.Reason != "" {
+				t.Errorf("reason = %q on a match", res.Reason)
+			}
+			if res.RuleName != tt.rule || res.MatchIndex != tt.matchIndex {
+				t.Errorf("rule = %q match %d, want %q match %d", res.RuleName, res.MatchIndex, tt.rule, tt.matchIndex)
+			}
+			if rules := res.Route.Spec.Rules; res.RuleIndex < 0 || res.RuleIndex >= len(rules) ||
+				(rules[res.RuleIndex].Name != nil && string(*rules[res.RuleIndex].Name) != res.RuleName) {
+				t.Errorf("rule index %d does not name rule %q", res.RuleIndex, res.RuleName)
+			}
+			if tt.hostname != "" && res.Hostname != tt.hostname {
+				t.Errorf("hostname = %q, want %q", res.Hostname, tt.hostname)
+			}
+			if tt.routeListener != "" && res.RouteListener != tt.routeListener {
+				t.Errorf("route listener = %q, want %q", res.RouteListener, tt.routeListener)
+			}
+		})
+	}
+}
+
+func TestListenerSelection(t *testing.T) {
+	g := loadGraph(t, "routing.yaml")
+	gw := GatewayRef("infra", "gw")
+	runRouteCases(t, g, []routeCase{
+		{name: "exact listener beats wildcard and any", req: RouteRequest{Gateway: gw, Host: "api.example.com", Path: "/"},
+			listener: "exact", route: "app/api-route", hostname: "api.example.com", routeListener: "exact"},
+		{name: "wildcard", req: RouteRequest{Gateway: gw, Host: "foo.example.com", Path: "/x"},
+			listener: "wild", route: "app/wild-route", hostname: "*.example.com"},
+		{name: "wildcard spans labels", req: RouteRequest{Gateway: gw, Host: "a.b.example.com", Path: "/x"},
+			listener: "wild", route: "app/wild-route"},
+		{name: "longer wildcard wins", req: RouteRequest{Gateway: gw, Host: "x.deep.example.com", Path: "/x"},
+			listener: "deep", route: "app/deep-route", hostname: "*.deep.example.com"},
+		{name: "parent domain is not under the wildcard", req: RouteRequest{Gateway: gw, Host: "example.com", Path: "/"},
+			listener: "any", route: "app/catch-route", hostname: "*"},
+		{name: "port given", req: RouteRequest{Gateway: gw, Port: 8080, Host: "api.example.com", Path: "/"},
+			listener: "any", route: "app/catch-route"},
+		{name: "port from host", req: RouteRequest{Gateway: gw, Host: "api.example.com:8080", Path: "/"},
+			listener: "any", route: "app/catch-route"},
+		{name: "host port without a listener is ignored", req: RouteRequest{Gateway: gw, Host: "api.example.com:9999", Path: "/"},
+			listener: "exact", route: "app/api-route"},
+		{name: "port with no matching listener", req: RouteRequest{Gateway: gw, Port: 80, Host: "example.com", Path: "/"},
+			reason: `no listener of Gateway infra/gw on port 80 accepts host "example.com"`},
+		// Listeners on one port share the route table (reference): the wild listener takes
+		// api.example.com when asked to, and serves the route attached to exact.
+		{name: "shared port route table", req: RouteRequest{Gateway: gw, Listener: "wild", Host: "api.example.com", Path: "/"},
+			listener: "wild", route: "app/api-route", routeListener: "exact"},
+		{name: "unknown listener", req: RouteRequest{Gateway: gw, Listener: "nope", Host: "api.example.com", Path: "/"},
+			reason: "Gateway infra/gw has no listener named nope"},
+		{name: "listener hostname mismatch", req: RouteRequest{Gateway: gw, Listener: "exact", Host: "foo.example.com", Path: "/"},
+			reason: `listener exact of Gateway infra/gw (hostname api.example.com) does not accept host "foo.example.com"`},
+		{name: "listener port mismatch", req: RouteRequest{Gateway: gw, Listener: "exact", Port: 8080, Host: "api.example.com", Path: "/"},
+			reason: "listener exact of Gateway infra/gw is on port 80, not 8080"},
+		// Route hostnames on a listener without hostname: exact, wildcard, then "*".
+		{name: "exact route hostname", req: RouteRequest{Gateway: gw, Host: "www.shop.org", Path: "/cart"},
+			listener: "any", route: "app/shop-exact", hostname: "www.shop.org"},
+		{name: "no fall-through to a less specific host", req: RouteRequest{Gateway: gw, Host: "www.shop.org", Path: "/only-wild"},
+			listener: "any", reason: "no rule of HTTPRoute app/shop-exact (host www.shop.org) matches GET /only-wild (404)"},
+		{name: "wildcard route hostname", req: RouteRequest{Gateway: gw, Host: "a.shop.org", Path: "/only-wild/x"},
+			listener: "any", route: "app/only-wild", hostname: "*.shop.org"},
+		{name: "wildcard route hostname, no rule", req: RouteRequest{Gateway: gw, Host: "a.shop.org", Path: "/cart"},
+			listener: "any", reason: "no rule of HTTPRoute app/only-wild"},
+		{name: "catch-all host", req: RouteRequest{Gateway: gw, Host: "other.org", Path: "/cart"},
+			listener: "any", route: "app/catch-route", hostname: "*"},
+	})
+	if _, err := g.Route(RouteRequest{Gateway: GatewayRef("infra", "missing"), Host: "a", Path: "/"}); !errors.Is(err, ErrGatewayNotFound) {
+		t.Errorf("missing gateway: err = %v", err)
+	}
+	if _, err := g.Route(RouteRequest{Gateway: Ref{Kind: "HTTPRoute", Namespace: "infra", Name: "gw"}, Host: "a", Path: "/"}); !errors.Is(err, ErrGatewayNotFound) {
+		t.Errorf("wrong kind: err = %v", err)
+	}
+}
+
+func TestMatchPrecedence(t *testing.T) {
+	g := loadGraph(t, "precedence.yaml")
+	gw := GatewayRef("infra", "gw")
+	r := func(method, path string, headers map[string]string) RouteRequest {
+		return RouteRequest{Gateway: gw, Host: "p.example.com", Method: method, Path: path, Headers: headers}
+	}
+	xa := map[string]string{"x-a": "1"}
+	runRouteCases(t, g, []routeCase{
+		{name: "exact beats prefix", req: r("GET", "/foo", nil), listener: "http", route: "prec/a", rule: "exact-foo"},
+		{name: "prefix below exact", req: r("GET", "/foo/x", nil), listener: "http", route: "prec/a", rule: "prefix-foo"},
+		{name: "longest prefix, trailing slash ignored", req: r("GET", "/foo/bar", nil), listener: "http", route: "prec/a", rule: "prefix-foo-bar"},
+		{name: "longest prefix, deeper", req: r("GET", "/foo/bar/baz", nil), listener: "http", route: "prec/a", rule: "prefix-foo-bar"},
+		{name: "prefix is segment-wise", req: r("GET", "/foobar", nil), listener: "http", route: "prec/a", rule: "catch-all"},
+		{name: "query string is not part of the path", req: r("GET", "/foo?x=/y", nil), listener: "http", route: "prec/a", rule: "exact-foo"},
+		{name: "method match wins", req: r("POST", "/m", nil), listener: "http", route: "prec/a", rule: "m-post"},
+		{name: "method mismatch falls back", req: r("GET", "/m/x", nil), listener: "http", route: "prec/a", rule: "m-any"},
+		{name: "more headers win", req: r("GET", "/h", map[string]string{"x-a": "1", "x-b": "2"}), listener: "http", route: "prec/a", rule: "h-two"},
+		{name: "header names are case-insensitive", req: r("GET", "/h", xa), listener: "http", route: "prec/a", rule: "h-one"},
+		{name: "header value must match", req: r("GET", "/h", map[string]string{"x-a": "2"}), listener: "http", route: "prec/a", rule: "catch-all"},
+		{name: "more query params win", req: r("GET", "/q?b=2&a=1", nil), listener: "http", route: "prec/a", rule: "q-two"},
+		{name: "one query param", req: r("GET", "/q?a=1", nil), listener: "http", route: "prec/a", rule: "q-one"},
+		{name: "query value must match", req: r("GET", "/q?a=2", nil), listener: "http", route: "prec/a", rule: "catch-all"},
+		{name: "method beats headers", req: r("GET", "/mh", xa), listener: "http", route: "prec/a", rule: "mh-method"},
+		{name: "headers when method differs", req: r("POST", "/mh", xa), listener: "http", route: "prec/a", rule: "mh-header"},
+		{name: "headers beat query params", req: r("GET", "/hq?a=1&b=2", xa), listener: "http", route: "prec/a", rule: "hq-header"},
+		{name: "query params without header", req: r("GET", "/hq?a=1&b=2", nil), listener: "http", route: "prec/a", rule: "hq-query"},
+		{name: "exact beats regex", req: r("GET", "/r/1", nil), listener: "http", route: "prec/a", rule: "r-exact"},
+		{name: "regex ranks by pattern length", req: r("GET", "/r/5", nil), listener: "http", route: "prec/a", rule: "r-regex"},
+		{name: "regex is a full match", req: r("GET", "/r/5/6", nil), listener: "http", route: "prec/a", rule: "r-prefix"},
+		{name: "regex no match", req: r("GET", "/r/x", nil), listener: "http", route: "prec/a", rule: "r-prefix"},
+		{name: "header regex", req: r("GET", "/re", map[string]string{"x-v": "v12"}), listener: "http", route: "prec/a", rule: "re-header"},
+		{name: "header regex is a full match", req: r("GET", "/re", map[string]string{"x-v": "xv12"}), listener: "http", route: "prec/a", rule: "catch-all"},
+		{name: "query regex", req: r("GET", "/re?t=abc", nil), listener: "http", route: "prec/a", rule: "re-query"},
+		{name: "query regex no match", req: r("GET", "/re?t=ab1", nil), listener: "http", route: "prec/a", rule: "catch-all"},
+		{name: "tie: oldest route", req: r("GET", "/tie", nil), listener: "http", route: "prec/b", rule: "tie"},
+		{name: "tie: same age, namespace/name", req: r("GET", "/alpha", nil), listener: "http", route: "prec/c", rule: "alpha"},
+		{name: "tie in a route: first rule", req: r("GET", "/dup", nil), listener: "http", route: "prec/a", rule: "dup-1"},
+		{name: "match index", req: r("DELETE", "/multi/x", nil), listener: "http", route: "prec/a", rule: "multi", matchIndex: 0},
+		{name: "second match", req: r("GET", "/multi/x", nil), listener: "http", route: "prec/a", rule: "multi", matchIndex: 1},
+		{name: "catch-all last", req: r("GET", "/zzz", nil), listener: "http", route: "prec/a", rule: "catch-all"},
+		{name: "empty path is /", req: r("GET", "", nil), listener: "http", route: "prec/a", rule: "catch-all"},
+		{name: "exact host vhost only", req: r("GET", "/wide-only", nil), listener: "http", route: "prec/a", rule: "catch-all"},
+		{name: "wildcard host vhost", req: RouteRequest{Gateway: gw, Host: "q.example.com", Method: "GET", Path: "/wide-only"},
+			listener: "http", route: "prec/wide", rule: "wide-only"},
+		{name: "invalid path regex never matches", req: RouteRequest{Gateway: gw, Host: "bad.example.com", Method: "GET", Path: "/x(["},
+			listener: "http", route: "prec/bad", rule: "fallback"},
+		{name: "invalid header regex never matches", req: RouteRequest{Gateway: gw, Host: "bad.example.com", Method: "GET", Path: "/h", Headers: map[string]string{"x": "*"}},
+			listener: "http", route: "prec/bad", rule: "fallback"},
+		{name: "invalid query regex never matches", req: RouteRequest{Gateway: gw, Host: "bad.example.com", Method: "GET", Path: "/q?x=aa"},
+			listener: "http", route: "prec/bad", rule: "fallback"},
+	})
+
+	probs := g.Problems()
+	want := []string{
+		"spec.rules[0].matches[0].path.value",
+		"spec.rules[1].matches[0].headers[0].value",
+		"spec.rules[2].matches[0].queryParams[0].value",
+	}
+	if len(probs) != len(want) {
+		t.Fatalf("problems = %+v", probs)
+	}
+	for i, p := range probs {
+		if p.Object != HTTPRouteRef("prec", "bad") || p.Field != want[i] || !strings.Contains(p.Message, "invalid regular expression") {
+			t.Errorf("problem %d = %+v, want field %s", i, p, want[i])
+		}
+		if p.Source.Line == 0 || !strings.HasSuffix(p.Source.File, "precedence.yaml") {
+			t.Errorf("problem %d has no position: %+v", i, p.Source)
+		}
+	}
+	if probs[0].Source.Line >= probs[1].Source.Line || probs[1].Source.Line >= probs[2].Source.Line {
+		t.Errorf("problem lines not at their fields: %d %d %d", probs[0].Source.Line, probs[1].Source.Line, probs[2].Source.Line)
+	}
+}
