@@ -240,7 +240,8 @@ func (g *Graph) Paths(gw Ref) []Path {
 }
 
 // GatewaysOfBackend returns the gateways (namespace/name order) whose accepted routes
-// reach this XBackend with a weight above 0.
+// reach this XBackend with a weight above 0 (also when that rule answers 500: see
+// Path.RuleProblem). XBackends no route reaches get nothing (translator.go:223-225).
 func (g *Graph) GatewaysOfBackend(xb Ref) []Ref {
 	if !refIs(xb, agentic.GroupName, agentic.KindXBackend) {
 		return nil

@@ -1,0 +1,163 @@
+package topology
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestBackendResolution(t *testing.T) {
+	g := loadGraph(t, "backends.yaml")
+	gw := GatewayRef("infra", "gw")
+	type want struct {
+		kind    string
+		ref     Ref
+		group   string
+		weight  int32
+		found   bool   // XBackend or Service resolved
+		problem string // substring; "" = none
+	}
+	tests := []struct {
+		rule        string
+		backends    []want
+		ruleProblem string // substring; "" = none
+		redirect    bool
+	}{
+		{rule: "local", backends: []want{{BackendService, ServiceRef("app", "local"), "", 1, true, ""}}},
+		{rule: "core-group", backends: []want{{BackendService, ServiceRef("app", "local"), "core", 1, true, ""}}},
+		{rule: "cross-granted", backends: []want{{BackendService, ServiceRef("svc-ns", "shared"), "", 1, true, ""}}},
+		{rule: "cross-denied", backends: []want{{BackendService, ServiceRef("svc-ns", "private"), "", 1, true,
+			"cross-namespace reference from HTTPRoute app/backends to Service svc-ns/private is not permitted by a ReferenceGrant in namespace svc-ns (RefNotPermitted)"}},
+			ruleProblem: "route rule answers 500: backendRefs[0]: cross-namespace"},
+		{rule: "cross-any-name", backends: []want{{BackendService, ServiceRef("svc-open", "anything"), "", 1, true, ""}}},
+		{rule: "cross-wrong-from", backends: []want{{BackendService, ServiceRef("svc-other", "hidden"), "", 1, true, "RefNotPermitted"}},
+			ruleProblem: "answers 500"},
+		{rule: "missing-svc", backends: []want{{BackendService, ServiceRef("app", "nope"), "", 1, false, "Service app/nope not found (BackendNotFound)"}},
+			ruleProblem: "answers 500"},
+		// XBackend: any namespace without a ReferenceGrant, group not checked.
+		{rule: "xb-cross", backends: []want{{BackendXBackend, XBackendRef("xb-ns", "remote"), "agentic.networking.x-k8s.io", 1, true, ""}}},
+		{rule: "xb-any-group", backends: []want{{BackendXBackend, XBackendRef("xb-ns", "remote"), "example.com", 1, true, ""}}},
+		// kind omitted with a non-core group: not a Service, so the XBackend path (backend.go:70-80).
+		{rule: "xb-kind-omitted", backends: []want{{BackendXBackend, XBackendRef("app", "external"), "agentic.prototype.x-k8s.io", 1, true, ""}}},
+		{rule: "xb-missing", backends: []want{{BackendXBackend, XBackendRef("app", "ghost"), "agentic.networking.x-k8s.io", 1, false, "XBackend app/ghost not found"}},
+			ruleProblem: "answers 500"},
+		{rule: "xb-broken-service", backends: []want{{BackendXBackend, XBackendRef("app", "broken"), "agentic.networking.x-k8s.io", 1, true,
+			"Service app/no-such-svc of XBackend app/broken not found"}}, ruleProblem: "answers 500"},
+		{rule: "unsupported", backends: []want{{BackendUnsupported, Ref{Group: "example.com", Kind: "Bucket", Namespace: "app", Name: "b1"}, "example.com", 1, false,
+			"unsupported backend kind Bucket (InvalidKind)"}}, ruleProblem: "answers 500"},
+		{rule: "service-wrong-group", backends: []want{{BackendUnsupported, Ref{Group: "example.com", Kind: "Service", Namespace: "app", Name: "local"}, "example.com", 1, false,
+			"unsupported backend kind Service"}}, ruleProblem: "answers 500"},
+		// weight 0 skipped, default 1.
+		{rule: "weights", backends: []want{
+			{BackendService, ServiceRef("app", "local"), "", 3, true, ""},
+			{BackendService, ServiceRef("svc-ns", "shared"), "", 1, true, ""},
+		}},
+		// a broken backendRef with weight 0 still breaks the rule.
+		{rule: "weight0-missing", backends: []want{{BackendService, ServiceRef("app", "local"), "", 1, true, ""}},
+			ruleProblem: "route rule answers 500: backendRefs[1]: XBackend app/ghost not found"},
+		{rule: "all-zero", ruleProblem: "route rule answers 500: no backendRef with a weight above 0"},
+		{rule: "no-backends", ruleProblem: "route rule answers 500: no backendRef with a weight above 0"},
+		{rule: "redirect", redirect: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rule, func(t *testing.T) {
+			res, err := g.Route(RouteRequest{Gateway: gw, Host: "b.example.com", Method: "GET", Path: "/" + tt.rule})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Route == nil || res.RuleName != tt.rule {
+				t.Fatalf("routed to rule %q (%s)", res.RuleName, res.Reason)
+			}
+			if res.Redirect != tt.redirect {
+				t.Errorf("redirect = %v", res.Redirect)
+			}
+			if (tt.ruleProblem == "") != (res.RuleProblem == "") || !strings.Contains(res.RuleProblem, tt.ruleProblem) {
+				t.Errorf("rule problem = %q, want %q", res.RuleProblem, tt.ruleProblem)
+			}
+			if len(res.Backends) != len(tt.backends) {
+				t.Fatalf("backends = %+v, want %d", res.Backends, len(tt.backends))
+			}
+			for i, w := range tt.backends {
+				b := res.Backends[i]
+				if b.Kind != w.kind || b.Ref != w.ref || b.Group != w.group || b.Weight != w.weight {
+					t.Errorf("backend %d = %s %v group %q weight %d, want %s %v group %q weight %d",
+						i, b.Kind, b.Ref, b.Group, b.Weight, w.kind, w.ref, w.group, w.weight)
+				}
+				found := b.XBackend != nil || b.Service != nil
+				if found != w.found {
+					t.Errorf("backend %d resolved = %v, want %v", i, found, w.found)
+				}
+				if b.XBackend != nil && (b.Kind != BackendXBackend || b.XBackend.Name != w.ref.Name || b.XBackend.Namespace != w.ref.Namespace) {
+					t.Errorf("backend %d: wrong XBackend %s/%s", i, b.XBackend.Namespace, b.XBackend.Name)
+				}
+				if b.Service != nil && (b.Kind != BackendService || b.Service.Name != w.ref.Name || b.Service.Namespace != w.ref.Namespace) {
+					t.Errorf("backend %d: wrong Service %s/%s", i, b.Service.Namespace, b.Service.Name)
+				}
+				if (w.problem == "") != (b.Problem == "") || !strings.Contains(b.Problem, w.problem) {
+					t.Errorf("backend %d problem = %q, want %q", i, b.Problem, w.problem)
+				}
+			}
+		})
+	}
+}
+
+func TestPathsAndBackendIndex(t *testing.T) {
+	g := loadGraph(t, "backends.yaml")
+	gw := GatewayRef("infra", "gw")
+	var got []string
+	for _, p := range g.Paths(gw) {
+		s := p.Listener + " " + p.Route.Namespace + "/" + p.Route.Name + " " + p.RuleName + " " + p.Backend.Kind + ":" + p.Backend.Ref.Namespace + "/" + p.Backend.Ref.Name
+		if p.RuleProblem != "" {
+			s += " 500"
+		}
+		got = append(got, s)
+	}
+	want := []string{
+		"http app/backends local Service:app/local",
+		"http app/backends core-group Service:app/local",
+		"http app/backends cross-granted Service:svc-ns/shared",
+		"http app/backends cross-denied Service:svc-ns/private 500",
+		"http app/backends cross-any-name Service:svc-open/anything",
+		"http app/backends cross-wrong-from Service:svc-other/hidden 500",
+		"http app/backends missing-svc Service:app/nope 500",
+		"http app/backends xb-cross XBackend:xb-ns/remote",
+		"http app/backends xb-any-group XBackend:xb-ns/remote",
+		"http app/backends xb-kind-omitted XBackend:app/external",
+		"http app/backends xb-missing XBackend:app/ghost 500",
+		"http app/backends xb-broken-service XBackend:app/broken 500",
+		"http app/backends unsupported Unsupported:app/b1 500",
+		"http app/backends service-wrong-group Unsupported:app/local 500",
+		"http app/backends weights Service:app/local",
+		"http app/backends weights Service:svc-ns/shared",
+		"http app/backends weight0-missing Service:app/local 500",
+		"http app/backends all-zero None:/ 500",
+		"http app/backends no-backends None:/ 500",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("paths:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	tests := []struct {
+		xb   Ref
+		want []Ref
+	}{
+		{XBackendRef("xb-ns", "remote"), []Ref{gw}},
+		{XBackendRef("app", "external"), []Ref{gw}},
+		{XBackendRef("app", "broken"), []Ref{gw}}, // reached, even though the rule answers 500
+		{XBackendRef("app", "ghost"), nil},
+		{Ref{Group: "agentic.prototype.x-k8s.io", Kind: "XBackend", Namespace: "xb-ns", Name: "remote"}, []Ref{gw}},
+		{Ref{Kind: "Service", Namespace: "xb-ns", Name: "remote"}, nil},
+	}
+	for _, tt := range tests {
+		if got := g.GatewaysOfBackend(tt.xb); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("GatewaysOfBackend(%v) = %v, want %v", tt.xb, got, tt.want)
+		}
+	}
+	// lookups
+	if g.XBackend(XBackendRef("xb-ns", "remote")) == nil || g.Service(ServiceRef("svc-ns", "shared")) == nil ||
+		g.HTTPRoute(HTTPRouteRef("app", "backends")) == nil || g.Gateway(gw) == nil {
+		t.Error("lookup of an existing object failed")
+	}
+	if g.XBackend(ServiceRef("svc-ns", "shared")) != nil || g.Service(XBackendRef("xb-ns", "remote")) != nil || g.Gateway(HTTPRouteRef("infra", "gw")) != nil {
+		t.Error("lookup across kinds succeeded")
+	}
+}
