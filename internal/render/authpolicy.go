@@ -150,10 +150,10 @@ func AuthPolicyText(w io.Writer, paths []*authpolicy.PathResult, res *authpolicy
 		if len(e.Lost) > 0 {
 			fmt.Fprintln(w, "  lost:")
 			for _, l := range e.Lost {
-				fmt.Fprintf(w, "    %s %s of %s: %s (%s wins; %s of %s decided", esc(l.Group), esc(l.Name), l.Source, l.Reason,
+				fmt.Fprintf(w, "    %s %s of %s: %s (%s wins, by the %s of %s", esc(l.Group), esc(l.Name), l.Source, l.Reason,
 					strings.Join(l.BeatenBy, ", "), l.Strategy, l.DecidedBy)
 				if l.SameTarget {
-					fmt.Fprint(w, ", same target: the older policy is the less specific one")
+					fmt.Fprint(w, "; same target, so the older policy counts as less specific")
 				}
 				fmt.Fprintln(w, ")")
 			}

@@ -38,8 +38,8 @@ type Lost struct {
 	// DecidedBy is the (less specific) policy whose strategy decided, and Strategy that strategy.
 	DecidedBy string   `json:"decidedBy"`
 	Strategy  Strategy `json:"strategy"`
-	// SameTarget is true when the loser and the deciding policy attach to the same node
-	// (then age decides which one is "less specific").
+	// SameTarget is true when the loser and the winners attach to the same node (then
+	// age, not hierarchy, made one of them the less specific).
 	SameTarget bool   `json:"sameTarget,omitempty"`
 	Reason     string `json:"reason"`
 }
@@ -128,7 +128,7 @@ func Fold(policies []*Policy) *Effective {
 		lose := func(r Rule, beatenBy []string, reason string) {
 			e.Lost = append(e.Lost, Lost{Key: r.Key, Group: r.Group, Name: r.Name, Source: r.Source,
 				BeatenBy: beatenBy, DecidedBy: src.Ref, Strategy: src.Strategy,
-				SameTarget: sameNode(src, r.Source, policies), Reason: reason})
+				SameTarget: sameNode(policies, r.Source, beatenBy), Reason: reason})
 		}
 		switch src.Strategy {
 		case AtomicOverrides:
@@ -181,15 +181,23 @@ func Fold(policies []*Policy) *Effective {
 	return e
 }
 
-// sameNode reports whether the deciding policy and the policy a rule came from attach to
-// the same node.
-func sameNode(decider *Policy, source string, policies []*Policy) bool {
+// sameNode reports whether the losing rule's policy and every winning policy attach to
+// the same node (then age, not hierarchy, decided).
+func sameNode(policies []*Policy, loser string, winners []string) bool {
+	nodes := map[string]string{}
 	for _, p := range policies {
-		if p.Ref == source {
-			return p.node != "" && p.node == decider.node && p != decider
+		nodes[p.Ref] = p.node
+	}
+	n := nodes[loser]
+	if n == "" || len(winners) == 0 {
+		return false
+	}
+	for _, w := range winners {
+		if w == loser || nodes[w] != n {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 func copyRules(in map[string]Rule) map[string]Rule {
