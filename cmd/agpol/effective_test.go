@@ -51,11 +51,11 @@ type authPolicyCaseExpect struct {
 
 type authPolicyJSON struct {
 	Paths []struct {
-		Gateway   *string                                  `json:"gateway"`
-		Listener  *string                                  `json:"listener"`
-		Route     *string                                  `json:"route"`
-		Rule      *string                                  `json:"rule"`
-		Effective map[string]map[string]map[string]any     `json:"effective"`
+		Gateway   *string                              `json:"gateway"`
+		Listener  *string                              `json:"listener"`
+		Route     *string                              `json:"route"`
+		Rule      *string                              `json:"rule"`
+		Effective map[string]map[string]map[string]any `json:"effective"`
 	} `json:"paths"`
 	Policies []struct {
 		Policy       string   `json:"policy"`
