@@ -125,7 +125,8 @@ func TestRouteSkipsUnprogrammedListeners(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Listener != "" || res.Reason != `no listener of Gateway infra/conflict on port 80 accepts host "dup.example.com"` {
+	// Port 80 still has a programmed plain-HTTP listener (three): the connection is taken.
+	if res.Listener != "" || res.Port != 80 || !strings.HasPrefix(res.Reason, `no listener of Gateway infra/conflict on port 80 accepts host "dup.example.com" (port 80 is plain HTTP`) {
 		t.Errorf("dup.example.com: listener %q reason %q", res.Listener, res.Reason)
 	}
 	res, _ = g.Route(RouteRequest{Gateway: GatewayRef("infra", "conflict"), Listener: "one", Host: "dup.example.com", Path: "/", Method: "GET"})
@@ -133,7 +134,7 @@ func TestRouteSkipsUnprogrammedListeners(t *testing.T) {
 		t.Errorf("listener one: %q %q", res.Listener, res.Reason)
 	}
 	res, _ = g.Route(RouteRequest{Gateway: GatewayRef("infra", "conflict"), Port: 90, Host: "web.example.com", Path: "/", Method: "GET"})
-	if res.Listener != "" || !strings.Contains(res.Reason, "on port 90") {
+	if res.Listener != "" || res.Port != 0 || res.Reason != `no listener of Gateway infra/conflict on port 90 accepts host "web.example.com"` {
 		t.Errorf("port 90 (protocol conflict): %q %q", res.Listener, res.Reason)
 	}
 	// Without a port, the most specific listener wins: ok.example.com (exact) over badsel (any host).

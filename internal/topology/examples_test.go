@@ -73,6 +73,9 @@ func TestExamplesRouting(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := g.Route(tt.req)
+			if err == nil && res.Listener != "" && res.Port != map[string]int{"https": 443, "http": 80}[res.Listener] {
+				t.Errorf("port = %d for listener %s", res.Port, res.Listener)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,6 +121,24 @@ func TestExamplesRouting(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A host no listener serves: a plain-HTTP port still takes the connection (gateway
+// policies run, then 404); an HTTPS port does not (no filter chain for the SNI).
+func TestExamplesUnknownHostByPort(t *testing.T) {
+	g := loadGraph(t, "../../../testdata/examples")
+	for _, tt := range []struct {
+		port, wantPort int
+		listener       string
+	}{{80, 80, ""}, {443, 0, ""}, {0, 0, ""}, {0, 80, "http"}, {0, 0, "https"}} {
+		res, err := g.Route(RouteRequest{Gateway: GatewayRef("infra", "edge"), Port: tt.port, Listener: tt.listener, Host: "example.org", Path: "/", Method: "GET"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Listener != "" || res.Route != nil || res.Port != tt.wantPort {
+			t.Errorf("port %d listener %q: got listener %q port %d (%s), want port %d", tt.port, tt.listener, res.Listener, res.Port, res.Reason, tt.wantPort)
+		}
 	}
 }
 

@@ -76,6 +76,13 @@ type RouteResult struct {
 	Backends  []BackendTarget // every backendRef of the matched rule (weight 0 skipped), in order
 	Reason    string          // why nothing matched (no listener for host/port, no route, no rule match), human readable
 
+	// Port is the gateway port that took the request: the listener's port, or, when no
+	// listener hostname matches on a port whose first listener is plain HTTP, that port
+	// (the reference builds one filter chain for such a port from its first listener,
+	// translator.go:350-356, so the connection is accepted, gateway-level policies run,
+	// and the request then finds no virtual host). 0 when no port takes the request.
+	Port int
+
 	// MatchIndex is the index of the match (in spec.rules[RuleIndex].matches) that
 	// selected the rule; 0 for a rule without matches.
 	MatchIndex int

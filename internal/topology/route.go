@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // Route sends a request through a gateway: it picks the listener, the virtual host,
@@ -38,9 +40,13 @@ func (g *Graph) Route(req RouteRequest) (*RouteResult, error) {
 	li, why := gi.selectListener(req.Listener, port, host)
 	if li == nil {
 		res.Reason = why
+		if p := gi.portOf(req.Listener, port); p != 0 && gi.plainHTTPPort(p) {
+			res.Port = p
+			res.Reason += fmt.Sprintf(" (port %d is plain HTTP: its single filter chain still accepts the request, gateway-level policies run, then 404)", p)
+		}
 		return res, nil
 	}
-	res.Listener = li.name
+	res.Listener, res.Port = li.name, int(li.port)
 	var vh *vhost
 	if pt := gi.ports[li.port]; pt != nil {
 		vh = pt.lookup(host)
@@ -100,6 +106,41 @@ func (gi *gatewayIndex) hasPort(p int) bool {
 		}
 	}
 	return false
+}
+
+// portOf is the port a request is aimed at: the named listener's, else the given one.
+func (gi *gatewayIndex) portOf(listener string, port int) int {
+	if listener != "" {
+		for _, li := range gi.listeners {
+			if li.name == listener {
+				if port != 0 && int(li.port) != port {
+					return 0
+				}
+				return int(li.port)
+			}
+		}
+		return 0
+	}
+	return port
+}
+
+// plainHTTPPort reports whether the reference data plane accepts any host on a port:
+// the port's first listener is HTTP and at least one listener on it is programmed
+// (translator.go:340-356: one Envoy listener per port, with a single filter chain
+// templated on the first listener when that one is HTTP).
+func (gi *gatewayIndex) plainHTTPPort(port int) bool {
+	first, programmed := true, false
+	for _, li := range gi.listeners {
+		if int(li.port) != port {
+			continue
+		}
+		if first && li.protocol != gwapiv1.HTTPProtocolType {
+			return false
+		}
+		first = false
+		programmed = programmed || li.notProgrammed == ""
+	}
+	return programmed
 }
 
 // selectListener picks the listener that takes a request, or says why none does.
