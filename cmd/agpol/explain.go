@@ -1,0 +1,285 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/render"
+)
+
+func init() {
+	commands = append(commands, (*app).newExplainCmd)
+}
+
+// decideFlags are the flags explain and simulate share.
+type decideFlags struct {
+	load        loadFlags
+	semantics   string
+	trustDomain string
+	output      string
+	color       string
+}
+
+func (d *decideFlags) add(cmd *cobra.Command, formats string) {
+	d.load.addFlags(cmd)
+	f := cmd.Flags()
+	f.StringVar(&d.semantics, "semantics", effective.PresetReference,
+		"semantics preset(s), comma-separated, or all: "+strings.Join(effective.PresetNames(), ", "))
+	f.StringVar(&d.trustDomain, "trust-domain", "cluster.local", "SPIFFE trust domain of ServiceAccount identities")
+	f.StringVarP(&d.output, "output", "o", "text", "output format: "+formats)
+	f.StringVar(&d.color, "color", "auto", "colour: auto, always or never")
+}
+
+func (d *decideFlags) check(formats ...string) ([]effective.Semantics, error) {
+	ok := false
+	for _, f := range formats {
+		if d.output == f {
+			ok = true
+		}
+	}
+	if !ok {
+		return nil, usagef("unknown output format %q: use %s", d.output, strings.Join(formats, ", "))
+	}
+	switch render.ColorMode(d.color) {
+	case render.ColorAuto, render.ColorAlways, render.ColorNever:
+	default:
+		return nil, usagef("invalid --color %q: use auto, always or never", d.color)
+	}
+	sems, err := effective.ParsePresets(d.semantics)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return sems, nil
+}
+
+type explainOptions struct {
+	decideFlags
+	from, gateway, listener, route, backend, service string
+	host, path, method, mcpMethod, tool, uri       string
+	headers                                        []string
+	port                                           int
+	at                                             string
+	extauth                                        string
+}
+
+func (a *app) newExplainCmd() *cobra.Command {
+	o := &explainOptions{}
+	cmd := &cobra.Command{
+		Use:   "explain",
+		Short: "Decide one request: allow, deny or indeterminate, and why",
+		Long: `Decide one simulated request as the data plane would: resolve the route (unless
+--route/--backend/--service name the path), run the ExternalAuth and Allow filters of the
+gateway and backend levels in data-plane order, and print the verdict first, then every
+level, policy and rule considered with matched / not matched / skipped, the reason and
+the rule's file:line.
+
+An external authorizer cannot be called offline: give its answer with --extauth allow|deny
+(or per level: --extauth gateway=allow,backend=deny). When it is needed and not given, the
+verdict is indeterminate and the outcome of each answer is shown.
+
+Without MCP metadata (--mcp-method none, or an HTTP method other than POST and no
+--mcp-method), the request is a plain HTTP request.
+
+` + exitCodesHelp,
+		Example: `  # Would billing be allowed to call the refund tool on the ledger?
+  agpol explain -f testdata/examples --from sa:agents/billing --gateway infra/edge \
+    --host ledger.mcp.example.com --tool refund --extauth allow
+
+  # Same question under every semantics preset, as JSON
+  agpol explain -f testdata/examples --from sa:agents/support --gateway infra/edge \
+    --backend pay/ledger --tool refund --semantics all -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			sems, err := o.check("text", "json", "yaml")
+			if err != nil {
+				return err
+			}
+			req, err := o.request(cmd)
+			if err != nil {
+				return err
+			}
+			o.load.wholeCluster = true
+			s, err := a.load(cmd.Context(), &o.load)
+			if err != nil {
+				return err
+			}
+			sim := explain.New(s, sems, o.trustDomain)
+			results, err := sim.Explain(req)
+			if err != nil {
+				if errors.Is(err, explain.ErrInput) {
+					return usagef("%v", err)
+				}
+				return err
+			}
+			w := a.streams.Out
+			switch o.output {
+			case "json":
+				err = render.JSON(w, explainReport(results))
+			case "yaml":
+				err = render.YAML(w, explainReport(results))
+			default:
+				err = render.ExplainText(w, results, render.Styler{Color: render.UseColor(render.ColorMode(o.color), w)})
+			}
+			if err != nil {
+				return err
+			}
+			return verdictExit(results)
+		},
+	}
+	o.add(cmd, "text, json or yaml")
+	f := cmd.Flags()
+	f.StringVar(&o.from, "from", "anonymous", "caller: sa:NAMESPACE/NAME, spiffe://..., or anonymous")
+	f.StringVar(&o.gateway, "gateway", "", "gateway NAMESPACE/NAME (inferred when only one fits)")
+	f.StringVar(&o.listener, "listener", "", "listener name (default: chosen by port and host)")
+	f.StringVar(&o.route, "route", "", "HTTPRoute NAMESPACE/NAME (skips route resolution with --backend/--service)")
+	f.StringVar(&o.backend, "backend", "", "XBackend NAMESPACE/NAME (skips route resolution)")
+	f.StringVar(&o.service, "service", "", "core Service NAMESPACE/NAME as the backend (skips route resolution)")
+	f.StringVar(&o.host, "host", "", "host (:authority) of the request, optionally with :port")
+	f.StringVar(&o.path, "path", "/mcp", "request path, optionally with ?query")
+	f.StringVar(&o.method, "method", "POST", "HTTP method")
+	f.StringArrayVar(&o.headers, "header", nil, "request header K=V (repeatable)")
+	f.IntVar(&o.port, "port", 0, "destination port (default: the listener's)")
+	f.StringVar(&o.at, "time", "", "request time, RFC 3339 (default: now)")
+	f.StringVar(&o.mcpMethod, "mcp-method", "tools/call", "JSON-RPC method; none for a plain HTTP request")
+	f.StringVar(&o.tool, "tool", "", "tool name (params.name)")
+	f.StringVar(&o.uri, "uri", "", "resource URI (params.uri)")
+	f.StringVar(&o.extauth, "extauth", "", "external authorizer answer: allow, deny, or gateway=allow,backend=deny")
+	return cmd
+}
+
+func (o *explainOptions) request(cmd *cobra.Command) (*explain.Request, error) {
+	ns := "default"
+	r := &explain.Request{Name: "explain"}
+	var err error
+	if r.From, err = explain.ParseIdentity(o.from); err != nil {
+		return nil, usagef("--from: %v", err)
+	}
+	for _, x := range []struct {
+		flag, val string
+		dst       **explain.NamespacedName
+	}{{"--gateway", o.gateway, &r.Gateway}, {"--route", o.route, &r.Route}, {"--backend", o.backend, &r.Backend}, {"--service", o.service, &r.Service}} {
+		if x.val == "" {
+			continue
+		}
+		n, err := explain.ParseNamespacedName(x.val, ns)
+		if err != nil {
+			return nil, usagef("%s: %v", x.flag, err)
+		}
+		*x.dst = &n
+	}
+	if r.Backend != nil && r.Service != nil {
+		return nil, usagef("give --backend or --service, not both")
+	}
+	r.Listener = o.listener
+	r.HTTP = explain.HTTP{Method: strings.ToUpper(o.method), Path: o.path, Host: o.host, Port: o.port}
+	if !strings.HasPrefix(o.path, "/") {
+		return nil, usagef("--path must start with /")
+	}
+	if o.port < 0 || o.port > 65535 {
+		return nil, usagef("--port must be 1-65535")
+	}
+	for _, h := range o.headers {
+		k, v, ok := strings.Cut(h, "=")
+		if !ok || k == "" {
+			return nil, usagef("--header %q: use NAME=VALUE", h)
+		}
+		if r.HTTP.Headers == nil {
+			r.HTTP.Headers = map[string]string{}
+		}
+		k = strings.ToLower(k)
+		if old, ok := r.HTTP.Headers[k]; ok {
+			v = old + "," + v
+		}
+		r.HTTP.Headers[k] = v
+	}
+	r.HTTP.Time = time.Now().UTC()
+	if o.at != "" {
+		if r.HTTP.Time, err = time.Parse(time.RFC3339, o.at); err != nil {
+			return nil, usagef("--time %q: use RFC 3339, e.g. 2026-05-01T10:00:00Z", o.at)
+		}
+	}
+	mcpSet := cmd.Flags().Changed("mcp-method") || cmd.Flags().Changed("tool") || cmd.Flags().Changed("uri")
+	if o.mcpMethod != "none" && o.mcpMethod != "" && (r.HTTP.Method == "POST" || mcpSet) {
+		r.MCP = &explain.MCP{Method: o.mcpMethod, Tool: o.tool, URI: o.uri}
+	}
+	if r.ExtAuth, err = parseExtAuth(o.extauth); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func parseExtAuth(v string) (explain.ExtAuth, error) {
+	var e explain.ExtAuth
+	if v == "" {
+		return e, nil
+	}
+	if v == "allow" || v == "deny" {
+		return explain.ExtAuth{Gateway: explain.Answer(v), Backend: explain.Answer(v)}, nil
+	}
+	for _, part := range strings.Split(v, ",") {
+		k, val, ok := strings.Cut(part, "=")
+		if !ok || (val != "allow" && val != "deny") {
+			return e, usagef("--extauth %q: use allow, deny, or gateway=allow|deny,backend=allow|deny", v)
+		}
+		switch k {
+		case "gateway":
+			e.Gateway = explain.Answer(val)
+		case "backend":
+			e.Backend = explain.Answer(val)
+		default:
+			return e, usagef("--extauth %q: unknown level %q (gateway or backend)", v, k)
+		}
+	}
+	return e, nil
+}
+
+// explainDoc is the -o json|yaml document of explain and simulate.
+type explainDoc struct {
+	APIVersion string            `json:"apiVersion"`
+	Kind       string            `json:"kind"`
+	Results    []*explain.Result `json:"results"`
+	Summary    *summary          `json:"summary,omitempty"`
+}
+
+type summary struct {
+	Passed int `json:"passed"`
+	Failed int `json:"failed"`
+}
+
+func explainReport(results []*explain.Result) *explainDoc {
+	if results == nil {
+		results = []*explain.Result{}
+	}
+	return &explainDoc{APIVersion: render.ReportAPIVersion, Kind: "DecisionList", Results: results}
+}
+
+// verdictExit maps the primary semantics' verdicts to the exit code: any deny → 1,
+// else any indeterminate → 3, else 0.
+func verdictExit(results []*explain.Result) error {
+	code := exitOK
+	for _, r := range results {
+		if !r.Primary {
+			continue
+		}
+		switch r.Verdict {
+		case explain.Deny:
+			code = exitFail
+		case explain.Indeterminate:
+			if code == exitOK {
+				code = exitIndeterminate
+			}
+		}
+	}
+	if code == exitOK {
+		return nil
+	}
+	return &resultError{code: code}
+}
+
+var _ = fmt.Sprintf

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/render"
+)
+
+func init() {
+	commands = append(commands, (*app).newSimulateCmd)
+}
+
+type simulateOptions struct {
+	decideFlags
+	requests string
+}
+
+func (a *app) newSimulateCmd() *cobra.Command {
+	o := &simulateOptions{}
+	cmd := &cobra.Command{
+		Use:   "simulate --requests FILE",
+		Short: "Decide many requests at once, optionally checking expectations",
+		Long: `Decide every request of a request file (the format is a public contract):
+
+  trustDomain: cluster.local              # optional
+  requests:
+  - name: sum-allowed
+    from: {serviceAccount: shop/agent-a}  # or {spiffe: URI} or {anonymous: true}
+    gateway: shop/front
+    listener: https                       # optional
+    route: shop/calc-route                # optional; resolved when absent
+    backend: shop/calc                    # optional XBackend; or service: NS/NAME
+    http: {method: POST, path: /mcp, host: calc.example.com, port: 443,
+           headers: {mcp-session-id: s-1}, time: "2026-05-01T10:00:00Z"}
+    mcp: {method: tools/call, tool: add-numbers}   # omit mcp for a plain HTTP request
+    extauth: allow                        # or deny, or {gateway: allow, backend: deny}
+    expect: allow                         # optional: turns the request into a test
+    expectDecidedBy: shop/calc-sum#be-sum # optional
+    expectLevel: backend                  # optional
+
+A weighted route rule yields one result per backend. With several --semantics, every
+request gets one result per semantics (expectations are checked against the first).
+With expectations, "N passed, M failed" is printed (to stderr for json, yaml and junit)
+and any failure exits 1.
+
+` + exitCodesHelp,
+		Example: `  # The example scenario's request file, as a test
+  agpol simulate -f testdata/examples --requests testdata/examples/requests.yaml
+
+  # JUnit XML for CI
+  agpol simulate -f manifests/ --requests requests.yaml -o junit > report.xml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			sems, err := o.check("text", "json", "yaml", "junit")
+			if err != nil {
+				return err
+			}
+			if o.requests == "" {
+				return usagef("--requests FILE is required")
+			}
+			data, err := a.readRequests(o.requests)
+			if err != nil {
+				return err
+			}
+			ns := "default"
+			if a.config.Namespace != nil && *a.config.Namespace != "" {
+				ns = *a.config.Namespace
+			}
+			rf, err := explain.ParseRequestFile(o.requests, data, ns)
+			if err != nil {
+				return err
+			}
+			td := o.trustDomain
+			if !cmd.Flags().Changed("trust-domain") && rf.TrustDomain != "" {
+				td = rf.TrustDomain
+			}
+			o.load.wholeCluster = true
+			s, err := a.load(cmd.Context(), &o.load)
+			if err != nil {
+				return err
+			}
+			sim := explain.New(s, sems, td)
+			results, err := sim.Simulate(rf.Requests)
+			if err != nil {
+				if errors.Is(err, explain.ErrInput) {
+					return fmt.Errorf("%s: %w", o.requests, err)
+				}
+				return err
+			}
+			passed, failed := render.SimulateSummary(results)
+			w := a.streams.Out
+			doc := explainReport(results)
+			if passed+failed > 0 {
+				doc.Summary = &summary{Passed: passed, Failed: failed}
+			}
+			switch o.output {
+			case "json":
+				err = render.JSON(w, doc)
+			case "yaml":
+				err = render.YAML(w, doc)
+			case "junit":
+				err = render.SimulateJUnit(w, o.requests, results)
+			default:
+				err = render.SimulateText(w, results, render.Styler{Color: render.UseColor(render.ColorMode(o.color), w)})
+			}
+			if err != nil {
+				return err
+			}
+			if passed+failed > 0 {
+				out := w
+				if o.output != "text" {
+					out = a.streams.ErrOut
+				}
+				fmt.Fprintf(out, "%d passed, %d failed\n", passed, failed)
+				if failed > 0 {
+					return &resultError{code: exitFail}
+				}
+			}
+			return nil
+		},
+	}
+	o.add(cmd, "text, json, yaml or junit")
+	cmd.Flags().StringVar(&o.requests, "requests", "", "request file (YAML), - for stdin")
+	return cmd
+}
+
+func (a *app) readRequests(name string) ([]byte, error) {
+	if name == "-" {
+		return io.ReadAll(io.LimitReader(a.streams.In, 16<<20))
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("reading request file: %w", err)
+	}
+	return data, nil
+}

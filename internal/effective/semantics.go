@@ -1,0 +1,325 @@
+package effective
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// AllowCombine is how several Allow policies on one target combine (§17 D1).
+type AllowCombine string
+
+// Allow combination choices.
+const (
+	// CombineUnion merges the rules of all Allow policies of a level; any matching rule admits (reference).
+	CombineUnion AllowCombine = "union"
+	// CombineAllPolicies requires every Allow policy of a level to allow (proposal 0059, legacy translator).
+	CombineAllPolicies AllowCombine = "all-policies"
+	// CombinePR220 is the union, but a level where no rule selects the caller is passed (PR #220).
+	CombinePR220 AllowCombine = "pr220"
+)
+
+// ExtAuthPlacement is where the ExternalAuth checks sit relative to the Allow checks (§17 D2).
+type ExtAuthPlacement string
+
+// ExternalAuth placements.
+const (
+	// ExtAuthFirst runs the ExternalAuth of every level before any Allow filter (reference).
+	ExtAuthFirst ExtAuthPlacement = "all-extauth-first"
+	// ExtAuthPerLevel runs each level entirely (ExternalAuth, then Allow) before the next (0059, PR #220).
+	ExtAuthPerLevel ExtAuthPlacement = "per-level"
+	// ExtAuthLast runs every Allow (RBAC) filter first and the authorizers last (legacy translator).
+	ExtAuthLast ExtAuthPlacement = "after-allow"
+)
+
+// PolicyOrder is the order of policies within a level (§17 D3).
+type PolicyOrder string
+
+// Policy orders.
+const (
+	// OrderAgeName sorts ExternalAuth first, then creationTimestamp, then name (reference).
+	OrderAgeName PolicyOrder = "age-then-name"
+	// OrderInput keeps the order the objects were read in (legacy lister order).
+	OrderInput PolicyOrder = "input"
+)
+
+// RuleCollision is what happens to same-named rules of different policies on one level (§17 D4).
+type RuleCollision string
+
+// Rule-name collision choices.
+const (
+	// CollisionYoungerReplaces keys rules by name: a younger policy's rule replaces the older one (reference).
+	CollisionYoungerReplaces RuleCollision = "younger-replaces"
+	// CollisionKeepBoth keeps every rule.
+	CollisionKeepBoth RuleCollision = "keep-both"
+)
+
+// BaseMethods says which base-protocol requests are allowed without a rule (§17 D5).
+type BaseMethods string
+
+// Base-method defaults.
+const (
+	// BaseMethodsNone allows nothing implicitly (reference, since #279).
+	BaseMethodsNone BaseMethods = "none"
+	// BaseMethodsBuiltin adds the legacy built-in allowances to every enforcing RBAC config:
+	// initialize, notifications/initialized, tools/list, any GET, DELETE with mcp-session-id.
+	BaseMethodsBuiltin BaseMethods = "builtin-allowances"
+)
+
+// NoPolicyDefault is the verdict when no policy applies (§17 D6).
+type NoPolicyDefault string
+
+// No-policy defaults.
+const (
+	NoPolicyAllow NoPolicyDefault = "allow" // reference
+	NoPolicyDeny  NoPolicyDefault = "deny"  // user journeys, proposal 0008 ("zero trust")
+)
+
+// EmptyAuthorization is what a rule without authorization (or with no MCP method) permits (§17 D7).
+type EmptyAuthorization string
+
+// Empty-authorization choices.
+const (
+	// EmptyAuthAny permits any request (reference, v1alpha1).
+	EmptyAuthAny EmptyAuthorization = "any"
+	// EmptyAuthDenyTools permits everything but tools/call (legacy NOT(tools/call), proposal 0008:200).
+	EmptyAuthDenyTools EmptyAuthorization = "deny-tools"
+)
+
+// Enforcement says whether a field the API documents is enforced (§17 D8, D9).
+type Enforcement string
+
+// Enforcement choices.
+const (
+	NotEnforced Enforcement = "ignored"  // reference
+	Enforced    Enforcement = "enforced" // API documentation
+)
+
+// TargetKinds is which targetRef kinds admission accepts (§17 D10).
+type TargetKinds string
+
+// Target-kind choices.
+const (
+	// TargetKindsAny admits any kind; only Gateway and XBackend are enforced (reference).
+	TargetKindsAny TargetKinds = "any"
+	// TargetKindsGatewayXBackend rejects policies that target anything else (0059, v0alpha0 CRD).
+	TargetKindsGatewayXBackend TargetKinds = "gateway-xbackend"
+)
+
+// SourceFailOpen is what an incomplete rule source matches (§17 D11).
+type SourceFailOpen string
+
+// Source choices.
+const (
+	// SourceAny matches any caller (reference).
+	SourceAny SourceFailOpen = "any"
+	// SourceNone matches nobody ("Type must be set").
+	SourceNone SourceFailOpen = "none"
+)
+
+// ExtAuthBackendRefGroup is whether a backend ExternalAuth needs a route backendRef with the
+// exact agentic group to get an ext_authz filter (§17 D12).
+type ExtAuthBackendRefGroup string
+
+// ExternalAuth filter choices.
+const (
+	ExtAuthGroupRequired ExtAuthBackendRefGroup = "required" // reference
+	ExtAuthAlways        ExtAuthBackendRefGroup = "always"   // api-doc: always delegate
+)
+
+// AdmissionSource is where admission comes from (§17 D13).
+type AdmissionSource string
+
+// Admission choices.
+const (
+	// AdmissionRecordedFirst uses the recorded status when present, else recomputes (reference).
+	AdmissionRecordedFirst AdmissionSource = "recorded-status-first"
+	// AdmissionRecompute always recomputes the controller's rules.
+	AdmissionRecompute AdmissionSource = "recompute"
+)
+
+// V0alpha0Objects is how XAccessPolicies written at v0alpha0 are treated (§17 D15, §16).
+type V0alpha0Objects string
+
+// v0alpha0 choices.
+const (
+	V0alpha0Inert  V0alpha0Objects = "inert"  // reference: empty action, never enforced
+	V0alpha0Legacy V0alpha0Objects = "legacy" // enforced as the legacy translator did
+)
+
+// Semantics gathers the disputed choices of semantics-agentic.md §17 (and §16).
+type Semantics struct {
+	Name string `json:"name"`
+	// AllowCombine: D1.
+	AllowCombine AllowCombine `json:"allowCombine"`
+	// ExtAuthPlacement: D2.
+	ExtAuthPlacement ExtAuthPlacement `json:"extAuthPlacement"`
+	// PolicyOrder: D3.
+	PolicyOrder PolicyOrder `json:"policyOrder"`
+	// RuleCollision: D4.
+	RuleCollision RuleCollision `json:"ruleCollision"`
+	// BaseMethods: D5.
+	BaseMethods BaseMethods `json:"baseMethods"`
+	// NoPolicyDefault: D6.
+	NoPolicyDefault NoPolicyDefault `json:"noPolicyDefault"`
+	// EmptyAuthorization: D7.
+	EmptyAuthorization EmptyAuthorization `json:"emptyAuthorization"`
+	// L7Fields: D8 (authorization.methods/paths/headers/hosts/ports).
+	L7Fields Enforcement `json:"l7Fields"`
+	// SectionName: D9 (targetRefs[].sectionName selects a listener).
+	SectionName Enforcement `json:"sectionName"`
+	// TargetKinds: D10.
+	TargetKinds TargetKinds `json:"targetKinds"`
+	// SourceFailOpen: D11.
+	SourceFailOpen SourceFailOpen `json:"sourceFailOpen"`
+	// ExtAuthBackendRefGroup: D12.
+	ExtAuthBackendRefGroup ExtAuthBackendRefGroup `json:"extAuthBackendRefGroup"`
+	// Admission: D13.
+	Admission AdmissionSource `json:"admission"`
+	// ExtAuthSeniority: one ExternalAuth per target at admission (absent from the legacy controller).
+	ExtAuthSeniority bool `json:"extAuthSeniority"`
+	// V0alpha0: D15.
+	V0alpha0 V0alpha0Objects `json:"v0alpha0"`
+	// CELOnlyToolsCall: D19, a CEL rule only matches tools/call.
+	CELOnlyToolsCall bool `json:"celOnlyToolsCall"`
+}
+
+// Preset names.
+const (
+	PresetReference = "reference"
+	PresetProposal  = "proposal-0059"
+	PresetPR220     = "pr-220"
+	PresetLegacy    = "v0alpha0-legacy"
+)
+
+// Reference is what the upstream controller, translator and Envoy enforce at HEAD.
+func Reference() Semantics {
+	return Semantics{
+		Name:                   PresetReference,
+		AllowCombine:           CombineUnion,
+		ExtAuthPlacement:       ExtAuthFirst,
+		PolicyOrder:            OrderAgeName,
+		RuleCollision:          CollisionYoungerReplaces,
+		BaseMethods:            BaseMethodsNone,
+		NoPolicyDefault:        NoPolicyAllow,
+		EmptyAuthorization:     EmptyAuthAny,
+		L7Fields:               NotEnforced,
+		SectionName:            NotEnforced,
+		TargetKinds:            TargetKindsAny,
+		SourceFailOpen:         SourceAny,
+		ExtAuthBackendRefGroup: ExtAuthGroupRequired,
+		Admission:              AdmissionRecordedFirst,
+		ExtAuthSeniority:       true,
+		V0alpha0:               V0alpha0Inert,
+		CELOnlyToolsCall:       true,
+	}
+}
+
+var presets = map[string]func() Semantics{
+	PresetReference: Reference,
+	// Proposal 0059 (D1 alt-A, D2 per level, D3 short-circuit order, D10 kinds restricted).
+	PresetProposal: func() Semantics {
+		s := Reference()
+		s.Name = PresetProposal
+		s.AllowCombine = CombineAllPolicies
+		s.ExtAuthPlacement = ExtAuthPerLevel
+		s.TargetKinds = TargetKindsGatewayXBackend
+		return s
+	},
+	// PR #220 (D1 alt-B, D2 per level).
+	PresetPR220: func() Semantics {
+		s := Reference()
+		s.Name = PresetPR220
+		s.AllowCombine = CombinePR220
+		s.ExtAuthPlacement = ExtAuthPerLevel
+		return s
+	},
+	// The legacy translator at b48e458 (§16.2): one RBAC filter per policy (AND), built-in
+	// allowances, empty authorization = NOT(tools/call), authorizers after the RBAC filters,
+	// lister order, no ExternalAuth seniority at admission, v0alpha0 objects enforced.
+	PresetLegacy: func() Semantics {
+		s := Reference()
+		s.Name = PresetLegacy
+		s.AllowCombine = CombineAllPolicies
+		s.ExtAuthPlacement = ExtAuthLast
+		s.PolicyOrder = OrderInput
+		s.BaseMethods = BaseMethodsBuiltin
+		s.EmptyAuthorization = EmptyAuthDenyTools
+		s.ExtAuthSeniority = false
+		s.V0alpha0 = V0alpha0Legacy
+		return s
+	},
+}
+
+// PresetNames lists the presets, reference first.
+func PresetNames() []string {
+	return []string{PresetReference, PresetProposal, PresetPR220, PresetLegacy}
+}
+
+// Preset returns a named preset. "pr220" and "legacy" are accepted as aliases.
+func Preset(name string) (Semantics, error) {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "", "default":
+		name = PresetReference
+	case "pr220", "pr-220-draft":
+		name = PresetPR220
+	case "legacy", "v0alpha0":
+		name = PresetLegacy
+	case "0059":
+		name = PresetProposal
+	}
+	f, ok := presets[name]
+	if !ok {
+		return Semantics{}, fmt.Errorf("unknown semantics %q (use %s or all)", name, strings.Join(PresetNames(), ", "))
+	}
+	return f(), nil
+}
+
+// ParsePresets parses a --semantics value: a comma-separated list of presets, or "all".
+func ParsePresets(value string) ([]Semantics, error) {
+	if strings.TrimSpace(value) == "" {
+		return []Semantics{Reference()}, nil
+	}
+	if strings.TrimSpace(value) == "all" {
+		value = strings.Join(PresetNames(), ",")
+	}
+	var out []Semantics
+	seen := map[string]bool{}
+	for _, n := range strings.Split(value, ",") {
+		s, err := Preset(n)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[s.Name] {
+			seen[s.Name] = true
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// FieldDiff is one field on which two Semantics differ.
+type FieldDiff struct {
+	Field string `json:"field"`
+	A     string `json:"a"`
+	B     string `json:"b"`
+}
+
+// Diff lists the fields (by JSON name) on which a and b differ, the name excluded.
+func Diff(a, b Semantics) []FieldDiff {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	t := va.Type()
+	var out []FieldDiff
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Name == "Name" {
+			continue
+		}
+		x, y := fmt.Sprint(va.Field(i).Interface()), fmt.Sprint(vb.Field(i).Interface())
+		if x != y {
+			name := strings.Split(f.Tag.Get("json"), ",")[0]
+			out = append(out, FieldDiff{Field: name, A: x, B: y})
+		}
+	}
+	return out
+}

@@ -1,0 +1,420 @@
+package explain
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agpol/agpol/internal/effective"
+)
+
+// Verdicts.
+const (
+	Allow         = "allow"
+	Deny          = "deny"
+	Indeterminate = "indeterminate"
+)
+
+// decidedBy values that are not policy names.
+const (
+	DecidedImplicitDeny = "implicit-deny"
+	DecidedNoPolicy     = "no-policy"
+)
+
+// Step outcomes.
+const (
+	OutcomeMatched    = "matched"
+	OutcomeNotMatched = "not-matched"
+	OutcomeSkipped    = "skipped"
+	OutcomeConsulted  = "consulted"
+	OutcomeInfo       = "info"
+)
+
+// Step is one entry of a trace.
+type Step struct {
+	Level   string `json:"level"`
+	Phase   string `json:"phase"` // route, extauth, allow, default
+	Policy  string `json:"policy,omitempty"`
+	Rule    string `json:"rule,omitempty"`
+	Source  string `json:"source,omitempty"`
+	Outcome string `json:"outcome"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// Branch is the outcome under one assumption about the unknown authorizers.
+type Branch struct {
+	Assume    ExtAuth `json:"assume"`
+	Decision  string  `json:"decision"`
+	Level     string  `json:"level"`
+	DecidedBy string  `json:"decidedBy"`
+}
+
+// Decision is the verdict for one request on one path under one semantics.
+type Decision struct {
+	Verdict string `json:"decision"`
+	// Explicit is true for a deny by an external authorizer (or an explicit default deny).
+	Explicit  bool   `json:"explicit"`
+	Level     string `json:"level"`
+	DecidedBy string `json:"decidedBy"`
+	Semantics string `json:"semantics"`
+	// Reason is the one-line why.
+	Reason   string   `json:"reason"`
+	Branches []Branch `json:"branches,omitempty"`
+	Trace    []Step   `json:"trace"`
+}
+
+// DenyKind is "explicit" or "implicit" for a deny, "" otherwise.
+func (d *Decision) DenyKind() string {
+	if d.Verdict != Deny {
+		return ""
+	}
+	if d.Explicit {
+		return "explicit"
+	}
+	return "implicit"
+}
+
+type evaluator struct {
+	chain *effective.Chain
+	sem   *effective.Semantics
+	c     *reqCtx
+	ans   ExtAuth
+	trace bool
+	steps []Step
+
+	allowBy, allowLevel       string
+	ruleLessBy, ruleLessLevel string
+	extBy, extLevel           string
+	consultedShared           bool
+
+	done    bool
+	d       Decision
+	unknown effective.LevelName
+}
+
+func (ev *evaluator) step(s Step) {
+	if ev.trace {
+		ev.steps = append(ev.steps, s)
+	}
+}
+
+func ruleStep(level effective.LevelName, phase string, r *effective.Rule, outcome, reason string) Step {
+	return Step{Level: string(level), Phase: phase, Policy: r.Policy.ID(), Rule: r.Name, Source: r.Source.String(), Outcome: outcome, Reason: reason}
+}
+
+func (ev *evaluator) finish(verdict string, explicit bool, level, by, reason string) {
+	ev.done = true
+	ev.d = Decision{Verdict: verdict, Explicit: explicit, Level: level, DecidedBy: by, Reason: reason}
+}
+
+// decide evaluates a chain, branching over unknown authorizers.
+func decide(chain *effective.Chain, c *reqCtx, ans ExtAuth, trace bool, pre []Step) Decision {
+	ev := &evaluator{chain: chain, sem: &chain.Semantics, c: c, ans: ans, trace: trace}
+	if trace {
+		ev.steps = append(ev.steps, pre...)
+	}
+	ev.run()
+	if ev.unknown == "" {
+		ev.d.Trace = ev.steps
+		ev.d.Semantics = chain.Semantics.Name
+		return ev.d
+	}
+	lvl := ev.unknown
+	pending := ev.d
+	aAllow, aDeny := ans, ans
+	aAllow.set(lvl, AnswerAllow)
+	aDeny.set(lvl, AnswerDeny)
+	dA := decide(chain, c, aAllow, trace, pre)
+	dD := decide(chain, c, aDeny, trace, pre)
+	branches := append(leafBranches(dA, aAllow), leafBranches(dD, aDeny)...)
+	if dA.Verdict == dD.Verdict && dA.Verdict != Indeterminate {
+		dA.Branches = branches
+		if trace {
+			dA.Trace = append(dA.Trace, Step{Level: string(lvl), Phase: "extauth", Outcome: OutcomeInfo,
+				Reason: fmt.Sprintf("the %s authorizer's answer is unknown but does not change the verdict (%s either way)", lvl, dA.Verdict)})
+		}
+		return dA
+	}
+	pending.Verdict = Indeterminate
+	pending.Semantics = chain.Semantics.Name
+	pending.Branches = branches
+	pending.Trace = ev.steps
+	var parts []string
+	for _, b := range branches {
+		parts = append(parts, fmt.Sprintf("%s → %s (%s)", b.Assume.String(), strings.ToUpper(b.Decision), b.DecidedBy))
+	}
+	pending.Reason = fmt.Sprintf("%s; outcome per answer: %s", pending.Reason, strings.Join(parts, "; "))
+	return pending
+}
+
+func leafBranches(d Decision, assumed ExtAuth) []Branch {
+	if len(d.Branches) > 0 {
+		return d.Branches
+	}
+	return []Branch{{Assume: assumed, Decision: d.Verdict, Level: d.Level, DecidedBy: d.DecidedBy}}
+}
+
+// String is e.g. "gateway=allow, backend=deny".
+func (e ExtAuth) String() string {
+	var p []string
+	if e.Gateway != "" {
+		p = append(p, "gateway authorizer "+string(e.Gateway))
+	}
+	if e.Backend != "" {
+		p = append(p, "backend authorizer "+string(e.Backend))
+	}
+	if len(p) == 0 {
+		return "no authorizer answer"
+	}
+	return strings.Join(p, ", ")
+}
+
+func (ev *evaluator) run() {
+	levels := ev.chain.Levels()
+	any := false
+	for _, l := range levels {
+		if l.HasPolicies() {
+			any = true
+		}
+	}
+	if !any {
+		ev.step(Step{Level: string(effective.LevelNone), Phase: "default", Outcome: OutcomeInfo,
+			Reason: "no accepted XAccessPolicy applies at the gateway or the backend"})
+		if ev.sem.NoPolicyDefault == effective.NoPolicyDeny {
+			ev.finish(Deny, true, string(effective.LevelNone), DecidedNoPolicy, "no policy applies and the semantics denies by default")
+			return
+		}
+		ev.finish(Allow, false, string(effective.LevelNone), DecidedNoPolicy, "no policy applies: allowed by default")
+		return
+	}
+	switch ev.sem.ExtAuthPlacement {
+	case effective.ExtAuthPerLevel:
+		for _, l := range levels {
+			if ev.extStep(l); ev.done || ev.unknown != "" {
+				return
+			}
+			if ev.allowStep(l); ev.done {
+				return
+			}
+		}
+	case effective.ExtAuthLast:
+		for _, l := range levels {
+			if ev.allowStep(l); ev.done {
+				return
+			}
+		}
+		for _, l := range levels {
+			if ev.extStep(l); ev.done || ev.unknown != "" {
+				return
+			}
+		}
+	default:
+		for _, l := range levels {
+			if ev.extStep(l); ev.done || ev.unknown != "" {
+				return
+			}
+		}
+		for _, l := range levels {
+			if ev.allowStep(l); ev.done {
+				return
+			}
+		}
+	}
+	switch {
+	case ev.allowBy != "":
+		ev.finish(Allow, false, ev.allowLevel, ev.allowBy, fmt.Sprintf("allowed by %s at %s level", ev.allowBy, ev.allowLevel))
+	case ev.ruleLessBy != "":
+		ev.finish(Allow, false, ev.ruleLessLevel, ev.ruleLessBy, fmt.Sprintf("allowed: the only Allow policy at %s level, %s, has no rules", ev.ruleLessLevel, ev.ruleLessBy))
+	case ev.extBy != "":
+		ev.finish(Allow, false, ev.extLevel, ev.extBy, fmt.Sprintf("the authorizer behind %s allowed and no Allow policy enforces", ev.extBy))
+	default:
+		ev.finish(Allow, false, string(effective.LevelNone), DecidedNoPolicy, "no Allow policy enforces and no authorizer was consulted")
+	}
+}
+
+// extStep runs the level's ExternalAuth (and, under legacy enforcement, its v0alpha0 ExternalAuth rules).
+func (ev *evaluator) extStep(l *effective.Level) {
+	if p := l.ExtAuth; p != nil {
+		by, src := "", ""
+		if p.RuleLess {
+			by, src = p.ID(), p.Source.String()
+			ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: p.ID(), Source: src, Outcome: OutcomeMatched,
+				Reason: "ExternalAuth policy without rules delegates every request"})
+		} else {
+			for _, r := range p.Rules {
+				var why string
+				var w *string
+				if ev.trace {
+					w = &why
+				}
+				if matchRule(r, ev.c, w) {
+					by = r.ID()
+					ev.step(ruleStep(l.Name, "extauth", r, OutcomeMatched, "selects the request for the authorizer"))
+					break
+				}
+				ev.step(ruleStep(l.Name, "extauth", r, OutcomeNotMatched, why))
+			}
+			if by == "" {
+				ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: p.ID(), Outcome: OutcomeSkipped,
+					Reason: "no rule of the ExternalAuth policy selects the request: the authorizer is not called"})
+			}
+		}
+		if by != "" {
+			ev.consult(l, by, !l.ExtAuthFilter, l.ExtAuthNote)
+			if ev.done || ev.unknown != "" {
+				return
+			}
+		}
+	}
+	for _, r := range l.LegacyExt {
+		var why string
+		var w *string
+		if ev.trace {
+			w = &why
+		}
+		if !matchRule(r, ev.c, w) {
+			ev.step(ruleStep(l.Name, "extauth", r, OutcomeNotMatched, why))
+			continue
+		}
+		ev.step(ruleStep(l.Name, "extauth", r, OutcomeMatched, "legacy ExternalAuth rule: tools/call from its source goes to the authorizer"))
+		ev.consult(l, r.ID(), false, "")
+		if ev.done || ev.unknown != "" {
+			return
+		}
+	}
+}
+
+func (ev *evaluator) consult(l *effective.Level, by string, noFilter bool, note string) {
+	if noFilter {
+		ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeSkipped, Reason: note + ": the authorizer is never called"})
+		return
+	}
+	if ev.chain.SharedExtAuth && ev.sem.ExtAuthPlacement == effective.ExtAuthFirst {
+		if l.Name == effective.LevelBackend && ev.consultedShared {
+			ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeInfo,
+				Reason: "same ExternalAuth config as the gateway's: one ext_authz filter, already called"})
+			return
+		}
+		ev.consultedShared = true
+	}
+	switch ev.ans.get(l.Name) {
+	case AnswerDeny:
+		ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Reason: "authorizer answered deny"})
+		ev.finish(Deny, true, string(l.Name), by, fmt.Sprintf("the %s authorizer behind %s denied", l.Name, by))
+	case AnswerAllow:
+		ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Reason: "authorizer answered allow"})
+		ev.extBy, ev.extLevel = by, string(l.Name)
+	default:
+		ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted,
+			Reason: "authorizer answer unknown (give --extauth allow|deny)"})
+		ev.unknown = l.Name
+		ev.d = Decision{Verdict: Indeterminate, Explicit: false, Level: string(l.Name), DecidedBy: by,
+			Reason: fmt.Sprintf("depends on the %s authorizer behind %s", l.Name, by)}
+	}
+}
+
+// allowStep runs a level's Allow filter.
+func (ev *evaluator) allowStep(l *effective.Level) {
+	if ev.sem.AllowCombine == effective.CombineAllPolicies {
+		ev.allowPerPolicy(l)
+		return
+	}
+	if len(l.Merged) == 0 {
+		if p := l.RuleLessAllow(); p != nil {
+			ev.ruleLessBy, ev.ruleLessLevel = p.ID(), string(l.Name)
+			ev.step(Step{Level: string(l.Name), Phase: "allow", Policy: p.ID(), Source: p.Source.String(), Outcome: OutcomeSkipped,
+				Reason: "Allow policy without rules: adds no rule, the level does not enforce"})
+		} else {
+			ev.step(Step{Level: string(l.Name), Phase: "allow", Outcome: OutcomeSkipped, Reason: "no Allow policy: the level does not enforce"})
+		}
+		return
+	}
+	selected := false
+	var near []string
+	for _, r := range l.Merged {
+		var why string
+		var w *string
+		if ev.trace {
+			w = &why
+		}
+		if matchRule(r, ev.c, w) {
+			ev.step(ruleStep(l.Name, "allow", r, OutcomeMatched, "allows "+r.Permission.String()))
+			ev.allowBy, ev.allowLevel = r.ID(), string(l.Name)
+			return
+		}
+		if matchPrincipal(&r.Principal, ev.c, nil) {
+			selected = true
+			if ev.trace && len(near) < 2 {
+				near = append(near, fmt.Sprintf("rule %q (%s) %s", r.Name, r.Source.String(), why))
+			}
+		}
+		ev.step(ruleStep(l.Name, "allow", r, OutcomeNotMatched, why))
+	}
+	if ev.sem.AllowCombine == effective.CombinePR220 && !selected {
+		ev.step(Step{Level: string(l.Name), Phase: "allow", Outcome: OutcomeInfo,
+			Reason: "no rule at this level selects the caller: the level is passed (PR #220)"})
+		return
+	}
+	reason := fmt.Sprintf("no Allow rule at %s level matches", l.Name)
+	if len(near) > 0 {
+		reason += "; " + strings.Join(near, "; ")
+	} else if ev.trace {
+		reason += fmt.Sprintf("; no rule selects caller %s", callerString(ev.c))
+	}
+	ev.finish(Deny, false, string(l.Name), DecidedImplicitDeny, reason)
+}
+
+func callerString(c *reqCtx) string {
+	if c.principal == "" {
+		return "without client certificate"
+	}
+	return c.principal
+}
+
+// allowPerPolicy: every Allow policy of the level must allow (0059, legacy).
+func (ev *evaluator) allowPerPolicy(l *effective.Level) {
+	if len(l.Allow) == 0 {
+		ev.step(Step{Level: string(l.Name), Phase: "allow", Outcome: OutcomeSkipped, Reason: "no Allow policy: the level does not enforce"})
+		return
+	}
+	for _, p := range l.Allow {
+		if p.RuleLess {
+			ok := true
+			if ev.sem.EmptyAuthorization == effective.EmptyAuthDenyTools {
+				ok = !ev.c.toolsCall
+			}
+			if ok {
+				ev.step(Step{Level: string(l.Name), Phase: "allow", Policy: p.ID(), Source: p.Source.String(), Outcome: OutcomeMatched,
+					Reason: "Allow policy without rules allows the request"})
+				ev.allowBy, ev.allowLevel = p.ID(), string(l.Name)
+				continue
+			}
+		}
+		matched := false
+		var near []string
+		for _, r := range p.Rules {
+			var why string
+			var w *string
+			if ev.trace {
+				w = &why
+			}
+			if matchRule(r, ev.c, w) {
+				ev.step(ruleStep(l.Name, "allow", r, OutcomeMatched, "allows "+r.Permission.String()))
+				ev.allowBy, ev.allowLevel = r.ID(), string(l.Name)
+				matched = true
+				break
+			}
+			if ev.trace && len(near) < 2 && matchPrincipal(&r.Principal, ev.c, nil) && !r.Builtin {
+				near = append(near, fmt.Sprintf("rule %q (%s) %s", r.Name, r.Source.String(), why))
+			}
+			ev.step(ruleStep(l.Name, "allow", r, OutcomeNotMatched, why))
+		}
+		if !matched {
+			reason := fmt.Sprintf("Allow policy %s at %s level matches nothing (every Allow policy must allow)", p.ID(), l.Name)
+			if len(near) > 0 {
+				reason += "; " + strings.Join(near, "; ")
+			}
+			ev.finish(Deny, false, string(l.Name), p.ID(), reason)
+			return
+		}
+	}
+}

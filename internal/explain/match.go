@@ -1,0 +1,331 @@
+package explain
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/topology"
+)
+
+// reqCtx is a request prepared for matching: everything derived once.
+type reqCtx struct {
+	principal  string
+	hasMCP     bool
+	toolsCall  bool
+	mcpMethod  string
+	tool       string
+	uri        string
+	httpMethod string
+	path       string // with query
+	urlPath    string // without query
+	host       string // :authority as sent
+	hostname   string // host without port, lower-case
+	port       int
+	headers    map[string]string
+	time       time.Time
+
+	celReq  map[string]any
+	celMeta map[string]any
+}
+
+func newCtx(r *Request, principal string, port int) *reqCtx {
+	c := &reqCtx{principal: principal, httpMethod: r.HTTP.Method, path: r.HTTP.Path, host: r.HTTP.Host,
+		headers: r.HTTP.Headers, time: r.HTTP.Time, port: port}
+	c.urlPath = c.path
+	if i := strings.IndexAny(c.urlPath, "?#"); i >= 0 {
+		c.urlPath = c.urlPath[:i]
+	}
+	c.hostname = strings.ToLower(topology.StripPort(c.host))
+	if r.MCP != nil {
+		c.hasMCP = true
+		c.mcpMethod, c.tool, c.uri = r.MCP.Method, r.MCP.Tool, r.MCP.URI
+		c.toolsCall = c.mcpMethod == "tools/call"
+	}
+	if c.port == 0 {
+		if i := strings.LastIndexByte(c.host, ':'); i >= 0 && !strings.Contains(c.host[i:], "]") {
+			c.port, _ = strconv.Atoi(c.host[i+1:])
+		}
+	}
+	return c
+}
+
+// activation builds the CEL variables once per request.
+func (c *reqCtx) activation() map[string]any {
+	if c.celReq == nil {
+		h := make(map[string]string, len(c.headers))
+		for k, v := range c.headers {
+			h[k] = v
+		}
+		c.celReq = map[string]any{
+			"path": c.path, "url_path": c.urlPath, "method": c.httpMethod, "host": c.host, "headers": h,
+		}
+		if !c.time.IsZero() {
+			c.celReq["time"] = c.time
+		}
+		fm := map[string]any{}
+		if c.hasMCP {
+			params := map[string]any{}
+			if c.tool != "" {
+				params["name"] = c.tool
+			}
+			if c.uri != "" {
+				params["uri"] = c.uri
+			}
+			fm["mcp_proxy"] = map[string]any{"method": c.mcpMethod, "params": params}
+		}
+		c.celMeta = map[string]any{"filter_metadata": fm}
+	}
+	return map[string]any{"request": c.celReq, "metadata": c.celMeta}
+}
+
+// matchPrincipal reports whether the caller is selected; why (when non-nil) says why not.
+func matchPrincipal(p *effective.Principal, c *reqCtx, why *string) bool {
+	switch {
+	case p.None:
+		if why != nil {
+			*why = "source: " + p.Note
+		}
+		return false
+	case p.Any:
+		return true
+	case p.Value == c.principal:
+		return true
+	}
+	if why != nil {
+		saw := c.principal
+		if saw == "" {
+			saw = "no client certificate (anonymous)"
+		}
+		*why = fmt.Sprintf("source: wants %s; saw %s", p.Value, saw)
+	}
+	return false
+}
+
+func matchMethod(m *effective.MethodMatcher, c *reqCtx) bool {
+	if !c.hasMCP {
+		return false
+	}
+	if m.Prefix {
+		if !strings.HasPrefix(c.mcpMethod, m.Name) {
+			return false
+		}
+	} else if c.mcpMethod != m.Name {
+		return false
+	}
+	if len(m.Params) == 0 {
+		return true
+	}
+	for _, p := range m.Params {
+		if p == c.tool && c.tool != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func matchBase(c *reqCtx) bool {
+	if c.httpMethod == "GET" {
+		return true
+	}
+	if c.httpMethod == "DELETE" {
+		if _, ok := c.headers["mcp-session-id"]; ok {
+			return true
+		}
+	}
+	if !c.hasMCP {
+		return false
+	}
+	switch c.mcpMethod {
+	case "initialize", "tools/list", "ping":
+		return true
+	}
+	return strings.HasPrefix(c.mcpMethod, "completion/") || strings.HasPrefix(c.mcpMethod, "logging/") ||
+		strings.HasPrefix(c.mcpMethod, "notifications/")
+}
+
+// evalCEL evaluates a compiled condition; an error (missing key, cost limit) is a non-match.
+func evalCEL(cond *effective.CELCondition, c *reqCtx) (bool, error) {
+	out, _, err := cond.Program.Eval(c.activation())
+	if err != nil {
+		return false, err
+	}
+	b, ok := out.Value().(bool)
+	if !ok {
+		return false, fmt.Errorf("expression returned %s, not bool", out.Type().TypeName())
+	}
+	return b, nil
+}
+
+// matchPermission reports whether the request is permitted; why (when non-nil) says why not.
+func matchPermission(p *effective.Permission, c *reqCtx, why *string) bool {
+	ok := false
+	switch {
+	case p.Any:
+		ok = true
+	case p.NotToolsCall && !c.toolsCall:
+		ok = true
+	}
+	if !ok && p.CEL != nil {
+		if p.ToolsCallOnly && !c.toolsCall {
+			if why != nil {
+				*why = fmt.Sprintf("CEL rules only match tools/call; saw %s", sawMethod(c))
+			}
+			return false
+		}
+		res, err := evalCEL(p.CEL, c)
+		if err != nil {
+			if why != nil {
+				*why = fmt.Sprintf("CEL %s: evaluation error (no match): %v", p.CEL.Expression, err)
+			}
+			return false
+		}
+		if !res {
+			if why != nil {
+				*why = fmt.Sprintf("CEL %s is false for %s", p.CEL.Expression, sawMethod(c))
+			}
+			return false
+		}
+		ok = true
+	}
+	if !ok {
+		for i := range p.Methods {
+			if matchMethod(&p.Methods[i], c) {
+				ok = true
+				break
+			}
+		}
+	}
+	if !ok && p.Base && matchBase(c) {
+		ok = true
+	}
+	if !ok {
+		for _, m := range p.HTTPMethods {
+			if m == c.httpMethod {
+				ok = true
+			}
+		}
+	}
+	if !ok && p.SessionClose && c.httpMethod == "DELETE" {
+		_, ok = c.headers["mcp-session-id"]
+	}
+	if !ok {
+		if why != nil {
+			*why = fmt.Sprintf("allows %s; saw %s", p.String(), sawMethod(c))
+		}
+		return false
+	}
+	if p.L7 != nil {
+		return matchL7(p.L7, c, why)
+	}
+	return true
+}
+
+func sawMethod(c *reqCtx) string {
+	if !c.hasMCP {
+		return fmt.Sprintf("HTTP %s %s without MCP metadata", c.httpMethod, c.path)
+	}
+	if c.tool != "" {
+		return fmt.Sprintf("%s %q", c.mcpMethod, c.tool)
+	}
+	return c.mcpMethod
+}
+
+func matchL7(m *effective.L7Match, c *reqCtx, why *string) bool {
+	fail := func(format string, args ...any) bool {
+		if why != nil {
+			*why = fmt.Sprintf(format, args...)
+		}
+		return false
+	}
+	if len(m.Methods) > 0 && !contains(m.Methods, c.httpMethod) {
+		return fail("methods: wants %v; saw %s", m.Methods, c.httpMethod)
+	}
+	if len(m.Paths) > 0 {
+		ok := false
+		for _, p := range m.Paths {
+			if matchPath(p, c.urlPath) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return fail("paths: no path match for %s", c.urlPath)
+		}
+	}
+	for _, h := range m.Headers {
+		v, present := c.headers[h.Name]
+		switch {
+		case !present:
+			return fail("headers: wants %s; header absent", h.Name)
+		case h.Re != nil && !h.Re.MatchString(v):
+			return fail("headers: %s wants /%s/; saw %q", h.Name, h.Value, v)
+		case h.Re == nil && h.Type != "RegularExpression" && v != h.Value:
+			return fail("headers: %s wants %q; saw %q", h.Name, h.Value, v)
+		case h.Re == nil && h.Type == "RegularExpression":
+			return fail("headers: %s has an invalid regular expression", h.Name)
+		}
+	}
+	if len(m.Hosts) > 0 {
+		ok := false
+		for _, h := range m.Hosts {
+			if hostMatches(h, c.hostname) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return fail("hosts: wants %v; saw %q", m.Hosts, c.hostname)
+		}
+	}
+	if len(m.Ports) > 0 {
+		ok := false
+		for _, p := range m.Ports {
+			if int(p) == c.port {
+				ok = true
+			}
+		}
+		if !ok {
+			return fail("ports: wants %v; saw %d", m.Ports, c.port)
+		}
+	}
+	return true
+}
+
+func matchPath(p effective.PathMatcher, path string) bool {
+	switch p.Type {
+	case "Exact":
+		return path == p.Value
+	case "RegularExpression":
+		return p.Re != nil && p.Re.MatchString(path)
+	}
+	prefix := strings.TrimRight(p.Value, "/")
+	if prefix == "" {
+		return true
+	}
+	return path == prefix || strings.HasPrefix(path, prefix+"/")
+}
+
+func hostMatches(pattern, host string) bool {
+	if strings.HasPrefix(pattern, "*.") {
+		suffix := pattern[1:]
+		return strings.HasSuffix(host, suffix) && len(host) > len(suffix)
+	}
+	return pattern == host
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// matchRule is principal AND permission.
+func matchRule(r *effective.Rule, c *reqCtx, why *string) bool {
+	return matchPrincipal(&r.Principal, c, why) && matchPermission(&r.Permission, c, why)
+}

@@ -1,0 +1,209 @@
+package explain
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agpol/agpol/internal/effective"
+)
+
+// Identity kinds.
+const (
+	IdentityServiceAccount = "serviceAccount"
+	IdentitySPIFFE         = "spiffe"
+	IdentityAnonymous      = "anonymous"
+)
+
+// Identity is the caller.
+type Identity struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name,omitempty"`
+	SPIFFE    string `json:"spiffe,omitempty"`
+}
+
+// ParseIdentity parses "sa:NS/NAME", "spiffe://...", or "anonymous".
+func ParseIdentity(s string) (Identity, error) {
+	switch {
+	case s == "" || s == "anonymous":
+		return Identity{Kind: IdentityAnonymous}, nil
+	case strings.HasPrefix(s, "spiffe://"):
+		if len(s) == len("spiffe://") {
+			return Identity{}, fmt.Errorf("invalid SPIFFE ID %q", s)
+		}
+		return Identity{Kind: IdentitySPIFFE, SPIFFE: s}, nil
+	case strings.HasPrefix(s, "sa:"):
+		ns, name, ok := strings.Cut(strings.TrimPrefix(s, "sa:"), "/")
+		if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+			return Identity{}, fmt.Errorf("invalid service account %q: use sa:NAMESPACE/NAME", s)
+		}
+		return Identity{Kind: IdentityServiceAccount, Namespace: ns, Name: name}, nil
+	}
+	return Identity{}, fmt.Errorf("invalid caller %q: use sa:NAMESPACE/NAME, spiffe://..., or anonymous", s)
+}
+
+// Principal is the peer principal the data plane sees ("" without a client certificate).
+func (id Identity) Principal(trustDomain string) string {
+	switch id.Kind {
+	case IdentityServiceAccount:
+		return effective.SPIFFEID(trustDomain, id.Namespace, id.Name)
+	case IdentitySPIFFE:
+		return id.SPIFFE
+	}
+	return ""
+}
+
+// String is the short form: sa:NS/NAME, the SPIFFE ID, or anonymous.
+func (id Identity) String() string {
+	switch id.Kind {
+	case IdentityServiceAccount:
+		return "sa:" + id.Namespace + "/" + id.Name
+	case IdentitySPIFFE:
+		return id.SPIFFE
+	}
+	return "anonymous"
+}
+
+// NamespacedName is NS/NAME.
+type NamespacedName struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// String is "ns/name".
+func (n NamespacedName) String() string { return n.Namespace + "/" + n.Name }
+
+// ParseNamespacedName parses "NS/NAME" or "NAME" (in defaultNS).
+func ParseNamespacedName(s, defaultNS string) (NamespacedName, error) {
+	ns, name, ok := strings.Cut(s, "/")
+	if !ok {
+		ns, name = defaultNS, s
+	}
+	if ns == "" || name == "" || strings.Contains(name, "/") {
+		return NamespacedName{}, fmt.Errorf("invalid name %q: use NAMESPACE/NAME", s)
+	}
+	return NamespacedName{Namespace: ns, Name: name}, nil
+}
+
+// HTTP is the HTTP side of a request.
+type HTTP struct {
+	Method string `json:"method"`
+	// Path includes the query string, if any.
+	Path string `json:"path"`
+	// Host is the :authority as sent (may include a port).
+	Host string `json:"host,omitempty"`
+	Port int    `json:"port,omitempty"`
+	// Headers have lower-case names; repeated headers are comma-joined.
+	Headers map[string]string `json:"headers,omitempty"`
+	Time    time.Time         `json:"time"`
+}
+
+// MCP is the JSON-RPC side of a request (nil for a plain HTTP request).
+type MCP struct {
+	Method string `json:"method"`
+	Tool   string `json:"tool,omitempty"`
+	URI    string `json:"uri,omitempty"`
+}
+
+// Answer is an external authorizer's answer: "allow", "deny", or "" when unknown.
+type Answer string
+
+// Authorizer answers.
+const (
+	AnswerUnknown Answer = ""
+	AnswerAllow   Answer = "allow"
+	AnswerDeny    Answer = "deny"
+)
+
+// ExtAuth holds the authorizer answers per level.
+type ExtAuth struct {
+	Gateway Answer `json:"gateway,omitempty"`
+	Backend Answer `json:"backend,omitempty"`
+}
+
+func (e ExtAuth) get(l effective.LevelName) Answer {
+	if l == effective.LevelBackend {
+		return e.Backend
+	}
+	return e.Gateway
+}
+
+func (e *ExtAuth) set(l effective.LevelName, a Answer) {
+	if l == effective.LevelBackend {
+		e.Backend = a
+	} else {
+		e.Gateway = a
+	}
+}
+
+// Request is one simulated request.
+type Request struct {
+	Name     string          `json:"name,omitempty"`
+	From     Identity        `json:"from"`
+	Gateway  *NamespacedName `json:"gateway,omitempty"`
+	Listener string          `json:"listener,omitempty"`
+	Route    *NamespacedName `json:"route,omitempty"`
+	Backend  *NamespacedName `json:"backend,omitempty"`
+	Service  *NamespacedName `json:"service,omitempty"`
+	HTTP     HTTP            `json:"http"`
+	MCP      *MCP            `json:"mcp,omitempty"`
+	ExtAuth  ExtAuth         `json:"extauth,omitempty"`
+
+	Expect          string `json:"expect,omitempty"`
+	ExpectDecidedBy string `json:"expectDecidedBy,omitempty"`
+	ExpectLevel     string `json:"expectLevel,omitempty"`
+	// Line is the request's line in its request file (0 when built from flags).
+	Line int `json:"-"`
+}
+
+// Describe is the request in one line: "tools/call refund sa:agents/billing".
+func (r *Request) Describe() string {
+	var parts []string
+	if r.MCP != nil {
+		parts = append(parts, r.MCP.Method)
+		if r.MCP.Tool != "" {
+			parts = append(parts, r.MCP.Tool)
+		}
+		if r.MCP.URI != "" {
+			parts = append(parts, r.MCP.URI)
+		}
+	} else {
+		parts = append(parts, r.HTTP.Method+" "+r.HTTP.Path)
+	}
+	parts = append(parts, r.From.String())
+	return strings.Join(parts, " ")
+}
+
+// HeaderList returns the headers as sorted "k: v" strings.
+func (h HTTP) HeaderList() []string {
+	out := make([]string, 0, len(h.Headers))
+	for k, v := range h.Headers {
+		out = append(out, k+": "+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Normalize fills defaults: method POST, path /mcp, lower-case header names.
+func (r *Request) Normalize() {
+	if r.HTTP.Method == "" {
+		r.HTTP.Method = "POST"
+	}
+	r.HTTP.Method = strings.ToUpper(r.HTTP.Method)
+	if r.HTTP.Path == "" {
+		r.HTTP.Path = "/mcp"
+	}
+	if len(r.HTTP.Headers) > 0 {
+		h := make(map[string]string, len(r.HTTP.Headers))
+		for k, v := range r.HTTP.Headers {
+			k = strings.ToLower(k)
+			if old, ok := h[k]; ok {
+				v = old + "," + v
+			}
+			h[k] = v
+		}
+		r.HTTP.Headers = h
+	}
+}

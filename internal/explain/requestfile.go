@@ -1,0 +1,350 @@
+package explain
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// RequestFile is a parsed request file (the public format of agpol simulate --requests).
+type RequestFile struct {
+	TrustDomain string
+	Requests    []*Request
+}
+
+// FileError is a problem in a request file at a line.
+type FileError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *FileError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return e.File + ": " + e.Msg
+}
+
+type parser struct {
+	file      string
+	defaultNS string
+}
+
+func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	return &FileError{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ParseRequestFile parses and validates a request file strictly: unknown fields and bad
+// values are errors naming file:line. Names without a namespace use defaultNS.
+func ParseRequestFile(name string, data []byte, defaultNS string) (*RequestFile, error) {
+	p := &parser{file: name, defaultNS: defaultNS}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		return nil, &FileError{File: name, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	if len(doc.Content) == 0 {
+		return nil, &FileError{File: name, Msg: "empty request file"}
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, p.errf(root, "a request file is a mapping with trustDomain and requests")
+	}
+	out := &RequestFile{}
+	var reqs *yaml.Node
+	err := p.fields(root, map[string]func(*yaml.Node) error{
+		"trustDomain": func(v *yaml.Node) (err error) { out.TrustDomain, err = p.str(v); return },
+		"requests":    func(v *yaml.Node) error { reqs = v; return nil },
+	})
+	if err != nil {
+		return nil, err
+	}
+	if reqs == nil {
+		return nil, p.errf(root, "missing requests")
+	}
+	if reqs.Kind != yaml.SequenceNode {
+		return nil, p.errf(reqs, "requests must be a list")
+	}
+	names := map[string]int{}
+	for i, n := range reqs.Content {
+		r, err := p.request(n)
+		if err != nil {
+			return nil, err
+		}
+		if r.Name == "" {
+			r.Name = fmt.Sprintf("request-%d", i+1)
+		}
+		if prev, ok := names[r.Name]; ok {
+			return nil, p.errf(n, "duplicate request name %q (first at line %d)", r.Name, prev)
+		}
+		names[r.Name] = n.Line
+		out.Requests = append(out.Requests, r)
+	}
+	return out, nil
+}
+
+func (p *parser) fields(n *yaml.Node, handlers map[string]func(*yaml.Node) error) error {
+	if n.Kind != yaml.MappingNode {
+		return p.errf(n, "expected a mapping")
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		h, ok := handlers[k.Value]
+		if !ok {
+			var known []string
+			for name := range handlers {
+				known = append(known, name)
+			}
+			sortStrings(known)
+			return p.errf(k, "unknown field %q (known: %s)", k.Value, strings.Join(known, ", "))
+		}
+		if seen[k.Value] {
+			return p.errf(k, "duplicate field %q", k.Value)
+		}
+		seen[k.Value] = true
+		if err := h(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+func (p *parser) str(n *yaml.Node) (string, error) {
+	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
+		return "", p.errf(n, "expected a string")
+	}
+	return n.Value, nil
+}
+
+func (p *parser) nn(n *yaml.Node) (*NamespacedName, error) {
+	s, err := p.str(n)
+	if err != nil {
+		return nil, err
+	}
+	x, err := ParseNamespacedName(s, p.defaultNS)
+	if err != nil {
+		return nil, p.errf(n, "%v", err)
+	}
+	return &x, nil
+}
+
+func (p *parser) answer(n *yaml.Node) (Answer, error) {
+	s, err := p.str(n)
+	if err != nil {
+		return "", err
+	}
+	switch Answer(s) {
+	case AnswerAllow, AnswerDeny:
+		return Answer(s), nil
+	}
+	return "", p.errf(n, "invalid authorizer answer %q: use allow or deny", s)
+}
+
+func (p *parser) request(n *yaml.Node) (*Request, error) {
+	r := &Request{Line: n.Line, From: Identity{Kind: IdentityAnonymous}}
+	err := p.fields(n, map[string]func(*yaml.Node) error{
+		"name": func(v *yaml.Node) (err error) { r.Name, err = p.str(v); return },
+		"from": func(v *yaml.Node) (err error) { r.From, err = p.from(v); return },
+		"gateway": func(v *yaml.Node) (err error) {
+			r.Gateway, err = p.nn(v)
+			return
+		},
+		"listener": func(v *yaml.Node) (err error) { r.Listener, err = p.str(v); return },
+		"route":    func(v *yaml.Node) (err error) { r.Route, err = p.nn(v); return },
+		"backend":  func(v *yaml.Node) (err error) { r.Backend, err = p.nn(v); return },
+		"service":  func(v *yaml.Node) (err error) { r.Service, err = p.nn(v); return },
+		"http":     func(v *yaml.Node) error { return p.http(v, &r.HTTP) },
+		"mcp": func(v *yaml.Node) error {
+			r.MCP = &MCP{}
+			return p.mcp(v, r.MCP)
+		},
+		"extauth": func(v *yaml.Node) error {
+			if v.Kind == yaml.ScalarNode {
+				a, err := p.answer(v)
+				r.ExtAuth = ExtAuth{Gateway: a, Backend: a}
+				return err
+			}
+			return p.fields(v, map[string]func(*yaml.Node) error{
+				"gateway": func(v *yaml.Node) (err error) { r.ExtAuth.Gateway, err = p.answer(v); return },
+				"backend": func(v *yaml.Node) (err error) { r.ExtAuth.Backend, err = p.answer(v); return },
+			})
+		},
+		"expect": func(v *yaml.Node) error {
+			s, err := p.str(v)
+			if err != nil {
+				return err
+			}
+			switch s {
+			case Allow, Deny, Indeterminate:
+				r.Expect = s
+				return nil
+			}
+			return p.errf(v, "invalid expect %q: use allow, deny or indeterminate", s)
+		},
+		"expectDecidedBy": func(v *yaml.Node) (err error) { r.ExpectDecidedBy, err = p.str(v); return },
+		"expectLevel": func(v *yaml.Node) error {
+			s, err := p.str(v)
+			if err != nil {
+				return err
+			}
+			switch s {
+			case "gateway", "backend", "none":
+				r.ExpectLevel = s
+				return nil
+			}
+			return p.errf(v, "invalid expectLevel %q: use gateway, backend or none", s)
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if r.Backend != nil && r.Service != nil {
+		return nil, p.errf(n, "request %q: give backend or service, not both", r.Name)
+	}
+	return r, nil
+}
+
+func (p *parser) from(n *yaml.Node) (Identity, error) {
+	var id Identity
+	count := 0
+	err := p.fields(n, map[string]func(*yaml.Node) error{
+		"serviceAccount": func(v *yaml.Node) error {
+			count++
+			s, err := p.str(v)
+			if err != nil {
+				return err
+			}
+			id, err = ParseIdentity("sa:" + s)
+			if err != nil {
+				return p.errf(v, "invalid serviceAccount %q: use NAMESPACE/NAME", s)
+			}
+			return nil
+		},
+		"spiffe": func(v *yaml.Node) error {
+			count++
+			s, err := p.str(v)
+			if err != nil {
+				return err
+			}
+			if !strings.HasPrefix(s, "spiffe://") || len(s) == len("spiffe://") {
+				return p.errf(v, "invalid SPIFFE ID %q", s)
+			}
+			id = Identity{Kind: IdentitySPIFFE, SPIFFE: s}
+			return nil
+		},
+		"anonymous": func(v *yaml.Node) error {
+			count++
+			var b bool
+			if v.Kind != yaml.ScalarNode || v.Decode(&b) != nil || !b {
+				return p.errf(v, "anonymous must be true")
+			}
+			id = Identity{Kind: IdentityAnonymous}
+			return nil
+		},
+	})
+	if err != nil {
+		return id, err
+	}
+	if count != 1 {
+		return id, p.errf(n, "from needs exactly one of serviceAccount, spiffe, anonymous")
+	}
+	return id, nil
+}
+
+func (p *parser) http(n *yaml.Node, h *HTTP) error {
+	return p.fields(n, map[string]func(*yaml.Node) error{
+		"method": func(v *yaml.Node) error {
+			s, err := p.str(v)
+			if err != nil {
+				return err
+			}
+			switch strings.ToUpper(s) {
+			case "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH":
+				h.Method = strings.ToUpper(s)
+				return nil
+			}
+			return p.errf(v, "invalid HTTP method %q", s)
+		},
+		"path": func(v *yaml.Node) error {
+			s, err := p.str(v)
+			if err == nil && !strings.HasPrefix(s, "/") {
+				return p.errf(v, "path must start with /")
+			}
+			h.Path = s
+			return err
+		},
+		"host": func(v *yaml.Node) (err error) { h.Host, err = p.str(v); return },
+		"port": func(v *yaml.Node) error {
+			i, err := strconv.Atoi(v.Value)
+			if v.Kind != yaml.ScalarNode || err != nil || i < 1 || i > 65535 {
+				return p.errf(v, "invalid port %q: 1-65535", v.Value)
+			}
+			h.Port = i
+			return nil
+		},
+		"headers": func(v *yaml.Node) error {
+			if v.Kind != yaml.MappingNode {
+				return p.errf(v, "headers must be a mapping of name: value")
+			}
+			h.Headers = map[string]string{}
+			for i := 0; i+1 < len(v.Content); i += 2 {
+				k, val := v.Content[i], v.Content[i+1]
+				if val.Kind != yaml.ScalarNode {
+					return p.errf(val, "header %s: value must be a string", k.Value)
+				}
+				name := strings.ToLower(k.Value)
+				if old, ok := h.Headers[name]; ok {
+					h.Headers[name] = old + "," + val.Value
+				} else {
+					h.Headers[name] = val.Value
+				}
+			}
+			return nil
+		},
+		"time": func(v *yaml.Node) error {
+			s, err := p.str(v)
+			if err != nil {
+				return err
+			}
+			t, err := time.Parse(time.RFC3339, s)
+			if err != nil {
+				return p.errf(v, "invalid time %q: use RFC 3339, e.g. 2026-05-01T10:00:00Z", s)
+			}
+			h.Time = t
+			return nil
+		},
+	})
+}
+
+func (p *parser) mcp(n *yaml.Node, m *MCP) error {
+	err := p.fields(n, map[string]func(*yaml.Node) error{
+		"method": func(v *yaml.Node) (err error) { m.Method, err = p.str(v); return },
+		"tool":   func(v *yaml.Node) (err error) { m.Tool, err = p.str(v); return },
+		"uri":    func(v *yaml.Node) (err error) { m.URI, err = p.str(v); return },
+	})
+	if err != nil {
+		return err
+	}
+	if m.Method == "" {
+		m.Method = "tools/call"
+	}
+	return nil
+}

@@ -1,0 +1,203 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/agpol/agpol/internal/effective"
+)
+
+// DescribePolicy is one policy attached to the described object.
+type DescribePolicy struct {
+	ID        string
+	Action    string
+	Version   string
+	Source    string
+	Admission effective.Admission
+	// Enforced is "" when the policy runs, else why not.
+	NotEnforced string
+}
+
+// DescribePath is one path through the described object with its chain.
+type DescribePath struct {
+	// Title is e.g. "https → route pay/ledger#mcp → xbackend pay/ledger".
+	Title string
+	// Problem is set when the path reaches no backend (the gateway level still runs).
+	Problem string
+	Chain   *effective.Chain
+}
+
+// Describe is the effective view of one Gateway, HTTPRoute or XBackend.
+type Describe struct {
+	Kind      string
+	Name      string
+	Source    string
+	Semantics string
+	Policies  []DescribePolicy
+	Paths     []DescribePath
+	Notes     []string
+}
+
+// DescribeText writes the effective view.
+func DescribeText(w io.Writer, d *Describe, st Styler) error {
+	fmt.Fprintf(w, "%s %s\n", st.Bold(d.Kind), st.Bold(d.Name))
+	if d.Source != "" {
+		fmt.Fprintf(w, "Source:     %s\n", d.Source)
+	}
+	fmt.Fprintf(w, "Semantics:  %s\n", d.Semantics)
+	fmt.Fprintln(w, st.Bold("Attached XAccessPolicies:"))
+	if len(d.Policies) == 0 {
+		fmt.Fprintln(w, "  <none>")
+	}
+	for _, p := range d.Policies {
+		adm := st.Green("admitted")
+		if !p.Admission.Effective.Accepted {
+			adm = st.Red("rejected (" + p.Admission.Effective.Reason + ": " + p.Admission.Effective.Message + ")")
+		}
+		fmt.Fprintf(w, "  %s  %s %s  %s [%s]\n", st.Cyan(p.ID), p.Action, p.Version, adm, p.Admission.From)
+		if p.Admission.DiffersFromRecorded {
+			fmt.Fprintf(w, "      %s\n", st.Yellow(fmt.Sprintf("recorded status differs from agpol's computation (computed: %s)", p.Admission.Cell())))
+		}
+		if p.NotEnforced != "" {
+			fmt.Fprintf(w, "      not enforced: %s\n", p.NotEnforced)
+		}
+		if p.Source != "" {
+			fmt.Fprintf(w, "      %s\n", st.Dim(p.Source))
+		}
+	}
+	for _, n := range d.Notes {
+		fmt.Fprintln(w, "Note: "+n)
+	}
+	fmt.Fprintln(w, st.Bold("Evaluation chains:"))
+	if len(d.Paths) == 0 {
+		fmt.Fprintln(w, "  <no path>")
+	}
+	for _, p := range d.Paths {
+		fmt.Fprintf(w, "  %s\n", st.Bold(p.Title))
+		if p.Problem != "" {
+			fmt.Fprintf(w, "    %s\n", st.Yellow(p.Problem+": only the gateway level runs"))
+		}
+		writeChain(w, p.Chain, st)
+	}
+	return nil
+}
+
+func writeChain(w io.Writer, c *effective.Chain, st Styler) {
+	n := 0
+	step := func(format string, args ...any) {
+		n++
+		fmt.Fprintf(w, "    %d. %s\n", n, fmt.Sprintf(format, args...))
+	}
+	ext := func(l *effective.Level) {
+		if l.ExtAuth == nil {
+			return
+		}
+		p := l.ExtAuth
+		state := ""
+		if !l.ExtAuthFilter {
+			state = " " + st.Yellow("(inert: "+l.ExtAuthNote+")")
+		}
+		if p.RuleLess {
+			step("%s ExternalAuth %s: every request goes to the authorizer%s", l.Name, st.Cyan(p.ID()), state)
+			return
+		}
+		step("%s ExternalAuth %s: requests matching a rule go to the authorizer%s", l.Name, st.Cyan(p.ID()), state)
+		for _, r := range p.Rules {
+			fmt.Fprintf(w, "         %s\n", ruleLine(r, st))
+		}
+	}
+	legacyExt := func(l *effective.Level) {
+		for _, r := range l.LegacyExt {
+			step("%s legacy ExternalAuth rule %s", l.Name, ruleLine(r, st))
+		}
+	}
+	allow := func(l *effective.Level) {
+		switch {
+		case c.Semantics.AllowCombine == effective.CombineAllPolicies:
+			if len(l.Allow) == 0 {
+				step("%s Allow: %s", l.Name, st.Dim("no Allow policy, not enforced"))
+				return
+			}
+			for _, p := range l.Allow {
+				if p.RuleLess && len(p.Rules) == 0 {
+					step("%s Allow %s (must allow): no rules, allows everything", l.Name, st.Cyan(p.ID()))
+					continue
+				}
+				step("%s Allow %s (must allow; otherwise deny):", l.Name, st.Cyan(p.ID()))
+				for _, r := range p.Rules {
+					fmt.Fprintf(w, "         %s\n", ruleLine(r, st))
+				}
+			}
+		case len(l.Merged) == 0:
+			if p := l.RuleLessAllow(); p != nil {
+				step("%s Allow: %s", l.Name, st.Dim("only rule-less policies ("+p.ID()+"), not enforced"))
+			} else {
+				step("%s Allow: %s", l.Name, st.Dim("no Allow policy, not enforced"))
+			}
+		default:
+			var ids []string
+			for _, p := range l.Allow {
+				ids = append(ids, p.ID())
+			}
+			step("%s Allow (%s): any rule admits, otherwise deny", l.Name, strings.Join(ids, ", "))
+			for _, r := range l.Merged {
+				fmt.Fprintf(w, "         %s\n", ruleLine(r, st))
+			}
+			for _, col := range l.Collisions {
+				if col.Replaced != "" {
+					fmt.Fprintf(w, "         %s\n", st.Yellow(fmt.Sprintf("rule name %q: %s replaces %s", col.Name, col.Kept, col.Replaced)))
+				} else {
+					fmt.Fprintf(w, "         %s\n", st.Yellow(fmt.Sprintf("rule name %q kept in %s", col.Name, col.Kept)))
+				}
+			}
+		}
+	}
+	levels := c.Levels()
+	switch c.Semantics.ExtAuthPlacement {
+	case effective.ExtAuthPerLevel:
+		for _, l := range levels {
+			ext(l)
+			legacyExt(l)
+			allow(l)
+		}
+	case effective.ExtAuthLast:
+		for _, l := range levels {
+			allow(l)
+		}
+		for _, l := range levels {
+			ext(l)
+			legacyExt(l)
+		}
+	default:
+		for _, l := range levels {
+			ext(l)
+			legacyExt(l)
+		}
+		for _, l := range levels {
+			allow(l)
+		}
+	}
+	if c.Backend == nil {
+		fmt.Fprintf(w, "    %s\n", st.Dim("backend level: none (core Service or no backend)"))
+	}
+	for _, l := range levels {
+		for _, ig := range l.Ignored {
+			fmt.Fprintf(w, "    %s\n", st.Dim(fmt.Sprintf("ignored at %s level: %s: %s", l.Name, ig.ID, ig.Reason)))
+		}
+	}
+}
+
+func ruleLine(r *effective.Rule, st Styler) string {
+	s := fmt.Sprintf("- %s: %s may %s", st.Cyan(r.ID()), r.Principal.String(), r.Permission.String())
+	if r.Principal.Note != "" && r.Principal.Note != "source omitted: any caller" {
+		s += " [" + r.Principal.Note + "]"
+	}
+	if len(r.Permission.IgnoredL7) > 0 {
+		s += " " + st.Yellow("[ignored: authorization."+strings.Join(r.Permission.IgnoredL7, ", authorization.")+"]")
+	}
+	if !r.Builtin {
+		s += " " + st.Dim("("+r.Source.String()+")")
+	}
+	return s
+}

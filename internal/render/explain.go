@@ -1,0 +1,193 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/agpol/agpol/internal/explain"
+)
+
+// ANSI styles used by the explain and describe text (only when colour is on).
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiDim    = "\x1b[2m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiCyan   = "\x1b[36m"
+)
+
+// Styler applies ANSI styles when colour is on and is the identity otherwise.
+type Styler struct{ Color bool }
+
+func (s Styler) wrap(code, text string) string {
+	if !s.Color || text == "" {
+		return text
+	}
+	return code + text + ansiReset
+}
+
+// Bold, Dim, Red, Green, Yellow and Cyan style text.
+func (s Styler) Bold(t string) string   { return s.wrap(ansiBold, t) }
+func (s Styler) Dim(t string) string    { return s.wrap(ansiDim, t) }
+func (s Styler) Red(t string) string    { return s.wrap(ansiRed, t) }
+func (s Styler) Green(t string) string  { return s.wrap(ansiGreen, t) }
+func (s Styler) Yellow(t string) string { return s.wrap(ansiYellow, t) }
+func (s Styler) Cyan(t string) string   { return s.wrap(ansiCyan, t) }
+
+// Verdict renders ALLOW / DENY (explicit|implicit) / INDETERMINATE, coloured.
+func (s Styler) Verdict(d *explain.Decision) string {
+	v := strings.ToUpper(d.Verdict)
+	if k := d.DenyKind(); k != "" {
+		v += " (" + k + ")"
+	}
+	switch d.Verdict {
+	case explain.Allow:
+		return s.Bold(s.Green(v))
+	case explain.Deny:
+		return s.Bold(s.Red(v))
+	}
+	return s.Bold(s.Yellow(v))
+}
+
+// PathLine is "gw ns/name → route ns/name → xbackend ns/name".
+func PathLine(p explain.PathInfo) string {
+	parts := []string{"gw " + p.Gateway}
+	if p.Listener != "" {
+		parts[0] += " (" + p.Listener + ")"
+	}
+	if p.Route != "" {
+		r := "route " + p.Route
+		if p.RuleName != "" {
+			r += "#" + p.RuleName
+		} else if p.RuleIndex != nil {
+			r += fmt.Sprintf("[%d]", *p.RuleIndex)
+		}
+		parts = append(parts, r)
+	}
+	if p.Backend != "" {
+		b := strings.ToLower(p.BackendKind) + " " + strings.TrimPrefix(p.Backend, p.BackendKind+" ")
+		if p.Weight != nil {
+			b += fmt.Sprintf(" (weight %d)", *p.Weight)
+		}
+		parts = append(parts, b)
+	}
+	if p.Problem != "" {
+		parts = append(parts, p.Problem)
+	}
+	return strings.Join(parts, " → ")
+}
+
+// ExplainText writes results as text: verdict first, then one line per step.
+func ExplainText(w io.Writer, results []*explain.Result, st Styler) error {
+	for i, r := range results {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		writeResult(w, r, st)
+	}
+	return nil
+}
+
+func writeResult(w io.Writer, r *explain.Result, st Styler) {
+	head := st.Verdict(&r.Decision) + " " + r.Request.Describe() + " → " + PathLine(r.Path) + ": " + r.Reason
+	if r.Name != "" && !strings.HasPrefix(r.Name, "request-") && r.Name != "explain" {
+		head = st.Bold(r.Name) + ": " + head
+	}
+	fmt.Fprintln(w, head)
+	fmt.Fprintf(w, "  decided by %s at level %s (semantics %s)\n", st.Bold(r.DecidedBy), r.Level, r.Semantics)
+	if r.Disagreement {
+		fmt.Fprintln(w, "  "+st.Yellow("the semantics evaluated disagree on this request"))
+	}
+	for _, b := range r.Branches {
+		fmt.Fprintf(w, "  if %s: %s (%s at %s)\n", b.Assume.String(), strings.ToUpper(b.Decision), b.DecidedBy, b.Level)
+	}
+	for _, s := range r.Trace {
+		fmt.Fprintln(w, "  "+StepLine(s, st))
+	}
+	if x := r.Expect; x != nil {
+		if x.Passed {
+			fmt.Fprintln(w, "  "+st.Green("expectation passed"))
+		} else {
+			for _, f := range x.Failures {
+				fmt.Fprintln(w, "  "+st.Red("expectation failed: "+f))
+			}
+		}
+	}
+}
+
+// StepLine renders one trace step.
+func StepLine(s explain.Step, st Styler) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-7s %-7s ", s.Level, s.Phase)
+	outcome := s.Outcome
+	switch s.Outcome {
+	case explain.OutcomeMatched:
+		outcome = st.Green(outcome)
+	case explain.OutcomeNotMatched:
+		outcome = st.Red(outcome)
+	case explain.OutcomeConsulted:
+		outcome = st.Yellow(outcome)
+	case explain.OutcomeSkipped, explain.OutcomeInfo:
+		outcome = st.Dim(outcome)
+	}
+	b.WriteString(outcome)
+	if s.Policy != "" {
+		name := s.Policy
+		if s.Rule != "" {
+			name += "#" + s.Rule
+		}
+		b.WriteString(" " + st.Cyan(name))
+	}
+	if s.Source != "" {
+		b.WriteString(" (" + s.Source + ")")
+	}
+	if s.Reason != "" {
+		b.WriteString(": " + s.Reason)
+	}
+	return b.String()
+}
+
+// SimulateSummary is "N passed, M failed" for results with expectations.
+func SimulateSummary(results []*explain.Result) (passed, failed int) {
+	for _, r := range results {
+		if r.Expect == nil {
+			continue
+		}
+		if r.Expect.Passed {
+			passed++
+		} else {
+			failed++
+		}
+	}
+	return passed, failed
+}
+
+// SimulateText writes one compact line per result, then the failures in detail.
+func SimulateText(w io.Writer, results []*explain.Result, st Styler) error {
+	for _, r := range results {
+		mark := " "
+		if r.Expect != nil {
+			if r.Expect.Passed {
+				mark = st.Green("✓")
+			} else {
+				mark = st.Red("✗")
+			}
+		}
+		sem := ""
+		if !r.Primary {
+			sem = " [" + r.Semantics + "]"
+		}
+		fmt.Fprintf(w, "%s %s%s: %s by %s at %s — %s → %s\n", mark, r.Name, sem, st.Verdict(&r.Decision), r.DecidedBy, r.Level,
+			r.Request.Describe(), PathLine(r.Path))
+		if r.Expect != nil && !r.Expect.Passed {
+			for _, f := range r.Expect.Failures {
+				fmt.Fprintln(w, "    "+st.Red(f))
+			}
+			fmt.Fprintln(w, "    "+r.Reason)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,36 @@
+package render
+
+import (
+	"io"
+	"strings"
+
+	"github.com/jstemmer/go-junit-report/v2/junit"
+
+	"github.com/agpol/agpol/internal/explain"
+)
+
+// SimulateJUnit writes the primary-semantics results as a JUnit test suite: one test case
+// per request (and backend); requests with failed expectations are failures, requests
+// without expectations are reported as passing cases with their decision as output.
+func SimulateJUnit(w io.Writer, suite string, results []*explain.Result) error {
+	ts := junit.Testsuite{Name: suite, Time: "0"}
+	for _, r := range results {
+		if !r.Primary {
+			continue
+		}
+		name := r.Name
+		if r.Path.Weight != nil {
+			name += " [" + r.Path.Backend + "]"
+		}
+		tc := junit.Testcase{Name: name, Classname: suite, Time: "0"}
+		out := strings.ToUpper(r.Verdict) + " by " + r.DecidedBy + " at " + r.Level + ": " + r.Reason
+		tc.SystemOut = &junit.Output{Data: out}
+		if r.Expect != nil && !r.Expect.Passed {
+			tc.Failure = &junit.Result{Message: strings.Join(r.Expect.Failures, "; "), Type: "expectation", Data: out}
+		}
+		ts.AddTestcase(tc)
+	}
+	var all junit.Testsuites
+	all.AddSuite(ts)
+	return all.WriteXML(w)
+}
