@@ -22,6 +22,9 @@ type loadFlags struct {
 	// wholeCluster makes live loading list every namespace even without -A: commands
 	// that compute decisions need the whole topology, not one namespace of it.
 	wholeCluster bool
+	// skipUndecodable, when set, receives each object that cannot be typed, and the
+	// object is left out of the snapshot instead of failing the load (lint reports it).
+	skipUndecodable func(o cluster.RawObject, err error)
 }
 
 func (l *loadFlags) addFlags(cmd *cobra.Command) {
@@ -78,7 +81,11 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 	if positions != nil {
 		resolver = positions
 	}
-	s, err := cluster.Build(objs, resolver, origins...)
+	buildObjs := objs
+	if l.skipUndecodable != nil {
+		buildObjs = keepDecodable(objs, l.skipUndecodable)
+	}
+	s, err := cluster.Build(buildObjs, resolver, origins...)
 	if err != nil {
 		return nil, err
 	}

@@ -255,6 +255,7 @@ func (v *Validator) Validate(ctx context.Context, obj *unstructured.Unstructured
 	if v.hasStatus {
 		delete(u.Object, "status")
 	}
+	sort.Strings(res.Unknown) // pruning walks maps in random order
 	res.Defaulted = u
 	res.Errors = v.validate(ctx, u)
 	return res

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agpol/agpol/internal/cluster"
+	"github.com/agpol/agpol/internal/lint"
+	"github.com/agpol/agpol/internal/lint/output"
+	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/version"
+)
+
+func init() { commands = append(commands, (*app).newLintCmd) }
+
+type lintOptions struct {
+	load           loadFlags
+	output         string
+	failOn         string
+	only, skip     []string
+	config         string
+	showSuppressed bool
+	explain        string
+	list           bool
+}
+
+func (a *app) newLintCmd() *cobra.Command {
+	o := &lintOptions{}
+	cmd := &cobra.Command{
+		Use:   "lint",
+		Short: "Find policies that look safe and are not, and objects the API server would reject",
+		Long: `Lint Gateway API, XAccessPolicy, XBackend and AuthPolicy objects, from files (-f), the
+live cluster, or files laid over the cluster (-f --live).
+
+Every finding has a stable code (agpol lint --list; agpol lint --explain CODE), a
+severity (error, warning, info), a category (schema, references, admission, allow-all,
+loss, ambiguity, config), the object and field it blames, and the field's file:line.
+Objects are validated offline against their CRDs, with defaults applied first, as the
+API server would.
+
+Suppress a finding on the object with the annotation
+  agpol.dev/suppress: "AGP203: the Gateway is defined in the platform repository"
+or in .agpol.yaml (read from the current directory when present, or --config):
+  suppressions:
+  - {code: AGP405, object: XAccessPolicy/tools/*, reason: "...", expires: 2027-01-01}
+
+` + exitCodesHelp,
+		Example: `  # Lint manifests in CI, failing on errors, with annotations on the pull request
+  agpol lint -f manifests/ -R -o github
+
+  # SARIF for code scanning; fail on warnings too
+  agpol lint -f manifests/ -R -o sarif --fail-on warning > agpol.sarif
+
+  # What would change if these files were applied to the current cluster
+  agpol lint -f new-policy.yaml --live
+
+  # Only the silent allow-all checks, and why one of them matters
+  agpol lint -f manifests/ --only allow-all
+  agpol lint --explain AGP401`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.explain != "" {
+				c, ok := lint.LookupCheck(o.explain)
+				if !ok {
+					return usagef("unknown check %q: agpol lint --list shows every code", o.explain)
+				}
+				_, err := fmt.Fprint(a.streams.Out, lint.ExplainText(c))
+				return err
+			}
+			if o.list {
+				return a.listChecks()
+			}
+			if !slices.Contains(output.Formats, o.output) {
+				return usagef("unknown output format %q: use %s", o.output, strings.Join(output.Formats, ", "))
+			}
+			threshold, err := lint.ParseThreshold(o.failOn)
+			if err != nil {
+				return usagef("%v", err)
+			}
+			checks, err := lint.Selector{Only: o.only, Skip: o.skip}.Select()
+			if err != nil {
+				return usagef("%v", err)
+			}
+			cfg, err := loadLintConfig(o.config, cmd.Flags().Changed("config"))
+			if err != nil {
+				return err
+			}
+			var undecodable []lint.Undecodable
+			o.load.wholeCluster = true
+			o.load.skipUndecodable = func(ro cluster.RawObject, err error) {
+				undecodable = append(undecodable, lint.Undecodable{Object: ro.Object, Source: ro.Source, Err: err})
+			}
+			s, err := a.load(cmd.Context(), &o.load)
+			if err != nil {
+				return err
+			}
+			ctx := lint.NewContext(s)
+			ctx.Undecodable = undecodable
+			report := lint.Run(ctx, lint.Options{Checks: checks, Config: cfg})
+			err = output.Write(a.streams.Out, o.output, report, output.Options{
+				ShowSuppressed: o.showSuppressed, FailOn: threshold, ToolVersion: version.Get().Version,
+			})
+			if err != nil {
+				return fmt.Errorf("writing the report: %w", err)
+			}
+			if report.Fails(threshold) {
+				return &resultError{code: exitFail}
+			}
+			return nil
+		},
+	}
+	o.load.addFlags(cmd)
+	f := cmd.Flags()
+	f.StringVarP(&o.output, "output", "o", "text", "output format: "+strings.Join(output.Formats, ", "))
+	f.StringVar(&o.failOn, "fail-on", "error", "exit 1 when an unsuppressed finding is at least this severe: error, warning, info or none")
+	f.StringSliceVar(&o.only, "only", nil, "run only these checks: codes or categories, comma-separated or repeated")
+	f.StringSliceVar(&o.skip, "skip", nil, "skip these checks: codes or categories, comma-separated or repeated")
+	f.StringVar(&o.config, "config", lint.DefaultConfigFile, "lint config file with suppressions (read when present unless given explicitly)")
+	f.BoolVar(&o.showSuppressed, "show-suppressed", false, "also show suppressed findings")
+	f.StringVar(&o.explain, "explain", "", "print the explanation and fix of a check code, and exit")
+	f.BoolVar(&o.list, "list", false, "list every check, and exit")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning", "info", "none"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// loadLintConfig reads the config file: the default one only when it exists, an
+// explicit one always (a missing explicit file is an input error).
+func loadLintConfig(file string, explicit bool) (*lint.Config, error) {
+	if file == "" {
+		return nil, nil
+	}
+	if !explicit {
+		if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+	}
+	cfg, err := lint.LoadConfig(file)
+	if err != nil {
+		return nil, &cluster.InputError{Err: err}
+	}
+	return cfg, nil
+}
+
+func (a *app) listChecks() error {
+	tw := tabwriter.NewWriter(a.streams.Out, 0, 8, 3, ' ', 0)
+	fmt.Fprintln(tw, "CODE\tSEVERITY\tCATEGORY\tTITLE")
+	for _, c := range lint.Checks() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Code, c.Severity, c.Category, c.Title)
+	}
+	return tw.Flush()
+}
+
+// keepDecodable returns the objects that type cleanly, and hands the others to skip.
+func keepDecodable(objs []cluster.RawObject, skip func(cluster.RawObject, error)) []cluster.RawObject {
+	out := make([]cluster.RawObject, 0, len(objs))
+	for _, o := range objs {
+		var scratch snapshot.Snapshot
+		if err := scratch.Add(o.Object, o.Source); err != nil {
+			skip(o, err)
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
+}

@@ -1,0 +1,122 @@
+package lint
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
+)
+
+// Undecodable is an object that was read but could not be typed (a field of the
+// wrong type, a version agpol does not read). It is left out of the snapshot, and
+// the schema checks report why.
+type Undecodable struct {
+	Object *unstructured.Unstructured
+	Source snapshot.Source
+	Err    error
+}
+
+// Context is what checks read. Fields are plain data computed before the checks run;
+// later stages (the topology graph, the decision engine) add their results here as
+// fields, or lazily through Memo so that checks that share a computation pay once.
+type Context struct {
+	// Snapshot holds every typed object with its provenance.
+	Snapshot *snapshot.Snapshot
+	// Targets indexes policies by the object they target, oldest first.
+	Targets *topology.Targets
+	// Undecodable lists objects left out of the snapshot because they could not be typed.
+	Undecodable []Undecodable
+	// Now is the time suppression expiry dates are compared with.
+	Now time.Time
+
+	memo         map[string]any
+	configIssues []Finding // suppression problems, reported by the AGP0xx checks
+}
+
+// NewContext prepares a context for a snapshot.
+func NewContext(s *snapshot.Snapshot) *Context {
+	if s == nil {
+		s = &snapshot.Snapshot{}
+	}
+	return &Context{Snapshot: s, Targets: topology.IndexTargets(s), Now: time.Now()}
+}
+
+// Memo returns the value computed by f under key, computing it once per Context.
+func Memo[T any](c *Context, key string, f func() T) T {
+	if c.memo == nil {
+		c.memo = map[string]any{}
+	}
+	if v, ok := c.memo[key]; ok {
+		return v.(T)
+	}
+	v := f()
+	c.memo[key] = v
+	return v
+}
+
+// FromFilesOnly reports whether every object came from files (no cluster), so an
+// object missing from the input may simply live elsewhere.
+func (c *Context) FromFilesOnly() bool {
+	for _, o := range c.Snapshot.Origins {
+		if o == "cluster" {
+			return false
+		}
+	}
+	return true
+}
+
+// Blame starts a finding about a field of an object: object reference and the
+// field's source position filled in.
+func (c *Context) Blame(o snapshot.Origin, fieldPath string) Finding {
+	return Finding{Object: refOf(o.Raw), FieldPath: fieldPath, Source: c.Snapshot.FieldPosition(o.Source, fieldPath)}
+}
+
+func refOf(u *unstructured.Unstructured) ObjectRef {
+	if u == nil {
+		return ObjectRef{}
+	}
+	return ObjectRef{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
+}
+
+// Origins lists every object of the snapshot (all kinds, core kinds included), in
+// snapshot order, followed by the undecodable objects.
+func (c *Context) Origins() []snapshot.Origin {
+	s := c.Snapshot
+	var out []snapshot.Origin
+	for _, x := range s.GatewayClasses {
+		out = append(out, x.Origin)
+	}
+	for _, x := range s.Gateways {
+		out = append(out, x.Origin)
+	}
+	for _, x := range s.HTTPRoutes {
+		out = append(out, x.Origin)
+	}
+	for _, x := range s.ReferenceGrants {
+		out = append(out, x.Origin)
+	}
+	for _, x := range s.XBackends {
+		out = append(out, x.Origin)
+	}
+	for _, x := range s.XAccessPolicies {
+		out = append(out, x.Origin)
+	}
+	for _, x := range s.AuthPolicies {
+		out = append(out, x.Origin)
+	}
+	for _, x := range s.Services {
+		out = append(out, x.Origin)
+	}
+	for _, x := range s.ServiceAccounts {
+		out = append(out, x.Origin)
+	}
+	for _, x := range s.Namespaces {
+		out = append(out, x.Origin)
+	}
+	for _, u := range c.Undecodable {
+		out = append(out, snapshot.Origin{Source: u.Source, Raw: u.Object})
+	}
+	return out
+}

@@ -1,0 +1,77 @@
+package lint
+
+// Options says which checks run and what suppresses their findings.
+type Options struct {
+	// Checks to run; nil runs every registered check (see Selector.Select).
+	Checks []*Check
+	// Config holds suppressions from the config file; nil for none.
+	Config *Config
+}
+
+// Report is the result of a lint run.
+type Report struct {
+	// Checks are the checks that ran, sorted by code.
+	Checks []*Check
+	// Findings are sorted (SortFindings) and include suppressed ones (Suppressed set).
+	Findings []Finding
+	// Summary counts unsuppressed findings by severity, and suppressed ones apart.
+	Summary Summary
+}
+
+// Run runs the checks over the context and applies suppressions.
+func Run(ctx *Context, opts Options) *Report {
+	checks := opts.Checks
+	if checks == nil {
+		checks = Checks()
+	}
+	sup := newSuppressor(ctx, opts.Config)
+	ctx.configIssues = sup.issues
+	r := &Report{Checks: checks}
+	for _, c := range checks {
+		for _, f := range c.Run(ctx) {
+			f.Code, f.Severity, f.Category, f.Title = c.Code, c.Severity, c.Category, c.Title
+			if f.Fix == "" {
+				f.Fix = c.Fix
+			}
+			f.Suppressed = sup.suppress(&f)
+			r.Findings = append(r.Findings, f)
+		}
+	}
+	SortFindings(r.Findings)
+	for _, f := range r.Findings {
+		if f.Suppressed != nil {
+			r.Summary.Suppressed++
+			continue
+		}
+		switch f.Severity {
+		case SeverityError:
+			r.Summary.Errors++
+		case SeverityWarning:
+			r.Summary.Warnings++
+		case SeverityInfo:
+			r.Summary.Info++
+		}
+	}
+	return r
+}
+
+// Fails reports whether an unsuppressed finding reaches the threshold.
+func (r *Report) Fails(t Threshold) bool {
+	for _, f := range r.Findings {
+		if f.Suppressed == nil && t.Reached(f.Severity) {
+			return true
+		}
+	}
+	return false
+}
+
+// Visible returns the findings to show: unsuppressed ones, plus suppressed ones when asked.
+func (r *Report) Visible(showSuppressed bool) []Finding {
+	out := make([]Finding, 0, len(r.Findings))
+	for _, f := range r.Findings {
+		if f.Suppressed == nil || showSuppressed {
+			out = append(out, f)
+		}
+	}
+	return out
+}
