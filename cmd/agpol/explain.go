@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -61,11 +60,11 @@ func (d *decideFlags) check(formats ...string) ([]effective.Semantics, error) {
 type explainOptions struct {
 	decideFlags
 	from, gateway, listener, route, backend, service string
-	host, path, method, mcpMethod, tool, uri       string
-	headers                                        []string
-	port                                           int
-	at                                             string
-	extauth                                        string
+	host, path, method, mcpMethod, tool, uri         string
+	headers                                          []string
+	port                                             int
+	at                                               string
+	extauth                                          string
 }
 
 func (a *app) newExplainCmd() *cobra.Command {
@@ -282,4 +281,3 @@ func verdictExit(results []*explain.Result) error {
 	return &resultError{code: code}
 }
 
-var _ = fmt.Sprintf

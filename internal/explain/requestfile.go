@@ -3,11 +3,19 @@ package explain
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+)
+
+// The optional header of a request file. With it, a request file can live in a
+// directory of manifests read with -f: loaders skip the unknown kind.
+const (
+	RequestFileAPIVersion = "agpol.dev/v1alpha1"
+	RequestFileKind       = "SimulationRequests"
 )
 
 // RequestFile is a parsed request file (the public format of agpol simulate --requests).
@@ -62,6 +70,18 @@ func ParseRequestFile(name string, data []byte, defaultNS string) (*RequestFile,
 	out := &RequestFile{}
 	var reqs *yaml.Node
 	err := p.fields(root, map[string]func(*yaml.Node) error{
+		"apiVersion": func(v *yaml.Node) error {
+			if s, err := p.str(v); err != nil || s != RequestFileAPIVersion {
+				return p.errf(v, "apiVersion must be %s", RequestFileAPIVersion)
+			}
+			return nil
+		},
+		"kind": func(v *yaml.Node) error {
+			if s, err := p.str(v); err != nil || s != RequestFileKind {
+				return p.errf(v, "kind must be %s", RequestFileKind)
+			}
+			return nil
+		},
 		"trustDomain": func(v *yaml.Node) (err error) { out.TrustDomain, err = p.str(v); return },
 		"requests":    func(v *yaml.Node) error { reqs = v; return nil },
 	})
@@ -105,7 +125,7 @@ func (p *parser) fields(n *yaml.Node, handlers map[string]func(*yaml.Node) error
 			for name := range handlers {
 				known = append(known, name)
 			}
-			sortStrings(known)
+			sort.Strings(known)
 			return p.errf(k, "unknown field %q (known: %s)", k.Value, strings.Join(known, ", "))
 		}
 		if seen[k.Value] {
@@ -119,13 +139,6 @@ func (p *parser) fields(n *yaml.Node, handlers map[string]func(*yaml.Node) error
 	return nil
 }
 
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-}
 
 func (p *parser) str(n *yaml.Node) (string, error) {
 	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
