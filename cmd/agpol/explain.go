@@ -280,4 +280,3 @@ func verdictExit(results []*explain.Result) error {
 	}
 	return &resultError{code: code}
 }
-

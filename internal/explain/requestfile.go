@@ -139,7 +139,6 @@ func (p *parser) fields(n *yaml.Node, handlers map[string]func(*yaml.Node) error
 	return nil
 }
 
-
 func (p *parser) str(n *yaml.Node) (string, error) {
 	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
 		return "", p.errf(n, "expected a string")
