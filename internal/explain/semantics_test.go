@@ -1,0 +1,107 @@
+package explain
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agpol/agpol/internal/effective"
+)
+
+// One test per disputed choice of §17: the reference outcome and the alternative's.
+func TestSemanticsChoices(t *testing.T) {
+	p1 := policy("p1", "xb", "Allow", "2026-01-01T00:00:00Z", rules(saTools("r1", "billing", "add")))
+	p2 := policy("p2", "xb", "Allow", "2026-02-01T00:00:00Z", rules(saTools("r2", "support", "add")))
+	sameName := policy("p2", "xb", "Allow", "2026-02-01T00:00:00Z", rules(saTools("r1", "support", "add")))
+	gwSupport := policy("gw-p", "gw", "Allow", "", rules(saTools("g", "support", "add")))
+	saOnly := policy("p", "xb", "Allow", "", rules(saTools("r", "billing", "add")))
+	l7 := policy("p", "xb", "Allow", "", "rules:\n- name: get-only\n  authorization: {type: Inline, methods: [GET]}\n")
+	section := strings.Replace(policy("gw-p", "gw", "Allow", "", rules(saTools("g", "support", "add"))),
+		"name: gw}", "name: gw, sectionName: http}", 1)
+	enforce := func(f func(*effective.Semantics)) func(*effective.Semantics) { return f }
+	runCases(t, []decideCase{
+		// D1 allow-combine.
+		{name: "D1 reference: union", policies: []string{p1, p2}, req: call("billing", "add"), want: want{Allow, "backend", "app/p1#r1"}},
+		{name: "D1 proposal-0059: every policy must allow", policies: []string{p1, p2}, sem: effective.PresetProposal, req: call("billing", "add"), want: want{Deny, "backend", "app/p2"}},
+		{name: "D1 proposal-0059: allowed by all", policies: []string{p1, policy("p2", "xb", "Allow", "2026-02-01T00:00:00Z", rules(saTools("r2", "billing", "add")))},
+			sem: effective.PresetProposal, req: call("billing", "add"), want: want{Allow, "backend", "app/p2#r2"}},
+		{name: "D1 reference: unselected caller denied", policies: []string{p1}, req: call("analytics", "add"), want: want{Deny, "backend", DecidedImplicitDeny}},
+		{name: "D1 pr-220: unselected caller passes the level", policies: []string{p1}, sem: effective.PresetPR220, req: call("analytics", "add"), want: want{Allow, "none", DecidedNoPolicy}},
+		{name: "D1 pr-220: selected caller must match", policies: []string{p1}, sem: effective.PresetPR220, req: call("billing", "refund"), want: want{Deny, "backend", DecidedImplicitDeny}},
+		// D4 rule-name collision (and D3: the younger policy is the one that wins).
+		{name: "D4 reference: younger same-named rule replaces the older", policies: []string{p1, sameName}, req: call("billing", "add"), want: want{Deny, "backend", DecidedImplicitDeny}},
+		{name: "D4 reference: the younger rule applies", policies: []string{p1, sameName}, req: call("support", "add"), want: want{Allow, "backend", "app/p2#r1"}},
+		{name: "D4 keep-both", policies: []string{p1, sameName}, mod: enforce(func(s *effective.Semantics) { s.RuleCollision = effective.CollisionKeepBoth }),
+			req: call("billing", "add"), want: want{Allow, "backend", "app/p1#r1"}},
+		// D5 default base methods.
+		{name: "D5 reference: no built-in handshake", policies: []string{saOnly}, req: mcpReq("", "initialize"), want: want{Deny, "backend", DecidedImplicitDeny}},
+		{name: "D5 legacy: built-in handshake", policies: []string{saOnly}, sem: effective.PresetLegacy, req: mcpReq("", "initialize"),
+			want: want{Allow, "backend", "app/p#" + effective.BuiltinInitialize}},
+		{name: "D5 builtin allowances in union mode", policies: []string{saOnly}, mod: enforce(func(s *effective.Semantics) { s.BaseMethods = effective.BaseMethodsBuiltin }),
+			req: httpReq("", "GET", nil), want: want{Allow, "backend", "app/p#" + effective.BuiltinHTTPGet}},
+		// D6 no-policy default.
+		{name: "D6 reference: no policy allows", req: call("billing", "add"), want: want{Allow, "none", DecidedNoPolicy}},
+		{name: "D6 alt: no policy denies", mod: enforce(func(s *effective.Semantics) { s.NoPolicyDefault = effective.NoPolicyDeny }), req: call("billing", "add"),
+			want: want{Deny, "none", DecidedNoPolicy}},
+		// D8 L7 matchers.
+		{name: "D8 reference: methods ignored", policies: []string{l7}, req: call("billing", "add"), want: want{Allow, "backend", "app/p#get-only"}},
+		{name: "D8 api-doc: methods enforced", policies: []string{l7}, mod: enforce(func(s *effective.Semantics) { s.L7Fields = effective.Enforced }),
+			req: call("billing", "add"), want: want{Deny, "backend", DecidedImplicitDeny}},
+		{name: "D8 api-doc: GET passes", policies: []string{l7}, mod: enforce(func(s *effective.Semantics) { s.L7Fields = effective.Enforced }),
+			req: httpReq("billing", "GET", nil), want: want{Allow, "backend", "app/p#get-only"}},
+		// D9 sectionName.
+		{name: "D9 reference: sectionName ignored", policies: []string{section}, req: call("billing", "add"), want: want{Deny, "gateway", DecidedImplicitDeny}},
+		{name: "D9 api-doc: policy only on its listener", policies: []string{section}, mod: enforce(func(s *effective.Semantics) { s.SectionName = effective.Enforced }),
+			req: call("billing", "add"), want: want{Allow, "none", DecidedNoPolicy}},
+		{name: "D9 api-doc: applies on its listener", policies: []string{gwSupport, section}, mod: enforce(func(s *effective.Semantics) { s.SectionName = effective.Enforced }),
+			req: func() *Request { r := call("support", "add"); r.Listener = "http"; return r }(), want: want{Deny, "gateway", DecidedImplicitDeny}},
+		// D15 v0alpha0 objects.
+		{name: "D15 reference: v0alpha0 inert", policies: []string{legacyPolicy}, req: call("support", "add"), want: want{Allow, "none", DecidedNoPolicy}},
+		{name: "D15 legacy: v0alpha0 enforced", policies: []string{legacyPolicy}, sem: effective.PresetLegacy, req: call("support", "add"), want: want{Deny, "backend", "app/legacy"}},
+		{name: "D15 legacy: tool allowed", policies: []string{legacyPolicy}, sem: effective.PresetLegacy, req: call("billing", "add"), want: want{Allow, "backend", "app/legacy#only-billing"}},
+		{name: "D7 legacy: empty tools deny tools/call only", sem: effective.PresetLegacy,
+			policies: []string{strings.Replace(legacyPolicy, "tools: [add]", "tools: []", 1)}, req: call("billing", "add"), want: want{Deny, "backend", "app/legacy"}},
+		{name: "legacy: ExternalAuth rule asks the authorizer after the RBAC filters", sem: effective.PresetLegacy,
+			policies: []string{strings.Replace(legacyPolicy, "{type: InlineTools, tools: [add]}", "{type: ExternalAuth, externalAuth: {protocol: GRPC, backendRef: {name: a, port: 1}, grpc: {}}}", 1)},
+			req: withExt(call("billing", "add"), "", AnswerDeny), want: want{Deny, "backend", "app/legacy#only-billing"}},
+	})
+}
+
+// D13: recorded status first (reference) vs recomputed admission.
+func TestSemanticsRecordedStatus(t *testing.T) {
+	rejected := policy("p", "xb", "Allow", "", rules(saTools("r", "billing", "add"))) + `status:
+  ancestors:
+  - ancestorRef: {group: agentic.networking.x-k8s.io, kind: XBackend, name: xb, namespace: app}
+    controllerName: sigs.k8s.io/kube-agentic-networking-controller
+    conditions:
+    - {type: Accepted, status: "False", reason: InvalidCEL, message: stale, lastTransitionTime: "2026-01-01T00:00:00Z"}
+`
+	s := loadYAML(t, baseTopology, rejected)
+	check3(t, decideOne(t, s, effective.Reference(), call("support", "add")), want{Allow, "none", DecidedNoPolicy})
+	alt := effective.Reference()
+	alt.Admission = effective.AdmissionRecompute
+	check3(t, decideOne(t, s, alt, call("support", "add")), want{Deny, "backend", DecidedImplicitDeny})
+}
+
+// Several semantics at once flag the disagreement.
+func TestMultiSemanticsDisagreement(t *testing.T) {
+	s := loadYAML(t, baseTopology, policy("p1", "xb", "Allow", "", rules(saTools("r1", "billing", "add"))),
+		policy("p2", "xb", "Allow", "2026-02-01T00:00:00Z", rules(saTools("r2", "support", "add"))))
+	sems, err := effective.ParsePresets("all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := New(s, sems, "").Explain(call("billing", "add"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 4 || !res[0].Primary || res[1].Primary || !res[0].Disagreement {
+		t.Fatalf("want 4 results, primary first, flagged: %d %v %v", len(res), res[0].Primary, res[0].Disagreement)
+	}
+	got := map[string]string{}
+	for _, r := range res {
+		got[r.Semantics] = r.Verdict
+	}
+	if got["reference"] != Allow || got["proposal-0059"] != Deny || got["pr-220"] != Allow || got["v0alpha0-legacy"] != Deny {
+		t.Errorf("verdicts per semantics: %v", got)
+	}
+}
