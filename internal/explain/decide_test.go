@@ -69,7 +69,11 @@ func TestDecideLevels(t *testing.T) {
 		{name: "innermost level decides an allow", policies: []string{gwAllow, beAllow}, req: call("billing", "add"), want: want{Allow, "backend", "app/be-allow#sum"}},
 		{name: "gateway allows, backend denies", policies: []string{gwAllow, beAllow}, req: call("billing", "refund"), want: want{Deny, "backend", DecidedImplicitDeny}},
 		{name: "service backend: gateway only", policies: []string{gwAllow, beAllow},
-			req: func() *Request { r := call("billing", "refund"); r.Backend, r.Service = nil, &NamespacedName{"app", "svc"}; return r }(),
+			req: func() *Request {
+				r := call("billing", "refund")
+				r.Backend, r.Service = nil, &NamespacedName{"app", "svc"}
+				return r
+			}(),
 			want: want{Allow, "gateway", "gw/gw-allow#billing"}},
 		{name: "rule-less Allow alone allows", policies: []string{policy("open", "xb", "Allow", "", "")}, req: call("x", "any"), want: want{Allow, "backend", "app/open"}},
 		{name: "rule-less Allow next to another adds nothing", policies: []string{policy("open", "xb", "Allow", "", ""), beAllow},
@@ -79,13 +83,13 @@ func TestDecideLevels(t *testing.T) {
 		{name: "first matching rule in RBAC map (name) order", policies: []string{policy("p", "xb", "Allow", "", rules(saTools("zz", "billing", "add"), saTools("aa", "billing", "add")))},
 			req: call("billing", "add"), want: want{Allow, "backend", "app/p#aa"}},
 		{name: "no route: gateway level only", policies: []string{gwAllow, beAllow},
-			req: func() *Request { r := call("billing", "refund"); r.Backend = nil; r.HTTP.Path = "/nothing"; return r }(),
+			req:  func() *Request { r := call("billing", "refund"); r.Backend = nil; r.HTTP.Path = "/nothing"; return r }(),
 			want: want{Allow, "gateway", "gw/gw-allow#billing"}},
 		{name: "routed to XBackend", policies: []string{gwAllow, beAllow},
-			req: func() *Request { r := call("billing", "refund"); r.Backend = nil; r.HTTP.Path = "/mcp"; return r }(),
+			req:  func() *Request { r := call("billing", "refund"); r.Backend = nil; r.HTTP.Path = "/mcp"; return r }(),
 			want: want{Deny, "backend", DecidedImplicitDeny}},
 		{name: "plain HTTP listener: caller is anonymous", policies: []string{gwAllow},
-			req: func() *Request { r := call("billing", "add"); r.Listener = "http"; return r }(),
+			req:  func() *Request { r := call("billing", "add"); r.Listener = "http"; return r }(),
 			want: want{Deny, "gateway", DecidedImplicitDeny}},
 		{name: "v0alpha0 policy inert", policies: []string{legacyPolicy},
 			req: call("support", "add"), want: want{Allow, "none", DecidedNoPolicy}},
@@ -103,13 +107,25 @@ func TestDecidePrincipal(t *testing.T) {
 	none := func(s *effective.Semantics) { s.SourceFailOpen = effective.SourceNone }
 	runCases(t, []decideCase{
 		{name: "spiffe exact", policies: []string{spiffe},
-			req: func() *Request { r := call("", "t"); r.From = Identity{Kind: IdentitySPIFFE, SPIFFE: "spiffe://example.org/agent"}; return r }(),
+			req: func() *Request {
+				r := call("", "t")
+				r.From = Identity{Kind: IdentitySPIFFE, SPIFFE: "spiffe://example.org/agent"}
+				return r
+			}(),
 			want: want{Allow, "backend", "app/p#r"}},
 		{name: "spiffe other", policies: []string{spiffe},
-			req: func() *Request { r := call("", "t"); r.From = Identity{Kind: IdentitySPIFFE, SPIFFE: "spiffe://example.org/agent/x"}; return r }(),
+			req: func() *Request {
+				r := call("", "t")
+				r.From = Identity{Kind: IdentitySPIFFE, SPIFFE: "spiffe://example.org/agent/x"}
+				return r
+			}(),
 			want: want{Deny, "backend", DecidedImplicitDeny}},
 		{name: "sa namespace defaults to the policy's", policies: []string{saDefaultNS},
-			req: func() *Request { r := call("", "t"); r.From = Identity{Kind: IdentityServiceAccount, Namespace: "app", Name: "billing"}; return r }(),
+			req: func() *Request {
+				r := call("", "t")
+				r.From = Identity{Kind: IdentityServiceAccount, Namespace: "app", Name: "billing"}
+				return r
+			}(),
 			want: want{Allow, "backend", "app/p#r"}},
 		{name: "sa in another namespace", policies: []string{saDefaultNS}, req: call("billing", "t"), want: want{Deny, "backend", DecidedImplicitDeny}},
 		{name: "source omitted: anonymous matches", policies: []string{pol("")}, req: call("", "t"), want: want{Allow, "backend", "app/p#r"}},

@@ -121,7 +121,9 @@ func sem(t *testing.T, name string) effective.Semantics {
 	return s
 }
 
-func sa(name string) Identity { return Identity{Kind: IdentityServiceAccount, Namespace: "agents", Name: name} }
+func sa(name string) Identity {
+	return Identity{Kind: IdentityServiceAccount, Namespace: "agents", Name: name}
+}
 
 // call is a tools/call of tool from sa:agents/<who> straight to XBackend app/xb.
 func call(who, tool string) *Request {

@@ -62,7 +62,7 @@ func TestSemanticsChoices(t *testing.T) {
 			policies: []string{strings.Replace(legacyPolicy, "tools: [add]", "tools: []", 1)}, req: call("billing", "add"), want: want{Deny, "backend", "app/legacy"}},
 		{name: "legacy: ExternalAuth rule asks the authorizer after the RBAC filters", sem: effective.PresetLegacy,
 			policies: []string{strings.Replace(legacyPolicy, "{type: InlineTools, tools: [add]}", "{type: ExternalAuth, externalAuth: {protocol: GRPC, backendRef: {name: a, port: 1}, grpc: {}}}", 1)},
-			req: withExt(call("billing", "add"), "", AnswerDeny), want: want{Deny, "backend", "app/legacy#only-billing"}},
+			req:      withExt(call("billing", "add"), "", AnswerDeny), want: want{Deny, "backend", "app/legacy#only-billing"}},
 	})
 }
 
