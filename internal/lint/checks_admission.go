@@ -2,14 +2,11 @@ package lint
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
-
-	"github.com/google/cel-go/cel"
-	"github.com/google/cel-go/ext"
 
 	"github.com/agpol/agpol/internal/apis/agentic/v1alpha1"
+	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/snapshot"
 )
 
 func init() {
@@ -29,50 +26,149 @@ request.headers['x-tenant'] == 'a'. Test the expression with agpol explain befor
 applying it.`,
 		Run: runCELCompile,
 	})
+	Register(&Check{
+		Code: "AGP302", Severity: SeverityError, Category: CategoryAdmission,
+		Title: "policy over the limit of 5 per target",
+		Explanation: `The controller admits at most 5 XAccessPolicies per target (group, kind and name in the
+policy's namespace; sectionName ignored). It counts every policy on the target, whatever
+its action, acceptance or apiVersion — rejected and v0alpha0 policies included (D14) —
+and rejects a policy when 5 others are more senior (older creationTimestamp, then
+smaller name), with reason LimitPerTargetExceeded. A rejected policy is rejected for
+all its targets and ignored: an Allow policy's rules do not apply, and if it was meant
+to restrict the target, the target is more open than the manifests say.`,
+		Fix: `Merge policies (a policy has up to 10 rules), delete unused or v0alpha0 policies on the
+target, or move backend-specific rules to the XBackend.`,
+		Run: runAdmission(admissionLimit),
+	})
+	Register(&Check{
+		Code: "AGP303", Severity: SeverityError, Category: CategoryAdmission,
+		Title: "second ExternalAuth policy on a target",
+		Explanation: `Only one ExternalAuth XAccessPolicy per target is supported. The controller rejects an
+ExternalAuth policy when an older one (accepted or not) targets the same object, with
+reason LimitPerTargetExceeded and the message "An older ExternalAuth AccessPolicy
+already exists for target <name>". The younger authorizer is never called.`,
+		Fix: `Keep one ExternalAuth policy per target: put all rules that should trigger the authorizer
+into it, or attach the second authorizer to the XBackend level instead of the Gateway.`,
+		Run: runAdmission(admissionExtAuth),
+	})
+	Register(&Check{
+		Code: "AGP304", Severity: SeverityWarning, Category: CategoryAdmission,
+		Title: "recorded status disagrees with the computed admission",
+		Explanation: `The data plane follows the status the controller recorded on the policy
+(status.ancestors, every ancestor Accepted=True), and the controller does not re-admit
+policies when others are deleted, nor clears InvalidCEL when the expression is fixed
+without changing the targets (semantics §7, D13). The recorded status can therefore be
+stale: a policy may be enforced although it would now be rejected, or ignored although
+it would now be accepted.`,
+		Fix: `Make the controller re-evaluate the policy (change its targetRefs, or re-create it), or
+restart the controller; then check its status again.`,
+		Run: runAdmission(admissionStale),
+	})
 }
 
-// The reference CEL environment and allow-list (pkg/translator/cel.go).
-// TODO: share with the decision engine's compile (internal/effective) once it lands.
-var (
-	celAllowed = []string{"request.mcp.tool_name", "request.path", "request.url_path", "request.method",
-		"request.host", "request.headers", "request.time"}
-	celVarRegex  = regexp.MustCompile(`\brequest\.[a-zA-Z0-9_.]+`)
-	celToolRegex = regexp.MustCompile(`\brequest\.mcp\.tool_name\b`)
-
-	celEnvOnce sync.Once
-	celEnv     *cel.Env
-	celEnvErr  error
-)
-
-// compileCEL compiles an expression as the controller's admission does.
-func compileCEL(expr string) error {
-	for _, m := range celVarRegex.FindAllString(expr, -1) {
-		ok := false
-		for _, v := range celAllowed {
-			if strings.HasPrefix(m, v) {
-				ok = true
-				break
+// admissions computes the controller's admission over the objects that exist (objects
+// the API server rejects are left out of the counts), once per context.
+func admissions(ctx *Context) map[*snapshot.XAccessPolicy]effective.Admission {
+	return Memo(ctx, "admission", func() map[*snapshot.XAccessPolicy]effective.Admission {
+		s := *ctx.Snapshot
+		s.XAccessPolicies = nil
+		for _, p := range ctx.Snapshot.XAccessPolicies {
+			if !ctx.Rejected(p.Origin) {
+				s.XAccessPolicies = append(s.XAccessPolicies, p)
 			}
 		}
-		if !ok {
-			return fmt.Errorf("unsupported CEL variable: %s", m)
+		return effective.Admit(&s, effective.Reference())
+	})
+}
+
+type admissionKind int
+
+const (
+	admissionLimit admissionKind = iota
+	admissionExtAuth
+	admissionStale
+)
+
+func runAdmission(kind admissionKind) func(*Context) []Finding {
+	return func(ctx *Context) []Finding {
+		adm := admissions(ctx)
+		var out []Finding
+		for _, p := range ctx.Snapshot.XAccessPolicies {
+			a, ok := adm[p]
+			if !ok {
+				continue
+			}
+			switch kind {
+			case admissionLimit, admissionExtAuth:
+				if a.Status.Accepted || a.Status.Reason != effective.ReasonLimit {
+					continue
+				}
+				if (kind == admissionExtAuth) != olderExtAuth(ctx, p) {
+					continue
+				}
+				f := ctx.Blame(p.Origin, "spec.targetRefs")
+				f.Message = fmt.Sprintf("the controller rejects this policy (LimitPerTargetExceeded: %s)%s", a.Status.Message, rejectedConsequence(p))
+				out = append(out, f)
+			case admissionStale:
+				if !a.DiffersFromRecorded || a.Recorded == nil {
+					continue
+				}
+				f := ctx.Blame(p.Origin, "status.ancestors")
+				f.Message = fmt.Sprintf("the recorded status says %s but agpol computes %s; the data plane follows the recorded status",
+					statusText(*a.Recorded), statusText(a.Status))
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+}
+
+// olderExtAuth reports whether an ExternalAuth policy has a more senior ExternalAuth
+// policy on one of its targets (the controller's one-ExternalAuth-per-target rule).
+func olderExtAuth(ctx *Context, p *snapshot.XAccessPolicy) bool {
+	if p.Spec.Action != v1alpha1.ActionTypeExternalAuth {
+		return false
+	}
+	for _, o := range ctx.Snapshot.XAccessPolicies {
+		if o == p || o.Namespace != p.Namespace || o.Spec.Action != v1alpha1.ActionTypeExternalAuth || ctx.Rejected(o.Origin) {
+			continue
+		}
+		if sharesTarget(o, p) && effective.MoreSenior(o, p) {
+			return true
 		}
 	}
-	celEnvOnce.Do(func() {
-		celEnv, celEnvErr = cel.NewEnv(
-			cel.Variable("request", cel.MapType(cel.StringType, cel.AnyType)),
-			cel.Variable("metadata", cel.MapType(cel.StringType, cel.AnyType)),
-			ext.Strings(),
-		)
-	})
-	if celEnvErr != nil {
-		return celEnvErr
+	return false
+}
+
+func sharesTarget(a, b *snapshot.XAccessPolicy) bool {
+	for _, x := range a.Spec.TargetRefs {
+		for _, y := range b.Spec.TargetRefs {
+			if x.Group == y.Group && x.Kind == y.Kind && x.Name == y.Name {
+				return true
+			}
+		}
 	}
-	_, iss := celEnv.Compile(celToolRegex.ReplaceAllString(expr, "metadata.filter_metadata['mcp_proxy'].params.name"))
-	if iss != nil && iss.Err() != nil {
-		return iss.Err()
+	return false
+}
+
+func rejectedConsequence(p *snapshot.XAccessPolicy) string {
+	switch p.Spec.Action {
+	case v1alpha1.ActionTypeAllow:
+		return "; its rules are not enforced on any of its targets"
+	case v1alpha1.ActionTypeExternalAuth:
+		return "; its authorizer is never called"
 	}
-	return nil
+	return ""
+}
+
+func statusText(s effective.Status) string {
+	if s.Accepted {
+		return "Accepted"
+	}
+	if s.Reason == "" {
+		return "not accepted"
+	}
+	return "not accepted (" + s.Reason + ")"
 }
 
 func runCELCompile(ctx *Context) []Finding {
@@ -86,7 +182,7 @@ func runCELCompile(ctx *Context) []Finding {
 			if a == nil || a.Type != v1alpha1.AuthorizationRuleTypeCEL || a.CEL == nil {
 				continue
 			}
-			err := compileCEL(a.CEL.Expression)
+			_, err := effective.CompileCEL(a.CEL.Expression)
 			if err == nil {
 				continue
 			}

@@ -3,6 +3,7 @@ package lint
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -155,7 +156,8 @@ func runUnservedVersion(ctx *Context) []Finding {
 			out = append(out, f)
 		case it.noSchema != nil && gvk.Group != "":
 			f := ctx.Blame(it.origin, "apiVersion")
-			f.Message = fmt.Sprintf("%s %s is not served by the CRDs agpol embeds, so it was not validated (%v)", gvk.GroupVersion(), gvk.Kind, it.noSchema)
+			f.Message = fmt.Sprintf("%s %s is not served by the CRDs agpol embeds%s, so it was not validated",
+				gvk.GroupVersion(), gvk.Kind, servedVersions(gvk.Group, gvk.Kind))
 			if it.decodeErr != nil {
 				f.Message += "; agpol cannot read it either, so other checks skip it"
 			}
@@ -178,4 +180,15 @@ func (c *Context) Rejected(o snapshot.Origin) bool {
 		return m
 	})
 	return rejected[o.Raw]
+}
+
+// servedVersions is " (served: v1, v1beta1)" for a kind with an embedded CRD.
+func servedVersions(group, kind string) string {
+	defs, _ := crds.Definitions()
+	for _, d := range defs {
+		if d.Group == group && d.Kind == kind {
+			return " (it serves " + strings.Join(d.Versions, ", ") + ")"
+		}
+	}
+	return ""
 }

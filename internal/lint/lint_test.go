@@ -1,0 +1,340 @@
+package lint
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agpol/agpol/internal/cluster"
+	"github.com/agpol/agpol/internal/snapshot"
+)
+
+const fixtures = "../../testdata/lint"
+
+// testNow is the clock of every test: suppressions expiring before it have expired.
+var testNow = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+// loadContext reads files as agpol lint does: objects that cannot be typed are left
+// out of the snapshot and handed to the schema checks.
+func loadContext(t *testing.T, files ...string) *Context {
+	t.Helper()
+	objs, pos, err := cluster.ReadFiles(cluster.FileOptions{Filenames: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster.DefaultNamespace(objs, "default")
+	var keep []cluster.RawObject
+	var bad []Undecodable
+	for _, o := range objs {
+		var scratch snapshot.Snapshot
+		if err := scratch.Add(o.Object, o.Source); err != nil {
+			bad = append(bad, Undecodable{Object: o.Object, Source: o.Source, Err: err})
+			continue
+		}
+		keep = append(keep, o)
+	}
+	s, err := cluster.Build(keep, pos, "files")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := NewContext(s)
+	ctx.Undecodable = bad
+	ctx.Now = testNow
+	return ctx
+}
+
+// brief is "CODE Kind ns/name field @file:line" (file without its directory).
+func brief(f Finding) string {
+	s := f.Code + " " + f.Object.String()
+	if f.FieldPath != "" {
+		s += " " + f.FieldPath
+	}
+	return fmt.Sprintf("%s @%s:%d", s, filepath.Base(f.Source.File), f.Source.Line)
+}
+
+func briefs(fs []Finding) []string {
+	out := []string{}
+	for _, f := range fs {
+		out = append(out, brief(f))
+	}
+	return out
+}
+
+// TestChecksFireAndStayQuiet runs each check alone over its fixture
+// (testdata/lint/checks/CODE.yaml, next to testdata/lint/base.yaml). Each fixture has
+// objects named fires* that must be reported exactly as listed, and quiet* objects
+// that must not be.
+func TestChecksFireAndStayQuiet(t *testing.T) {
+	want := map[string][]string{
+		"AGP001": {"AGP001 XAccessPolicy tools/fires metadata.annotations[agpol.dev/suppress] @AGP001.yaml:6"},
+		"AGP002": {"AGP002 XAccessPolicy tools/fires metadata.annotations[agpol.dev/suppress] @AGP002.yaml:6"},
+		"AGP003": {"AGP003 Config " + fixtures + "/checks/AGP003.config suppressions @AGP003.config:2"},
+		"AGP101": {
+			"AGP101 XBackend tools/fires-both spec.mcp @AGP101.yaml:7",
+			"AGP101 XBackend tools/fires-port-type @AGP101.yaml:13",
+			"AGP101 XBackend tools/fires-port-type spec.mcp.port @AGP101.yaml:21",
+			"AGP101 XAccessPolicy tools/fires-extauth-without-config spec @AGP101.yaml:28",
+		},
+		"AGP102": {
+			"AGP102 XAccessPolicy tools/fires spec.rules[0].sourec @AGP102.yaml:14",
+			"AGP102 XAccessPolicy tools/fires spec.rules[0].authorization.mcp.methods[0].tools @AGP102.yaml:21",
+		},
+		"AGP103": {
+			"AGP103 XBackend tools/fires-legacy-group apiVersion @AGP103.yaml:1",
+			"AGP103 ReferenceGrant tools/fires-unserved apiVersion @AGP103.yaml:11",
+		},
+		"AGP201": {
+			"AGP201 XAccessPolicy tools/fires spec.targetRefs[0] @AGP201.yaml:8",
+			"AGP201 XAccessPolicy tools/fires-legacy-group spec.targetRefs[0] @AGP201.yaml:23",
+			"AGP201 XAccessPolicy tools/fires-core-service spec.targetRefs[0] @AGP201.yaml:38",
+		},
+		"AGP202": {"AGP202 XAccessPolicy infra/fires spec.targetRefs[1] @AGP202.yaml:11"},
+		"AGP203": {
+			"AGP203 XAccessPolicy infra/fires-gateway spec.targetRefs[0].name @AGP203.yaml:10",
+			"AGP203 XAccessPolicy tools/fires-namespace spec.targetRefs[0].name @AGP203.yaml:23",
+			"AGP203 AuthPolicy tools/fires-route spec.targetRef.name @AGP203.yaml:35",
+		},
+		"AGP204": {
+			"AGP204 AuthPolicy infra/fires-listener spec.targetRef.sectionName @AGP204.yaml:11",
+			"AGP204 AuthPolicy tools/fires-rule spec.targetRef.sectionName @AGP204.yaml:26",
+		},
+		"AGP301": {
+			"AGP301 XAccessPolicy tools/fires spec.rules[0].authorization.cel.expression @AGP301.yaml:17",
+			"AGP301 XAccessPolicy tools/fires spec.rules[1].authorization.cel.expression @AGP301.yaml:22",
+			"AGP301 XAccessPolicy tools/fires spec.rules[2].authorization.cel.expression @AGP301.yaml:27",
+		},
+		"AGP302": {"AGP302 XAccessPolicy tools/fires-6 spec.targetRefs @AGP302.yaml:89"},
+		"AGP303": {"AGP303 XAccessPolicy infra/fires-younger spec.targetRefs @AGP303.yaml:25"},
+		"AGP304": {"AGP304 XAccessPolicy tools/fires status.ancestors @AGP304.yaml:20"},
+		"AGP401": {
+			"AGP401 XAccessPolicy tools/fires spec.rules[0].source @AGP401.yaml:14",
+			"AGP401 XAccessPolicy tools/fires spec.rules[1].source @AGP401.yaml:17",
+			"AGP401 XAccessPolicy tools/fires spec.rules[2].source @AGP401.yaml:20",
+		},
+		"AGP402": {"AGP402 XAccessPolicy tools/fires spec.rules[0].authorization.methods @AGP402.yaml:17"},
+		"AGP403": {"AGP403 XAccessPolicy tools/fires spec.rules[0].authorization.hosts @AGP403.yaml:17"},
+		"AGP404": {"AGP404 XAccessPolicy infra/fires spec.targetRefs[0].sectionName @AGP404.yaml:11"},
+		"AGP405": {"AGP405 XAccessPolicy tools/fires spec.rules[0] @AGP405.yaml:13"},
+		"AGP406": {"AGP406 XAccessPolicy tools/fires spec.rules[0].authorization @AGP406.yaml:15"},
+		"AGP407": {
+			"AGP407 XAccessPolicy tools/fires spec.rules[0] @AGP407.yaml:13",
+			"AGP407 XAccessPolicy tools/fires spec.rules[1] @AGP407.yaml:14",
+		},
+		"AGP501": {"AGP501 XAccessPolicy tools/fires apiVersion @AGP501.yaml:1"},
+		"AGP502": {"AGP502 XAccessPolicy tools/fires-older spec.rules[0].name @AGP502.yaml:14"},
+	}
+	for _, c := range Checks() {
+		t.Run(c.Code, func(t *testing.T) {
+			w, ok := want[c.Code]
+			if !ok {
+				t.Fatalf("check %s has no case in this test (add testdata/lint/checks/%s.yaml and its expected findings)", c.Code, c.Code)
+			}
+			ctx := loadContext(t, fixtures+"/base.yaml", fixtures+"/checks/"+c.Code+".yaml")
+			var cfg *Config
+			if cf := fixtures + "/checks/" + c.Code + ".config"; fileExists(cf) {
+				var err error
+				if cfg, err = LoadConfig(cf); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := Run(ctx, Options{Checks: []*Check{c}, Config: cfg})
+			got := briefs(r.Findings)
+			if strings.Join(got, "\n") != strings.Join(w, "\n") {
+				t.Errorf("findings:\n got  %s\n want %s", strings.Join(got, "\n      "), strings.Join(w, "\n      "))
+			}
+			for _, f := range r.Findings {
+				if !strings.HasPrefix(f.Object.Name, "fires") && f.Object.Kind != "Config" {
+					t.Errorf("%s: an object not named fires* was reported", brief(f))
+				}
+				if f.Message == "" || f.Severity != c.Severity || f.Category != c.Category || f.Title != c.Title || f.Fix == "" {
+					t.Errorf("%s: finding not filled in from its check: %+v", brief(f), f)
+				}
+			}
+		})
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// TestUpstreamExamples: every upstream valid example passes the schema checks, every
+// invalid one is rejected (AGP101), each file on its own.
+func TestUpstreamExamples(t *testing.T) {
+	schemaOnly, err := Selector{Only: []string{"schema"}}.Select()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"valid", "invalid"} {
+		files, _ := filepath.Glob(filepath.Join(fixtures, "upstream", dir, "*.yaml"))
+		if len(files) == 0 {
+			t.Fatalf("no upstream %s examples", dir)
+		}
+		for _, f := range files {
+			r := Run(loadContext(t, f), Options{Checks: schemaOnly})
+			rejected := slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Code == "AGP101" })
+			if dir == "valid" && len(r.Findings) > 0 {
+				t.Errorf("%s: want no schema findings, got %v", f, briefs(r.Findings))
+			}
+			if dir == "invalid" && !rejected {
+				t.Errorf("%s: want AGP101, got %v", f, briefs(r.Findings))
+			}
+		}
+	}
+}
+
+// TestExamplesFindings pins what lint says about the shipped example scenario.
+func TestExamplesFindings(t *testing.T) {
+	r := Run(loadContext(t, "../../testdata/examples"), Options{})
+	want := []string{
+		"AGP402 XAccessPolicy tools/calc-arithmetic spec.rules[2].authorization.methods @40-access-policies.yaml:150",
+		"AGP501 XAccessPolicy tools/calc-legacy apiVersion @40-access-policies.yaml:153",
+	}
+	if got := briefs(r.Findings); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+	if !r.Fails(Threshold(SeverityError)) || r.Summary != (Summary{Errors: 2}) {
+		t.Errorf("summary %+v", r.Summary)
+	}
+}
+
+func TestSelector(t *testing.T) {
+	tests := []struct {
+		only, skip []string
+		want       []string // codes kept; nil means "every check" is not asserted
+		wantErr    string
+		check      func(t *testing.T, got []*Check)
+	}{
+		{only: []string{"AGP101"}, want: []string{"AGP101"}},
+		{only: []string{"agp101,agp202"}, want: []string{"AGP101", "AGP202"}},
+		{only: []string{"schema"}, want: []string{"AGP101", "AGP102", "AGP103"}},
+		{only: []string{"schema"}, skip: []string{"AGP102"}, want: []string{"AGP101", "AGP103"}},
+		{skip: []string{"allow-all", "loss"}, check: func(t *testing.T, got []*Check) {
+			for _, c := range got {
+				if c.Category == CategoryAllowAll || c.Category == CategoryLoss {
+					t.Errorf("%s kept", c.Code)
+				}
+			}
+			if len(got) == 0 {
+				t.Error("nothing kept")
+			}
+		}},
+		{only: []string{"AGP999"}, wantErr: `--only: unknown check or category "AGP999"`},
+		{skip: []string{"allowall"}, wantErr: `--skip: unknown check or category "allowall"`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.only, "+")+"-"+strings.Join(tt.skip, "+"), func(t *testing.T) {
+			got, err := Selector{Only: tt.only, Skip: tt.skip}.Select()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("want error %q, got %v", tt.wantErr, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.check != nil {
+				tt.check(t, got)
+				return
+			}
+			var codes []string
+			for _, c := range got {
+				codes = append(codes, c.Code)
+			}
+			if strings.Join(codes, ",") != strings.Join(tt.want, ",") {
+				t.Errorf("got %v, want %v", codes, tt.want)
+			}
+		})
+	}
+}
+
+func TestThreshold(t *testing.T) {
+	tests := []struct {
+		threshold string
+		sev       Severity
+		want      bool
+	}{
+		{"error", SeverityError, true},
+		{"error", SeverityWarning, false},
+		{"warning", SeverityError, true},
+		{"warning", SeverityWarning, true},
+		{"warning", SeverityInfo, false},
+		{"info", SeverityInfo, true},
+		{"none", SeverityError, false},
+		{"ERROR", SeverityError, true},
+	}
+	for _, tt := range tests {
+		th, err := ParseThreshold(tt.threshold)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := th.Reached(tt.sev); got != tt.want {
+			t.Errorf("%s reached by %s: got %v", tt.threshold, tt.sev, got)
+		}
+	}
+	if _, err := ParseThreshold("fatal"); err == nil {
+		t.Error("fatal accepted")
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	checks := Checks()
+	if len(checks) < 20 {
+		t.Fatalf("only %d checks registered", len(checks))
+	}
+	for i, c := range checks {
+		if i > 0 && checks[i-1].Code >= c.Code {
+			t.Errorf("checks not sorted: %s before %s", checks[i-1].Code, c.Code)
+		}
+		if err := validCheck(c); err != nil {
+			t.Errorf("%s: %v", c.Code, err)
+		}
+	}
+	bad := []*Check{
+		{Code: "AGP1", Severity: SeverityError, Category: CategorySchema, Title: "t", Explanation: "e", Fix: "f", Run: func(*Context) []Finding { return nil }},
+		{Code: "AGP199", Severity: "fatal", Category: CategorySchema, Title: "t", Explanation: "e", Fix: "f", Run: func(*Context) []Finding { return nil }},
+		{Code: "AGP199", Severity: SeverityError, Category: CategoryLoss, Title: "t", Explanation: "e", Fix: "f", Run: func(*Context) []Finding { return nil }},
+		{Code: "AGP199", Severity: SeverityError, Category: CategorySchema, Title: "t.", Explanation: "e", Fix: "f", Run: func(*Context) []Finding { return nil }},
+		{Code: "AGP199", Severity: SeverityError, Category: CategorySchema, Title: "t", Explanation: "e", Fix: "", Run: func(*Context) []Finding { return nil }},
+		{Code: "AGP199", Severity: SeverityError, Category: CategorySchema, Title: "t", Explanation: "e", Fix: "f"},
+	}
+	for _, c := range bad {
+		if validCheck(c) == nil {
+			t.Errorf("accepted malformed check %+v", c)
+		}
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("registering a duplicate code did not panic")
+			}
+		}()
+		Register(checks[0])
+	}()
+}
+
+func TestSortFindingsIsDeterministic(t *testing.T) {
+	fs := []Finding{
+		{Code: "AGP2", Source: snapshot.Source{Cluster: "c"}, Object: ObjectRef{Kind: "K", Name: "b"}},
+		{Code: "AGP3", Source: snapshot.Source{File: "b.yaml", Line: 1}},
+		{Code: "AGP2", Source: snapshot.Source{File: "a.yaml", Line: 9}},
+		{Code: "AGP1", Source: snapshot.Source{File: "a.yaml", Line: 9}},
+		{Code: "AGP1", Source: snapshot.Source{File: "a.yaml", Line: 2, Column: 5}},
+		{Code: "AGP2", Source: snapshot.Source{Cluster: "c"}, Object: ObjectRef{Kind: "K", Name: "a"}},
+	}
+	SortFindings(fs)
+	var got []string
+	for _, f := range fs {
+		got = append(got, fmt.Sprintf("%s:%d %s %s", f.Source.File, f.Source.Line, f.Code, f.Object.Name))
+	}
+	want := []string{"a.yaml:2 AGP1 ", "a.yaml:9 AGP1 ", "a.yaml:9 AGP2 ", "b.yaml:1 AGP3 ", ":0 AGP2 a", ":0 AGP2 b"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q", got)
+	}
+}
