@@ -14,6 +14,14 @@ import (
 // HTTPHeaderMatch, HTTPQueryParamMatch and the precedence rules on HTTPRouteRule.Matches)
 // and the Envoy configuration the kube-agentic-networking translator generates
 // (httproute.go translateHTTPRouteMatch, sortRoutes).
+//
+// Where the reference translator (v0.1.0) departs from Gateway API, agpol follows
+// Gateway API, as these are translator gaps rather than chosen semantics:
+//   - translateHTTPRouteMatch drops `method`, so the reference data plane matches any
+//     method; agpol matches it and ranks method matches above header matches.
+//   - it matches every query param Exact, even with type RegularExpression.
+//   - sortRoutes uses sort.Slice over routes gathered in lister order, so the reference
+//     breaks cross-route ties arbitrarily; agpol uses the Gateway API tie-breakers.
 
 type pathKind uint8
 
