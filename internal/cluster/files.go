@@ -489,6 +489,8 @@ type converter struct {
 	// alias is the outermost alias being expanded: an error inside an expansion is
 	// reported where the alias is used, not deep inside the anchored value.
 	alias *yaml.Node
+	// expanding holds the anchored values being expanded, to refuse an alias inside its own anchor.
+	expanding map[*yaml.Node]bool
 }
 
 func (c *converter) fail(n *yaml.Node, format string, args ...any) error {
@@ -517,10 +519,18 @@ func (c *converter) convert(n *yaml.Node, depth int) (any, error) {
 		if n.Alias == nil {
 			return nil, c.fail(n, "unknown alias %q", n.Value)
 		}
+		if c.expanding[n.Alias] {
+			return nil, c.fail(n, "alias *%s refers to a value that contains it", n.Value)
+		}
+		if c.expanding == nil {
+			c.expanding = map[*yaml.Node]bool{}
+		}
 		if c.alias == nil {
 			c.alias = n
 			defer func() { c.alias = nil }()
 		}
+		c.expanding[n.Alias] = true
+		defer delete(c.expanding, n.Alias)
 		return c.convert(n.Alias, depth+1)
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
