@@ -5,9 +5,14 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +20,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	sigsyaml "sigs.k8s.io/yaml"
 )
 
 var updateScripts = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar")
@@ -114,5 +120,133 @@ func TestEveryCommandHelp(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestGoreleaserConfig checks .goreleaser.yaml without running goreleaser: both binaries
+// are built from this command, the -X flags name variables internal/version really has
+// (so a rename breaks this test, not the release), and the krew archive ships the
+// completion helper kubectl looks for.
+func TestGoreleaserConfig(t *testing.T) {
+	data, err := os.ReadFile("../../.goreleaser.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Version int `json:"version"`
+		Builds  []struct {
+			ID      string   `json:"id"`
+			Main    string   `json:"main"`
+			Binary  string   `json:"binary"`
+			Env     []string `json:"env"`
+			Flags   []string `json:"flags"`
+			Ldflags []string `json:"ldflags"`
+			Goos    []string `json:"goos"`
+			Goarch  []string `json:"goarch"`
+			ModTime string   `json:"mod_timestamp"`
+		} `json:"builds"`
+		Archives []struct {
+			ID    string   `json:"id"`
+			IDs   []string `json:"ids"`
+			Files []any    `json:"files"`
+		} `json:"archives"`
+		Krews []struct {
+			IDs []string `json:"ids"`
+		} `json:"krews"`
+	}
+	if err := sigsyaml.Unmarshal(data, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Version != 2 {
+		t.Errorf("version: %d, want 2", cfg.Version)
+	}
+
+	// The package-level variables of internal/version, read from its source.
+	fset := token.NewFileSet()
+	src, err := parser.ParseFile(fset, "../../internal/version/version.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]bool{}
+	for _, d := range src.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
+			for _, s := range g.Specs {
+				for _, n := range s.(*ast.ValueSpec).Names {
+					vars[n.Name] = true
+				}
+			}
+		}
+	}
+	const pkg = "github.com/agpol/agpol/internal/version."
+
+	binaries := map[string]string{}
+	for _, b := range cfg.Builds {
+		binaries[b.Binary] = b.ID
+		if b.Main != "./cmd/agpol" {
+			t.Errorf("build %s: main %q, want ./cmd/agpol", b.ID, b.Main)
+		}
+		if !slices.Contains(b.Env, "CGO_ENABLED=0") || !slices.Contains(b.Flags, "-trimpath") || b.ModTime == "" {
+			t.Errorf("build %s: want CGO_ENABLED=0, -trimpath and mod_timestamp for reproducible builds", b.ID)
+		}
+		for _, os := range []string{"linux", "darwin", "windows"} {
+			if !slices.Contains(b.Goos, os) {
+				t.Errorf("build %s: no %s", b.ID, os)
+			}
+		}
+		for _, arch := range []string{"amd64", "arm64"} {
+			if !slices.Contains(b.Goarch, arch) {
+				t.Errorf("build %s: no %s", b.ID, arch)
+			}
+		}
+		set := map[string]bool{}
+		for _, f := range strings.Fields(strings.Join(b.Ldflags, " ")) {
+			name, ok := strings.CutPrefix(f, pkg)
+			if !ok {
+				if strings.Contains(f, "=") {
+					t.Errorf("build %s: -X %s is not a variable of internal/version", b.ID, f)
+				}
+				continue
+			}
+			name, _, _ = strings.Cut(name, "=")
+			if !vars[name] {
+				t.Errorf("build %s: -X sets %s%s, which internal/version does not declare (it has %v)", b.ID, pkg, name, vars)
+			}
+			set[name] = true
+		}
+		for _, want := range []string{"version", "commit", "date"} {
+			if !set[want] {
+				t.Errorf("build %s: ldflags do not set %s%s", b.ID, pkg, want)
+			}
+		}
+	}
+	if binaries["agpol"] == "" || binaries["kubectl-agpol"] == "" {
+		t.Fatalf("binaries %v, want agpol and kubectl-agpol", binaries)
+	}
+
+	krewArchive := false
+	for _, a := range cfg.Archives {
+		if !slices.Contains(a.IDs, binaries["kubectl-agpol"]) {
+			continue
+		}
+		krewArchive = true
+		if !strings.Contains(fmt.Sprint(a.Files), "hack/kubectl_complete-agpol") {
+			t.Errorf("archive %s does not ship hack/kubectl_complete-agpol", a.ID)
+		}
+	}
+	if !krewArchive {
+		t.Error("no archive holds the kubectl-agpol binary")
+	}
+	if len(cfg.Krews) != 1 || !slices.Contains(cfg.Krews[0].IDs, binaries["kubectl-agpol"]) {
+		t.Errorf("krews: %+v, want one manifest for the kubectl-agpol build", cfg.Krews)
+	}
+	helper, err := os.ReadFile("../../hack/kubectl_complete-agpol")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(helper), "#!/bin/sh\n") || !strings.Contains(string(helper), "exec kubectl-agpol __complete \"$@\"") {
+		t.Errorf("hack/kubectl_complete-agpol:\n%s", helper)
+	}
+	if st, err := os.Stat("../../hack/kubectl_complete-agpol"); err == nil && st.Mode()&0o111 == 0 {
+		t.Error("hack/kubectl_complete-agpol is not executable")
 	}
 }
