@@ -1,0 +1,548 @@
+package authpolicy
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/ext"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kuadrantv1 "github.com/agpol/agpol/internal/apis/kuadrant/v1"
+)
+
+// Tri is a three-valued result: what cannot be known offline is Unknown, never guessed.
+type Tri string
+
+// Tri values.
+const (
+	True    Tri = "true"
+	False   Tri = "false"
+	Unknown Tri = "unknown"
+)
+
+// Request is what is known about a simulated request. Fields left empty are unknown.
+type Request struct {
+	Method string
+	Host   string
+	// Path may carry a query string ("/toys?id=1").
+	Path string
+	// Headers by name (matched case-insensitively); nil when the headers are not known.
+	Headers map[string]string
+	// SourceAddress is the client address; empty when unknown.
+	SourceAddress string
+}
+
+// Check is one evaluated condition.
+type Check struct {
+	// Expression is the CEL predicate, or "selector operator value" for an Authorino pattern.
+	Expression string `json:"expression"`
+	Result     Tri    `json:"result"`
+	// Reason says why the result is unknown (or what failed).
+	Reason string `json:"reason,omitempty"`
+}
+
+// Requirement is one effective rule as it applies to the request.
+type Requirement struct {
+	Group  string `json:"group"`
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	// Method is the Authorino method ("apiKey", "jwt", "patternMatching", "opa", ...).
+	Method string `json:"method,omitempty"`
+	// Present says what the request must present (authentication) or what must hold (authorization).
+	Present string `json:"present"`
+	// Credential says where the credential is read from (authentication).
+	Credential string `json:"credential,omitempty"`
+	// Runs is the rule-level `when`: False means the rule is skipped for this request.
+	Runs       Tri     `json:"runs"`
+	Conditions []Check `json:"conditions,omitempty"`
+	// Passes is the authorization outcome when it can be known offline.
+	Passes Tri `json:"passes,omitempty"`
+	// Priority is Authorino's evaluation order among rules of the section.
+	Priority int `json:"priority,omitempty"`
+}
+
+// Evaluation is what the effective AuthPolicy asks of one request.
+type Evaluation struct {
+	// Applies is the policy-level `when`: False means the policy is skipped and the
+	// request passes without authentication.
+	Applies    Tri     `json:"applies"`
+	Predicates []Check `json:"predicates,omitempty"`
+	// Authentication rules: at least one that runs must succeed.
+	Authentication []Requirement `json:"authentication,omitempty"`
+	// Authorization rules: every one that runs must pass.
+	Authorization []Requirement `json:"authorization,omitempty"`
+	// Offline lists what cannot be known offline.
+	Offline []string `json:"offline,omitempty"`
+	// Problems are rule bodies that could not be read.
+	Problems []string `json:"problems,omitempty"`
+}
+
+// Requirements evaluates the effective policy's policy-level and rule-level conditions
+// on the request attributes supplied and lists what the request must present.
+func Requirements(e *Effective, req Request) *Evaluation {
+	ev := &Evaluation{Applies: True}
+	if e == nil || len(e.Rules) == 0 {
+		ev.Applies = False
+		return ev
+	}
+	c := newConditionEvaluator(e, req)
+	if w, ok := e.Rules["conditions#"]; ok {
+		var preds []kuadrantv1.WhenPredicate
+		if err := json.Unmarshal(w.Spec, &preds); err != nil {
+			ev.Problems = append(ev.Problems, fmt.Sprintf("when of %s: %v", w.Source, err))
+		}
+		var results []Tri
+		for _, p := range preds {
+			ch := c.predicate(p.Predicate)
+			ev.Predicates = append(ev.Predicates, ch)
+			results = append(results, ch.Result)
+		}
+		ev.Applies = and(results...)
+	}
+	for _, k := range e.Keys() {
+		r := e.Rules[k]
+		switch r.Group {
+		case "authentication":
+			spec, err := kuadrantv1.ParseAuthentication(r.Spec)
+			if err != nil {
+				ev.Problems = append(ev.Problems, fmt.Sprintf("authentication %s of %s: %v", r.Name, r.Source, err))
+				continue
+			}
+			req := Requirement{Group: r.Group, Name: r.Name, Source: r.Source, Priority: spec.Priority}
+			req.Conditions, req.Runs = c.conditions(spec.Conditions)
+			req.Method, req.Present, req.Credential = describeAuthentication(spec)
+			ev.Authentication = append(ev.Authentication, req)
+		case "authorization":
+			spec, err := kuadrantv1.ParseAuthorization(r.Spec)
+			if err != nil {
+				ev.Problems = append(ev.Problems, fmt.Sprintf("authorization %s of %s: %v", r.Name, r.Source, err))
+				continue
+			}
+			req := Requirement{Group: r.Group, Name: r.Name, Source: r.Source, Priority: spec.Priority}
+			req.Conditions, req.Runs = c.conditions(spec.Conditions)
+			switch {
+			case spec.PatternMatching != nil:
+				req.Method = "patternMatching"
+				var checks []Check
+				checks, req.Passes = c.conditions(spec.PatternMatching.Patterns)
+				var exprs []string
+				for _, ch := range checks {
+					exprs = append(exprs, ch.Expression)
+				}
+				req.Present = "all of: " + strings.Join(exprs, "; ")
+				req.Conditions = append(req.Conditions, checks...)
+			case spec.OPA != nil:
+				req.Method, req.Present, req.Passes = "opa", "an OPA policy must allow it (cannot be known offline)", Unknown
+			case spec.KubernetesSubjectAccessReview != nil:
+				req.Method, req.Present, req.Passes = "kubernetesSubjectAccessReview", "Kubernetes RBAC must allow it (cannot be known offline)", Unknown
+			case spec.SpiceDB != nil:
+				req.Method, req.Present, req.Passes = "spicedb", "SpiceDB must grant the permission (cannot be known offline)", Unknown
+			default:
+				req.Present, req.Passes = "an authorization method agpol does not read (cannot be known offline)", Unknown
+			}
+			ev.Authorization = append(ev.Authorization, req)
+		}
+	}
+	sort.SliceStable(ev.Authentication, func(i, j int) bool { return ev.Authentication[i].Priority < ev.Authentication[j].Priority })
+	sort.SliceStable(ev.Authorization, func(i, j int) bool { return ev.Authorization[i].Priority < ev.Authorization[j].Priority })
+	ev.Offline = c.offline()
+	return ev
+}
+
+// describeAuthentication says what an authentication rule needs and where it reads it.
+func describeAuthentication(a *kuadrantv1.AuthenticationSpec) (method, present, credential string) {
+	credential = describeCredentials(a.Credentials)
+	switch {
+	case a.APIKey != nil:
+		scope := "in the AuthPolicy's namespace"
+		if a.APIKey.AllNamespaces {
+			scope = "in any namespace"
+		}
+		return "apiKey", fmt.Sprintf("an API key stored in a Secret labelled %s %s", selectorString(a.APIKey.Selector), scope), credential
+	case a.JWT != nil:
+		switch {
+		case a.JWT.IssuerURL != "":
+			return "jwt", "a JWT issued by " + a.JWT.IssuerURL, credential
+		case a.JWT.JwksURL != "":
+			return "jwt", "a JWT signed by a key from " + a.JWT.JwksURL, credential
+		}
+		return "jwt", "a JWT", credential
+	case a.OAuth2Introspection != nil:
+		return "oauth2Introspection", "an OAuth2 token that " + a.OAuth2Introspection.Endpoint + " reports active", credential
+	case a.KubernetesTokenReview != nil:
+		aud := "the requested host"
+		if len(a.KubernetesTokenReview.Audiences) > 0 {
+			aud = strings.Join(a.KubernetesTokenReview.Audiences, ", ")
+		}
+		return "kubernetesTokenReview", "a Kubernetes service account token for audience " + aud, credential
+	case a.X509 != nil:
+		src := "the TLS connection"
+		if s := a.X509.Source; s != nil {
+			switch {
+			case s.XFCCHeader != "":
+				src = "header " + s.XFCCHeader + " (X-Forwarded-Client-Cert)"
+			case s.ClientCertHeader != "":
+				src = "header " + s.ClientCertHeader
+			case s.Expression != "":
+				src = "expression " + s.Expression
+			}
+		}
+		return "x509", fmt.Sprintf("a client certificate signed by a CA stored in a Secret labelled %s", selectorString(a.X509.Selector)), src
+	case a.Plain != nil:
+		from := a.Plain.Selector
+		if from == "" {
+			from = a.Plain.Expression
+		}
+		return "plain", "an identity already resolved at " + from, ""
+	case a.Anonymous != nil:
+		return "anonymous", "nothing (anonymous access)", ""
+	}
+	return "", "no authentication method is set in this rule (it cannot succeed)", credential
+}
+
+func describeCredentials(c kuadrantv1.Credentials) string {
+	switch {
+	case c.CustomHeader != nil:
+		return "header " + c.CustomHeader.Name
+	case c.QueryString != nil:
+		return "query parameter " + c.QueryString.Name
+	case c.Cookie != nil:
+		return "cookie " + c.Cookie.Name
+	case c.AuthorizationHeader != nil && c.AuthorizationHeader.Prefix != "":
+		return "Authorization header, prefix " + c.AuthorizationHeader.Prefix
+	}
+	return "Authorization header, prefix Bearer"
+}
+
+func selectorString(s *metav1.LabelSelector) string {
+	if s == nil {
+		return "<none>"
+	}
+	str := metav1.FormatLabelSelector(s)
+	if str == "<none>" {
+		return "{} (any)"
+	}
+	return str
+}
+
+func and(rs ...Tri) Tri {
+	out := True
+	for _, r := range rs {
+		if r == False {
+			return False
+		}
+		if r == Unknown {
+			out = Unknown
+		}
+	}
+	return out
+}
+
+func or(rs ...Tri) Tri {
+	out := False
+	for _, r := range rs {
+		if r == True {
+			return True
+		}
+		if r == Unknown {
+			out = Unknown
+		}
+	}
+	return out
+}
+
+// conditionEvaluator evaluates CEL predicates and Authorino patterns on one request.
+type conditionEvaluator struct {
+	req      Request
+	vars     map[string]any
+	unknowns []*cel.AttributePatternType
+	patterns map[string][]kuadrantv1.PatternExpression
+	missing  map[string]bool
+}
+
+func newConditionEvaluator(e *Effective, req Request) *conditionEvaluator {
+	c := &conditionEvaluator{req: req, patterns: map[string][]kuadrantv1.PatternExpression{}, missing: map[string]bool{}}
+	for _, r := range e.Group("patterns") {
+		if np, err := kuadrantv1.ParseNamedPattern(r.Spec); err == nil {
+			c.patterns[r.Name] = np.AllOf
+		}
+	}
+	request := map[string]any{}
+	unknownReq := func(field string) {
+		c.unknowns = append(c.unknowns, cel.AttributePattern("request").QualString(field))
+	}
+	if req.Method != "" {
+		request["method"] = req.Method
+	} else {
+		unknownReq("method")
+	}
+	if req.Host != "" {
+		request["host"] = req.Host
+	} else {
+		unknownReq("host")
+	}
+	if req.Path != "" {
+		request["path"] = req.Path
+		u, err := url.Parse(req.Path)
+		if err == nil {
+			request["url_path"] = u.Path
+			request["query"] = u.RawQuery
+		}
+	} else {
+		unknownReq("path")
+		unknownReq("url_path")
+		unknownReq("query")
+	}
+	if req.Headers != nil {
+		h := map[string]any{}
+		for k, v := range req.Headers {
+			h[strings.ToLower(k)] = v
+		}
+		request["headers"] = h
+	} else {
+		unknownReq("headers")
+	}
+	source := map[string]any{}
+	if req.SourceAddress != "" {
+		source["address"] = req.SourceAddress
+	} else {
+		c.unknowns = append(c.unknowns, cel.AttributePattern("source").QualString("address"))
+	}
+	c.vars = map[string]any{"request": request, "source": source}
+	for _, v := range []string{"auth", "destination", "connection", "metadata", "filter_state"} {
+		c.unknowns = append(c.unknowns, cel.AttributePattern(v))
+	}
+	return c
+}
+
+func (c *conditionEvaluator) offline() []string {
+	out := make([]string, 0, len(c.missing))
+	for k := range c.missing {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var (
+	celOnce sync.Once
+	celEnv  *cel.Env
+	celErr  error
+	// attrRe finds the well-known attributes an expression reads.
+	attrRe = regexp.MustCompile(`\b(request|source|destination|auth|connection|metadata|filter_state)(\.[a-zA-Z_][a-zA-Z0-9_]*)+`)
+)
+
+func kuadrantEnv() (*cel.Env, error) {
+	celOnce.Do(func() {
+		var opts []cel.EnvOption
+		for _, v := range []string{"request", "source", "destination", "auth", "connection", "metadata", "filter_state"} {
+			opts = append(opts, cel.Variable(v, cel.MapType(cel.StringType, cel.DynType)))
+		}
+		opts = append(opts, ext.Strings())
+		celEnv, celErr = cel.NewEnv(opts...)
+	})
+	return celEnv, celErr
+}
+
+// predicate evaluates a CEL predicate over Kuadrant's well-known attributes.
+func (c *conditionEvaluator) predicate(expr string) Check {
+	ch := Check{Expression: expr, Result: Unknown}
+	env, err := kuadrantEnv()
+	if err != nil {
+		ch.Reason = err.Error()
+		return ch
+	}
+	ast, iss := env.Compile(expr)
+	if iss.Err() != nil {
+		ch.Reason = "invalid CEL: " + iss.Err().Error()
+		return ch
+	}
+	prg, err := env.Program(ast, cel.EvalOptions(cel.OptPartialEval), cel.CostLimit(1_000_000))
+	if err != nil {
+		ch.Reason = err.Error()
+		return ch
+	}
+	act, err := cel.PartialVars(c.vars, c.unknowns...)
+	if err != nil {
+		ch.Reason = err.Error()
+		return ch
+	}
+	out, _, err := prg.Eval(act)
+	switch {
+	case err != nil:
+		ch.Reason = "cannot be evaluated offline: " + err.Error()
+		c.noteAttributes(expr)
+	case types.IsUnknown(out):
+		ch.Reason = "depends on " + strings.Join(c.unknownAttrs(expr), ", ") + ", which cannot be known offline"
+		c.noteAttributes(expr)
+	case out.Type() == types.BoolType:
+		if out.Value() == true {
+			ch.Result = True
+		} else {
+			ch.Result = False
+		}
+	default:
+		ch.Reason = fmt.Sprintf("the predicate returned %v, not a bool", out.Value())
+	}
+	return ch
+}
+
+// unknownAttrs lists the attributes of an expression that the request does not supply.
+func (c *conditionEvaluator) unknownAttrs(expr string) []string {
+	var out []string
+	for _, a := range attrRe.FindAllString(expr, -1) {
+		if !c.known(a) && !contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	if len(out) == 0 {
+		out = []string{"attributes not supplied"}
+	}
+	return out
+}
+
+func (c *conditionEvaluator) noteAttributes(expr string) {
+	for _, a := range c.unknownAttrs(expr) {
+		c.missing[a] = true
+	}
+}
+
+func (c *conditionEvaluator) known(attr string) bool {
+	parts := strings.Split(attr, ".")
+	m, ok := c.vars[parts[0]].(map[string]any)
+	if !ok || len(parts) < 2 {
+		return false
+	}
+	_, ok = m[parts[1]]
+	return ok
+}
+
+// conditions evaluates rule-level `when` entries (all must hold).
+func (c *conditionEvaluator) conditions(list []kuadrantv1.PatternExpressionOrRef) ([]Check, Tri) {
+	var checks []Check
+	var rs []Tri
+	for _, p := range list {
+		ch := c.condition(p, 0)
+		checks = append(checks, ch)
+		rs = append(rs, ch.Result)
+	}
+	return checks, and(rs...)
+}
+
+func (c *conditionEvaluator) condition(p kuadrantv1.PatternExpressionOrRef, depth int) Check {
+	if depth > 16 {
+		return Check{Expression: "…", Result: Unknown, Reason: "conditions nested too deeply"}
+	}
+	switch {
+	case p.Predicate != "":
+		return c.predicate(p.Predicate)
+	case p.PatternRef != "":
+		allOf, ok := c.patterns[p.PatternRef]
+		if !ok {
+			return Check{Expression: "patternRef " + p.PatternRef, Result: Unknown, Reason: "no named pattern " + p.PatternRef + " in the effective policy"}
+		}
+		var rs []Tri
+		var reasons []string
+		for _, pe := range allOf {
+			ch := c.pattern(pe)
+			rs = append(rs, ch.Result)
+			if ch.Reason != "" {
+				reasons = append(reasons, ch.Reason)
+			}
+		}
+		return Check{Expression: "patternRef " + p.PatternRef, Result: and(rs...), Reason: strings.Join(reasons, "; ")}
+	case len(p.All) > 0 || len(p.Any) > 0:
+		list, combine, word := p.All, and, "all"
+		if len(p.Any) > 0 {
+			list, combine, word = p.Any, or, "any"
+		}
+		var rs []Tri
+		var exprs, reasons []string
+		for _, q := range list {
+			ch := c.condition(q, depth+1)
+			rs = append(rs, ch.Result)
+			exprs = append(exprs, ch.Expression)
+			if ch.Reason != "" {
+				reasons = append(reasons, ch.Reason)
+			}
+		}
+		return Check{Expression: word + "(" + strings.Join(exprs, "; ") + ")", Result: combine(rs...), Reason: strings.Join(reasons, "; ")}
+	}
+	return c.pattern(p.PatternExpression)
+}
+
+// pattern evaluates an Authorino selector/operator/value pattern when the selector names
+// a request attribute agpol knows; anything else is unknown.
+func (c *conditionEvaluator) pattern(p kuadrantv1.PatternExpression) Check {
+	ch := Check{Expression: strings.TrimSpace(p.Selector + " " + p.Operator + " " + p.Value), Result: Unknown}
+	val, ok, attr := c.selector(p.Selector)
+	if !ok {
+		ch.Reason = attr + " cannot be known offline"
+		c.missing[attr] = true
+		return ch
+	}
+	switch p.Operator {
+	case "eq":
+		ch.Result = triOf(val == p.Value)
+	case "neq":
+		ch.Result = triOf(val != p.Value)
+	case "matches":
+		re, err := regexp.Compile(p.Value)
+		if err != nil {
+			ch.Reason = "invalid regular expression: " + err.Error()
+			return ch
+		}
+		ch.Result = triOf(re.MatchString(val))
+	default:
+		ch.Reason = "operator " + p.Operator + " on a string is not evaluated offline"
+	}
+	return ch
+}
+
+func triOf(b bool) Tri {
+	if b {
+		return True
+	}
+	return False
+}
+
+// selector resolves an Authorino selector to a known request value.
+func (c *conditionEvaluator) selector(sel string) (string, bool, string) {
+	if strings.ContainsAny(sel, "@|#*?") {
+		return "", false, sel
+	}
+	s := strings.TrimPrefix(sel, "context.")
+	s = strings.Replace(s, "request.http.", "request.", 1)
+	r := c.req
+	switch {
+	case s == "request.method" && r.Method != "":
+		return r.Method, true, sel
+	case (s == "request.path" || s == "request.url_path") && r.Path != "":
+		if s == "request.url_path" {
+			if u, err := url.Parse(r.Path); err == nil {
+				return u.Path, true, sel
+			}
+		}
+		return r.Path, true, sel
+	case s == "request.host" && r.Host != "":
+		return r.Host, true, sel
+	case strings.HasPrefix(s, "request.headers.") && r.Headers != nil:
+		name := strings.TrimPrefix(s, "request.headers.")
+		for k, v := range r.Headers {
+			if strings.EqualFold(k, name) {
+				return v, true, sel
+			}
+		}
+		return "", true, sel
+	case s == "source.address" && r.SourceAddress != "":
+		return r.SourceAddress, true, sel
+	}
+	return "", false, sel
+}

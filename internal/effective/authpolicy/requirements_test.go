@@ -1,0 +1,134 @@
+package authpolicy
+
+import (
+	"strings"
+	"testing"
+)
+
+const reqPolicies = `
+---
+apiVersion: kuadrant.io/v1
+kind: AuthPolicy
+metadata: {name: gw, namespace: infra, creationTimestamp: "2026-01-01T00:00:00Z"}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  defaults:
+    strategy: merge
+    patterns:
+      writers: {allOf: [{selector: request.method, operator: neq, value: GET}]}
+    when:
+    - predicate: request.host.endsWith('.example.com')
+    - predicate: "!request.url_path.startsWith('/health')"
+    rules:
+      authentication:
+        idp: {jwt: {issuerUrl: 'https://idp.example.com'}}
+        keys:
+          apiKey: {selector: {matchLabels: {app: toys}}, allNamespaces: true}
+          credentials: {customHeader: {name: X-API-Key}}
+          when: [{selector: context.request.http.headers.x-api-key, operator: neq, value: ""}]
+        sa: {kubernetesTokenReview: {audiences: [toys]}, credentials: {queryString: {name: token}}}
+        certs: {x509: {selector: {matchLabels: {ca: "true"}}, source: {xfccHeader: x-forwarded-client-cert}}}
+        anon: {anonymous: {}, when: [{patternRef: writers}], priority: 1}
+      authorization:
+        admins: {patternMatching: {patterns: [{predicate: "auth.identity.group == 'admins'"}]}}
+        gets-only: {patternMatching: {patterns: [{selector: request.method, operator: eq, value: GET}]}}
+        rbac: {kubernetesSubjectAccessReview: {user: {selector: auth.identity.sub}}}
+        posts: {opa: {rego: "allow = true"}, when: [{any: [{predicate: "request.method == 'POST'"}, {predicate: "auth.identity.x == 1"}]}]}
+`
+
+func TestRequirements(t *testing.T) {
+	r := Compute(load(t, topo+reqPolicies))
+	pr, err := r.ForPrefix("infra/gw", "a", "app/all", "named")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name    string
+		req     Request
+		applies Tri
+		runs    map[string]Tri // rule → Runs
+		passes  map[string]Tri // authorization rule → Passes
+		offline string         // substring of Offline
+	}{
+		{"GET on the api host", Request{Method: "GET", Host: "api.example.com", Path: "/toys?id=1", Headers: map[string]string{"X-Api-Key": "k"}}, True,
+			map[string]Tri{"keys": True, "anon": False, "idp": True, "posts": Unknown}, // any(false, unknown identity) is unknown
+			map[string]Tri{"gets-only": True, "admins": Unknown, "rbac": Unknown}, "auth.identity.group"},
+		{"health checks skip the policy", Request{Method: "GET", Host: "api.example.com", Path: "/healthz"}, False, nil, nil, ""},
+		{"other host skips the policy", Request{Method: "GET", Host: "api.other.org", Path: "/"}, False, nil, nil, ""},
+		{"unknown host is unknown, never guessed", Request{Method: "POST", Path: "/toys"}, Unknown,
+			map[string]Tri{"keys": Unknown, "anon": True, "posts": True},
+			map[string]Tri{"gets-only": False}, "request.host"},
+		{"a POST with an unknown identity", Request{Method: "PUT", Host: "a.example.com", Path: "/x", Headers: map[string]string{}}, True,
+			map[string]Tri{"keys": False, "posts": Unknown}, nil, "auth.identity.x"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ev := Requirements(pr.Effective, c.req)
+			if ev.Applies != c.applies {
+				t.Errorf("applies = %s, want %s (%+v)", ev.Applies, c.applies, ev.Predicates)
+			}
+			all := append(append([]Requirement{}, ev.Authentication...), ev.Authorization...)
+			find := func(name string) *Requirement {
+				for i := range all {
+					if all[i].Name == name {
+						return &all[i]
+					}
+				}
+				t.Fatalf("no requirement %s", name)
+				return nil
+			}
+			for n, want := range c.runs {
+				if got := find(n).Runs; got != want {
+					t.Errorf("%s runs = %s, want %s (%+v)", n, got, want, find(n).Conditions)
+				}
+			}
+			for n, want := range c.passes {
+				if got := find(n).Passes; got != want {
+					t.Errorf("%s passes = %s, want %s", n, got, want)
+				}
+			}
+			if c.offline != "" && !strings.Contains(strings.Join(ev.Offline, ","), c.offline) {
+				t.Errorf("offline = %v, want it to name %s", ev.Offline, c.offline)
+			}
+			if len(ev.Problems) > 0 {
+				t.Errorf("problems: %v", ev.Problems)
+			}
+		})
+	}
+
+	ev := Requirements(pr.Effective, Request{})
+	wantPresent := map[string][2]string{
+		"idp":   {"a JWT issued by https://idp.example.com", "Authorization header, prefix Bearer"},
+		"keys":  {"an API key stored in a Secret labelled app=toys in any namespace", "header X-API-Key"},
+		"sa":    {"a Kubernetes service account token for audience toys", "query parameter token"},
+		"certs": {"a client certificate signed by a CA stored in a Secret labelled ca=true", "header x-forwarded-client-cert (X-Forwarded-Client-Cert)"},
+		"anon":  {"nothing (anonymous access)", ""},
+	}
+	for _, a := range ev.Authentication {
+		w, ok := wantPresent[a.Name]
+		if !ok {
+			t.Errorf("unexpected authentication %s", a.Name)
+			continue
+		}
+		if a.Present != w[0] || a.Credential != w[1] {
+			t.Errorf("%s: present %q via %q, want %q via %q", a.Name, a.Present, a.Credential, w[0], w[1])
+		}
+	}
+	if last := ev.Authentication[len(ev.Authentication)-1]; last.Name != "anon" {
+		t.Errorf("priority 1 rule should come last, got %s", last.Name)
+	}
+	if got := Requirements(nil, Request{}); got.Applies != False {
+		t.Errorf("no policy: applies = %s, want false", got.Applies)
+	}
+}
+
+func TestPredicateInvalidCEL(t *testing.T) {
+	c := newConditionEvaluator(&Effective{}, Request{Method: "GET"})
+	ch := c.predicate("request.method ==")
+	if ch.Result != Unknown || !strings.Contains(ch.Reason, "invalid CEL") {
+		t.Errorf("invalid CEL = %+v", ch)
+	}
+	if ch := c.predicate("request.method"); ch.Result != Unknown || !strings.Contains(ch.Reason, "not a bool") {
+		t.Errorf("non-bool = %+v", ch)
+	}
+}
