@@ -87,6 +87,16 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 			"AGP103 XBackend tools/fires-legacy-group apiVersion @AGP103.yaml:1",
 			"AGP103 ReferenceGrant tools/fires-unserved apiVersion @AGP103.yaml:11",
 		},
+		"AGP104": {"AGP104 HTTPRoute tools/fires spec.rules[0].matches[0].path.value @AGP104.yaml:15"},
+		"AGP205": {
+			"AGP205 HTTPRoute tools/fires-parent spec.parentRefs[0].name @AGP205.yaml:8",
+			"AGP205 HTTPRoute tools/fires-backend spec.rules[0].backendRefs[0] @AGP205.yaml:25",
+		},
+		"AGP206": {
+			"AGP206 HTTPRoute tools/fires spec.rules[0].backendRefs[0] @AGP206.yaml:45",
+			"AGP206 HTTPRoute tools/fires spec.rules[1].backendRefs[0] @AGP206.yaml:49",
+		},
+		"AGP207": {"AGP207 HTTPRoute tools/fires spec.parentRefs[0] @AGP207.yaml:8"},
 		"AGP201": {
 			"AGP201 XAccessPolicy tools/fires spec.targetRefs[0] @AGP201.yaml:8",
 			"AGP201 XAccessPolicy tools/fires-legacy-group spec.targetRefs[0] @AGP201.yaml:23",
@@ -212,8 +222,8 @@ func TestSelector(t *testing.T) {
 	}{
 		{only: []string{"AGP101"}, want: []string{"AGP101"}},
 		{only: []string{"agp101,agp202"}, want: []string{"AGP101", "AGP202"}},
-		{only: []string{"schema"}, want: []string{"AGP101", "AGP102", "AGP103"}},
-		{only: []string{"schema"}, skip: []string{"AGP102"}, want: []string{"AGP101", "AGP103"}},
+		{only: []string{"schema"}, want: []string{"AGP101", "AGP102", "AGP103", "AGP104"}},
+		{only: []string{"schema"}, skip: []string{"AGP102"}, want: []string{"AGP101", "AGP103", "AGP104"}},
 		{skip: []string{"allow-all", "loss"}, check: func(t *testing.T, got []*Check) {
 			for _, c := range got {
 				if c.Category == CategoryAllowAll || c.Category == CategoryLoss {

@@ -1,0 +1,241 @@
+package lint
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
+)
+
+func init() {
+	Register(&Check{
+		Code: "AGP104", Severity: SeverityError, Category: CategorySchema,
+		Title: "value the data plane rejects",
+		Explanation: `The object passes its CRD schema, but a value cannot be used by the data plane: a
+regular expression in a route match that RE2 (Envoy) does not accept, or a listener's
+namespace selector that is not a valid label selector. The reference treats such a
+match as never matching (the rule is unreachable through it) and such a selector as
+selecting nothing.`,
+		Fix: `Correct the value named in the message: RE2 syntax for RegularExpression matches
+(no look-around, no back-references), a valid label selector for allowedRoutes.`,
+		Run: runGraphProblems,
+	})
+	Register(&Check{
+		Code: "AGP205", Severity: SeverityWarning, Category: CategoryReferences,
+		Title: "route references an object that is not in the input",
+		Explanation: `An HTTPRoute's parentRef names a Gateway, or its backendRef an XBackend or Service,
+that is not in the input. A route without its Gateway carries no traffic; a rule with a
+backendRef that does not resolve answers every request with HTTP 500 (the reference
+fails the whole rule, whatever the weights). Against files, the object may simply be
+defined outside the files given with -f; the message says so.`,
+		Fix: `Correct the name or namespace of the reference, or create the object.`,
+		Run: runRouteMissing,
+	})
+	Register(&Check{
+		Code: "AGP206", Severity: SeverityError, Category: CategoryReferences,
+		Title: "route backendRef the data plane cannot use",
+		Explanation: `An HTTPRoute rule refers to a Service in another namespace without a ReferenceGrant in
+that namespace allowing it (RefNotPermitted), or to a backend kind the reference does
+not support (InvalidKind: only Service and XBackend are). The reference then answers
+every request of the whole rule with HTTP 500, including requests that would have been
+sent to the rule's other backends.`,
+		Fix: `Add a ReferenceGrant in the Service's namespace (from: HTTPRoute in the route's
+namespace, to: Service), move the route next to the Service, or use an XBackend.`,
+		Run: runRouteBackendInvalid,
+	})
+	Register(&Check{
+		Code: "AGP207", Severity: SeverityWarning, Category: CategoryReferences,
+		Title: "route is not attached to its Gateway",
+		Explanation: `The HTTPRoute names a Gateway that exists, but no listener of it accepts the route: the
+listener's allowedRoutes does not admit the route's namespace or kind, no hostname
+intersects, or the parentRef's sectionName or port selects no listener. The route
+carries no traffic, and any policy written for the backends behind it protects an
+unreachable path.`,
+		Fix: `Label the route's namespace for the listener's selector (or widen allowedRoutes), align
+the route's hostnames with the listener's, or correct the parentRef's sectionName/port.`,
+		Run: runRouteNotAttached,
+	})
+}
+
+// graph builds the topology graph once per context.
+func graph(ctx *Context) *topology.Graph {
+	return Memo(ctx, "graph", func() *topology.Graph { return topology.BuildGraph(ctx.Snapshot) })
+}
+
+func runGraphProblems(ctx *Context) []Finding {
+	var out []Finding
+	origins := originsByRef(ctx)
+	for _, p := range graph(ctx).Problems() {
+		o, ok := origins[p.Object]
+		if !ok {
+			continue
+		}
+		f := ctx.Blame(o, p.Field)
+		f.Message = p.Message
+		out = append(out, f)
+	}
+	return out
+}
+
+func originsByRef(ctx *Context) map[topology.Ref]snapshot.Origin {
+	return Memo(ctx, "originsByRef", func() map[topology.Ref]snapshot.Origin {
+		m := map[topology.Ref]snapshot.Origin{}
+		for _, g := range ctx.Snapshot.Gateways {
+			m[topology.GatewayRef(g.Namespace, g.Name)] = g.Origin
+		}
+		for _, r := range ctx.Snapshot.HTTPRoutes {
+			m[topology.HTTPRouteRef(r.Namespace, r.Name)] = r.Origin
+		}
+		return m
+	})
+}
+
+// routeBackend is a backendRef of a route rule, with what resolving it found.
+type routeBackend struct {
+	route  *snapshot.HTTPRoute
+	target topology.BackendTarget
+}
+
+// routeBackends lists the backendRefs of attached routes that do not resolve, once per
+// (route, backendRef), in route and field order.
+func routeBackends(ctx *Context) []routeBackend {
+	return Memo(ctx, "routeBackends", func() []routeBackend {
+		g := graph(ctx)
+		seen := map[string]bool{}
+		var out []routeBackend
+		for _, gw := range g.Gateways() {
+			for _, p := range g.Paths(topology.GatewayRef(gw.Namespace, gw.Name)) {
+				if p.Backend.Problem == "" || p.Backend.Field == "" {
+					continue
+				}
+				key := p.Route.Namespace + "/" + p.Route.Name + "#" + p.Backend.Field
+				if seen[key] {
+					continue
+				}
+				seen[key] = true
+				out = append(out, routeBackend{route: p.Route, target: p.Backend})
+			}
+		}
+		sort.SliceStable(out, func(i, j int) bool {
+			a, b := out[i], out[j]
+			if a.route != b.route {
+				return a.route.Namespace+"/"+a.route.Name < b.route.Namespace+"/"+b.route.Name
+			}
+			return a.target.Field < b.target.Field
+		})
+		return out
+	})
+}
+
+func runRouteMissing(ctx *Context) []Finding {
+	ix := objects(ctx)
+	var out []Finding
+	for _, r := range ctx.Snapshot.HTTPRoutes {
+		for i, pr := range r.Spec.ParentRefs {
+			if !isGatewayParent(pr) {
+				continue
+			}
+			ns := r.Namespace
+			if pr.Namespace != nil && *pr.Namespace != "" {
+				ns = string(*pr.Namespace)
+			}
+			if ix.has("Gateway", ns, string(pr.Name)) {
+				continue
+			}
+			f := ctx.Blame(r.Origin, fmt.Sprintf("spec.parentRefs[%d].name", i))
+			f.Message = missingMessage(ctx, "Gateway", ns, string(pr.Name), "the route carries no traffic through it")
+			out = append(out, f)
+		}
+	}
+	for _, rb := range routeBackends(ctx) {
+		if !strings.HasSuffix(rb.target.Problem, "(BackendNotFound)") {
+			continue
+		}
+		f := ctx.Blame(rb.route.Origin, rb.target.Field)
+		what := strings.TrimSuffix(strings.TrimSuffix(rb.target.Problem, " (BackendNotFound)"), " not found")
+		where := "in the cluster"
+		if ctx.FromFilesOnly() {
+			where = "in the input files (it may be defined outside them)"
+		}
+		f.Message = fmt.Sprintf("%s is not %s: the data plane answers every request of this rule with HTTP 500", what, where)
+		out = append(out, f)
+	}
+	return out
+}
+
+func isGatewayParent(pr gwapiv1.ParentReference) bool {
+	g, k := snapshot.GatewayGroup, "Gateway"
+	if pr.Group != nil {
+		g = string(*pr.Group)
+	}
+	if pr.Kind != nil {
+		k = string(*pr.Kind)
+	}
+	return g == snapshot.GatewayGroup && k == "Gateway"
+}
+
+func runRouteBackendInvalid(ctx *Context) []Finding {
+	var out []Finding
+	for _, rb := range routeBackends(ctx) {
+		p := rb.target.Problem
+		if !strings.HasSuffix(p, "(RefNotPermitted)") && !strings.HasSuffix(p, "(InvalidKind)") {
+			continue
+		}
+		f := ctx.Blame(rb.route.Origin, rb.target.Field)
+		f.Message = p + ": the data plane answers every request of this rule with HTTP 500"
+		if strings.HasSuffix(p, "(RefNotPermitted)") && ctx.FromFilesOnly() {
+			f.Message += " (if the ReferenceGrant is defined outside the input files, lint them together)"
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func runRouteNotAttached(ctx *Context) []Finding {
+	g := graph(ctx)
+	ix := objects(ctx)
+	var out []Finding
+	for _, r := range ctx.Snapshot.HTTPRoutes {
+		atts := g.AttachmentsOfRoute(topology.HTTPRouteRef(r.Namespace, r.Name))
+		for i, pr := range r.Spec.ParentRefs {
+			if !isGatewayParent(pr) {
+				continue
+			}
+			ns := r.Namespace
+			if pr.Namespace != nil && *pr.Namespace != "" {
+				ns = string(*pr.Namespace)
+			}
+			gw := ix.gateways[ns+"/"+string(pr.Name)]
+			if gw == nil {
+				continue // AGP205
+			}
+			accepted, reason := false, ""
+			for _, a := range atts {
+				if a.Gateway != gw {
+					continue
+				}
+				if a.Accepted {
+					accepted = true
+					break
+				}
+				if reason == "" && (a.ParentRef == i || a.ParentRef < 0) {
+					reason = a.Reason
+				}
+			}
+			if accepted {
+				continue
+			}
+			if reason == "" {
+				reason = "no listener of the Gateway accepts it"
+			}
+			f := ctx.Blame(r.Origin, fmt.Sprintf("spec.parentRefs[%d]", i))
+			f.Message = fmt.Sprintf("the route does not attach to Gateway %s/%s (%s): it carries no traffic through it", ns, pr.Name, reason)
+			out = append(out, f)
+		}
+	}
+	return out
+}
