@@ -19,7 +19,9 @@ func TestParseAuthentication(t *testing.T) {
 			}},
 		{"jwt", `{"jwt":{"issuerUrl":"https://idp"}}`, []string{"jwt"}, func(a *AuthenticationSpec) bool { return a.JWT.IssuerURL == "https://idp" }},
 		{"token review", `{"kubernetesTokenReview":{"audiences":["a","b"]},"credentials":{"queryString":{"name":"t"}}}`, []string{"kubernetesTokenReview"},
-			func(a *AuthenticationSpec) bool { return len(a.KubernetesTokenReview.Audiences) == 2 && a.Credentials.QueryString.Name == "t" }},
+			func(a *AuthenticationSpec) bool {
+				return len(a.KubernetesTokenReview.Audiences) == 2 && a.Credentials.QueryString.Name == "t"
+			}},
 		{"x509 from xfcc", `{"x509":{"selector":{},"source":{"xfccHeader":"x-forwarded-client-cert"}}}`, []string{"x509"},
 			func(a *AuthenticationSpec) bool { return a.X509.Source.XFCCHeader == "x-forwarded-client-cert" }},
 		{"oauth2, plain, anonymous, cookie", `{"oauth2Introspection":{"endpoint":"https://i","credentialsRef":{"name":"s"}},"plain":{"selector":"x"},"anonymous":{},"credentials":{"cookie":{"name":"c"}}}`,
