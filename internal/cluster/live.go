@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/agpol/agpol/internal/apis/agentic"
+	"github.com/agpol/agpol/internal/apis/agentic/v0alpha0"
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/version"
 )
@@ -70,7 +71,9 @@ type LiveResult struct {
 // served and at which version; lists are paginated. Only GET requests are sent: the transport
 // refuses any other method, and refuses Secrets outright. An unreachable server, bad
 // credentials or an unexpected API error is an error; a kind not installed or a list RBAC
-// forbids is recorded in the result instead.
+// forbids is recorded in the result instead. XAccessPolicies written at v0alpha0 (stored as
+// v1alpha1 without an action) are re-read at v0alpha0, so they get the same typed form as
+// the manifest read from a file.
 func ReadLive(ctx context.Context, opts LiveOptions) (*LiveResult, error) {
 	if opts.Getter == nil {
 		return nil, errors.New("reading the cluster: no kubeconfig flags given")
@@ -84,21 +87,23 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*LiveResult, error) {
 		cfg.Wrap(opts.WrapTransport)
 	}
 	res := &LiveResult{Context: contextName(opts.Getter), Server: cfg.Host}
-	where := res.Context
+	where, describe := res.Context, fmt.Sprintf("at %s", cfg.Host)
 	if where == "" {
 		where = serverHost(cfg.Host)
+	} else {
+		describe = fmt.Sprintf("of context %q at %s", where, cfg.Host)
 	}
 
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to the cluster %s: %w", where, err)
+		return nil, fmt.Errorf("connecting to the cluster %s: %w", describe, err)
 	}
 	_, lists, err := dc.ServerGroupsAndResources()
 	var failed map[schema.GroupVersion]error
 	if err != nil {
 		var gdf *discovery.ErrGroupDiscoveryFailed
 		if !errors.As(err, &gdf) {
-			return nil, fmt.Errorf("cannot reach the cluster %s (%s): %w", where, cfg.Host, err)
+			return nil, fmt.Errorf("cannot reach the cluster %s: %w", describe, err)
 		}
 		failed = gdf.Groups
 	}
@@ -109,7 +114,7 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*LiveResult, error) {
 
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to the cluster %s: %w", where, err)
+		return nil, fmt.Errorf("connecting to the cluster %s: %w", describe, err)
 	}
 	r := &liveReader{
 		dyn:    dyn,
@@ -137,6 +142,9 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*LiveResult, error) {
 		if err != nil {
 			return nil, err
 		}
+		if sk.legacy != nil {
+			r.legacyViews(ctx, sk, items)
+		}
 		byKind[i] = items
 	}
 	for i := range plan.served {
@@ -152,6 +160,8 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*LiveResult, error) {
 type servedKind struct {
 	kind snapshot.KnownKind
 	gvr  schema.GroupVersionResource
+	// legacy is the v0alpha0 resource of XAccessPolicy when the server also serves it.
+	legacy *schema.GroupVersionResource
 }
 
 // name is how messages name the kind: "resource.group", or "resource" for core kinds.
@@ -232,6 +242,13 @@ func planKinds(kinds []snapshot.KnownKind, lists []*metav1.APIResourceList, fail
 		}
 		switch {
 		case pick != nil:
+			if k.Kind == agentic.KindXAccessPolicy && pick.gvr.Version != v0alpha0.Version {
+				gv := schema.GroupVersion{Group: pick.gvr.Group, Version: v0alpha0.Version}
+				if served[gv][k.Resource] {
+					legacy := gv.WithResource(k.Resource)
+					pick.legacy = &legacy
+				}
+			}
 			p.served = append(p.served, *pick)
 		case len(failedVers) > 0:
 			sort.Strings(failedVers)
@@ -335,6 +352,25 @@ func (r *liveReader) read(ctx context.Context, sk servedKind, ns string) ([]unst
 		r.forbidden(sk, "", fmt.Sprintf("cannot list %s in %s: forbidden", sk.name(), where))
 	}
 	return items, nil
+}
+
+// legacyViews re-reads, at v0alpha0, the XAccessPolicies that have no action at v1alpha1.
+// The CRD converts by relabelling only, and v1alpha1 requires an action, so those were
+// written at v0alpha0: read at that version they get the same typed form (v1alpha1 view
+// plus Legacy) as the same manifest read from a file. When the GET fails the v1alpha1
+// object, which is what the controller sees, is kept.
+func (r *liveReader) legacyViews(ctx context.Context, sk servedKind, items []unstructured.Unstructured) {
+	for i := range items {
+		if action, _, _ := unstructured.NestedString(items[i].Object, "spec", "action"); action != "" {
+			continue
+		}
+		u, err := r.dyn.Resource(*sk.legacy).Namespace(items[i].GetNamespace()).Get(ctx, items[i].GetName(), metav1.GetOptions{})
+		if err != nil {
+			continue
+		}
+		clean(u, servedKind{kind: sk.kind, gvr: *sk.legacy})
+		items[i] = *u
+	}
 }
 
 // getNamespace fetches the one Namespace object a namespaced read needs.

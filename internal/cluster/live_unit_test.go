@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/rest"
@@ -39,6 +40,7 @@ func TestPlanKinds(t *testing.T) {
 		lists        []*metav1.APIResourceList
 		failed       map[schema.GroupVersion]error
 		served       []string // group/version/resource
+		legacy       string   // the XAccessPolicy v0alpha0 resource recorded beside v1alpha1
 		notInstalled []string
 		warnings     []string // substrings, in order
 		partial      bool
@@ -47,6 +49,7 @@ func TestPlanKinds(t *testing.T) {
 		kinds:  kinds,
 		lists:  []*metav1.APIResourceList{core, resources("gateway.networking.k8s.io/v1beta1", "gateways"), resources("gateway.networking.k8s.io/v1", "gateways"), resources("agentic.networking.x-k8s.io/v0alpha0", "xaccesspolicies"), resources("agentic.networking.x-k8s.io/v1alpha1", "xaccesspolicies", "xaccesspolicies/status"), resources("kuadrant.io/v1", "authpolicies")},
 		served: []string{"gateway.networking.k8s.io/v1/gateways", "agentic.networking.x-k8s.io/v1alpha1/xaccesspolicies", "kuadrant.io/v1/authpolicies", "v1/namespaces"},
+		legacy: "agentic.networking.x-k8s.io/v0alpha0/xaccesspolicies",
 	}, {
 		name:   "older version when the preferred one is not served",
 		kinds:  kinds[:2],
@@ -96,8 +99,15 @@ func TestPlanKinds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := planKinds(tt.kinds, tt.lists, tt.failed)
 			var served []string
+			var legacy string
 			for _, s := range p.served {
 				served = append(served, strings.TrimPrefix(s.gvr.GroupVersion().String()+"/"+s.gvr.Resource, "/"))
+				if s.legacy != nil {
+					legacy = s.legacy.GroupVersion().String() + "/" + s.legacy.Resource
+				}
+			}
+			if legacy != tt.legacy {
+				t.Errorf("legacy = %q, want %q", legacy, tt.legacy)
 			}
 			if !reflect.DeepEqual(served, tt.served) {
 				t.Errorf("served = %q, want %q", served, tt.served)
@@ -280,3 +290,93 @@ current-context: first
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func rawObj(apiVersion, kind, ns, name, label string) RawObject {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
+	u.SetNamespace(ns)
+	u.SetName(name)
+	if label != "" {
+		u.SetLabels(map[string]string{"from": label})
+	}
+	src := snapshot.Source{Cluster: "test", Item: -1}
+	if label == "file" {
+		src = snapshot.Source{File: "top.yaml", Line: 1, Item: -1}
+	}
+	return RawObject{Object: u, Source: src}
+}
+
+func TestOverlay(t *testing.T) {
+	const xap = "agentic.networking.x-k8s.io/v1alpha1"
+	base := []RawObject{
+		rawObj(xap, "XAccessPolicy", "pay", "a", "live"),
+		rawObj("v1", "Service", "pay", "a", "live"), // same name, other kind: not replaced
+		rawObj(xap, "XAccessPolicy", "pay", "b", "live"),
+		rawObj(xap, "XAccessPolicy", "tools", "a", "live"), // same name, other namespace
+	}
+	top := []RawObject{
+		rawObj(xap, "XAccessPolicy", "pay", "b", "file"),                                   // replaces in place
+		rawObj("agentic.prototype.x-k8s.io/v0alpha0", "XAccessPolicy", "pay", "a", "file"), // legacy group: same identity
+		rawObj(xap, "XAccessPolicy", "pay", "c", "file"),                                   // new: appended
+		rawObj(xap, "XAccessPolicy", "pay", "c", "file"),                                   // repeated in the files: last wins
+	}
+	got := Overlay(base, top)
+	type row struct{ Kind, NS, Name, From, APIVersion string }
+	var rows []row
+	for _, o := range got {
+		rows = append(rows, row{o.Object.GetKind(), o.Object.GetNamespace(), o.Object.GetName(), o.Object.GetLabels()["from"], o.Object.GetAPIVersion()})
+	}
+	want := []row{
+		{"XAccessPolicy", "pay", "a", "file", "agentic.prototype.x-k8s.io/v0alpha0"},
+		{"Service", "pay", "a", "live", "v1"},
+		{"XAccessPolicy", "pay", "b", "file", xap},
+		{"XAccessPolicy", "tools", "a", "live", xap},
+		{"XAccessPolicy", "pay", "c", "file", xap},
+	}
+	if !reflect.DeepEqual(rows, want) {
+		t.Errorf("Overlay =\n%v\nwant\n%v", rows, want)
+	}
+	if base[2].Object.GetLabels()["from"] != "live" {
+		t.Error("Overlay modified its base")
+	}
+	if got[2].Source.File != "top.yaml" {
+		t.Errorf("replaced object keeps source %v, want the file's", got[2].Source)
+	}
+}
+
+func TestWriteSnapshotRoundTrip(t *testing.T) {
+	objs := []RawObject{
+		rawObj("v1", "Namespace", "", "pay", "live"),
+		rawObj("agentic.networking.x-k8s.io/v1alpha1", "XAccessPolicy", "pay", "p", "live"),
+		rawObj("v1", "Secret", "pay", "token", "live"),
+	}
+	objs[1].Object.Object["spec"] = map[string]any{
+		"targetRefs": []any{map[string]any{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "edge"}},
+		"action":     "Allow",
+		"rules":      []any{map[string]any{"name": "r", "authorization": map[string]any{"type": "CEL", "cel": map[string]any{"expression": "request.params.amount < 100"}}}},
+	}
+	objs[2].Object.Object["data"] = map[string]any{"token": "c2VjcmV0"}
+	var buf strings.Builder
+	if err := WriteSnapshot(&buf, objs); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "c2VjcmV0") || strings.Contains(buf.String(), "kind: Secret") {
+		t.Fatalf("a Secret was written:\n%s", buf.String())
+	}
+	back, _, err := ReadFiles(FileOptions{Filenames: []string{"-"}, Stdin: strings.NewReader(buf.String())})
+	if err != nil {
+		t.Fatalf("reading the snapshot back: %v\n%s", err, buf.String())
+	}
+	if len(back) != 2 {
+		t.Fatalf("read back %d objects, want 2", len(back))
+	}
+	for i := range back {
+		if !reflect.DeepEqual(back[i].Object.Object, objs[i].Object.Object) {
+			t.Errorf("object %d changed:\nwrote %v\nread  %v", i, objs[i].Object.Object, back[i].Object.Object)
+		}
+		if back[i].Source.Line == 0 {
+			t.Errorf("object %d read back without a line", i)
+		}
+	}
+}
