@@ -121,10 +121,16 @@ type Rule struct {
 	// Skipped is set when the rule is in the policy but the translator drops it.
 	Skipped string          `json:"skipped,omitempty"`
 	Source  snapshot.Source `json:"-"`
+	id      string
 }
 
-// ID is "NS/POLICY#RULE".
-func (r *Rule) ID() string { return r.Policy.ID() + "#" + r.Name }
+// ID is "NS/POLICY#RULE" (precomputed when compiled).
+func (r *Rule) ID() string {
+	if r.id != "" {
+		return r.id
+	}
+	return r.Policy.ID() + "#" + r.Name
+}
 
 // Policy is a compiled XAccessPolicy as one level enforces it.
 type Policy struct {
@@ -143,10 +149,16 @@ type Policy struct {
 	ExtAuthHash   string                          `json:"-"`
 	Source        snapshot.Source                 `json:"-"`
 	CreationStamp string                          `json:"-"`
+	id            string
 }
 
-// ID is "NS/POLICY".
-func (p *Policy) ID() string { return p.Namespace + "/" + p.Name }
+// ID is "NS/POLICY" (precomputed when compiled).
+func (p *Policy) ID() string {
+	if p.id != "" {
+		return p.id
+	}
+	return p.Namespace + "/" + p.Name
+}
 
 // Collision records a rule-name collision in a merged level.
 type Collision struct {
@@ -221,10 +233,14 @@ type Chain struct {
 	// SharedExtAuth is true when both levels delegate to the same ExternalAuth config:
 	// one ext_authz filter, called once.
 	SharedExtAuth bool `json:"sharedExtAuth,omitempty"`
+	levels        []*Level
 }
 
 // Levels returns the levels present, gateway first.
 func (c *Chain) Levels() []*Level {
+	if c.levels != nil {
+		return c.levels
+	}
 	if c.Backend == nil {
 		return []*Level{c.Gateway}
 	}
@@ -376,6 +392,7 @@ func (e *Engine) Chain(gw topology.Ref, listener string, backend *topology.Ref) 
 		}
 		c.Backend = &be
 	}
+	c.levels = c.Levels()
 	e.chains[k] = c
 	return c
 }
@@ -528,6 +545,7 @@ func (e *Engine) merge(l *Level) {
 	}
 	if len(keys) > 0 && e.Semantics.BaseMethods == BaseMethodsBuiltin {
 		for _, b := range builtins(l.Allow[0]) {
+			b.id = l.Allow[0].ID() + "#" + b.Name
 			if _, ok := byKey[b.Name]; !ok {
 				byKey[b.Name] = b
 				keys = append(keys, b.Name)
@@ -574,6 +592,10 @@ func (e *Engine) finish(cp *Policy, perPolicy bool) *Policy {
 		cp.Rules = append(cp.Rules, builtins(cp)...)
 	}
 	sort.SliceStable(cp.Rules, func(i, j int) bool { return cp.Rules[i].Name < cp.Rules[j].Name })
+	cp.id = cp.Namespace + "/" + cp.Name
+	for _, r := range append(append([]*Rule(nil), cp.All...), cp.Rules...) {
+		r.id = cp.id + "#" + r.Name
+	}
 	if cp.ExtAuth != nil {
 		b, _ := json.Marshal(cp.ExtAuth)
 		sum := sha256.Sum256(b)

@@ -97,8 +97,23 @@ func (ev *evaluator) step(s Step) {
 	}
 }
 
+// ruleStep records a rule's outcome; nothing is built unless tracing.
+func (ev *evaluator) ruleStep(level effective.LevelName, phase string, r *effective.Rule, outcome, reason string) {
+	if ev.trace {
+		ev.steps = append(ev.steps, ruleStep(level, phase, r, outcome, reason))
+	}
+}
+
 func ruleStep(level effective.LevelName, phase string, r *effective.Rule, outcome, reason string) Step {
 	return Step{Level: string(level), Phase: phase, Policy: r.Policy.ID(), Rule: r.Name, Source: r.Source.String(), Outcome: outcome, Reason: reason}
+}
+
+// sprintf formats a reason only when tracing (the untraced hot path builds no strings).
+func (ev *evaluator) sprintf(format string, args ...any) string {
+	if !ev.trace {
+		return ""
+	}
+	return fmt.Sprintf(format, args...)
 }
 
 func (ev *evaluator) finish(verdict string, explicit bool, level, by, reason string) {
@@ -177,8 +192,10 @@ func (ev *evaluator) run() {
 		}
 	}
 	if !any {
-		ev.step(Step{Level: string(effective.LevelNone), Phase: "default", Outcome: OutcomeInfo,
-			Reason: "no accepted XAccessPolicy applies at the gateway or the backend"})
+		if ev.trace {
+			ev.step(Step{Level: string(effective.LevelNone), Phase: "default", Outcome: OutcomeInfo,
+				Reason: "no accepted XAccessPolicy applies at the gateway or the backend"})
+		}
 		if ev.sem.NoPolicyDefault == effective.NoPolicyDeny {
 			ev.finish(Deny, true, string(effective.LevelNone), DecidedNoPolicy, "no policy applies and the semantics denies by default")
 			return
@@ -221,11 +238,11 @@ func (ev *evaluator) run() {
 	}
 	switch {
 	case ev.allowBy != "":
-		ev.finish(Allow, false, ev.allowLevel, ev.allowBy, fmt.Sprintf("allowed by %s at %s level", ev.allowBy, ev.allowLevel))
+		ev.finish(Allow, false, ev.allowLevel, ev.allowBy, ev.sprintf("allowed by %s at %s level", ev.allowBy, ev.allowLevel))
 	case ev.ruleLessBy != "":
-		ev.finish(Allow, false, ev.ruleLessLevel, ev.ruleLessBy, fmt.Sprintf("allowed: the only Allow policy at %s level, %s, has no rules", ev.ruleLessLevel, ev.ruleLessBy))
+		ev.finish(Allow, false, ev.ruleLessLevel, ev.ruleLessBy, ev.sprintf("allowed: the only Allow policy at %s level, %s, has no rules", ev.ruleLessLevel, ev.ruleLessBy))
 	case ev.extBy != "":
-		ev.finish(Allow, false, ev.extLevel, ev.extBy, fmt.Sprintf("the authorizer behind %s allowed and no Allow policy enforces", ev.extBy))
+		ev.finish(Allow, false, ev.extLevel, ev.extBy, ev.sprintf("the authorizer behind %s allowed and no Allow policy enforces", ev.extBy))
 	default:
 		ev.finish(Allow, false, string(effective.LevelNone), DecidedNoPolicy, "no Allow policy enforces and no authorizer was consulted")
 	}
@@ -237,8 +254,10 @@ func (ev *evaluator) extStep(l *effective.Level) {
 		by, src := "", ""
 		if p.RuleLess {
 			by, src = p.ID(), p.Source.String()
-			ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: p.ID(), Source: src, Outcome: OutcomeMatched,
-				Reason: "ExternalAuth policy without rules delegates every request"})
+			if ev.trace {
+				ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: p.ID(), Source: src, Outcome: OutcomeMatched,
+					Reason: "ExternalAuth policy without rules delegates every request"})
+			}
 		} else {
 			for _, r := range p.Rules {
 				var why string
@@ -248,14 +267,16 @@ func (ev *evaluator) extStep(l *effective.Level) {
 				}
 				if matchRule(r, ev.c, w) {
 					by = r.ID()
-					ev.step(ruleStep(l.Name, "extauth", r, OutcomeMatched, "selects the request for the authorizer"))
+					ev.ruleStep(l.Name, "extauth", r, OutcomeMatched, "selects the request for the authorizer")
 					break
 				}
-				ev.step(ruleStep(l.Name, "extauth", r, OutcomeNotMatched, why))
+				ev.ruleStep(l.Name, "extauth", r, OutcomeNotMatched, why)
 			}
 			if by == "" {
-				ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: p.ID(), Outcome: OutcomeSkipped,
-					Reason: "no rule of the ExternalAuth policy selects the request: the authorizer is not called"})
+				if ev.trace {
+					ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: p.ID(), Outcome: OutcomeSkipped,
+						Reason: "no rule of the ExternalAuth policy selects the request: the authorizer is not called"})
+				}
 			}
 		}
 		if by != "" {
@@ -272,10 +293,10 @@ func (ev *evaluator) extStep(l *effective.Level) {
 			w = &why
 		}
 		if !matchRule(r, ev.c, w) {
-			ev.step(ruleStep(l.Name, "extauth", r, OutcomeNotMatched, why))
+			ev.ruleStep(l.Name, "extauth", r, OutcomeNotMatched, why)
 			continue
 		}
-		ev.step(ruleStep(l.Name, "extauth", r, OutcomeMatched, "legacy ExternalAuth rule: tools/call from its source goes to the authorizer"))
+		ev.ruleStep(l.Name, "extauth", r, OutcomeMatched, "legacy ExternalAuth rule: tools/call from its source goes to the authorizer")
 		ev.consult(l, r.ID(), false, "")
 		if ev.done || ev.unknown != "" {
 			return
@@ -285,27 +306,37 @@ func (ev *evaluator) extStep(l *effective.Level) {
 
 func (ev *evaluator) consult(l *effective.Level, by string, noFilter bool, note string) {
 	if noFilter {
-		ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeSkipped, Reason: note + ": the authorizer is never called"})
+		if ev.trace {
+			ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeSkipped, Reason: note + ": the authorizer is never called"})
+		}
 		return
 	}
 	if ev.chain.SharedExtAuth && ev.sem.ExtAuthPlacement == effective.ExtAuthFirst {
 		if l.Name == effective.LevelBackend && ev.consultedShared {
-			ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeInfo,
-				Reason: "same ExternalAuth config as the gateway's: one ext_authz filter, already called"})
+			if ev.trace {
+				ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeInfo,
+					Reason: "same ExternalAuth config as the gateway's: one ext_authz filter, already called"})
+			}
 			return
 		}
 		ev.consultedShared = true
 	}
 	switch ev.ans.get(l.Name) {
 	case AnswerDeny:
-		ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Reason: "authorizer answered deny"})
+		if ev.trace {
+			ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Reason: "authorizer answered deny"})
+		}
 		ev.finish(Deny, true, string(l.Name), by, fmt.Sprintf("the %s authorizer behind %s denied", l.Name, by))
 	case AnswerAllow:
-		ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Reason: "authorizer answered allow"})
+		if ev.trace {
+			ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Reason: "authorizer answered allow"})
+		}
 		ev.extBy, ev.extLevel = by, string(l.Name)
 	default:
-		ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted,
-			Reason: "authorizer answer unknown (give --extauth allow|deny)"})
+		if ev.trace {
+			ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted,
+				Reason: "authorizer answer unknown (give --extauth allow|deny)"})
+		}
 		ev.unknown = l.Name
 		ev.d = Decision{Verdict: Indeterminate, Explicit: false, Level: string(l.Name), DecidedBy: by,
 			Reason: fmt.Sprintf("depends on the %s authorizer behind %s", l.Name, by)}
@@ -321,40 +352,62 @@ func (ev *evaluator) allowStep(l *effective.Level) {
 	if len(l.Merged) == 0 {
 		if p := l.RuleLessAllow(); p != nil {
 			ev.ruleLessBy, ev.ruleLessLevel = p.ID(), string(l.Name)
-			ev.step(Step{Level: string(l.Name), Phase: "allow", Policy: p.ID(), Source: p.Source.String(), Outcome: OutcomeSkipped,
-				Reason: "Allow policy without rules: adds no rule, the level does not enforce"})
+			if ev.trace {
+				ev.step(Step{Level: string(l.Name), Phase: "allow", Policy: p.ID(), Source: p.Source.String(), Outcome: OutcomeSkipped,
+					Reason: "Allow policy without rules: adds no rule, the level does not enforce"})
+			}
 		} else {
-			ev.step(Step{Level: string(l.Name), Phase: "allow", Outcome: OutcomeSkipped, Reason: "no Allow policy: the level does not enforce"})
+			if ev.trace {
+				ev.step(Step{Level: string(l.Name), Phase: "allow", Outcome: OutcomeSkipped, Reason: "no Allow policy: the level does not enforce"})
+			}
 		}
 		return
 	}
 	selected := false
-	var near []string
+	var near, weak []string
 	for _, r := range l.Merged {
 		var why string
 		var w *string
 		if ev.trace {
 			w = &why
 		}
-		if matchRule(r, ev.c, w) {
-			ev.step(ruleStep(l.Name, "allow", r, OutcomeMatched, "allows "+r.Permission.String()))
+		pm := matchPrincipal(&r.Principal, ev.c, w)
+		if pm && matchPermission(&r.Permission, ev.c, w) {
+			if ev.trace {
+				ev.ruleStep(l.Name, "allow", r, OutcomeMatched, "allows "+r.Permission.String())
+			}
 			ev.allowBy, ev.allowLevel = r.ID(), string(l.Name)
 			return
 		}
-		if matchPrincipal(&r.Principal, ev.c, nil) {
+		if pm {
 			selected = true
-			if ev.trace && len(near) < 2 {
-				near = append(near, fmt.Sprintf("rule %q (%s) %s", r.Name, r.Source.String(), why))
+			if ev.trace {
+				n := fmt.Sprintf("rule %q (%s) %s", r.Name, r.Source.String(), why)
+				if len(r.Permission.Methods) > 0 || r.Permission.CEL != nil {
+					near = append(near, n)
+				} else {
+					weak = append(weak, n)
+				}
 			}
 		}
-		ev.step(ruleStep(l.Name, "allow", r, OutcomeNotMatched, why))
+		if ev.trace {
+			ev.ruleStep(l.Name, "allow", r, OutcomeNotMatched, why)
+		}
 	}
 	if ev.sem.AllowCombine == effective.CombinePR220 && !selected {
-		ev.step(Step{Level: string(l.Name), Phase: "allow", Outcome: OutcomeInfo,
-			Reason: "no rule at this level selects the caller: the level is passed (PR #220)"})
+		if ev.trace {
+			ev.step(Step{Level: string(l.Name), Phase: "allow", Outcome: OutcomeInfo,
+				Reason: "no rule at this level selects the caller: the level is passed (PR #220)"})
+		}
 		return
 	}
 	reason := fmt.Sprintf("no Allow rule at %s level matches", l.Name)
+	if len(near) == 0 {
+		near = weak
+	}
+	if len(near) > 2 {
+		near = near[:2]
+	}
 	if len(near) > 0 {
 		reason += "; " + strings.Join(near, "; ")
 	} else if ev.trace {
@@ -373,7 +426,9 @@ func callerString(c *reqCtx) string {
 // allowPerPolicy: every Allow policy of the level must allow (0059, legacy).
 func (ev *evaluator) allowPerPolicy(l *effective.Level) {
 	if len(l.Allow) == 0 {
-		ev.step(Step{Level: string(l.Name), Phase: "allow", Outcome: OutcomeSkipped, Reason: "no Allow policy: the level does not enforce"})
+		if ev.trace {
+			ev.step(Step{Level: string(l.Name), Phase: "allow", Outcome: OutcomeSkipped, Reason: "no Allow policy: the level does not enforce"})
+		}
 		return
 	}
 	for _, p := range l.Allow {
@@ -383,8 +438,10 @@ func (ev *evaluator) allowPerPolicy(l *effective.Level) {
 				ok = !ev.c.toolsCall
 			}
 			if ok {
-				ev.step(Step{Level: string(l.Name), Phase: "allow", Policy: p.ID(), Source: p.Source.String(), Outcome: OutcomeMatched,
-					Reason: "Allow policy without rules allows the request"})
+				if ev.trace {
+					ev.step(Step{Level: string(l.Name), Phase: "allow", Policy: p.ID(), Source: p.Source.String(), Outcome: OutcomeMatched,
+						Reason: "Allow policy without rules allows the request"})
+				}
 				ev.allowBy, ev.allowLevel = p.ID(), string(l.Name)
 				continue
 			}
@@ -398,7 +455,9 @@ func (ev *evaluator) allowPerPolicy(l *effective.Level) {
 				w = &why
 			}
 			if matchRule(r, ev.c, w) {
-				ev.step(ruleStep(l.Name, "allow", r, OutcomeMatched, "allows "+r.Permission.String()))
+				if ev.trace {
+					ev.ruleStep(l.Name, "allow", r, OutcomeMatched, "allows "+r.Permission.String())
+				}
 				ev.allowBy, ev.allowLevel = r.ID(), string(l.Name)
 				matched = true
 				break
@@ -406,7 +465,7 @@ func (ev *evaluator) allowPerPolicy(l *effective.Level) {
 			if ev.trace && len(near) < 2 && matchPrincipal(&r.Principal, ev.c, nil) && !r.Builtin {
 				near = append(near, fmt.Sprintf("rule %q (%s) %s", r.Name, r.Source.String(), why))
 			}
-			ev.step(ruleStep(l.Name, "allow", r, OutcomeNotMatched, why))
+			ev.ruleStep(l.Name, "allow", r, OutcomeNotMatched, why)
 		}
 		if !matched {
 			reason := fmt.Sprintf("Allow policy %s at %s level matches nothing (every Allow policy must allow)", p.ID(), l.Name)

@@ -98,7 +98,7 @@ func indent(s, pre string) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
-func loadYAML(t *testing.T, docs ...string) *snapshot.Snapshot {
+func loadYAML(t testing.TB, docs ...string) *snapshot.Snapshot {
 	t.Helper()
 	dir := t.TempDir()
 	f := filepath.Join(dir, "in.yaml")

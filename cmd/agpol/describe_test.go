@@ -1,0 +1,48 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agpol/agpol/internal/render"
+)
+
+// TestDescribeGolden pins the describe text of the examples (plain: not a terminal).
+func TestDescribeGolden(t *testing.T) {
+	t.Chdir("../..")
+	render.Now = func() time.Time { return fixedNow }
+	defer func() { render.Now = realNow }()
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"gateway-edge", []string{"gateway", "infra/edge"}},
+		{"xbackend-ledger", []string{"xbackend", "ledger", "-n", "pay"}},
+		{"xbackend-calc-legacy", []string{"xbackend", "tools/calc", "--semantics", "v0alpha0-legacy"}},
+		{"httproute-ledger-0059", []string{"httproute", "pay/ledger", "--semantics", "proposal-0059"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runDecide(t, "", append(append([]string{"describe"}, tc.args...), "-f", "testdata/examples")...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if strings.Contains(out, "\x1b[") {
+				t.Error("colour written to a non-terminal")
+			}
+			decideGolden(t, filepath.Join("testdata/golden/describe", tc.name+".txt"), out)
+		})
+	}
+	out, _, _ := runDecide(t, "", "describe", "gateway", "infra/edge", "-f", "testdata/examples", "--color", "always")
+	if !strings.Contains(out, "\x1b[1m") {
+		t.Error("--color always: no styling")
+	}
+	if _, errOut, code := runDecide(t, "", "describe", "service", "x", "-f", "testdata/examples"); code != exitUsage {
+		t.Errorf("describe service: exit %d %s", code, errOut)
+	}
+	if _, errOut, code := runDecide(t, "", "describe", "gateway", "infra/none", "-f", "testdata/examples"); code != exitUsage || !strings.Contains(errOut, "not found") {
+		t.Errorf("describe missing: exit %d %s", code, errOut)
+	}
+}

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/agpol/agpol/internal/render"
+)
+
+// runDecide runs the CLI in-process (from the repository root: callers t.Chdir("../..")).
+func runDecide(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	streams := genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut}
+	code = run(context.Background(), append([]string{"agpol"}, args...), streams)
+	return out.String(), errOut.String(), code
+}
+
+type simulateJSON struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Results    []struct {
+		Name      string            `json:"name"`
+		Decision  string            `json:"decision"`
+		Level     string            `json:"level"`
+		DecidedBy string            `json:"decidedBy"`
+		Semantics string            `json:"semantics"`
+		Trace     []json.RawMessage `json:"trace"`
+		Expect    *struct {
+			Passed bool `json:"passed"`
+		} `json:"expect"`
+	} `json:"results"`
+	Summary *struct{ Passed, Failed int } `json:"summary"`
+}
+
+// TestSimulateScenarios runs every scenario of testdata/simulate (the upstream conformance
+// and e2e tests of semantics-agentic.md §14, re-expressed) and the examples' request file.
+func TestSimulateScenarios(t *testing.T) {
+	t.Chdir("../..")
+	type scenario struct{ name, manifests, requests string }
+	scenarios := []scenario{{"examples", "testdata/examples", "testdata/examples/requests.yaml"}}
+	dirs, _ := filepath.Glob("testdata/simulate/*")
+	for _, d := range dirs {
+		scenarios = append(scenarios, scenario{filepath.Base(d), filepath.Join(d, "manifests.yaml"), filepath.Join(d, "requests.yaml")})
+	}
+	if len(scenarios) < 6 {
+		t.Fatalf("scenarios missing: %v", dirs)
+	}
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			out, errOut, code := runDecide(t, "", "simulate", "-f", sc.manifests, "--requests", sc.requests, "-o", "json")
+			if code != 0 {
+				t.Fatalf("exit %d\n%s%s", code, errOut, out)
+			}
+			var doc simulateJSON
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatalf("json: %v\n%s", err, out)
+			}
+			if doc.Summary == nil || doc.Summary.Failed != 0 || doc.Summary.Passed == 0 || doc.Summary.Passed != len(doc.Results) {
+				t.Fatalf("summary %+v for %d results", doc.Summary, len(doc.Results))
+			}
+			for _, r := range doc.Results {
+				if r.Semantics != "reference" || len(r.Trace) == 0 || r.Decision == "" || r.Level == "" || r.DecidedBy == "" {
+					t.Errorf("%s: incomplete result %+v", r.Name, r)
+				}
+			}
+			if !strings.Contains(errOut, "passed, 0 failed") {
+				t.Errorf("stderr: %q", errOut)
+			}
+		})
+	}
+}
+
+func TestSimulateFailedExpectation(t *testing.T) {
+	t.Chdir("../..")
+	reqs := filepath.Join(t.TempDir(), "r.yaml")
+	if err := os.WriteFile(reqs, []byte(`requests:
+- name: wrong
+  from: {serviceAccount: agents/support}
+  gateway: infra/edge
+  http: {host: ledger.mcp.example.com}
+  mcp: {tool: refund}
+  extauth: allow
+  expect: allow
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := runDecide(t, "", "simulate", "-f", "testdata/examples", "--requests", reqs, "--color", "never")
+	if code != exitFail || !strings.Contains(out, "0 passed, 1 failed") || !strings.Contains(out, "decision: expected allow, got deny") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	out, _, code = runDecide(t, "", "simulate", "-f", "testdata/examples", "--requests", reqs, "-o", "junit")
+	if code != exitFail || !strings.Contains(out, "<testsuites") || !strings.Contains(out, `failures="1"`) || !strings.Contains(out, "<failure") {
+		t.Fatalf("junit exit %d\n%s", code, out)
+	}
+}
+
+// Bad request files name file:line and exit 2.
+func TestSimulateRequestFileErrors(t *testing.T) {
+	t.Chdir("../..")
+	cases := map[string]string{
+		"requests:\n- name: a\n  form: {anonymous: true}\n":                           `:3: unknown field "form"`,
+		"requests:\n- name: a\n  expect: maybe\n":                                     `:3: invalid expect "maybe"`,
+		"requests:\n- name: a\n  http: {port: 70000}\n":                               `:3: invalid port "70000"`,
+		"requests:\n- name: a\n  http: {time: yesterday}\n":                           `:3: invalid time "yesterday"`,
+		"requests:\n- name: a\n  from: {serviceAccount: nope}\n":                      `:3: invalid serviceAccount "nope"`,
+		"requests:\n- name: a\n  from: {anonymous: true, spiffe: \"spiffe://x/y\"}\n": `:3: from needs exactly one`,
+		"requests:\n- name: a\n  extauth: maybe\n":                                    `:3: invalid authorizer answer "maybe"`,
+		"requests:\n- name: a\n- name: a\n":                                           `:3: duplicate request name "a"`,
+		"requests:\n- name: a\n  gateway: infra/nope\n":                               `gateway infra/nope not found`,
+		"kind: Other\nrequests: []\n":                                                 `:1: kind must be SimulationRequests`,
+		"requests: [\n":                                                               `not valid YAML`,
+	}
+	dir := t.TempDir()
+	for content, want := range cases {
+		f := filepath.Join(dir, "r.yaml")
+		if err := os.WriteFile(f, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, errOut, code := runDecide(t, "", "simulate", "-f", "testdata/examples", "--requests", f)
+		if code != exitUsage || !strings.Contains(errOut, want) {
+			t.Errorf("%q: exit %d, stderr %q, want %q", content, code, errOut, want)
+		}
+	}
+}
+
+// The example request file parses from stdin too, and multi-semantics gives one result
+// per semantics with the disagreement flagged.
+func TestSimulateSemanticsAll(t *testing.T) {
+	t.Chdir("../..")
+	data, err := os.ReadFile("testdata/examples/requests.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runDecide(t, string(data), "simulate", "-f", "testdata/examples", "--requests", "-", "--semantics", "all", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc simulateJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	for _, r := range doc.Results {
+		per[r.Semantics]++
+	}
+	if len(per) != 4 || per["reference"] != per["v0alpha0-legacy"] {
+		t.Errorf("results per semantics: %v", per)
+	}
+	// Under the legacy preset the v0alpha0 policy on the calculator is enforced.
+	for _, r := range doc.Results {
+		if r.Name == "v0alpha0-policy-is-inert" && r.Semantics == "v0alpha0-legacy" && r.Decision != "deny" {
+			t.Errorf("legacy: %+v", r)
+		}
+	}
+}
+
+// agpol get xaccesspolicies shows the computed admission.
+func TestGetAdmission(t *testing.T) {
+	t.Chdir("../..")
+	render.Now = func() timeT { return fixedNow }
+	defer func() { render.Now = realNow }()
+	out, _, code := runDecide(t, "", "get", "xap", "-f", "testdata/examples", "-o", "json")
+	if code != 0 {
+		t.Fatal(out)
+	}
+	var doc struct {
+		Items []struct {
+			Object    map[string]any  `json:"object"`
+			Admission json.RawMessage `json:"admission"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Items) == 0 {
+		t.Fatal("no items")
+	}
+	for _, it := range doc.Items {
+		var a struct {
+			Accepted            *bool  `json:"accepted"`
+			Reason              string `json:"reason"`
+			DiffersFromRecorded *bool  `json:"differsFromRecorded"`
+		}
+		if err := json.Unmarshal(it.Admission, &a); err != nil || a.Accepted == nil || !*a.Accepted || a.Reason != "Accepted" || a.DiffersFromRecorded == nil {
+			t.Errorf("admission %s: %v", it.Admission, err)
+		}
+	}
+}
