@@ -134,6 +134,11 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 			"AGP407 XAccessPolicy tools/fires spec.rules[0] @AGP407.yaml:13",
 			"AGP407 XAccessPolicy tools/fires spec.rules[1] @AGP407.yaml:14",
 		},
+		"AGP408": {"AGP408 XBackend open/fires metadata.name @AGP408.yaml:4"},
+		"AGP503": {"AGP503 XAccessPolicy tools/fires spec.rules @AGP503.yaml:13"},
+		"AGP504": {"AGP504 AuthPolicy tools/fires-route spec @AGP504.yaml:26"},
+		"AGP505": {"AGP505 AuthPolicy tools/fires-route spec @AGP505.yaml:26"},
+		"AGP601": {"AGP601 XAccessPolicy infra/fires spec.rules[1].authorization.mcp.methods[0].params @AGP601.yaml:58"},
 		"AGP501": {"AGP501 XAccessPolicy tools/fires apiVersion @AGP501.yaml:1"},
 		"AGP502": {"AGP502 XAccessPolicy tools/fires-older spec.rules[0].name @AGP502.yaml:14"},
 	}
