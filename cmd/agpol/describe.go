@@ -30,11 +30,7 @@ func admissionGetHook(s *snapshot.Snapshot, c *render.Computed) {
 		if !ok {
 			return "<unknown>", nil
 		}
-		cell := a.Cell()
-		if a.DiffersFromRecorded {
-			cell += "*"
-		}
-		return cell, admissionDetail{Accepted: a.Accepted, Reason: a.Reason, Message: a.Message, Recorded: a.Recorded,
+		return a.Cell(), admissionDetail{Accepted: a.Accepted, Reason: a.Reason, Message: a.Message, Recorded: a.Recorded,
 			DiffersFromRecorded: a.DiffersFromRecorded}
 	}
 }
