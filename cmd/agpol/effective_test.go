@@ -58,9 +58,10 @@ type authPolicyJSON struct {
 		Effective map[string]map[string]map[string]any `json:"effective"`
 	} `json:"paths"`
 	Policies []struct {
-		Policy       string   `json:"policy"`
-		Enforcement  string   `json:"enforcement"`
-		OverriddenBy []string `json:"overriddenBy"`
+		Policy          string              `json:"policy"`
+		Enforcement     string              `json:"enforcement"`
+		OverriddenBy    []string            `json:"overriddenBy"`
+		OverriddenRules map[string][]string `json:"overriddenRules"`
 	} `json:"policies"`
 }
 
@@ -134,8 +135,15 @@ func TestAuthPolicyCases(t *testing.T) {
 							t.Errorf("%s: overriddenBy is null, want a list", p.Policy)
 						}
 						s := p.Enforcement
-						if len(p.OverriddenBy) > 0 {
-							s += " by " + strings.Join(p.OverriddenBy, ",")
+						by := p.OverriddenBy
+						if p.Enforcement != "Overridden" {
+							if len(p.OverriddenBy) > 0 {
+								t.Errorf("%s: %s with overriddenBy %v, want [] (only Overridden names its displacers)", p.Policy, p.Enforcement, p.OverriddenBy)
+							}
+							by = displacers(p.Policy, p.OverriddenRules)
+						}
+						if len(by) > 0 {
+							s += " by " + strings.Join(by, ",")
 						}
 						pols[p.Policy] = s
 					}
@@ -270,4 +278,20 @@ func TestAuthPolicyTargetErrors(t *testing.T) {
 			t.Errorf("%v: exit %d %s\n%s", args, code, errOut, out)
 		}
 	}
+}
+
+// displacers is the sorted union of the policies that displaced any rule of policy.
+func displacers(policy string, rules map[string][]string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, ps := range rules {
+		for _, p := range ps {
+			if p != policy && !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

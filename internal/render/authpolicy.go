@@ -73,8 +73,8 @@ func AuthPolicyEnforcementCell(pr *authpolicy.PolicyResult) string {
 	if pr == nil {
 		return "<none>"
 	}
-	if len(pr.OverriddenBy) > 0 && (pr.Enforcement == authpolicy.Overridden || pr.Enforcement == authpolicy.PartiallyEnforced) {
-		return pr.Enforcement + "(by " + strings.Join(pr.OverriddenBy, ",") + ")"
+	if by := pr.Displacers(); len(by) > 0 && (pr.Enforcement == authpolicy.Overridden || pr.Enforcement == authpolicy.PartiallyEnforced) {
+		return pr.Enforcement + "(by " + strings.Join(by, ",") + ")"
 	}
 	return pr.Enforcement
 }
@@ -163,7 +163,7 @@ func AuthPolicyText(w io.Writer, paths []*authpolicy.PathResult, res *authpolicy
 	fmt.Fprintln(w, "AuthPolicies:")
 	tab := &Table{Header: []string{"  POLICY", "TARGET", "MODE", "ENFORCEMENT", "OVERRIDDEN-BY"}}
 	for _, pr := range res.Policies {
-		tab.Rows = append(tab.Rows, []string{"  " + pr.Ref, pr.Policy.Target.String(), pr.Policy.Describe(), pr.Enforcement, Join(pr.OverriddenBy)})
+		tab.Rows = append(tab.Rows, []string{"  " + pr.Ref, pr.Policy.Target.String(), pr.Policy.Describe(), pr.Enforcement, Join(pr.Displacers())})
 	}
 	if err := tab.Write(w, false); err != nil {
 		return err

@@ -34,7 +34,10 @@ type PolicyResult struct {
 	Ref string `json:"policy"`
 	// Enforcement is Enforced, PartiallyEnforced, Overridden, NotInPath, TargetNotFound or Invalid.
 	Enforcement string `json:"enforcement"`
-	// OverriddenBy are the policies that displaced at least one of its rules on some path.
+	// OverriddenBy are the policies that displaced it, for an Overridden policy (the issue's
+	// contract: "Overridden with the policies that displaced it"; kuadrant-operator names them
+	// only in the Overridden condition). A partially enforced policy lists its displacers per
+	// rule in OverriddenRules instead, and has an empty OverriddenBy.
 	OverriddenBy []string `json:"overriddenBy"`
 	// Condition is the condition kuadrant-operator would set (Enforced, or Accepted when not accepted).
 	Condition Condition `json:"condition"`
@@ -301,7 +304,6 @@ func (r *Result) status() {
 			}
 			pr.OverriddenRules = overridden
 		}
-		pr.OverriddenBy = by
 		switch {
 		case !affected && len(overridden) == 0:
 			pr.Enforcement = NotInPath
@@ -309,6 +311,7 @@ func (r *Result) status() {
 				Message: "AuthPolicy is not in the path to any existing routes"}
 		case !affected:
 			pr.Enforcement = Overridden
+			pr.OverriddenBy = by
 			pr.Condition = Condition{Type: "Enforced", Status: "False", Reason: "Overridden",
 				Message: "AuthPolicy is overridden by [" + strings.Join(by, " ") + "]"}
 		case len(overridden) > 0:
@@ -344,4 +347,20 @@ func appendUnique(list []string, items ...string) []string {
 		}
 	}
 	return list
+}
+
+// Displacers are the policies that displaced any of its rules on some path, sorted: the
+// same as OverriddenBy for an Overridden policy, and the per-rule displacers of a partially
+// enforced one.
+func (pr *PolicyResult) Displacers() []string {
+	var by []string
+	for _, ps := range pr.OverriddenRules {
+		for _, x := range ps {
+			if x != pr.Ref {
+				by = appendUnique(by, x)
+			}
+		}
+	}
+	sort.Strings(by)
+	return by
 }
