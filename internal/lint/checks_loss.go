@@ -49,14 +49,14 @@ with the policy name.`,
 func runLegacyPolicy(ctx *Context) []Finding {
 	var out []Finding
 	for _, p := range ctx.Snapshot.XAccessPolicies {
-		if !isLegacy(p) {
-			continue
+		if !isLegacy(p) || ctx.Rejected(p.Origin) {
+			continue // a v1alpha1 file without action is a schema error (AGP101)
 		}
 		f := ctx.Blame(p.Origin, "apiVersion")
 		what := "was written at v0alpha0"
 		if p.Legacy == nil {
 			f = ctx.Blame(p.Origin, "spec")
-			what = "has no spec.action"
+			what = "has no spec.action (it was written at v0alpha0)"
 		}
 		f.Message = fmt.Sprintf("policy %s, so the controller never enforces it; it still counts toward the limit of %d policies per target%s",
 			what, maxPoliciesPerTarget, limitNote(ctx, p))

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/agpol/agpol/internal/apis/agentic"
+	"github.com/agpol/agpol/internal/apis/agentic/v0alpha0"
+	"github.com/agpol/agpol/internal/apis/agentic/v1alpha1"
 	"github.com/agpol/agpol/internal/crds"
 	"github.com/agpol/agpol/internal/snapshot"
 )
@@ -89,6 +92,13 @@ func schemaResults(ctx *Context) []schemaItem {
 			if gvk.Group == agentic.LegacyGroupName {
 				it.legacy = true
 				gvk.Group = agentic.GroupName
+				obj = obj.DeepCopy()
+				obj.SetAPIVersion(gvk.GroupVersion().String())
+			}
+			if storedLegacy(o) {
+				// Written at v0alpha0, stored (no conversion) and read back at v1alpha1
+				// without spec.action: the API server validated it as v0alpha0.
+				gvk.Version = v0alpha0.Version
 				obj = obj.DeepCopy()
 				obj.SetAPIVersion(gvk.GroupVersion().String())
 			}
@@ -191,4 +201,18 @@ func servedVersions(group, kind string) string {
 		}
 	}
 	return ""
+}
+
+// storedLegacy reports whether a cluster object is an XAccessPolicy read at v1alpha1
+// without spec.action, the form a v0alpha0-written policy takes in storage.
+func storedLegacy(o snapshot.Origin) bool {
+	if o.Source.IsFile() || o.Raw == nil {
+		return false
+	}
+	gvk := o.Raw.GroupVersionKind()
+	if gvk.Kind != agentic.KindXAccessPolicy || gvk.Version != v1alpha1.Version {
+		return false
+	}
+	_, found, _ := unstructured.NestedFieldNoCopy(o.Raw.Object, "spec", "action")
+	return !found
 }

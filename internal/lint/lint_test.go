@@ -353,3 +353,30 @@ func TestSortFindingsIsDeterministic(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestLiveLegacyPolicy: a v0alpha0-written policy read from a cluster at v1alpha1 (no
+// action) is validated as the API server did (v0alpha0), and reported as never enforced.
+func TestLiveLegacyPolicy(t *testing.T) {
+	objs, _, err := cluster.ReadFiles(cluster.FileOptions{Filenames: []string{fixtures + "/base.yaml", fixtures + "/live-legacy.yaml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range objs {
+		objs[i].Source = snapshot.Source{Cluster: "kind-test", Item: -1}
+	}
+	s, err := cluster.Build(objs, nil, "cluster")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := NewContext(s)
+	r := Run(ctx, Options{})
+	got := briefs(r.Findings)
+	// The legacy policy is never enforced, so the backend it seems to protect is open.
+	want := []string{"AGP408 XBackend tools/calc metadata.name @.:0", "AGP501 XAccessPolicy tools/written-at-v0alpha0 spec @.:0"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if len(r.Findings) == 2 && (r.Findings[1].Location() != "cluster:kind-test" || !strings.Contains(r.Findings[1].Message, "written at v0alpha0")) {
+		t.Errorf("finding %+v", r.Findings[1])
+	}
+}
