@@ -236,7 +236,8 @@ var presets = map[string]func() Semantics{
 	},
 	// The legacy translator at b48e458 (§16.2): one RBAC filter per policy (AND), built-in
 	// allowances, empty authorization = NOT(tools/call), authorizers after the RBAC filters,
-	// lister order, no ExternalAuth seniority at admission, v0alpha0 objects enforced.
+	// lister order, no ExternalAuth seniority at admission, v0alpha0 objects enforced, and
+	// the v0alpha0 CRD's restriction of targetRefs to Gateway and XBackend (D10).
 	PresetLegacy: func() Semantics {
 		s := Reference()
 		s.Name = PresetLegacy
@@ -247,6 +248,7 @@ var presets = map[string]func() Semantics{
 		s.EmptyAuthorization = EmptyAuthDenyTools
 		s.ExtAuthSeniority = false
 		s.V0alpha0 = V0alpha0Legacy
+		s.TargetKinds = TargetKindsGatewayXBackend
 		return s
 	},
 }

@@ -12,7 +12,7 @@ func TestPresetsDifferOnlyWhereTheSpecSays(t *testing.T) {
 		PresetReference: nil,
 		PresetProposal:  {"allowCombine", "extAuthPlacement", "targetKinds"},
 		PresetPR220:     {"allowCombine", "extAuthPlacement"},
-		PresetLegacy:    {"allowCombine", "baseMethods", "emptyAuthorization", "extAuthPlacement", "extAuthSeniority", "policyOrder", "v0alpha0"},
+		PresetLegacy:    {"allowCombine", "baseMethods", "emptyAuthorization", "extAuthPlacement", "extAuthSeniority", "policyOrder", "targetKinds", "v0alpha0"},
 	}
 	for _, name := range PresetNames() {
 		p, err := Preset(name)
