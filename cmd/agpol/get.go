@@ -128,8 +128,11 @@ func (a *app) runGet(o *getOptions, s *snapshot.Snapshot, kinds []string, name s
 	}
 	if len(items) == 0 {
 		where := "in the input"
-		if ns != "" {
+		switch {
+		case ns != "":
 			where = "in namespace " + ns
+		case len(o.load.files) == 0:
+			where = "in the cluster"
 		}
 		fmt.Fprintf(a.streams.ErrOut, "No resources found %s.\n", where)
 		return nil
