@@ -144,6 +144,13 @@ func decide(chain *effective.Chain, c *reqCtx, ans ExtAuth, trace bool, pre []St
 	if dA.Verdict == dD.Verdict && dA.Verdict != Indeterminate {
 		dA.Branches = branches
 		if trace {
+			// The trace is the allow branch's: say that the answer was assumed, not given.
+			for i := range dA.Trace {
+				st := &dA.Trace[i]
+				if st.Phase == "extauth" && st.Level == string(lvl) && st.Outcome == OutcomeConsulted && st.Reason == "authorizer answered allow" {
+					st.Reason = "authorizer answer unknown (not given with --extauth); the rest of this trace assumes allow"
+				}
+			}
 			dA.Trace = append(dA.Trace, Step{Level: string(lvl), Phase: "extauth", Outcome: OutcomeInfo,
 				Reason: fmt.Sprintf("the %s authorizer's answer is unknown but does not change the verdict (%s either way)", lvl, dA.Verdict)})
 		}
