@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sort"
 	"strings"
 
@@ -207,6 +208,11 @@ func buildDescribe(s *snapshot.Snapshot, sem effective.Semantics, td, kind, ns, 
 			}
 		}
 		dp := render.DescribePath{}
+		for _, l := range p.Gateway.Spec.Listeners {
+			if string(l.Name) == p.Listener && l.Protocol == gwapiv1.HTTPProtocolType {
+				dp.Note = "plain HTTP listener: callers present no client certificate, so only rules that match any caller can match"
+			}
+		}
 		var be *topology.Ref
 		switch {
 		case p.RuleProblem != "":

@@ -25,6 +25,8 @@ type DescribePath struct {
 	Title string
 	// Problem is set when the path reaches no backend (the gateway level still runs).
 	Problem string
+	// Note is a remark about the path (e.g. a plain HTTP listener carries no caller identity).
+	Note string
 	Chain   *effective.Chain
 }
 
@@ -77,6 +79,9 @@ func DescribeText(w io.Writer, d *Describe, st Styler) error {
 		fmt.Fprintf(w, "  %s\n", st.Bold(p.Title))
 		if p.Problem != "" {
 			fmt.Fprintf(w, "    %s\n", st.Yellow(p.Problem+": only the gateway level runs"))
+		}
+		if p.Note != "" {
+			fmt.Fprintf(w, "    %s\n", st.Dim(p.Note))
 		}
 		writeChain(w, p.Chain, st)
 	}
