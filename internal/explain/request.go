@@ -97,7 +97,7 @@ type HTTP struct {
 	Port int    `json:"port,omitempty"`
 	// Headers have lower-case names; repeated headers are comma-joined.
 	Headers map[string]string `json:"headers,omitempty"`
-	Time    time.Time         `json:"time"`
+	Time    time.Time         `json:"time,omitzero"`
 }
 
 // MCP is the JSON-RPC side of a request (nil for a plain HTTP request).
