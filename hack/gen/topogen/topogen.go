@@ -194,8 +194,8 @@ type gen struct {
 
 type routeInfo struct {
 	ns, name, host, gwNS, gw string
-	backends             [2]string
-	rules                []ruleInfo
+	backends                 [2]string
+	rules                    []ruleInfo
 }
 
 type ruleInfo struct {
