@@ -53,6 +53,7 @@ type Definition struct {
 	File     string
 	Group    string
 	Kind     string
+	Resource string   // plural resource name
 	Versions []string // served versions, in CRD order
 	// BundleVersion is the upstream release recorded in the CRD's annotations, if any.
 	BundleVersion string
@@ -93,7 +94,7 @@ func buildIndex() {
 		}
 		gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
 		index[gk] = e
-		d := Definition{File: path.Base(f), Group: gk.Group, Kind: gk.Kind,
+		d := Definition{File: path.Base(f), Group: gk.Group, Kind: gk.Kind, Resource: crd.Spec.Names.Plural,
 			BundleVersion: crd.Annotations["gateway.networking.k8s.io/bundle-version"]}
 		for _, v := range crd.Spec.Versions {
 			if v.Served {
@@ -312,4 +313,19 @@ func hasBlockingErr(errs field.ErrorList) (bool, *field.Error) {
 		}
 	}
 	return false, nil
+}
+
+// CRDs returns the embedded CustomResourceDefinitions, sorted by file name (to install
+// them in a test API server, for instance). The objects are shared: do not modify them.
+func CRDs() ([]*apiextv1.CustomResourceDefinition, error) {
+	indexOnce.Do(buildIndex)
+	if indexErr != nil {
+		return nil, indexErr
+	}
+	out := make([]*apiextv1.CustomResourceDefinition, 0, len(defs))
+	for _, d := range defs {
+		e := index[schema.GroupKind{Group: d.Group, Kind: d.Kind}]
+		out = append(out, e.crd)
+	}
+	return out, nil
 }
