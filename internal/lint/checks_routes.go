@@ -7,6 +7,7 @@ import (
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/agpol/agpol/internal/apis/agentic"
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/topology"
 )
@@ -109,7 +110,7 @@ func routeBackends(ctx *Context) []routeBackend {
 		var out []routeBackend
 		for _, gw := range g.Gateways() {
 			for _, p := range g.Paths(topology.GatewayRef(gw.Namespace, gw.Name)) {
-				if p.Backend.Problem == "" || p.Backend.Field == "" {
+				if (p.Backend.Problem == "" && p.Backend.Assumed == "") || p.Backend.Field == "" {
 					continue
 				}
 				key := p.Route.Namespace + "/" + p.Route.Name + "#" + p.Backend.Field
@@ -151,18 +152,53 @@ func runRouteMissing(ctx *Context) []Finding {
 			out = append(out, f)
 		}
 	}
-	for _, rb := range routeBackends(ctx) {
-		if !strings.HasSuffix(rb.target.Problem, "(BackendNotFound)") {
-			continue
+	// Backend existence is checked here from the snapshot, for every route (attached or
+	// not), rather than from the graph's resolution, so that files (a part of a cluster)
+	// and a whole cluster are told apart by the input's origin alone.
+	where, consequence := "in the cluster", "the data plane answers every request of this rule with HTTP 500"
+	if ctx.FromFilesOnly() {
+		where = "in the input files (it may be defined outside them)"
+		consequence = "if it does not exist, " + consequence
+	}
+	services := map[string]bool{}
+	for _, svc := range ctx.Snapshot.Services {
+		services[svc.Namespace+"/"+svc.Name] = true
+	}
+	for _, r := range ctx.Snapshot.HTTPRoutes {
+		for i, rule := range r.Spec.Rules {
+			for j, br := range rule.BackendRefs {
+				ns := r.Namespace
+				if br.Namespace != nil && *br.Namespace != "" {
+					ns = string(*br.Namespace)
+				}
+				name := string(br.Name)
+				kind := "Service"
+				if br.Kind != nil && *br.Kind != "" {
+					kind = string(*br.Kind)
+				}
+				var missing string
+				switch {
+				case kind == "Service" && (br.Group == nil || *br.Group == "" || *br.Group == "core"):
+					if !services[ns+"/"+name] {
+						missing = fmt.Sprintf("Service %s/%s", ns, name)
+					}
+				case kind == agentic.KindXBackend:
+					xb := ix.backends[ns+"/"+name]
+					switch {
+					case xb == nil:
+						missing = fmt.Sprintf("XBackend %s/%s", ns, name)
+					case xb.Spec.MCP.ServiceName != nil && !services[ns+"/"+*xb.Spec.MCP.ServiceName]:
+						missing = fmt.Sprintf("Service %s/%s of XBackend %s/%s", ns, *xb.Spec.MCP.ServiceName, ns, name)
+					}
+				}
+				if missing == "" {
+					continue
+				}
+				f := ctx.Blame(r.Origin, fmt.Sprintf("spec.rules[%d].backendRefs[%d]", i, j))
+				f.Message = fmt.Sprintf("%s is not %s: %s", missing, where, consequence)
+				out = append(out, f)
+			}
 		}
-		f := ctx.Blame(rb.route.Origin, rb.target.Field)
-		what := strings.TrimSuffix(strings.TrimSuffix(rb.target.Problem, " (BackendNotFound)"), " not found")
-		where := "in the cluster"
-		if ctx.FromFilesOnly() {
-			where = "in the input files (it may be defined outside them)"
-		}
-		f.Message = fmt.Sprintf("%s is not %s: the data plane answers every request of this rule with HTTP 500", what, where)
-		out = append(out, f)
 	}
 	return out
 }

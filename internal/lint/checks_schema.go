@@ -139,6 +139,9 @@ func schemaFinding(ctx *Context, o snapshot.Origin, e *field.Error) Finding {
 	}
 	f := ctx.Blame(o, path)
 	f.Message = msg
+	if !o.Source.IsFile() {
+		f.Message += " (the stored object would be rejected if it were created today)"
+	}
 	return f
 }
 
@@ -177,9 +180,14 @@ func runUnservedVersion(ctx *Context) []Finding {
 	return out
 }
 
-// Rejected reports whether the API server would refuse the object (schema errors),
-// so that it cannot affect other objects: checks that relate objects skip it.
+// Rejected reports whether the API server would refuse to create the object read from
+// a file (schema errors), so that it cannot affect other objects: checks that relate
+// objects skip it. Objects read from a cluster exist whatever their validation says
+// today, and are never considered rejected.
 func (c *Context) Rejected(o snapshot.Origin) bool {
+	if !o.Source.IsFile() {
+		return false
+	}
 	rejected := Memo(c, "rejected", func() map[any]bool {
 		m := map[any]bool{}
 		for _, it := range schemaResults(c) {

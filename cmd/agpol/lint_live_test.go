@@ -1,0 +1,172 @@
+package main
+
+// The live lint test runs agpol lint against a real kube-apiserver and etcd (envtest)
+// holding the example scenario: live (no -f) and overlay (-f --live). The binaries
+// come from hack/testenv (KUBEBUILDER_ASSETS, or <repo>/bin); without them the test
+// skips, except with CI=true, where it fails.
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/agpol/agpol/internal/cluster"
+	"github.com/agpol/agpol/internal/crds"
+	"github.com/agpol/agpol/internal/snapshot"
+)
+
+func startLintCluster(t *testing.T) (kubeconfig string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("live test skipped in -short mode")
+	}
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		assets, _ = filepath.Abs("../../bin")
+	}
+	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no kube-apiserver in %s (CI=true, so this fails instead of skipping)", assets)
+		}
+		t.Skipf("no kube-apiserver in %s: build it with hack/testenv/ensure.sh", assets)
+	}
+	defs, err := crds.CRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var install []*apiextv1.CustomResourceDefinition
+	for _, d := range defs {
+		install = append(install, d.DeepCopy())
+	}
+	logf.SetLogger(logr.Discard())
+	env := &envtest.Environment{
+		BinaryAssetsDirectory:    assets,
+		CRDInstallOptions:        envtest.CRDInstallOptions{CRDs: install},
+		ControlPlaneStartTimeout: 90 * time.Second,
+		ControlPlaneStopTimeout:  30 * time.Second,
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		_ = env.Stop()
+		t.Fatalf("starting kube-apiserver: %v", err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+
+	// Create the example scenario as kubectl apply would (v0alpha0 policy included).
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, _, err := cluster.ReadFiles(cluster.FileOptions{Filenames: []string{"../../testdata/examples"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster.DefaultNamespace(objs, "default")
+	for _, o := range objs {
+		gvk := o.Object.GroupVersionKind()
+		k, ok := snapshot.LookupKind(gvk.Group, gvk.Kind)
+		if !ok {
+			continue // agpol's own request files
+		}
+		res := dyn.Resource(gvk.GroupVersion().WithResource(k.Resource))
+		var ri dynamic.ResourceInterface = res
+		if k.Namespaced {
+			ri = res.Namespace(o.Object.GetNamespace())
+		}
+		u := o.Object.DeepCopy()
+		u.SetCreationTimestamp(metav1.Time{})
+		if _, err := ri.Create(context.Background(), u, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating %s %s: %v", gvk.Kind, u.GetName(), err)
+		}
+	}
+	kubeconfig = filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, env.KubeConfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return kubeconfig
+}
+
+func TestLintLive(t *testing.T) {
+	kubeconfig := startLintCluster(t)
+
+	t.Run("live", func(t *testing.T) {
+		code, out, stderr := runAgpol(t, "lint", "--kubeconfig", kubeconfig, "--only", "AGP402,AGP501,schema")
+		if code != exitFail {
+			t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+		}
+		for _, want := range []string{
+			`error AGP402 [allow-all] rule "analytics-read" is restricted only by methods`,
+			"error AGP501 [loss] policy was written at v0alpha0",
+			// Stored at v1alpha1 without conversion, the v0alpha0 policy lost its tools
+			// (pruned by the storage schema): read back, it fails its own schema.
+			"error AGP101 [schema] spec.rules[0].authorization: Invalid value: tools must be specified when type is set to 'InlineTools'",
+			"3 errors, 0 warnings, 0 info",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("output lacks %q:\n%s", want, out)
+			}
+		}
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n")[:3] {
+			if !strings.HasPrefix(l, "cluster:") {
+				t.Errorf("a live finding is not located in the cluster: %s", l)
+			}
+		}
+	})
+
+	t.Run("overlay", func(t *testing.T) {
+		// The fix replaces the live calc-arithmetic without its L7-only rule.
+		fix := filepath.Join(t.TempDir(), "fix.yaml")
+		if err := os.WriteFile(fix, []byte(`apiVersion: agentic.networking.x-k8s.io/v1alpha1
+kind: XAccessPolicy
+metadata:
+  name: calc-arithmetic
+  namespace: tools
+spec:
+  targetRefs:
+  - {group: agentic.networking.x-k8s.io, kind: XBackend, name: calc}
+  action: Allow
+  rules:
+  - name: handshake
+    authorization: {type: Inline, mcp: {mcpBaseProtocolMethodsOption: MATCH_BASE_PROTOCOL_METHODS}}
+  - name: analytics-read
+    source: {type: ServiceAccount, serviceAccount: {namespace: agents, name: analytics}}
+    authorization: {type: Inline, mcp: {methods: [{name: tools/list}]}}
+`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, stderr := runAgpol(t, "lint", "--kubeconfig", kubeconfig, "-f", fix, "--live", "--only", "AGP402,AGP501,schema")
+		if code != exitFail || strings.Contains(out, "AGP402") || !strings.Contains(out, "AGP501") || !strings.HasSuffix(out, "2 errors, 0 warnings, 0 info\n") {
+			t.Errorf("exit %d\n%s\n%s", code, out, stderr)
+		}
+	})
+
+	t.Run("unreachable cluster", func(t *testing.T) {
+		bad := filepath.Join(t.TempDir(), "kubeconfig")
+		data, _ := os.ReadFile(kubeconfig)
+		// Point the same credentials at a port nothing listens on.
+		text := string(data)
+		if i := strings.Index(text, "server: "); i >= 0 {
+			j := strings.IndexByte(text[i:], '\n')
+			text = text[:i] + "server: https://127.0.0.1:1" + text[i+j:]
+		}
+		if err := os.WriteFile(bad, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, format := range []string{"text", "sarif"} {
+			code, out, stderr := runAgpol(t, "lint", "--kubeconfig", bad, "-o", format, "--request-timeout", "5s")
+			if code != exitUsage || out != "" || stderr == "" {
+				t.Errorf("-o %s: exit %d, stdout %q, stderr %q", format, code, out, stderr)
+			}
+		}
+	})
+}
