@@ -46,6 +46,8 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 		positions *cluster.FilePositions
 		live      *cluster.LiveResult
 		origins   []string
+		// liveNamespace is the namespace a live read was limited to ("" = all).
+		liveNamespace string
 	)
 	if len(l.files) == 0 || l.live {
 		ns, explicit, err := a.config.ToRawKubeConfigLoader().Namespace()
@@ -56,6 +58,7 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 		if l.allNamespaces || l.wholeCluster || (l.live && !explicit) {
 			opts.Namespace = ""
 		}
+		liveNamespace = opts.Namespace
 		live, err = cluster.ReadLive(ctx, opts)
 		if err != nil {
 			return nil, err
@@ -93,6 +96,7 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 		s.NotInstalled = live.NotInstalled
 		s.Warnings = append(s.Warnings, live.Warnings...)
 		s.Partial = live.Partial
+		s.Complete = !live.Partial && liveNamespace == ""
 	}
 	for _, w := range s.Warnings {
 		fmt.Fprintf(a.streams.ErrOut, "warning: %s\n", w.Message)

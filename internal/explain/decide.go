@@ -370,6 +370,14 @@ func (ev *evaluator) allowStep(l *effective.Level) {
 		}
 		return
 	}
+	if ev.trace {
+		for _, col := range l.Collisions {
+			if col.Replaced != "" {
+				ev.step(Step{Level: string(l.Name), Phase: "allow", Policy: col.Replaced, Outcome: OutcomeSkipped,
+					Reason: fmt.Sprintf("rule %q is replaced by the same-named rule of %s: rules merge by name, the younger policy's wins", col.Name, col.Kept)})
+			}
+		}
+	}
 	selected := false
 	var near, weak []string
 	for _, r := range l.Merged {

@@ -327,13 +327,21 @@ func (sim *Simulator) backendChoices(base PathInfo, backends []topology.BackendT
 				Reason: "the data plane answers 500: " + b.Problem + "; only gateway-level policies run"}}})
 		case b.Kind == topology.BackendXBackend:
 			ref := topology.XBackendRef(b.Ref.Namespace, b.Ref.Name)
-			out = append(out, choice{info: info, backend: &ref})
+			out = append(out, choice{info: info, backend: &ref, pre: assumedStep(b)})
 		default:
-			out = append(out, choice{info: info, pre: []Step{{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo,
-				Reason: "backend is a core Service: no backend-level policies"}}})
+			out = append(out, choice{info: info, pre: append(assumedStep(b), Step{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo,
+				Reason: "backend is a core Service: no backend-level policies"})})
 		}
 	}
 	return out
+}
+
+// assumedStep notes a backend object that is not in the input and was assumed to exist.
+func assumedStep(b topology.BackendTarget) []Step {
+	if b.Assumed == "" {
+		return nil
+	}
+	return []Step{{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo, Reason: b.Assumed}}
 }
 
 // onlyRule handles --route when routing did not pick that route: a route with a single

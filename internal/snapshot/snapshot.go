@@ -153,6 +153,11 @@ type Snapshot struct {
 	Warnings []Warning
 	// Partial is true when some objects could not be read (e.g. RBAC), so answers may be incomplete.
 	Partial bool
+	// Complete is true when the snapshot holds everything of the kinds agpol reads (a live read
+	// of all namespaces that nothing refused, possibly with files laid over it). Manifests given
+	// as files are usually a part of a cluster: then an object that a reference names but the
+	// input lacks is unknown, not missing.
+	Complete bool
 	// Origins says what fed the snapshot: "files", "cluster", or both for an overlay.
 	Origins []string
 	// Positions resolves field paths to source positions, when the loader can.

@@ -29,6 +29,9 @@ const (
 //     spec.mcp.serviceName Service must exist;
 //   - any other kind → unsupported.
 //
+// A missing Service or XBackend is a failure only in a complete snapshot (a whole live
+// cluster); in manifests given as files it is assumed to exist (BackendTarget.Assumed).
+//
 // The first backendRef that fails (weight 0 included) makes the whole rule answer 500,
 // as does a rule with no backendRef of weight above 0. Weight defaults to 1.
 func (g *Graph) resolveBackends(ri *routeInfo, rl *ruleInfo, refs []gwapiv1.HTTPBackendRef) {
@@ -59,17 +62,25 @@ func (g *Graph) resolveBackends(ri *routeInfo, rl *ruleInfo, refs []gwapiv1.HTTP
 			switch {
 			case ns != routeNS && !g.referenceGranted(routeNS, ns, name):
 				t.Problem = fmt.Sprintf("cross-namespace reference from HTTPRoute %s to Service %s/%s is not permitted by a ReferenceGrant in namespace %s (RefNotPermitted)", ri.key, ns, name, ns)
+			case t.Service == nil && !g.snap.Complete:
+				t.Assumed = fmt.Sprintf("Service %s/%s is not in the input; assumed to exist", ns, name)
 			case t.Service == nil:
 				t.Problem = fmt.Sprintf("Service %s/%s not found (BackendNotFound)", ns, name)
 			}
 		case kind == "" || kind == agentic.KindXBackend:
 			t.Kind, t.Ref = BackendXBackend, XBackendRef(ns, name)
 			t.XBackend = g.xbackends[nsName{ns, name}]
-			if t.XBackend == nil {
+			switch {
+			case t.XBackend == nil && !g.snap.Complete:
+				t.Assumed = fmt.Sprintf("XBackend %s/%s is not in the input; assumed to exist", ns, name)
+			case t.XBackend == nil:
 				t.Problem = fmt.Sprintf("XBackend %s/%s not found (BackendNotFound)", ns, name)
-			} else if svc := t.XBackend.Spec.MCP.ServiceName; svc != nil {
-				if g.services[nsName{ns, *svc}] == nil {
-					t.Problem = fmt.Sprintf("Service %s/%s of XBackend %s/%s not found (BackendNotFound)", ns, *svc, ns, name)
+			case t.XBackend.Spec.MCP.ServiceName != nil && g.services[nsName{ns, *t.XBackend.Spec.MCP.ServiceName}] == nil:
+				svc := *t.XBackend.Spec.MCP.ServiceName
+				if g.snap.Complete {
+					t.Problem = fmt.Sprintf("Service %s/%s of XBackend %s/%s not found (BackendNotFound)", ns, svc, ns, name)
+				} else {
+					t.Assumed = fmt.Sprintf("Service %s/%s of XBackend %s/%s is not in the input; assumed to exist", ns, svc, ns, name)
 				}
 			}
 		default:

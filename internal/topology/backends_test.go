@@ -161,3 +161,27 @@ func TestPathsAndBackendIndex(t *testing.T) {
 		t.Error("lookup across kinds succeeded")
 	}
 }
+
+// Manifests given as files are a part of a cluster: a backend object they lack is
+// assumed to exist (noted), not a 500; a missing ReferenceGrant still refuses.
+func TestBackendsAssumedInPartialSnapshot(t *testing.T) {
+	g := BuildGraph(loadPartial(t, "backends.yaml"))
+	byRule := map[string]BackendTarget{}
+	for _, p := range g.Paths(GatewayRef("infra", "gw")) {
+		if p.Route != nil && p.Route.Name == "backends" {
+			byRule[p.RuleName] = p.Backend
+		}
+	}
+	for _, rule := range []string{"xb-missing", "xb-broken-service"} {
+		b, ok := byRule[rule]
+		if !ok {
+			t.Fatalf("no path for rule %s", rule)
+		}
+		if b.Problem != "" || !strings.Contains(b.Assumed, "is not in the input; assumed to exist") {
+			t.Errorf("%s: problem %q, assumed %q; want no problem and an assumption", rule, b.Problem, b.Assumed)
+		}
+	}
+	if b := byRule["unsupported"]; b.Problem == "" {
+		t.Errorf("unsupported kind must stay a problem in a partial snapshot")
+	}
+}

@@ -13,7 +13,7 @@ import (
 // syntheticSnapshot builds a gateway with an HTTPS wildcard listener and nRoutes
 // routes, each on its own host with rules mixing prefix, exact, header and regex matches.
 func syntheticSnapshot(nRoutes int) *snapshot.Snapshot {
-	s := &snapshot.Snapshot{}
+	s := &snapshot.Snapshot{Complete: true}
 	all := gwapiv1.NamespacesFromAll
 	host := gwapiv1.Hostname("*.bench.example.com")
 	s.Gateways = append(s.Gateways, &snapshot.Gateway{Gateway: gwapiv1.Gateway{

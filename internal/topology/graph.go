@@ -113,6 +113,10 @@ type BackendTarget struct {
 
 	// Field is the field path of the backendRef in its route, e.g. "spec.rules[0].backendRefs[1]".
 	Field string
+	// Assumed is set when an object the backendRef needs is not in an incomplete snapshot
+	// (manifests given as files are usually a part of the cluster): it is assumed to exist,
+	// and Assumed says which, e.g. "Service pay/ledger-mcp is not in the input; assumed to exist".
+	Assumed string
 }
 
 // Path is one (gateway, listener, route rule, backend) path.

@@ -10,7 +10,16 @@ import (
 
 // load reads YAML fixtures (files or directories, relative to testdata/) into a
 // snapshot, giving namespaced objects without a namespace "default" as kubectl would.
+// The snapshot is marked complete (as a whole live cluster would be), so objects the
+// fixtures lack are missing; loadPartial keeps the files-only view.
 func load(t testing.TB, names ...string) *snapshot.Snapshot {
+	s := loadPartial(t, names...)
+	s.Complete = true
+	return s
+}
+
+// loadPartial reads fixtures as manifests given with -f: a part of a cluster.
+func loadPartial(t testing.TB, names ...string) *snapshot.Snapshot {
 	t.Helper()
 	var paths []string
 	for _, n := range names {
