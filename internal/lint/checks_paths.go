@@ -286,3 +286,126 @@ func runGatewayToolAmbiguity(ctx *Context) []Finding {
 	}
 	return out
 }
+
+func init() {
+	Register(&Check{
+		Code: "AGP506", Severity: SeverityWarning, Category: CategoryLoss,
+		Title: "backend rule unreachable: the Gateway admits nothing from its source",
+		Explanation: `A backend-level Allow rule names a caller (a ServiceAccount or SPIFFE ID) that no
+Gateway-level Allow rule admits, on every Gateway that routes to the backend. The
+Gateway level runs first and denies every request from that caller, so the backend rule
+never decides anything: the access it grants is not available, even though the backend
+policy says so. (ServiceAccounts are compared as SPIFFE IDs in the trust domain
+cluster.local, the reference deployment's.)`,
+		Fix: `Admit the caller at the Gateway level too (a rule with its source, restricted as needed),
+or remove the backend rule if the caller should not get through.`,
+		Run: runUnreachableBackendRule,
+	})
+}
+
+// defaultTrustDomain is the reference deployment's --agentic-identity-trust-domain.
+const defaultTrustDomain = "cluster.local"
+
+// rulePrincipalID is the exact principal of a rule ("" when it matches any caller).
+func rulePrincipalID(p *snapshot.XAccessPolicy, r *v1alpha1.AccessRule) string {
+	if rulePrincipal(r) != principalExact {
+		return ""
+	}
+	if r.Source.Type == v1alpha1.AuthorizationSourceTypeSPIFFE {
+		return string(*r.Source.SPIFFE)
+	}
+	ns := r.Source.ServiceAccount.Namespace
+	if ns == "" {
+		ns = p.Namespace
+	}
+	return fmt.Sprintf("spiffe://%s/ns/%s/sa/%s", defaultTrustDomain, ns, r.Source.ServiceAccount.Name)
+}
+
+// levelPrincipals returns the principals an enforcing Allow level admits (any=true when
+// some rule matches any caller); enforcing is false when the level has no Allow rules.
+func levelPrincipals(ctx *Context, ref topology.Ref) (principals map[string]bool, any, enforcing bool) {
+	merged := map[string]struct {
+		p *snapshot.XAccessPolicy
+		r *v1alpha1.AccessRule
+	}{}
+	for _, p := range acceptedPolicies(ctx, ref) {
+		if p.Spec.Action != v1alpha1.ActionTypeAllow {
+			continue
+		}
+		for i := range p.Spec.Rules {
+			merged[p.Spec.Rules[i].Name] = struct {
+				p *snapshot.XAccessPolicy
+				r *v1alpha1.AccessRule
+			}{p, &p.Spec.Rules[i]}
+		}
+	}
+	principals = map[string]bool{}
+	for _, m := range merged {
+		id := rulePrincipalID(m.p, m.r)
+		if id == "" {
+			any = true
+		}
+		principals[id] = true
+	}
+	return principals, any, len(merged) > 0
+}
+
+func runUnreachableBackendRule(ctx *Context) []Finding {
+	g := graph(ctx)
+	var out []Finding
+	for _, xb := range ctx.Snapshot.XBackends {
+		xref := topology.XBackendRef(xb.Namespace, xb.Name)
+		gws := g.GatewaysOfBackend(xref)
+		if len(gws) == 0 {
+			continue
+		}
+		type gwLevel struct {
+			principals map[string]bool
+			any        bool
+		}
+		var levels []gwLevel
+		open := false
+		for _, gw := range gws {
+			ps, any, enforcing := levelPrincipals(ctx, gw)
+			if !enforcing || any {
+				open = true
+				break
+			}
+			levels = append(levels, gwLevel{ps, any})
+		}
+		if open {
+			continue
+		}
+		for _, p := range acceptedPolicies(ctx, xref) {
+			if p.Spec.Action != v1alpha1.ActionTypeAllow {
+				continue
+			}
+			for i := range p.Spec.Rules {
+				r := &p.Spec.Rules[i]
+				id := rulePrincipalID(p, r)
+				if id == "" {
+					continue
+				}
+				admitted := false
+				for _, l := range levels {
+					if l.principals[id] {
+						admitted = true
+						break
+					}
+				}
+				if admitted {
+					continue
+				}
+				names := make([]string, len(gws))
+				for k, gw := range gws {
+					names[k] = gw.Namespace + "/" + gw.Name
+				}
+				f := ctx.Blame(p.Origin, fmt.Sprintf("spec.rules[%d].source", i))
+				f.Message = fmt.Sprintf("rule %q admits %s, but no Allow rule of Gateway %s admits that caller: the Gateway denies its requests before this rule is consulted",
+					r.Name, sourceText(p, r), strings.Join(names, ", "))
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}

@@ -138,6 +138,7 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 		"AGP503": {"AGP503 XAccessPolicy tools/fires spec.rules @AGP503.yaml:13"},
 		"AGP504": {"AGP504 AuthPolicy tools/fires-route spec @AGP504.yaml:26"},
 		"AGP505": {"AGP505 AuthPolicy tools/fires-route spec @AGP505.yaml:26"},
+		"AGP506": {"AGP506 XAccessPolicy tools/fires spec.rules[2].source @AGP506.yaml:34"},
 		"AGP601": {"AGP601 XAccessPolicy infra/fires spec.rules[1].authorization.mcp.methods[0].params @AGP601.yaml:58"},
 		"AGP501": {"AGP501 XAccessPolicy tools/fires apiVersion @AGP501.yaml:1"},
 		"AGP502": {"AGP502 XAccessPolicy tools/fires-older spec.rules[0].name @AGP502.yaml:14"},
