@@ -409,3 +409,69 @@ func runUnreachableBackendRule(ctx *Context) []Finding {
 	}
 	return out
 }
+
+func init() {
+	Register(&Check{
+		Code: "AGP507", Severity: SeverityError, Category: CategoryLoss,
+		Title: "backend ExternalAuth never called: routes name the XBackend with another group",
+		Explanation: `The XBackend has an ExternalAuth policy, but no HTTPRoute that reaches it refers to it
+with group agentic.networking.x-k8s.io. Routing accepts any group for kind XBackend, but
+the reference builds an ext_authz filter for a backend's ExternalAuth only from
+backendRefs with exactly that group (semantics D12): the authorizer is never called,
+and requests the policy meant to send to it pass (if the Allow policies admit them).`,
+		Fix: `Write the backendRefs to this XBackend with group: agentic.networking.x-k8s.io.`,
+		Run: runInertBackendExtAuth,
+	})
+}
+
+func runInertBackendExtAuth(ctx *Context) []Finding {
+	var out []Finding
+	for _, xb := range ctx.Snapshot.XBackends {
+		var ext *snapshot.XAccessPolicy
+		for _, p := range acceptedPolicies(ctx, topology.XBackendRef(xb.Namespace, xb.Name)) {
+			if p.Spec.Action == v1alpha1.ActionTypeExternalAuth {
+				ext = p
+				break
+			}
+		}
+		if ext == nil {
+			continue
+		}
+		routed, exact := false, false
+		var groups []string
+		for _, r := range ctx.Snapshot.HTTPRoutes {
+			for _, rule := range r.Spec.Rules {
+				for _, br := range rule.BackendRefs {
+					if br.Kind == nil || string(*br.Kind) != agentic.KindXBackend || string(br.Name) != xb.Name {
+						continue
+					}
+					ns := r.Namespace
+					if br.Namespace != nil && *br.Namespace != "" {
+						ns = string(*br.Namespace)
+					}
+					if ns != xb.Namespace {
+						continue
+					}
+					routed = true
+					g := ""
+					if br.Group != nil {
+						g = string(*br.Group)
+					}
+					if g == agentic.GroupName {
+						exact = true
+					} else {
+						groups = append(groups, fmt.Sprintf("%q in HTTPRoute %s/%s", g, r.Namespace, r.Name))
+					}
+				}
+			}
+		}
+		if !routed || exact {
+			continue
+		}
+		f := ctx.Blame(ext.Origin, "spec.externalAuth")
+		f.Message = fmt.Sprintf("the ExternalAuth of XBackend %s/%s is never called: routes refer to it with group %s, not %s",
+			xb.Namespace, xb.Name, strings.Join(groups, ", "), agentic.GroupName)
+		out = append(out, f)
+	}
+	return out
+}

@@ -48,12 +48,16 @@ repository, lint with that repository's files too, or suppress with a reason.`,
 	})
 	Register(&Check{
 		Code: "AGP204", Severity: SeverityError, Category: CategoryReferences,
-		Title: "AuthPolicy sectionName names no listener or route rule",
+		Title: "targetRef sectionName names no listener or route rule",
 		Explanation: `An AuthPolicy's targetRef.sectionName must name a listener of the target Gateway, or
 a rule of the target HTTPRoute (by its name; Kuadrant also accepts the synthetic names
 rule-1, rule-2, ... for unnamed rules). Target resolution is exact: an unknown section
 resolves to nothing, and Kuadrant excludes the policy as TargetNotFound, so its
-authentication and authorization rules are silently not applied.`,
+authentication and authorization rules are silently not applied.
+
+An XAccessPolicy targetRef whose sectionName names no listener of its Gateway is a
+broken reference too; the reference controller ignores sectionName altogether (AGP404),
+so the policy applies to every listener, but the name shows the intent went wrong.`,
 		Fix: `Use one of the names listed in the message, or remove sectionName to attach the policy
 to the whole Gateway or HTTPRoute.`,
 		Run: runAuthPolicySection,
@@ -208,6 +212,25 @@ func runMissingTarget(ctx *Context) []Finding {
 func runAuthPolicySection(ctx *Context) []Finding {
 	ix := objects(ctx)
 	var out []Finding
+	for _, p := range ctx.Snapshot.XAccessPolicies {
+		for i, tr := range p.Spec.TargetRefs {
+			if tr.SectionName == nil || *tr.SectionName == "" || string(tr.Group) != snapshot.GatewayGroup || tr.Kind != "Gateway" {
+				continue
+			}
+			g := ix.gateways[p.Namespace+"/"+string(tr.Name)]
+			if g == nil || hasListener(g, string(*tr.SectionName)) {
+				continue
+			}
+			var names []string
+			for _, l := range g.Spec.Listeners {
+				names = append(names, string(l.Name))
+			}
+			f := ctx.Blame(p.Origin, fmt.Sprintf("spec.targetRefs[%d].sectionName", i))
+			f.Message = fmt.Sprintf("sectionName %q names no listener of Gateway %s/%s (it has %s); the controller ignores sectionName and applies the policy to every listener",
+				*tr.SectionName, p.Namespace, tr.Name, strings.Join(names, ", "))
+			out = append(out, f)
+		}
+	}
 	for _, p := range ctx.Snapshot.AuthPolicies {
 		tr := p.Spec.TargetRef
 		if tr.SectionName == nil || *tr.SectionName == "" || string(tr.Group) != snapshot.GatewayGroup {

@@ -49,6 +49,20 @@ namespace, to: Service), move the route next to the Service, or use an XBackend.
 		Run: runRouteBackendInvalid,
 	})
 	Register(&Check{
+		Code: "AGP208", Severity: SeverityWarning, Category: CategoryReferences,
+		Title: "cross-namespace XBackend reference without a ReferenceGrant",
+		Explanation: `An HTTPRoute rule sends traffic to an XBackend in another namespace, and no
+ReferenceGrant in that namespace allows HTTPRoutes of the route's namespace to refer
+to XBackends. Gateway API requires such a grant for every cross-namespace reference,
+but the reference controller checks ReferenceGrants only for Services: it routes to
+the XBackend anyway (semantics §12). Anyone who can write routes in the route's
+namespace can expose another team's MCP server through the Gateway.`,
+		Fix: `Add a ReferenceGrant in the XBackend's namespace (from: HTTPRoute in the route's
+namespace, to: group agentic.networking.x-k8s.io, kind XBackend), or move the route
+next to the XBackend.`,
+		Run: runXBackendGrant,
+	})
+	Register(&Check{
 		Code: "AGP207", Severity: SeverityWarning, Category: CategoryReferences,
 		Title: "route is not attached to its Gateway",
 		Explanation: `The HTTPRoute names a Gateway that exists, but no listener of it accepts the route: the
@@ -274,4 +288,53 @@ func runRouteNotAttached(ctx *Context) []Finding {
 		}
 	}
 	return out
+}
+
+func runXBackendGrant(ctx *Context) []Finding {
+	var out []Finding
+	for _, r := range ctx.Snapshot.HTTPRoutes {
+		for i, rule := range r.Spec.Rules {
+			for j, br := range rule.BackendRefs {
+				if br.Kind == nil || string(*br.Kind) != agentic.KindXBackend || br.Namespace == nil ||
+					*br.Namespace == "" || string(*br.Namespace) == r.Namespace {
+					continue
+				}
+				ns := string(*br.Namespace)
+				if xbackendGranted(ctx, r.Namespace, ns, string(br.Name)) {
+					continue
+				}
+				f := ctx.Blame(r.Origin, fmt.Sprintf("spec.rules[%d].backendRefs[%d]", i, j))
+				f.Message = fmt.Sprintf("HTTPRoute %s/%s refers to XBackend %s/%s without a ReferenceGrant in namespace %s: Gateway API forbids it, but the reference controller routes to it anyway",
+					r.Namespace, r.Name, ns, br.Name, ns)
+				if ctx.FromFilesOnly() {
+					f.Message += " (if the ReferenceGrant is defined outside the input files, lint them together)"
+				}
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+func xbackendGranted(ctx *Context, fromNS, toNS, name string) bool {
+	for _, rg := range ctx.Snapshot.ReferenceGrants {
+		if rg.Namespace != toNS {
+			continue
+		}
+		from := false
+		for _, f := range rg.Spec.From {
+			if string(f.Namespace) == fromNS && string(f.Group) == snapshot.GatewayGroup && string(f.Kind) == "HTTPRoute" {
+				from = true
+			}
+		}
+		if !from {
+			continue
+		}
+		for _, t := range rg.Spec.To {
+			if agentic.IsGroup(string(t.Group)) && string(t.Kind) == agentic.KindXBackend && (t.Name == nil || string(*t.Name) == name) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -111,7 +111,10 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 		"AGP204": {
 			"AGP204 AuthPolicy infra/fires-listener spec.targetRef.sectionName @AGP204.yaml:11",
 			"AGP204 AuthPolicy tools/fires-rule spec.targetRef.sectionName @AGP204.yaml:26",
+			"AGP204 XAccessPolicy infra/fires-xap spec.targetRefs[0].sectionName @AGP204.yaml:87",
 		},
+		"AGP208": {"AGP208 HTTPRoute tools/fires spec.rules[0].backendRefs[0] @AGP208.yaml:39"},
+		"AGP507": {"AGP507 XAccessPolicy tools/fires spec.externalAuth @AGP507.yaml:32"},
 		"AGP301": {
 			"AGP301 XAccessPolicy tools/fires spec.rules[0].authorization.cel.expression @AGP301.yaml:17",
 			"AGP301 XAccessPolicy tools/fires spec.rules[1].authorization.cel.expression @AGP301.yaml:22",
