@@ -80,6 +80,9 @@ func schemaResults(ctx *Context) []schemaItem {
 		}
 		var out []schemaItem
 		for _, o := range ctx.Origins() {
+			if o.Raw == nil {
+				continue // built in code, not read: nothing to validate
+			}
 			gvk := o.Raw.GroupVersionKind()
 			it := schemaItem{origin: o, decodeErr: undecodable[refOf(o.Raw).Key()+"@"+o.Source.String()]}
 			if gvk.Group == "" {
