@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/render"
+	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/whatif"
+)
+
+func init() {
+	commands = append(commands, (*app).newCanICmd)
+}
+
+// whatifFlags are the flags the what-if commands share.
+type whatifFlags struct {
+	decideFlags
+	tools                      string
+	extauth                    string
+	gateway, listener, backend string
+}
+
+func (w *whatifFlags) addWhatif(cmd *cobra.Command, formats string) {
+	w.add(cmd, formats)
+	f := cmd.Flags()
+	f.StringVar(&w.tools, "tools", "", "tools inventory (JSON): a saved MCP tools/list response per backend, see docs/tools-inventory.md")
+	f.StringVar(&w.extauth, "extauth", "", "external authorizer answer: allow, deny, or gateway=allow,backend=deny (default: unknown, cells are indeterminate)")
+	f.StringVar(&w.gateway, "gateway", "", "only paths through this gateway NAMESPACE/NAME")
+	f.StringVar(&w.listener, "listener", "", "only paths through this listener")
+	f.StringVar(&w.backend, "backend", "", "only paths to this backend NAMESPACE/NAME (XBackend or Service)")
+}
+
+const whatifSpaceHelp = `The decision space is enumerated exactly: every identity (the ServiceAccounts of
+the input, every identity a rule source names, anonymous, and <other authenticated>, a
+caller no rule names, which stands for "anyone"), every gateway → listener → backend path
+of an accepted route (a Service backend has gateway-level policies only; on a plain-HTTP
+listener every caller is anonymous), and every operation: initialize, tools/list and
+tools/call of each tool. Tools come from --tools (see docs/tools-inventory.md) or, for a
+backend the inventory does not list, from the tool names its policies mention, plus
+<other tool>, any tool no policy names.`
+
+// filter builds the space filter from the flags.
+func (w *whatifFlags) filter(ns string) (whatif.Filter, error) {
+	f := whatif.Filter{Listener: w.listener}
+	for _, x := range []struct {
+		flag, val string
+		dst       *string
+	}{{"--gateway", w.gateway, &f.Gateway}, {"--backend", w.backend, &f.Backend}} {
+		if x.val == "" {
+			continue
+		}
+		n, err := explain.ParseNamespacedName(x.val, ns)
+		if err != nil {
+			return f, usagef("%s: %v", x.flag, err)
+		}
+		*x.dst = n.String()
+	}
+	return f, nil
+}
+
+// readInventory reads --tools.
+func readInventory(name string) (*whatif.Inventory, error) {
+	if name == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("reading tools inventory: %w", err)
+	}
+	return whatif.ParseInventory(name, data)
+}
+
+// engine loads a snapshot with l and builds its decision space.
+func (a *app) engine(ctx context.Context, w *whatifFlags, l *loadFlags, sems []effective.Semantics, inv *whatif.Inventory) (*whatif.Engine, *snapshot.Snapshot, error) {
+	l.wholeCluster = true
+	s, err := a.load(ctx, l)
+	if err != nil {
+		return nil, nil, err
+	}
+	ext, err := parseExtAuth(w.extauth)
+	if err != nil {
+		return nil, nil, err
+	}
+	e := whatif.New(s, sems, whatif.Options{TrustDomain: w.trustDomain, Inventory: inv, ExtAuth: ext})
+	if inv != nil {
+		known := map[string]bool{}
+		for _, t := range e.Targets {
+			known[whatif.InventoryKey(t.BackendKind, t.Backend)] = true
+		}
+		for _, k := range inv.Unknown(known) {
+			fmt.Fprintf(a.streams.ErrOut, "warning: %s: backend %q is not reached by any route of the input\n", w.tools, k)
+		}
+	}
+	return e, s, nil
+}
+
+// prepare checks the flags and reads the inventory.
+func (w *whatifFlags) prepare(formats ...string) ([]effective.Semantics, *whatif.Inventory, error) {
+	sems, err := w.check(formats...)
+	if err != nil {
+		return nil, nil, err
+	}
+	inv, err := readInventory(w.tools)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := parseExtAuth(w.extauth); err != nil {
+		return nil, nil, err
+	}
+	return sems, inv, nil
+}
+
+func semNames(sems []effective.Semantics) []string {
+	out := make([]string, len(sems))
+	for i, s := range sems {
+		out[i] = s.Name
+	}
+	return out
+}
+
+type canIOptions struct {
+	whatifFlags
+	from   string
+	list   bool
+	tool   string
+	method string
+}
+
+func (a *app) newCanICmd() *cobra.Command {
+	o := &canIOptions{}
+	cmd := &cobra.Command{
+		Use:   "can-i (--list | --tool TOOL) --from IDENTITY",
+		Short: "What may an identity call: one yes/no answer, or everything with --list",
+		Long: `Answer whether an identity may call a tool, like kubectl auth can-i: "yes" (exit 0),
+"no" (exit 1) or "indeterminate" (exit 3, the answer depends on an external authorizer).
+With --gateway and/or --backend the question is asked of the paths they select; the answer
+is yes when some path allows the call. When the paths disagree, each is listed.
+
+With --list, print every (gateway, listener, backend, operation) of the decision space for
+the identity, allowed or not, with the deciding rule.
+
+` + whatifSpaceHelp + `
+
+` + exitCodesHelp,
+		Example: `  # Everything billing may and may not do in the example scenario
+  agpol can-i --list --from sa:agents/billing -f testdata/examples
+
+  # Yes or no
+  agpol can-i --from sa:agents/support --tool refund --gateway infra/edge --backend pay/ledger -f testdata/examples`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			formats := []string{"text", "json", "yaml"}
+			sems, inv, err := o.prepare(formats...)
+			if err != nil {
+				return err
+			}
+			if o.from == "" {
+				return usagef("--from IDENTITY is required (sa:NAMESPACE/NAME, spiffe://..., or anonymous)")
+			}
+			caller, err := explain.ParseIdentity(o.from)
+			if err != nil {
+				return usagef("--from: %v", err)
+			}
+			if o.list == (o.tool != "" || cmd.Flags().Changed("method")) {
+				return usagef("give either --list or --tool TOOL (or --method for a base-protocol method)")
+			}
+			f, err := o.filter(a.defaultNamespace())
+			if err != nil {
+				return err
+			}
+			e, _, err := a.engine(cmd.Context(), &o.whatifFlags, &o.load, sems, inv)
+			if err != nil {
+				return err
+			}
+			id := e.IdentityFor(caller)
+			w := a.streams.Out
+			if o.list {
+				l := e.CanIList(id, f)
+				switch o.output {
+				case "json":
+					return render.JSON(w, render.NewCanIListReport(l))
+				case "yaml":
+					return render.YAML(w, render.NewCanIListReport(l))
+				}
+				return render.CanIListText(w, l)
+			}
+			op := whatif.Op{Method: o.method, Tool: o.tool}
+			if op.Method != "tools/call" {
+				if o.tool != "" {
+					return usagef("--tool is for --method tools/call")
+				}
+				op.Tool = ""
+			} else if op.Tool == "" {
+				return usagef("--tool TOOL is required with --method tools/call")
+			}
+			answers, err := e.CanI(id, op, f)
+			if err != nil {
+				if errors.Is(err, whatif.ErrNoTarget) {
+					fmt.Fprintf(w, "no - %v\n", errors.Unwrap(err))
+					return &resultError{code: exitFail}
+				}
+				return err
+			}
+			switch o.output {
+			case "json":
+				err = render.JSON(w, render.NewCanIReport(semNames(sems), id, op, answers))
+			case "yaml":
+				err = render.YAML(w, render.NewCanIReport(semNames(sems), id, op, answers))
+			default:
+				err = render.CanIText(w, semNames(sems), answers)
+			}
+			if err != nil {
+				return err
+			}
+			switch whatif.Verdict(answers) {
+			case explain.Deny:
+				return &resultError{code: exitFail}
+			case explain.Indeterminate:
+				return &resultError{code: exitIndeterminate}
+			}
+			return nil
+		},
+	}
+	o.addWhatif(cmd, "text, json or yaml")
+	f := cmd.Flags()
+	f.StringVar(&o.from, "from", "", "caller: sa:NAMESPACE/NAME, spiffe://..., or anonymous")
+	f.BoolVar(&o.list, "list", false, "list every operation of every path for the identity")
+	f.StringVar(&o.tool, "tool", "", "tool name (tools/call)")
+	f.StringVar(&o.method, "method", "tools/call", "MCP method: tools/call, initialize or tools/list")
+	return cmd
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/agpol/agpol/internal/render"
+	"github.com/agpol/agpol/internal/whatif"
+)
+
+func init() {
+	commands = append(commands, (*app).newDiffCmd)
+}
+
+type diffOptions struct {
+	whatifFlags
+	before, after string
+	failOn        string
+}
+
+// sideFlags turns a --before/--after value into load flags: "live" is the cluster,
+// anything else a file or directory (read recursively).
+func (o *diffOptions) sideFlags(v string) *loadFlags {
+	if v == "live" {
+		return &loadFlags{}
+	}
+	return &loadFlags{files: []string{v}, recursive: true}
+}
+
+func (a *app) newDiffCmd() *cobra.Command {
+	o := &diffOptions{}
+	cmd := &cobra.Command{
+		Use:   "diff --before PATH|live --after PATH|live",
+		Short: "Every access decision a change makes: granted, revoked, decided by another rule",
+		Long: `Compare the decision space of two inputs (a file or directory, read recursively, or
+"live" for the current cluster) and print every (identity, gateway, listener, backend,
+operation) whose decision changes, with the deciding rule before and after, grouped into
+"access granted" (deny → indeterminate → allow), "access revoked" and "decided by a
+different rule" (same verdict, another rule or level). Paths that exist on one side only
+compare with "no path" (a deny); deny ↔ no path is not a change of access.
+
+Identities, paths and operations are the union of both sides; the comparison is exact.
+Use -o markdown for a pull-request comment and --fail-on to fail CI.
+
+` + whatifSpaceHelp + `
+
+` + exitCodesHelp,
+		Example: `  # What does this pull request change?
+  agpol diff --before base/manifests --after manifests -o markdown --fail-on granted
+
+  # The example scenario against a modified copy
+  agpol diff --before testdata/examples --after testdata/whatif/after`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			sems, inv, err := o.prepare("text", "json", "yaml", "markdown")
+			if err != nil {
+				return err
+			}
+			if len(o.load.files) > 0 || o.load.live {
+				return usagef("diff reads its inputs from --before and --after, not -f/--live")
+			}
+			if o.before == "" || o.after == "" {
+				return usagef("--before and --after are required (a file, a directory, or live)")
+			}
+			switch o.failOn {
+			case "", "none", "granted", "revoked", "any":
+			default:
+				return usagef("invalid --fail-on %q: use granted, revoked, any or none", o.failOn)
+			}
+			f, err := o.filter(a.defaultNamespace())
+			if err != nil {
+				return err
+			}
+			before, _, err := a.engine(cmd.Context(), &o.whatifFlags, o.sideFlags(o.before), sems, inv)
+			if err != nil {
+				return err
+			}
+			after, _, err := a.engine(cmd.Context(), &o.whatifFlags, o.sideFlags(o.after), sems, inv)
+			if err != nil {
+				return err
+			}
+			d := whatif.Diff(before, after, f)
+			w := a.streams.Out
+			switch o.output {
+			case "json":
+				err = render.JSON(w, render.NewDiffReport(d))
+			case "yaml":
+				err = render.YAML(w, render.NewDiffReport(d))
+			case "markdown":
+				err = render.DiffMarkdown(w, d)
+			default:
+				err = render.DiffText(w, d)
+			}
+			if err != nil {
+				return err
+			}
+			fail := false
+			switch o.failOn {
+			case "granted":
+				fail = len(d.Granted) > 0
+			case "revoked":
+				fail = len(d.Revoked) > 0
+			case "any":
+				fail = d.Count() > 0
+			}
+			if fail {
+				return &resultError{code: exitFail}
+			}
+			return nil
+		},
+	}
+	o.addWhatif(cmd, "text, markdown, json or yaml")
+	f := cmd.Flags()
+	f.StringVar(&o.before, "before", "", "the input before the change: a file, a directory, or live")
+	f.StringVar(&o.after, "after", "", "the input after the change: a file, a directory, or live")
+	f.StringVar(&o.failOn, "fail-on", "none", "exit 1 when a change of this kind exists: granted, revoked, any or none")
+	// -f/-R/--live make no sense here: each side has its own input.
+	for _, n := range []string{"filename", "recursive", "live", "all-namespaces", "snapshot-out"} {
+		_ = f.MarkHidden(n)
+	}
+	return cmd
+}

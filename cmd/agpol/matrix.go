@@ -1,0 +1,77 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/agpol/agpol/internal/render"
+)
+
+func init() {
+	commands = append(commands, (*app).newMatrixCmd)
+}
+
+type matrixOptions struct {
+	whatifFlags
+	ungroup bool
+	from    []string
+}
+
+func (a *app) newMatrixCmd() *cobra.Command {
+	o := &matrixOptions{}
+	cmd := &cobra.Command{
+		Use:   "matrix",
+		Short: "The access matrix: identities × (backend, tool)",
+		Long: `Print the decision of every identity for every operation of every gateway → listener →
+backend path: one table per path, a row per identity (identities with identical rows share
+one, unless --ungroup), a column per operation. Cells are allow, deny or ? (indeterminate:
+depends on an external authorizer; -o json has both branches), with * where the
+--semantics presets disagree.
+
+Formats: table (default), markdown (one table per path, for a pull request or a wiki),
+csv (one wide table, a row per identity, a column per path and operation) and json.
+
+` + whatifSpaceHelp + `
+
+` + exitCodesHelp,
+		Example: `  # The example scenario's matrix
+  agpol matrix -f testdata/examples
+
+  # With the tools the servers really offer, as CSV
+  agpol matrix -f testdata/examples --tools testdata/whatif/tools.json -o csv`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			sems, inv, err := o.prepare("table", "text", "csv", "json", "yaml", "markdown")
+			if err != nil {
+				return err
+			}
+			f, err := o.filter(a.defaultNamespace())
+			if err != nil {
+				return err
+			}
+			f.Identities = o.from
+			e, _, err := a.engine(cmd.Context(), &o.whatifFlags, &o.load, sems, inv)
+			if err != nil {
+				return err
+			}
+			m := e.Matrix(f)
+			w := a.streams.Out
+			switch o.output {
+			case "csv":
+				return render.MatrixCSV(w, m)
+			case "json":
+				return render.JSON(w, render.NewMatrixReport(m, o.ungroup))
+			case "yaml":
+				return render.YAML(w, render.NewMatrixReport(m, o.ungroup))
+			case "markdown":
+				return render.MatrixMarkdown(w, m, o.ungroup)
+			}
+			return render.MatrixTable(w, m, o.ungroup)
+		},
+	}
+	o.addWhatif(cmd, "table, markdown, csv, json or yaml")
+	cmd.Flags().Lookup("output").DefValue = "table"
+	o.output = "table"
+	cmd.Flags().BoolVar(&o.ungroup, "ungroup", false, "one row per identity, even when rows are identical")
+	cmd.Flags().StringSliceVar(&o.from, "from", nil, "only these identities (sa:NAMESPACE/NAME, spiffe://..., anonymous, \"<other authenticated>\"); repeatable")
+	return cmd
+}

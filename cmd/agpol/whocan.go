@@ -1,0 +1,81 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/agpol/agpol/internal/render"
+	"github.com/agpol/agpol/internal/whatif"
+)
+
+func init() {
+	commands = append(commands, (*app).newWhoCanCmd)
+}
+
+type whoCanOptions struct {
+	whatifFlags
+	tool   string
+	method string
+}
+
+func (a *app) newWhoCanCmd() *cobra.Command {
+	o := &whoCanOptions{}
+	cmd := &cobra.Command{
+		Use:   "who-can --tool TOOL --backend NAMESPACE/NAME [--gateway NAMESPACE/NAME]",
+		Short: "List every identity that may call a tool on a backend",
+		Long: `List, for every path to the backend (through --gateway only, if given), every identity
+that may call the tool, those for which it depends on an external authorizer, and the rule
+that decides. "anyone" means a rule admits callers no rule names (and, when said, even
+callers without a client certificate).
+
+` + whatifSpaceHelp + `
+
+` + exitCodesHelp,
+		Example: `  # Who may call refund on the ledger?
+  agpol who-can --tool refund --backend pay/ledger -f testdata/examples
+
+  # Who may list the calculator's tools, under every semantics preset
+  agpol who-can --method tools/list --backend tools/calc --semantics all -f testdata/examples`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			sems, inv, err := o.prepare("text", "json", "yaml")
+			if err != nil {
+				return err
+			}
+			if o.backend == "" {
+				return usagef("--backend NAMESPACE/NAME is required")
+			}
+			op := whatif.Op{Method: o.method, Tool: o.tool}
+			switch {
+			case op.Method == "tools/call" && op.Tool == "":
+				return usagef("--tool TOOL is required with --method tools/call")
+			case op.Method != "tools/call" && op.Tool != "":
+				return usagef("--tool is for --method tools/call")
+			}
+			f, err := o.filter(a.defaultNamespace())
+			if err != nil {
+				return err
+			}
+			e, _, err := a.engine(cmd.Context(), &o.whatifFlags, &o.load, sems, inv)
+			if err != nil {
+				return err
+			}
+			res, err := e.WhoCan(op, f)
+			if err != nil {
+				return usagef("%v", err)
+			}
+			w := a.streams.Out
+			switch o.output {
+			case "json":
+				return render.JSON(w, render.NewWhoCanReport(semNames(sems), op, res))
+			case "yaml":
+				return render.YAML(w, render.NewWhoCanReport(semNames(sems), op, res))
+			}
+			return render.WhoCanText(w, semNames(sems), op, res)
+		},
+	}
+	o.addWhatif(cmd, "text, json or yaml")
+	f := cmd.Flags()
+	f.StringVar(&o.tool, "tool", "", "tool name (tools/call)")
+	f.StringVar(&o.method, "method", "tools/call", "MCP method: tools/call, initialize or tools/list")
+	return cmd
+}

@@ -1,0 +1,265 @@
+package whatif
+
+import (
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/snapshot"
+)
+
+// Options tune the space.
+type Options struct {
+	// TrustDomain of ServiceAccount identities (default cluster.local).
+	TrustDomain string
+	// Inventory lists the tools of some backends; others get the tool names their
+	// policies mention plus <other tool>.
+	Inventory *Inventory
+	// ExtAuth holds known authorizer answers; unknown ones make cells indeterminate.
+	ExtAuth explain.ExtAuth
+}
+
+// Outcome is the decision of one point of the space under every semantics, primary first.
+type Outcome struct {
+	Cells []Cell `json:"semantics"`
+	// Differs is true when the semantics disagree on the verdict (the access differs).
+	Differs bool `json:"differs,omitempty"`
+}
+
+// Primary is the cell under the first semantics.
+func (o Outcome) Primary() Cell { return o.Cells[0] }
+
+// Engine holds the decision space of one snapshot and decides its points. Chains are
+// compiled once per target and semantics; identities that no rule of a target's chain
+// names share one decision (that of the synthetic other caller), so a target costs
+// (named principals + 2) × operations decisions however many identities exist.
+type Engine struct {
+	Semantics   []effective.Semantics
+	TrustDomain string
+	Identities  []*Identity
+	Targets     []*Target
+	ExtAuth     explain.ExtAuth
+
+	sim   *explain.Simulator
+	state []*targetState
+	byKey map[string]int
+	byID  map[string]*Identity
+}
+
+// targetState is one target's compiled chains and decision classes.
+type targetState struct {
+	chains   []*effective.Chain
+	portable []bool
+	// classes: 0 anonymous (no principal), 1 the other caller, then every named principal.
+	classes []string
+	classOf map[string]int
+
+	mu   sync.Mutex
+	memo map[memoKey]Outcome
+}
+
+type memoKey struct {
+	class        int
+	method, tool string
+}
+
+// New builds the decision space of a snapshot. sems must not be empty; the first is
+// the primary semantics.
+func New(s *snapshot.Snapshot, sems []effective.Semantics, o Options) *Engine {
+	if len(sems) == 0 {
+		sems = []effective.Semantics{effective.Reference()}
+	}
+	sim := explain.New(s, sems, o.TrustDomain)
+	e := &Engine{Semantics: sems, TrustDomain: sim.TrustDomain, ExtAuth: o.ExtAuth, sim: sim, byKey: map[string]int{}, byID: map[string]*Identity{}}
+	e.Identities = identities(s, e.TrustDomain)
+	for _, id := range e.Identities {
+		e.byID[id.ID] = id
+	}
+	e.Targets = targets(sim.Graph)
+	e.state = make([]*targetState, len(e.Targets))
+	for i, t := range e.Targets {
+		e.byKey[t.Key()] = i
+		st := &targetState{classes: []string{"", otherPrincipal}, classOf: map[string]int{}, memo: map[memoKey]Outcome{}}
+		f := chainFacts{principals: map[string]bool{}, tools: map[string]bool{}}
+		for _, en := range sim.Engines {
+			c := chainOf(en, t)
+			st.chains = append(st.chains, c)
+			st.portable = append(st.portable, portable(c))
+			factsOf(c, &f)
+		}
+		named := make([]string, 0, len(f.principals))
+		for p := range f.principals {
+			if p != otherPrincipal {
+				named = append(named, p)
+			}
+		}
+		sort.Strings(named)
+		for _, p := range named {
+			st.classOf[p] = len(st.classes)
+			st.classes = append(st.classes, p)
+		}
+		t.Ops = append([]Op(nil), baseOps...)
+		if tools, ok := o.Inventory.ToolsOf(t.BackendKind, t.Backend); ok {
+			t.ToolsFrom = "inventory"
+			for _, name := range tools {
+				t.Ops = append(t.Ops, Op{Method: "tools/call", Tool: name})
+			}
+		} else {
+			t.ToolsFrom = "policies"
+			names := make([]string, 0, len(f.tools))
+			for n := range f.tools {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				t.Ops = append(t.Ops, Op{Method: "tools/call", Tool: n, FromPolicies: true})
+			}
+			t.Ops = append(t.Ops, Op{Method: "tools/call", Tool: OtherTool, Other: true})
+		}
+		e.state[i] = st
+	}
+	return e
+}
+
+// Simulator is the explain simulator the engine decides with (for explaining a cell).
+func (e *Engine) Simulator() *explain.Simulator { return e.sim }
+
+// Identity returns the identity with this ID (sa:NS/NAME, SPIFFE ID, anonymous), or nil.
+func (e *Engine) Identity(id string) *Identity { return e.byID[id] }
+
+// IdentityFor returns the space's identity for a caller, or a new one (not in
+// Identities) for a caller the snapshot does not know.
+func (e *Engine) IdentityFor(c explain.Identity) *Identity {
+	if x := e.byID[c.String()]; x != nil {
+		return x
+	}
+	if c.Kind == explain.IdentitySPIFFE {
+		if ns, name, ok := saOfSPIFFE(c.SPIFFE, e.TrustDomain); ok {
+			return e.IdentityFor(explain.Identity{Kind: explain.IdentityServiceAccount, Namespace: ns, Name: name})
+		}
+	}
+	return &Identity{ID: c.String(), Identity: c, From: []string{}, principal: c.Principal(e.TrustDomain)}
+}
+
+// Target returns the target with this key, or nil.
+func (e *Engine) Target(key string) *Target {
+	if i, ok := e.byKey[key]; ok {
+		return e.Targets[i]
+	}
+	return nil
+}
+
+// class returns the decision class of an identity on a target.
+func (st *targetState) class(t *Target, principal string) int {
+	switch {
+	case principal == "" || t.PlainHTTP():
+		return 0
+	case principal == otherPrincipal:
+		return 1
+	}
+	if c, ok := st.classOf[principal]; ok {
+		return c
+	}
+	return 1
+}
+
+// Decide returns the outcome for an identity calling op on a target.
+func (e *Engine) Decide(t *Target, id *Identity, op Op) Outcome {
+	i, ok := e.byKey[t.Key()]
+	if !ok {
+		return Outcome{}
+	}
+	st := e.state[i]
+	return e.decideClass(e.Targets[i], st, st.class(e.Targets[i], id.principal), op)
+}
+
+func (e *Engine) decideClass(t *Target, st *targetState, class int, op Op) Outcome {
+	k := memoKey{class, op.Method, op.Tool}
+	st.mu.Lock()
+	out, ok := st.memo[k]
+	st.mu.Unlock()
+	if ok {
+		return out
+	}
+	out = e.compute(t, st, class, op)
+	st.mu.Lock()
+	st.memo[k] = out
+	st.mu.Unlock()
+	return out
+}
+
+func (e *Engine) compute(t *Target, st *targetState, class int, op Op) Outcome {
+	out := Outcome{Cells: make([]Cell, len(st.chains))}
+	principal := st.classes[class]
+	c := newCall(principal, op.Method, op.Tool, t.port)
+	for k, chain := range st.chains {
+		if st.portable[k] {
+			out.Cells[k] = decide(chain, c, e.ExtAuth)
+		} else {
+			out.Cells[k] = e.viaExplain(t, principal, op, k)
+		}
+		if out.Cells[k].Decision != out.Cells[0].Decision {
+			out.Differs = true
+		}
+	}
+	return out
+}
+
+// Request is the explain request for an identity's call of op on a target.
+func (e *Engine) Request(t *Target, id explain.Identity, op Op) *explain.Request {
+	gw, _ := explain.ParseNamespacedName(t.Gateway, "")
+	be, _ := explain.ParseNamespacedName(t.Backend, "")
+	r := &explain.Request{From: id, Gateway: &gw, Listener: t.Listener, MCP: &explain.MCP{Method: op.Method, Tool: op.Tool}, ExtAuth: e.ExtAuth}
+	if t.BackendKind == "Service" {
+		r.Service = &be
+	} else {
+		r.Backend = &be
+	}
+	return r
+}
+
+// viaExplain decides with the traced simulator (chains the fast port does not cover).
+func (e *Engine) viaExplain(t *Target, principal string, op Op, k int) Cell {
+	id := explain.Identity{Kind: explain.IdentityAnonymous}
+	if principal != "" {
+		id = explain.Identity{Kind: explain.IdentitySPIFFE, SPIFFE: principal}
+	}
+	res, err := e.sim.Explain(e.Request(t, id, op))
+	if err != nil || k >= len(res) {
+		return Cell{Decision: explain.Indeterminate, Level: string(effective.LevelNone), DecidedBy: "error"}
+	}
+	d := res[k].Decision
+	return Cell{Decision: d.Verdict, Level: d.Level, DecidedBy: d.DecidedBy, Explicit: d.Explicit, Branches: d.Branches}
+}
+
+// forEachTarget runs f for every target index on all cores.
+func forEachTarget(n int, f func(i int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if workers > n {
+		workers = n
+	}
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int, workers)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}

@@ -1,0 +1,205 @@
+package whatif
+
+import (
+	"encoding/binary"
+	"strings"
+
+	"github.com/agpol/agpol/internal/explain"
+)
+
+// Filter narrows the space. Empty fields match everything.
+type Filter struct {
+	// Gateway and Backend are NS/NAME; Listener a listener name.
+	Gateway, Listener, Backend string
+	// Identities keeps only these identity IDs (sa:NS/NAME, SPIFFE ID, anonymous, <other authenticated>).
+	Identities []string
+}
+
+func (f Filter) target(t *Target) bool {
+	return (f.Gateway == "" || f.Gateway == t.Gateway) && (f.Listener == "" || f.Listener == t.Listener) &&
+		(f.Backend == "" || f.Backend == t.Backend)
+}
+
+func (f Filter) identity(id *Identity) bool {
+	return len(f.Identities) == 0 || contains(f.Identities, id.ID)
+}
+
+// Matrix is the decision of every identity for every (target, operation). It is stored
+// by decision class: identities that no rule of a target names share one outcome.
+type Matrix struct {
+	Semantics  []string
+	Identities []*Identity
+	Targets    []*MatrixTarget
+}
+
+// MatrixTarget is one target's column group.
+type MatrixTarget struct {
+	*Target
+	// classOf[i] is the class of Identities[i]; outcomes[class][op].
+	classOf  []int32
+	outcomes [][]Outcome
+}
+
+// At returns the outcome of identity i for operation o of the target.
+func (mt *MatrixTarget) At(i, o int) Outcome { return mt.outcomes[mt.classOf[i]][o] }
+
+// Matrix decides every point of the (filtered) space.
+func (e *Engine) Matrix(f Filter) *Matrix {
+	m := &Matrix{}
+	for _, s := range e.Semantics {
+		m.Semantics = append(m.Semantics, s.Name)
+	}
+	for _, id := range e.Identities {
+		if f.identity(id) {
+			m.Identities = append(m.Identities, id)
+		}
+	}
+	var idx []int
+	for i, t := range e.Targets {
+		if f.target(t) {
+			idx = append(idx, i)
+		}
+	}
+	m.Targets = make([]*MatrixTarget, len(idx))
+	forEachTarget(len(idx), func(k int) {
+		i := idx[k]
+		t, st := e.Targets[i], e.state[i]
+		mt := &MatrixTarget{Target: t, classOf: make([]int32, len(m.Identities))}
+		used := make([]bool, len(st.classes))
+		for j, id := range m.Identities {
+			c := st.class(t, id.principal)
+			mt.classOf[j] = int32(c)
+			used[c] = true
+		}
+		mt.outcomes = make([][]Outcome, len(st.classes))
+		for c := range st.classes {
+			if !used[c] {
+				continue
+			}
+			row := make([]Outcome, len(t.Ops))
+			for o, op := range t.Ops {
+				row[o] = e.decideClass(t, st, c, op)
+			}
+			mt.outcomes[c] = row
+		}
+		m.Targets[k] = mt
+	})
+	return m
+}
+
+// Row is a group of identities with the same decision everywhere in the matrix.
+type Row struct {
+	// Identities are indexes into Matrix.Identities, in order.
+	Identities []int
+}
+
+// Rows groups identities whose rows are identical (verdict and deciding rule under every
+// semantics, for every column). With ungroup, every identity is its own row.
+func (m *Matrix) Rows(ungroup bool) []Row {
+	if ungroup {
+		rows := make([]Row, len(m.Identities))
+		for i := range rows {
+			rows[i] = Row{Identities: []int{i}}
+		}
+		return rows
+	}
+	// Per target, intern each class's outcome vector; an identity's signature is the
+	// sequence of its classes' interned vectors.
+	sigs := make([][]byte, len(m.Identities))
+	var b strings.Builder
+	for _, mt := range m.Targets {
+		intern := map[string]uint32{}
+		ids := make([]uint32, len(mt.outcomes))
+		for c, row := range mt.outcomes {
+			if row == nil {
+				continue
+			}
+			b.Reset()
+			for _, o := range row {
+				for _, cell := range o.Cells {
+					b.WriteString(cell.Decision)
+					b.WriteByte(0)
+					b.WriteString(cell.DecidedBy)
+					b.WriteByte(0)
+					b.WriteString(cell.Level)
+					b.WriteByte(1)
+				}
+			}
+			k := b.String()
+			v, ok := intern[k]
+			if !ok {
+				v = uint32(len(intern))
+				intern[k] = v
+			}
+			ids[c] = v
+		}
+		for i := range m.Identities {
+			sigs[i] = binary.AppendUvarint(sigs[i], uint64(ids[mt.classOf[i]]))
+		}
+	}
+	var rows []Row
+	bySig := map[string]int{}
+	for i := range m.Identities {
+		k := string(sigs[i])
+		if r, ok := bySig[k]; ok {
+			rows[r].Identities = append(rows[r].Identities, i)
+			continue
+		}
+		bySig[k] = len(rows)
+		rows = append(rows, Row{Identities: []int{i}})
+	}
+	return rows
+}
+
+// Counts are the number of cells per verdict (primary semantics) and of cells where
+// the semantics disagree.
+type Counts struct {
+	Allow         int `json:"allow"`
+	Deny          int `json:"deny"`
+	Indeterminate int `json:"indeterminate"`
+	Differs       int `json:"differs"`
+}
+
+func (c *Counts) add(o Outcome) {
+	switch o.Primary().Decision {
+	case explain.Allow:
+		c.Allow++
+	case explain.Deny:
+		c.Deny++
+	default:
+		c.Indeterminate++
+	}
+	if o.Differs {
+		c.Differs++
+	}
+}
+
+// Counts counts the cells of the matrix.
+func (m *Matrix) Counts() Counts {
+	var c Counts
+	for _, mt := range m.Targets {
+		for i := range m.Identities {
+			for o := range mt.Ops {
+				c.add(mt.At(i, o))
+			}
+		}
+	}
+	return c
+}
+
+// Disagreements lists the identities whose access differs between semantics somewhere.
+func (m *Matrix) Disagreements() []*Identity {
+	var out []*Identity
+	for i, id := range m.Identities {
+	next:
+		for _, mt := range m.Targets {
+			for o := range mt.Ops {
+				if mt.At(i, o).Differs {
+					out = append(out, id)
+					break next
+				}
+			}
+		}
+	}
+	return out
+}

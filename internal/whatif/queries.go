@@ -1,0 +1,153 @@
+package whatif
+
+import (
+	"fmt"
+
+	"github.com/agpol/agpol/internal/explain"
+)
+
+// Entry is one decision of a list: a target, an operation and its outcome.
+type Entry struct {
+	Target  *Target `json:"-"`
+	Op      Op      `json:"op"`
+	Outcome Outcome `json:"outcome"`
+}
+
+// CanIList is every (target, operation) of the space for one identity.
+type CanIList struct {
+	Semantics []string  `json:"semantics"`
+	Identity  *Identity `json:"identity"`
+	// PlainHTTP notes that on plain-HTTP listeners the identity is seen as anonymous.
+	Entries []Entry `json:"entries"`
+	Counts  Counts  `json:"counts"`
+}
+
+// CanIList decides every operation of every (filtered) target for one identity.
+func (e *Engine) CanIList(id *Identity, f Filter) *CanIList {
+	out := &CanIList{Identity: id}
+	for _, s := range e.Semantics {
+		out.Semantics = append(out.Semantics, s.Name)
+	}
+	for _, t := range e.Targets {
+		if !f.target(t) {
+			continue
+		}
+		for _, op := range t.Ops {
+			o := e.Decide(t, id, op)
+			out.Entries = append(out.Entries, Entry{Target: t, Op: op, Outcome: o})
+			out.Counts.add(o)
+		}
+	}
+	return out
+}
+
+// Answer is the outcome of one question on one target.
+type Answer struct {
+	Target  *Target `json:"-"`
+	Outcome Outcome `json:"outcome"`
+}
+
+// CanI answers whether an identity may call op through the targets the filter selects.
+// The error is for a filter no target matches.
+func (e *Engine) CanI(id *Identity, op Op, f Filter) ([]Answer, error) {
+	var out []Answer
+	for _, t := range e.Targets {
+		if f.target(t) {
+			out = append(out, Answer{Target: t, Outcome: e.Decide(t, id, op)})
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w", e.noTarget(f))
+	}
+	return out, nil
+}
+
+// ErrNoTarget is wrapped by errors for a gateway/backend combination no route connects.
+var ErrNoTarget = fmt.Errorf("no path")
+
+func (e *Engine) noTarget(f Filter) error {
+	switch {
+	case f.Gateway != "" && f.Backend != "":
+		return fmt.Errorf("%w: no accepted route of gateway %s reaches backend %s", ErrNoTarget, f.Gateway, f.Backend)
+	case f.Backend != "":
+		return fmt.Errorf("%w: no accepted route of any gateway reaches backend %s", ErrNoTarget, f.Backend)
+	case f.Gateway != "":
+		return fmt.Errorf("%w: gateway %s reaches no backend", ErrNoTarget, f.Gateway)
+	}
+	return fmt.Errorf("%w: the topology has no gateway → backend path", ErrNoTarget)
+}
+
+// Verdict folds answers on several targets: allow when some target allows, else
+// indeterminate when some target is, else deny.
+func Verdict(as []Answer) string {
+	v := explain.Deny
+	for _, a := range as {
+		switch a.Outcome.Primary().Decision {
+		case explain.Allow:
+			return explain.Allow
+		case explain.Indeterminate:
+			v = explain.Indeterminate
+		}
+	}
+	return v
+}
+
+// WhoCanTarget is the answer of who-can on one target.
+type WhoCanTarget struct {
+	Target *Target `json:"-"`
+	// Allowed and Indeterminate list the identities with that verdict (primary semantics).
+	Allowed       []WhoCanEntry `json:"allowed"`
+	Indeterminate []WhoCanEntry `json:"indeterminate"`
+	// Anyone is set when every caller no rule names is allowed (a rule matches any caller);
+	// AnyoneAnonymous when unauthenticated callers are allowed too.
+	Anyone          *Outcome `json:"anyone,omitempty"`
+	AnyoneAnonymous bool     `json:"anyoneAnonymous,omitempty"`
+	// Differs lists identities whose access differs between semantics.
+	Differs []string `json:"differs,omitempty"`
+}
+
+// WhoCanEntry is one identity's outcome.
+type WhoCanEntry struct {
+	Identity *Identity `json:"identity"`
+	Outcome  Outcome   `json:"outcome"`
+}
+
+// WhoCan lists, per (filtered) target, every identity that may perform op, those whose
+// access is indeterminate, and whether anyone may.
+func (e *Engine) WhoCan(op Op, f Filter) ([]*WhoCanTarget, error) {
+	var out []*WhoCanTarget
+	for _, t := range e.Targets {
+		if !f.target(t) {
+			continue
+		}
+		w := &WhoCanTarget{Target: t}
+		for _, id := range e.Identities {
+			o := e.Decide(t, id, op)
+			if o.Differs {
+				w.Differs = append(w.Differs, id.ID)
+			}
+			en := WhoCanEntry{Identity: id, Outcome: o}
+			switch o.Primary().Decision {
+			case explain.Allow:
+				w.Allowed = append(w.Allowed, en)
+				if id.Other {
+					oc := o
+					w.Anyone = &oc
+				}
+				if id.Kind == explain.IdentityAnonymous {
+					w.AnyoneAnonymous = true
+				}
+			case explain.Indeterminate:
+				w.Indeterminate = append(w.Indeterminate, en)
+			}
+		}
+		if w.Anyone == nil {
+			w.AnyoneAnonymous = false
+		}
+		out = append(out, w)
+	}
+	if len(out) == 0 {
+		return nil, e.noTarget(f)
+	}
+	return out, nil
+}
