@@ -32,8 +32,8 @@ tools. If the backend is meant to be public, suppress this finding with the reas
 including the MCP handshake. initialize is not an MCP method name the API accepts in
 mcp.methods: only a rule with mcpBaseProtocolMethodsOption: MATCH_BASE_PROTOCOL_METHODS,
 or a rule with no effective authorization, admits it; CEL rules only ever match
-tools/call (semantics D5, D19). The same holds for tools/list, which also needs the
-tools or tools/list method. Without such a rule no agent can open a session or list
+tools/call (semantics D5, D19). tools/list is admitted by the same option, or by the
+tools or tools/list method. Without such rules no agent can open a session or list
 tools through this target, whatever the tool rules say. Since upstream #279 there is no
 built-in allowance for the handshake, although the quickstart guides still describe one.`,
 		Fix: `Add a rule such as {name: handshake, authorization: {type: Inline, mcp:
