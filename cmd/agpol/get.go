@@ -21,6 +21,10 @@ var getKinds = map[string]string{
 	"authpolicies": "authpolicies", "authpolicy": "authpolicies",
 }
 
+// getFormats are extra -o formats of agpol get, registered with func init by the file
+// that implements them (e.g. dot and mermaid graphs in graph.go).
+var getFormats = map[string]func(a *app, s *snapshot.Snapshot, kinds []string, name string) error{}
+
 // getHooks let the stages that compute admission and enforcement fill the columns of
 // agpol get (registered with func init next to the command that owns the computation).
 var getHooks []func(*snapshot.Snapshot, *render.Computed)
@@ -74,6 +78,13 @@ Several types can be given comma-separated.`,
 			name := ""
 			if len(args) == 2 {
 				name = args[1]
+			}
+			if f, ok := getFormats[o.output]; ok {
+				s, err := a.load(cmd.Context(), &o.load)
+				if err != nil {
+					return err
+				}
+				return f(a, s, kinds, name)
 			}
 			switch o.output {
 			case "", "table", "wide", "json", "yaml", "name":

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/agpol/agpol/internal/render"
+	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
+)
+
+// agpol get gateway [NAME] -o dot|mermaid draws the topology.
+func init() {
+	getFormats[render.GraphDOT] = func(a *app, s *snapshot.Snapshot, kinds []string, name string) error {
+		return a.runGraph(s, kinds, name, render.GraphDOT)
+	}
+	getFormats[render.GraphMermaid] = func(a *app, s *snapshot.Snapshot, kinds []string, name string) error {
+		return a.runGraph(s, kinds, name, render.GraphMermaid)
+	}
+}
+
+func (a *app) runGraph(s *snapshot.Snapshot, kinds []string, name, format string) error {
+	if len(kinds) != 1 || kinds[0] != "gateways" {
+		return usagef("-o %s draws gateways: use agpol get gateway [NAME] -o %s", format, format)
+	}
+	ns := ""
+	if a.config.Namespace != nil && *a.config.Namespace != "" {
+		ns = *a.config.Namespace
+	}
+	g := topology.BuildGraph(s)
+	var gws []*snapshot.Gateway
+	for _, gw := range g.Gateways() {
+		if (name == "" || gw.Name == name) && (ns == "" || gw.Namespace == ns || name == "") {
+			gws = append(gws, gw)
+		}
+	}
+	if name != "" && len(gws) > 1 && ns == "" {
+		return usagef("several gateways are named %q: give the namespace with -n", name)
+	}
+	if len(gws) == 0 {
+		if name != "" {
+			return fmt.Errorf("gateways %q not found", name)
+		}
+		return fmt.Errorf("no gateway in the input")
+	}
+	computed := render.Computed{}
+	for _, hook := range getHooks {
+		hook(s, &computed)
+	}
+	return render.GatewayGraph(a.streams.Out, format, render.GraphInput{Gateways: gws, Graph: g, Targets: topology.IndexTargets(s), Computed: computed})
+}
