@@ -5,6 +5,7 @@ import (
 
 	"github.com/agpol/agpol/internal/apis/agentic/v1alpha1"
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 func init() {
@@ -262,5 +263,48 @@ func runAllowEverything(ctx *Context) []Finding {
 		f.Message = fmt.Sprintf("rule %q admits every caller and every request: Allow policies on %s enforce nothing", r.Name, joinAnd(targets))
 		out = append(out, f)
 	})
+	return out
+}
+
+func init() {
+	Register(&Check{
+		Code: "AGP409", Severity: SeverityWarning, Category: CategoryAllowAll,
+		Title: "Allow policy without rules",
+		Explanation: `The API documents an Allow policy without rules as matching any request. The
+reference translator adds nothing for it: alone on its target, the target has no Allow
+rules, so that level is not enforced and every caller passes; next to other Allow
+policies it contributes nothing, so the callers it seems to admit are denied unless
+another policy's rule admits them. Either way it does not do what it says.`,
+		Fix: `Give the policy rules (an explicit rule with no source and no authorization admits
+everyone, and says so), or delete it.`,
+		Run: runRulelessAllow,
+	})
+}
+
+func runRulelessAllow(ctx *Context) []Finding {
+	var out []Finding
+	for _, p := range ctx.Snapshot.XAccessPolicies {
+		if !enforcedAllow(p) || len(p.Spec.Rules) > 0 || ctx.Rejected(p.Origin) {
+			continue
+		}
+		for _, tr := range p.Spec.TargetRefs {
+			ref := topology.Ref{Group: topology.NormalizeGroup(string(tr.Group)), Kind: string(tr.Kind), Namespace: p.Namespace, Name: string(tr.Name)}
+			others := 0
+			for _, o := range ctx.Targets.AccessPolicies[ref] {
+				if o != p && enforcedAllow(o) && len(o.Spec.Rules) > 0 && !ctx.Rejected(o.Origin) {
+					others++
+				}
+			}
+			f := ctx.Blame(p.Origin, "spec")
+			if others == 0 {
+				f.Message = fmt.Sprintf("Allow policy without rules on %s %s: no Allow rule is enforced there, so every caller passes", tr.Kind, tr.Name)
+			} else {
+				f.Message = fmt.Sprintf("Allow policy without rules on %s %s adds nothing to the other Allow %s there: it admits no caller by itself",
+					tr.Kind, tr.Name, map[bool]string{true: "policy", false: "policies"}[others == 1])
+			}
+			out = append(out, f)
+			break
+		}
+	}
 	return out
 }

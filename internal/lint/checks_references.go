@@ -289,3 +289,63 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+func init() {
+	Register(&Check{
+		Code: "AGP209", Severity: SeverityWarning, Category: CategoryReferences,
+		Title: "rule source names a ServiceAccount that does not exist",
+		Explanation: `A rule's source names a ServiceAccount that is not in the input. When
+serviceAccount.namespace is omitted it defaults to the policy's namespace, not the
+caller's: a policy in the backend's namespace that names an agent's ServiceAccount
+without its namespace matches a ServiceAccount that usually does not exist, and the
+agent is denied. agpol reports this when the input comes from a cluster, or when a
+ServiceAccount of that name exists in another namespace of the input.`,
+		Fix: `Set serviceAccount.namespace to the caller's namespace.`,
+		Run: runMissingServiceAccount,
+	})
+}
+
+func runMissingServiceAccount(ctx *Context) []Finding {
+	if len(ctx.Snapshot.ServiceAccounts) == 0 && ctx.FromFilesOnly() {
+		return nil
+	}
+	byName := map[string][]string{} // name -> namespaces
+	exists := map[string]bool{}
+	for _, sa := range ctx.Snapshot.ServiceAccounts {
+		byName[sa.Name] = append(byName[sa.Name], sa.Namespace)
+		exists[sa.Namespace+"/"+sa.Name] = true
+	}
+	var out []Finding
+	for _, p := range ctx.Snapshot.XAccessPolicies {
+		if isLegacy(p) {
+			continue
+		}
+		for i, r := range p.Spec.Rules {
+			sa := r.Source.ServiceAccount
+			if sa == nil || sa.Name == "" || r.Source.Type != "ServiceAccount" {
+				continue
+			}
+			ns := sa.Namespace
+			if ns == "" {
+				ns = p.Namespace
+			}
+			if exists[ns+"/"+sa.Name] {
+				continue
+			}
+			elsewhere := byName[sa.Name]
+			if len(elsewhere) == 0 && ctx.FromFilesOnly() {
+				continue
+			}
+			f := ctx.Blame(p.Origin, fmt.Sprintf("spec.rules[%d].source.serviceAccount", i))
+			f.Message = fmt.Sprintf("rule %q names ServiceAccount %s/%s, which does not exist", r.Name, ns, sa.Name)
+			if sa.Namespace == "" {
+				f.Message += fmt.Sprintf(" (serviceAccount.namespace defaults to the policy's namespace %s)", p.Namespace)
+			}
+			if len(elsewhere) > 0 {
+				f.Message += fmt.Sprintf("; a ServiceAccount %s exists in %s", sa.Name, strings.Join(elsewhere, ", "))
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
