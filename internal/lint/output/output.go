@@ -301,7 +301,7 @@ func GitHub(w io.Writer, r *lint.Report, o Options) error {
 				props = append(props, fmt.Sprintf("col=%d", f.Source.Column))
 			}
 		}
-		props = append(props, "title="+ghProperty(f.Code+" "+f.Title))
+		props = append(props, "title="+ghProperty(f.Code))
 		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", cmd, strings.Join(props, ","), ghData(resultText(&f))); err != nil {
 			return err
 		}

@@ -237,7 +237,7 @@ func TestJUnit(t *testing.T) {
 
 func TestGitHub(t *testing.T) {
 	out := string(render(t, "github", Options{FailOn: "error"}))
-	cmd := regexp.MustCompile(`^::(error|warning|notice) file=manifests/manifests\.yaml,line=\d+,col=\d+,title=AGP\d{3} [^:,]+::[^\n]+$`)
+	cmd := regexp.MustCompile(`^::(error|warning|notice) file=manifests/manifests\.yaml,line=\d+,col=\d+,title=AGP\d{3}::[^\n]+$`)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	for _, l := range lines[:len(lines)-1] {
 		if !cmd.MatchString(l) {
