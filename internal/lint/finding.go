@@ -169,18 +169,12 @@ type Summary struct {
 	Suppressed int `json:"suppressed"`
 }
 
-// String is "N errors, M warnings, K info" plus ", S suppressed" when any are.
+// String is "N errors, M warnings, K info" plus ", S suppressed" when any are. The
+// words do not change with the numbers, so that scripts can match the line.
 func (s Summary) String() string {
-	out := fmt.Sprintf("%d %s, %d %s, %d info", s.Errors, plural(s.Errors, "error"), s.Warnings, plural(s.Warnings, "warning"), s.Info)
+	out := fmt.Sprintf("%d errors, %d warnings, %d info", s.Errors, s.Warnings, s.Info)
 	if s.Suppressed > 0 {
 		out += fmt.Sprintf(", %d suppressed", s.Suppressed)
 	}
 	return out
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
