@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/agpol/agpol/internal/effective/authpolicy"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sort"
 	"strings"
@@ -173,6 +174,7 @@ func buildDescribe(s *snapshot.Snapshot, sem effective.Semantics, td, kind, ns, 
 			d.Notes = append(d.Notes, "no route of any gateway reaches this XBackend: its policies produce nothing in the data plane")
 		}
 	}
+	d.AuthPolicy = describeAuthPolicies(s, kind, ns, name)
 	if target.Kind != "" {
 		notEnforced := map[string]string{}
 		var lvl *effective.Level
@@ -231,4 +233,44 @@ func buildDescribe(s *snapshot.Snapshot, sem effective.Semantics, td, kind, ns, 
 		d.Paths = append(d.Paths, dp)
 	}
 	return d, nil
+}
+
+// describeAuthPolicies selects the effective Kuadrant AuthPolicy of a Gateway (per
+// listener) or an HTTPRoute (per rule and listener path); nil without AuthPolicies.
+func describeAuthPolicies(s *snapshot.Snapshot, kind, ns, name string) []*authpolicy.PathResult {
+	if len(s.AuthPolicies) == 0 || (kind != "Gateway" && kind != "HTTPRoute") {
+		return nil
+	}
+	res := authpolicy.Compute(s)
+	var sections []string
+	switch kind {
+	case "Gateway":
+		for _, gw := range s.Gateways {
+			if gw.Namespace == ns && gw.Name == name {
+				for _, l := range gw.Spec.Listeners {
+					sections = append(sections, string(l.Name))
+				}
+			}
+		}
+	case "HTTPRoute":
+		for _, rt := range s.HTTPRoutes {
+			if rt.Namespace == ns && rt.Name == name {
+				for i, r := range rt.Spec.Rules {
+					if r.Name != nil && *r.Name != "" {
+						sections = append(sections, string(*r.Name))
+					} else {
+						sections = append(sections, fmt.Sprintf("rule-%d", i+1)) // Kuadrant's synthetic names
+					}
+				}
+			}
+		}
+	}
+	var out []*authpolicy.PathResult
+	for _, sec := range sections {
+		paths, err := res.Query(authpolicy.Query{Kind: kind, Namespace: ns, Name: name, Section: sec})
+		if err == nil {
+			out = append(out, paths...)
+		}
+	}
+	return out
 }

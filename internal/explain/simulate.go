@@ -22,6 +22,8 @@ type Simulator struct {
 	Graph       *topology.Graph
 	Engines     []*effective.Engine
 	TrustDomain string
+
+	kuadrant kuadrant
 }
 
 // New prepares a simulator. sems must not be empty; the first is the primary semantics.
@@ -85,6 +87,8 @@ type Result struct {
 	Disagreement bool         `json:"disagreement,omitempty"`
 	Primary      bool         `json:"-"`
 	Expect       *Expectation `json:"expect,omitempty"`
+	// AuthPolicy is what Kuadrant's effective AuthPolicy asks of the request, beside the decision.
+	AuthPolicy *AuthPolicyInfo `json:"authPolicy,omitempty"`
 }
 
 type choice struct {
@@ -133,6 +137,11 @@ func (sim *Simulator) Explain(r *Request) ([]*Result, error) {
 			}
 		}
 		group[0].Expect = check(r, &group[0].Decision)
+		if ap := sim.authPolicyFor(r, ch.info); ap != nil {
+			for _, g := range group {
+				g.AuthPolicy = ap
+			}
+		}
 		out = append(out, group...)
 	}
 	return out, nil

@@ -120,43 +120,8 @@ func AuthPolicyText(w io.Writer, paths []*authpolicy.PathResult, res *authpolicy
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintln(w, esc(p.Path.String()))
-		e := p.Effective
-		if len(e.Policies) == 0 {
-			fmt.Fprintln(w, "  no AuthPolicy applies")
-			continue
-		}
-		fmt.Fprintln(w, "  policies (least → most specific):")
-		tab := &Table{}
-		for _, pol := range e.Policies {
-			tab.Rows = append(tab.Rows, []string{"    " + pol.Ref, pol.Target.String(), pol.Describe()})
-		}
-		if err := tab.Write(w, true); err != nil {
+		if err := writeAuthPolicyPath(w, p, ""); err != nil {
 			return err
-		}
-		fmt.Fprintln(w, "  effective:")
-		rows := &Table{}
-		for _, g := range authpolicy.Groups {
-			for _, r := range e.Group(g) {
-				row := []string{"    " + g, r.Name, "from " + r.Source}
-				if r.Position.IsFile() {
-					row = append(row, r.Position.String())
-				}
-				rows.Rows = append(rows.Rows, row)
-			}
-		}
-		if err := rows.Write(w, true); err != nil {
-			return err
-		}
-		if len(e.Lost) > 0 {
-			fmt.Fprintln(w, "  lost:")
-			for _, l := range e.Lost {
-				fmt.Fprintf(w, "    %s %s of %s: %s (%s wins, by the %s of %s", esc(l.Group), esc(l.Name), l.Source, l.Reason,
-					strings.Join(l.BeatenBy, ", "), l.Strategy, l.DecidedBy)
-				if l.SameTarget {
-					fmt.Fprint(w, "; same target, so the older policy counts as less specific")
-				}
-				fmt.Fprintln(w, ")")
-			}
 		}
 	}
 	fmt.Fprintln(w)
@@ -171,6 +136,51 @@ func AuthPolicyText(w io.Writer, paths []*authpolicy.PathResult, res *authpolicy
 	for _, pr := range res.Policies {
 		if len(pr.Reasons) > 0 {
 			fmt.Fprintf(w, "  %s is %s: %s\n", pr.Ref, pr.Enforcement, esc(strings.Join(pr.Reasons, "; ")))
+		}
+	}
+	return nil
+}
+
+// writeAuthPolicyPath writes one path's effective AuthPolicy: the policies folded, each
+// effective rule with its source, and the rules that lost with the reason.
+func writeAuthPolicyPath(w io.Writer, p *authpolicy.PathResult, indent string) error {
+	esc := printers.EscapeTerminal
+	e := p.Effective
+	if len(e.Policies) == 0 {
+		fmt.Fprintln(w, indent+"  no AuthPolicy applies")
+		return nil
+	}
+	fmt.Fprintln(w, indent+"  policies (least → most specific):")
+	tab := &Table{}
+	for _, pol := range e.Policies {
+		tab.Rows = append(tab.Rows, []string{indent + "    " + pol.Ref, pol.Target.String(), pol.Describe()})
+	}
+	if err := tab.Write(w, true); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, indent+"  effective:")
+	rows := &Table{}
+	for _, g := range authpolicy.Groups {
+		for _, r := range e.Group(g) {
+			row := []string{indent + "    " + g, r.Name, "from " + r.Source}
+			if r.Position.IsFile() {
+				row = append(row, r.Position.String())
+			}
+			rows.Rows = append(rows.Rows, row)
+		}
+	}
+	if err := rows.Write(w, true); err != nil {
+		return err
+	}
+	if len(e.Lost) > 0 {
+		fmt.Fprintln(w, indent+"  lost:")
+		for _, l := range e.Lost {
+			fmt.Fprintf(w, indent+"    %s %s of %s: %s (%s wins, by the %s of %s", esc(l.Group), esc(l.Name), l.Source, l.Reason,
+				strings.Join(l.BeatenBy, ", "), l.Strategy, l.DecidedBy)
+			if l.SameTarget {
+				fmt.Fprint(w, "; same target, so the older policy counts as less specific")
+			}
+			fmt.Fprintln(w, ")")
 		}
 	}
 	return nil

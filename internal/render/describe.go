@@ -2,7 +2,9 @@ package render
 
 import (
 	"fmt"
+	"github.com/agpol/agpol/internal/effective/authpolicy"
 	"io"
+	"k8s.io/cli-runtime/pkg/printers"
 	"strings"
 
 	"github.com/agpol/agpol/internal/effective"
@@ -26,8 +28,8 @@ type DescribePath struct {
 	// Problem is set when the path reaches no backend (the gateway level still runs).
 	Problem string
 	// Note is a remark about the path (e.g. a plain HTTP listener carries no caller identity).
-	Note string
-	Chain   *effective.Chain
+	Note  string
+	Chain *effective.Chain
 }
 
 // Describe is the effective view of one Gateway, HTTPRoute or XBackend.
@@ -39,6 +41,9 @@ type Describe struct {
 	Policies  []DescribePolicy
 	Paths     []DescribePath
 	Notes     []string
+	// AuthPolicy is the effective Kuadrant AuthPolicy per listener (Gateway) or per rule
+	// and listener path (HTTPRoute); empty without AuthPolicies.
+	AuthPolicy []*authpolicy.PathResult
 }
 
 // DescribeText writes the effective view.
@@ -84,6 +89,15 @@ func DescribeText(w io.Writer, d *Describe, st Styler) error {
 			fmt.Fprintf(w, "    %s\n", st.Dim(p.Note))
 		}
 		writeChain(w, p.Chain, st)
+	}
+	if len(d.AuthPolicy) > 0 {
+		fmt.Fprintln(w, st.Bold("Effective Kuadrant AuthPolicy:"))
+		for _, p := range d.AuthPolicy {
+			fmt.Fprintf(w, "  %s\n", st.Bold(printers.EscapeTerminal(p.Path.String())))
+			if err := writeAuthPolicyPath(w, p, "  "); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

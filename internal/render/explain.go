@@ -5,6 +5,9 @@ import (
 	"io"
 	"strings"
 
+	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/agpol/agpol/internal/effective/authpolicy"
 	"github.com/agpol/agpol/internal/explain"
 )
 
@@ -107,6 +110,9 @@ func writeResult(w io.Writer, r *explain.Result, st Styler) {
 	for _, s := range r.Trace {
 		fmt.Fprintln(w, "  "+StepLine(s, st))
 	}
+	if ap := r.AuthPolicy; ap != nil {
+		writeAuthPolicy(w, ap, st)
+	}
 	if x := r.Expect; x != nil {
 		if x.Passed {
 			fmt.Fprintln(w, "  "+st.Green("expectation passed"))
@@ -190,4 +196,66 @@ func SimulateText(w io.Writer, results []*explain.Result, st Styler) error {
 		}
 	}
 	return nil
+}
+
+// writeAuthPolicy shows what Kuadrant's effective AuthPolicy asks of the request, beside
+// (not inside) the verdict.
+func writeAuthPolicy(w io.Writer, ap *explain.AuthPolicyInfo, st Styler) {
+	esc := printers.EscapeTerminal
+	fmt.Fprintf(w, "  %s %s (%s)\n", st.Bold("Kuadrant AuthPolicy on"), esc(ap.Path), strings.Join(ap.Policies, ", "))
+	fmt.Fprintln(w, "    "+st.Dim("runs as well; not part of the verdict above, which is the access policies'"))
+	e := ap.Evaluation
+	if e == nil {
+		return
+	}
+	switch e.Applies {
+	case authpolicy.False:
+		fmt.Fprintln(w, "    policy-level when is false for this request: Kuadrant lets it through unauthenticated")
+	case authpolicy.Unknown:
+		fmt.Fprintln(w, "    policy-level when cannot be decided offline: the requirements below apply if it holds")
+	}
+	for _, c := range e.Predicates {
+		fmt.Fprintf(w, "    when %s: %s%s\n", esc(c.Expression), c.Result, reasonSuffix(c.Reason))
+	}
+	for _, rq := range e.Authentication {
+		fmt.Fprintf(w, "    authentication %s (%s): must present %s%s%s\n", esc(rq.Name), rq.Source, esc(rq.Present),
+			credentialSuffix(rq.Credential), runsSuffix(rq.Runs))
+	}
+	for _, rq := range e.Authorization {
+		line := fmt.Sprintf("    authorization %s (%s): %s%s", esc(rq.Name), rq.Source, esc(rq.Present), runsSuffix(rq.Runs))
+		if rq.Passes != "" {
+			line += fmt.Sprintf(" [passes: %s]", rq.Passes)
+		}
+		fmt.Fprintln(w, line)
+	}
+	for _, o := range e.Offline {
+		fmt.Fprintln(w, "    "+st.Dim("not known offline: "+esc(o)))
+	}
+	for _, p := range e.Problems {
+		fmt.Fprintln(w, "    "+st.Yellow("problem: "+esc(p)))
+	}
+}
+
+func reasonSuffix(r string) string {
+	if r == "" {
+		return ""
+	}
+	return " (" + printers.EscapeTerminal(r) + ")"
+}
+
+func credentialSuffix(c string) string {
+	if c == "" {
+		return ""
+	}
+	return ", " + printers.EscapeTerminal(c)
+}
+
+func runsSuffix(t authpolicy.Tri) string {
+	switch t {
+	case authpolicy.False:
+		return " [skipped: its when is false]"
+	case authpolicy.Unknown:
+		return " [runs only if its when holds; not known offline]"
+	}
+	return ""
 }

@@ -1,0 +1,51 @@
+package explain
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/agpol/agpol/internal/effective/authpolicy"
+)
+
+// AuthPolicyInfo is what Kuadrant's effective AuthPolicy on the request's path asks of the
+// request. It is reported beside the decision and is not part of it: the decision is the
+// access policies' (XAccessPolicy); Kuadrant's authentication and authorization run as
+// well, and whether the request's credentials satisfy them cannot be known offline.
+type AuthPolicyInfo struct {
+	// Path is the Kuadrant path (gateway|listener|route|rule).
+	Path string `json:"path"`
+	// Policies are the AuthPolicies folded into the effective policy, least specific first.
+	Policies []string `json:"policies"`
+	// Evaluation is the request-time view: conditions and what must be presented.
+	Evaluation *authpolicy.Evaluation `json:"evaluation"`
+}
+
+// kuadrant computes the effective AuthPolicies once, on first use.
+type kuadrant struct {
+	once   sync.Once
+	result *authpolicy.Result
+}
+
+// authPolicyFor returns the AuthPolicy view of a request on a routed path, or nil when no
+// AuthPolicy applies there.
+func (sim *Simulator) authPolicyFor(r *Request, p PathInfo) *AuthPolicyInfo {
+	if len(sim.Snapshot.AuthPolicies) == 0 || p.Route == "" || p.RuleIndex == nil {
+		return nil
+	}
+	sim.kuadrant.once.Do(func() { sim.kuadrant.result = authpolicy.Compute(sim.Snapshot) })
+	rule := p.RuleName
+	if rule == "" {
+		rule = fmt.Sprintf("rule-%d", *p.RuleIndex+1) // Kuadrant's synthetic rule names
+	}
+	pr, err := sim.kuadrant.result.ForPrefix(p.Gateway, p.Listener, p.Route, rule)
+	if err != nil || pr == nil || pr.Effective == nil || len(pr.Effective.Policies) == 0 {
+		return nil
+	}
+	info := &AuthPolicyInfo{Path: pr.Path.String()}
+	for _, pol := range pr.Effective.Policies {
+		info.Policies = append(info.Policies, pol.Ref)
+	}
+	req := authpolicy.Request{Method: r.HTTP.Method, Host: r.HTTP.Host, Path: r.HTTP.Path, Headers: r.HTTP.Headers}
+	info.Evaluation = authpolicy.Requirements(pr.Effective, req)
+	return info
+}

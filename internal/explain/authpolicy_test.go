@@ -1,0 +1,111 @@
+package explain
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/effective/authpolicy"
+)
+
+const kuadrantTopology = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: x
+  listeners:
+  - {name: https, protocol: HTTPS, port: 443, tls: {mode: Terminate, certificateRefs: [{name: c}]}, allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: api, namespace: app}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /admin}}]
+    backendRefs: [{name: admin, port: 80}]
+  - backendRefs: [{name: api, port: 80}]`
+
+const kuadrantPolicies = `
+apiVersion: kuadrant.io/v1
+kind: AuthPolicy
+metadata: {name: gw-keys, namespace: infra, creationTimestamp: "2026-01-01T00:00:00Z"}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  defaults:
+    strategy: merge
+    rules:
+      authentication:
+        api-key:
+          apiKey: {selector: {matchLabels: {app: api}}}
+          credentials: {customHeader: {name: X-API-Key}}
+---
+apiVersion: kuadrant.io/v1
+kind: AuthPolicy
+metadata: {name: admin-jwt, namespace: app, creationTimestamp: "2026-01-02T00:00:00Z"}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: api, sectionName: rule-1}
+  rules:
+    authentication:
+      admins:
+        jwt: {issuerUrl: "https://idp.example.com"}`
+
+// A request on a route rule with AuthPolicies carries, beside the decision, the effective
+// AuthPolicy of its Kuadrant path (unnamed rules are Kuadrant's rule-N) and what it asks.
+func TestExplainReportsEffectiveAuthPolicy(t *testing.T) {
+	s := loadYAML(t, kuadrantTopology, kuadrantPolicies)
+	sim := New(s, []effective.Semantics{effective.Reference()}, "")
+	cases := []struct {
+		path       string
+		wantPath   string
+		wantSource map[string]string // authentication rule → source
+	}{
+		{"/admin/users", "rule rule-1", map[string]string{"admins": "app/admin-jwt"}},
+		{"/orders", "rule rule-2", map[string]string{"api-key": "infra/gw-keys"}},
+	}
+	for _, c := range cases {
+		r := &Request{Name: c.path, From: Identity{Kind: IdentityAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
+			HTTP: HTTP{Method: "GET", Path: c.path, Host: "api.example.com"}}
+		res, err := sim.Explain(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res) != 1 || res[0].Verdict != Allow {
+			t.Fatalf("%s: results %+v, want one allow (no access policy)", c.path, res)
+		}
+		ap := res[0].AuthPolicy
+		if ap == nil || ap.Evaluation == nil {
+			t.Fatalf("%s: no AuthPolicy info", c.path)
+		}
+		if !strings.Contains(ap.Path, c.wantPath) {
+			t.Errorf("%s: path %q, want it to name %q", c.path, ap.Path, c.wantPath)
+		}
+		got := map[string]string{}
+		for _, rq := range ap.Evaluation.Authentication {
+			got[rq.Name] = rq.Source
+		}
+		for name, src := range c.wantSource {
+			if got[name] != src {
+				t.Errorf("%s: authentication %s from %q, want %q (all: %v)", c.path, name, got[name], src, got)
+			}
+		}
+		if ap.Evaluation.Applies == authpolicy.False {
+			t.Errorf("%s: policy without when must apply", c.path)
+		}
+	}
+}
+
+// Without AuthPolicies nothing is computed or reported.
+func TestExplainWithoutAuthPolicy(t *testing.T) {
+	s := loadYAML(t, kuadrantTopology)
+	sim := New(s, []effective.Semantics{effective.Reference()}, "")
+	res, err := sim.Explain(&Request{From: Identity{Kind: IdentityAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
+		HTTP: HTTP{Method: "GET", Path: "/orders", Host: "api.example.com"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].AuthPolicy != nil {
+		t.Errorf("AuthPolicy = %+v, want nil", res[0].AuthPolicy)
+	}
+}
