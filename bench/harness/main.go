@@ -2,41 +2,50 @@
 // prints one line of key=value figures on stdout (and progress on stderr):
 //
 //	harness offline -dir DIR [-runs N]      decode floor vs load+admission+all chains, interleaved
-//	harness rss -mode floor|pipeline -dir DIR   peak RSS of one such run in this process
+//	harness once -mode floor|pipeline -dir DIR  one run in this process: time and peak RSS
 //	harness decide -dir DIR -requests FILE  decisions per second on one core (simulate)
 //	harness live -dir DIR -agpol BIN -kubectl BIN   see live.go
 //
-// Timings of the two sides of a ratio are interleaved in one process, so a noisy shared
-// machine slows both alike; the figure reported is the median of the runs.
+// Runs of the two sides of a ratio are interleaved, so a noisy shared machine slows both
+// alike; the figure reported is the median of the runs.
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"sort"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/agpol/agpol/bench/stages"
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/lint"
+	"github.com/agpol/agpol/internal/snapshot"
 )
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: harness offline|rss|decide|live [flags]")
+		fmt.Fprintln(os.Stderr, "usage: harness offline|once|decide|live [flags]")
 		os.Exit(2)
 	}
 	var err error
 	switch os.Args[1] {
 	case "offline":
 		err = offline(os.Args[2:])
-	case "rss":
-		err = rss(os.Args[2:])
+	case "once":
+		err = once(os.Args[2:])
+	case "scaling":
+		err = scaling(os.Args[2:])
 	case "decide":
 		err = decide(os.Args[2:])
 	case "live":
@@ -73,70 +82,111 @@ func profile(path string) func() {
 	return func() { pprof.StopCPUProfile(); f.Close() }
 }
 
-// offline times the decode floor and the pipeline alternately, with a GC before each run
-// so neither pays for the other's garbage.
+// offline times the decode floor and the pipeline alternately, each run in a fresh
+// process (as agpol runs: nothing compiled or cached by an earlier run), and reports the
+// median of each side, its stages and the peak RSS of each side.
 func offline(args []string) error {
 	fs := flag.NewFlagSet("offline", flag.ExitOnError)
 	dir := fs.String("dir", "", "manifest directory")
 	runs := fs.Int("runs", 5, "runs of each side")
-	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the pipeline runs")
 	_ = fs.Parse(args)
-	files, err := stages.ManifestFiles(*dir)
+	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	size, err := stages.InputBytes(files)
-	if err != nil {
-		return err
-	}
-	var floor, pipe, load, graph, engine, chains []time.Duration
-	objects, paths := 0, 0
+	var floor, pipe []map[string]float64
 	for i := 0; i < *runs; i++ {
-		runtime.GC()
-		t0 := time.Now()
-		objs, err := stages.DecodeFloor(files)
+		f, err := onceProc(self, "floor", *dir)
 		if err != nil {
 			return err
 		}
-		floor = append(floor, time.Since(t0))
-		objects = len(objs)
-		objs = nil
-		runtime.GC()
-
-		stop := profile(*cpuprofile)
-		t0 = time.Now()
-		s, err := stages.Load(files)
-		if err != nil {
-			stop()
-			return err
-		}
-		t1 := time.Now()
-		res, err := stages.PipelineFrom(s)
-		stop()
+		p, err := onceProc(self, "pipeline", *dir)
 		if err != nil {
 			return err
 		}
-		total := time.Since(t0)
-		pipe = append(pipe, total)
-		load = append(load, t1.Sub(t0))
-		graph = append(graph, res.GraphTime)
-		engine = append(engine, res.EngineTime)
-		chains = append(chains, res.ChainsTime)
-		paths = res.Paths
-		*cpuprofile = "" // profile the first run only
-		fmt.Fprintf(os.Stderr, "offline: run %d: floor %s ms, pipeline %s ms\n", i+1, ms(floor[i]), ms(total))
+		floor, pipe = append(floor, f), append(pipe, p)
+		fmt.Fprintf(os.Stderr, "offline: run %d: floor %.1f ms (cpu %.1f), pipeline %.1f ms (cpu %.1f)\n", i+1, f["ms"], f["cpu_ms"], p["ms"], p["cpu_ms"])
 	}
-	f, p := median(floor), median(pipe)
-	fmt.Printf("input_bytes=%d objects=%d paths=%d runs=%d floor_ms=%s pipeline_ms=%s load_ms=%s graph_ms=%s admission_ms=%s chains_ms=%s ratio=%.3f\n",
-		size, objects, paths, *runs, ms(f), ms(p), ms(median(load)), ms(median(graph)), ms(median(engine)), ms(median(chains)), float64(p)/float64(f))
+	med := func(rs []map[string]float64, k string) float64 {
+		v := make([]float64, len(rs))
+		for i, r := range rs {
+			v[i] = r[k]
+		}
+		sort.Float64s(v)
+		return v[len(v)/2]
+	}
+	f, p := med(floor, "ms"), med(pipe, "ms")
+	fc, pc := med(floor, "cpu_ms"), med(pipe, "cpu_ms")
+	fmt.Printf("input_bytes=%.0f objects=%.0f paths=%.0f runs=%d floor_ms=%.1f pipeline_ms=%.1f load_ms=%.1f graph_ms=%.1f admission_ms=%.1f chains_ms=%.1f ratio=%.3f"+
+		" floor_cpu_ms=%.1f pipeline_cpu_ms=%.1f cpu_ratio=%.3f"+
+		" floor_rss_bytes=%.0f pipeline_rss_bytes=%.0f idle_rss_bytes=%.0f\n",
+		pipe[0]["input_bytes"], floor[0]["objects"], pipe[0]["paths"], *runs, f, p, med(pipe, "load_ms"), med(pipe, "graph_ms"), med(pipe, "admission_ms"), med(pipe, "chains_ms"), p/f, fc, pc, pc/fc,
+		med(floor, "maxrss_bytes"), med(pipe, "maxrss_bytes"), med(pipe, "idle_rss_bytes"))
 	return nil
 }
 
-// rss runs one side once and reports the process's peak resident set.
-func rss(args []string) error {
-	fs := flag.NewFlagSet("rss", flag.ExitOnError)
+// scaling times the pipeline on two sizes alternately, each run in a fresh process, and
+// compares the growth of its time with the growth of the number of objects.
+func scaling(args []string) error {
+	fs := flag.NewFlagSet("scaling", flag.ExitOnError)
+	small := fs.String("small", "", "manifest directory of the smaller topology")
+	large := fs.String("large", "", "manifest directory of the larger topology")
+	runs := fs.Int("runs", 5, "runs of each size")
+	_ = fs.Parse(args)
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	var ts, tl, cs, cl []float64
+	var objS, objL float64
+	for i := 0; i < *runs; i++ {
+		a, err := onceProc(self, "pipeline", *small)
+		if err != nil {
+			return err
+		}
+		b, err := onceProc(self, "pipeline", *large)
+		if err != nil {
+			return err
+		}
+		ts, tl, cs, cl = append(ts, a["ms"]), append(tl, b["ms"]), append(cs, a["cpu_ms"]), append(cl, b["cpu_ms"])
+		objS, objL = a["objects"], b["objects"]
+		fmt.Fprintf(os.Stderr, "scaling: run %d: %.0f objects %.1f ms (cpu %.1f), %.0f objects %.1f ms (cpu %.1f)\n", i+1, objS, a["ms"], a["cpu_ms"], objL, b["ms"], b["cpu_ms"])
+	}
+	med := func(v []float64) float64 { sort.Float64s(v); return v[len(v)/2] }
+	ms1, ms2, c1, c2 := med(ts), med(tl), med(cs), med(cl)
+	fmt.Printf("small_objects=%.0f large_objects=%.0f object_ratio=%.3f small_ms=%.1f large_ms=%.1f time_ratio=%.3f small_cpu_ms=%.1f large_cpu_ms=%.1f cpu_time_ratio=%.3f\n",
+		objS, objL, objL/objS, ms1, ms2, ms2/ms1, c1, c2, c2/c1)
+	return nil
+}
+
+// onceProc runs "harness once" in a new process and parses its key=value line.
+func onceProc(self, mode, dir string) (map[string]float64, error) {
+	cmd := exec.Command(self, "once", "-mode", mode, "-dir", dir)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("harness once -mode %s: %w", mode, err)
+	}
+	m := map[string]float64{}
+	for _, kv := range strings.Fields(string(out)) {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			m[k] = f
+		}
+	}
+	return m, nil
+}
+
+// once runs one side once in this process and reports its time, stages and peak RSS
+// (and the RSS before it started: what the process costs doing nothing).
+func once(args []string) error {
+	fs := flag.NewFlagSet("once", flag.ExitOnError)
 	dir := fs.String("dir", "", "manifest directory")
-	mode := fs.String("mode", "pipeline", "floor or pipeline")
+	mode := fs.String("mode", "pipeline", "floor, pipeline, lint or none")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile")
 	_ = fs.Parse(args)
 	files, err := stages.ManifestFiles(*dir)
 	if err != nil {
@@ -146,30 +196,62 @@ func rss(args []string) error {
 	if err != nil {
 		return err
 	}
-	var before syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	var idle syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &idle)
+	stop := profile(*cpuprofile)
 	var keep any
+	extra := ""
+	t0 := time.Now()
 	switch *mode {
 	case "floor":
-		keep, err = stages.DecodeFloor(files)
+		var objs []*unstructured.Unstructured
+		objs, err = stages.DecodeFloor(files)
+		keep = objs
+		extra = fmt.Sprintf(" objects=%d", len(objs))
 	case "pipeline":
-		keep, err = stages.Pipeline(files)
+		var s *snapshot.Snapshot
+		s, err = stages.Load(files)
+		if err != nil {
+			break
+		}
+		t1 := time.Now()
+		var r *stages.Result
+		r, err = stages.PipelineFrom(s)
+		keep = r
+		if err == nil {
+			extra = fmt.Sprintf(" objects=%d paths=%d load_ms=%s graph_ms=%s admission_ms=%s chains_ms=%s",
+				s.Len(), r.Paths, ms(t1.Sub(t0)), ms(r.GraphTime), ms(r.EngineTime), ms(r.ChainsTime))
+		}
+	case "lint":
+		var s *snapshot.Snapshot
+		s, err = stages.Load(files)
+		if err != nil {
+			break
+		}
+		rep := lint.Run(lint.NewContext(s), lint.Options{})
+		keep = rep
+		extra = fmt.Sprintf(" findings=%d", len(rep.Findings))
 	case "none":
 	default:
 		return fmt.Errorf("unknown mode %q", *mode)
 	}
+	el := time.Since(t0)
+	stop()
 	if err != nil {
 		return err
 	}
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	runtime.KeepAlive(keep)
-	// Linux reports ru_maxrss in KiB.
-	fmt.Printf("mode=%s input_bytes=%d maxrss_bytes=%d baseline_rss_bytes=%d heap_inuse_bytes=%d total_alloc_bytes=%d gogc=%s\n",
-		*mode, size, ru.Maxrss*1024, before.Maxrss*1024, ms.HeapInuse, ms.TotalAlloc, gogc())
+	// Linux reports ru_maxrss in KiB. cpu_ms is user+system time of the work (GC
+	// included, on every core), less sensitive than wall time to a busy machine.
+	fmt.Printf("mode=%s input_bytes=%d ms=%s cpu_ms=%s maxrss_bytes=%d idle_rss_bytes=%d gogc=%s%s\n",
+		*mode, size, ms(el), ms(cpuTime(ru)-cpuTime(idle)), ru.Maxrss*1024, idle.Maxrss*1024, gogc(), extra)
 	return nil
+}
+
+func cpuTime(ru syscall.Rusage) time.Duration {
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func gogc() string {
@@ -234,3 +316,5 @@ func decide(args []string) error {
 		verdicts[explain.Allow], verdicts[explain.Deny], verdicts[explain.Indeterminate])
 	return nil
 }
+
+func newFlagSet(name string) *flag.FlagSet { return flag.NewFlagSet(name, flag.ExitOnError) }

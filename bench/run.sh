@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# bench/run.sh measures agpol against the budgets of issue 8 and prints, from this one
+# run, every ratio with PASS or FAIL, the figures behind it and the machine:
+#
+#   1. load + admission + all chains (large topology) vs the decode floor   <= 1.5x
+#   2. decisions per second per core on the large topology                  >= 1,000,000
+#   3. peak memory vs input size                                             <= 3x
+#   4. scaling: 10x the objects (medium -> large) costs                     <= 11x the time
+#   5. live: agpol describe gateway and agpol lint vs the fetch floor        <= 1.3x
+#      (kubectl get gateways,httproutes,xbackends,xaccesspolicies,authpolicies -A -o json)
+#
+# It works on a fresh clone: it builds agpol and the harness, generates the topologies
+# (hack/gen, seed 1) into bench/out/ (git-ignored), and builds the test API server
+# binaries with hack/testenv/ensure.sh for the live part (minutes, the first time).
+#
+# Environment: RUNS (timed runs per side, default 5), SKIP_LIVE=1, LIVE_SIZE (default
+# medium), KUBECTL (default kubectl on PATH), STAGES=1 also runs every stage benchmark.
+# Each side of a ratio runs in its own process, interleaved with the other side, and the
+# median is kept: a busy machine slows both sides alike. Exit status: 0 when every budget
+# passes, 1 otherwise.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+repo="$(pwd)"
+export GOTOOLCHAIN=local
+out="$repo/bench/out"
+runs="${RUNS:-5}"
+live_size="${LIVE_SIZE:-medium}"
+mkdir -p "$out/bin"
+
+log() { printf 'bench: %s\n' "$*" >&2; }
+kv() { # kv KEY LINE: the value of KEY=VALUE in LINE
+	local k="$1" line="$2"
+	sed -n "s/.*\b$k=\([^ ]*\).*/\1/p" <<<"$line"
+}
+calc() { awk "BEGIN { printf \"%s\", $1 }"; }
+
+declare -a summary=()
+fails=0
+verdict() { # verdict NAME PASS(0/1) FIGURES
+	local v=PASS
+	if [[ "$2" != 1 ]]; then v=FAIL; fails=$((fails + 1)); fi
+	summary+=("$(printf '%-4s  %-44s %s' "$v" "$1" "$3")")
+}
+
+cpu_model="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+log "machine: $(nproc) cores, ${cpu_model:-unknown CPU}, $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+
+log "building agpol and the harness"
+go build -o "$out/bin/agpol" ./cmd/agpol
+go build -o "$out/bin/harness" ./bench/harness
+h="$out/bin/harness"
+
+for size in small medium large; do
+	if [[ ! -f "$out/topo/requests-$size.yaml" ]]; then
+		rm -rf "$out/topo/$size"
+		go run ./hack/gen -size "$size" -seed 1 -out "$out/topo/$size" -requests 2000 \
+			-requests-file "$out/topo/requests-$size.yaml"
+	fi
+done
+
+# 1 and 3: decode floor vs pipeline, and peak RSS of each, on the large topology.
+log "offline: decode floor vs load + admission + all chains (large, $runs runs each)"
+off="$("$h" offline -dir "$out/topo/large" -runs "$runs")"
+echo "offline: $off"
+ratio="$(kv ratio "$off")"
+verdict "load+admission+chains / decode floor (large)" "$(calc "$ratio <= 1.5")" \
+	"$(printf '%.2fx  (%s ms vs %s ms; cpu %s ms vs %s ms = %.2fx)' "$ratio" "$(kv pipeline_ms "$off")" "$(kv floor_ms "$off")" \
+		"$(kv pipeline_cpu_ms "$off")" "$(kv floor_cpu_ms "$off")" "$(kv cpu_ratio "$off")")"
+
+in_bytes="$(kv input_bytes "$off")"
+prss="$(kv pipeline_rss_bytes "$off")"
+frss="$(kv floor_rss_bytes "$off")"
+idle="$(kv idle_rss_bytes "$off")"
+mem="$(calc "$prss / $in_bytes")"
+mem_net="$(calc "($prss - $idle) / $in_bytes")"
+floor_net="$(calc "($frss - $idle) / $in_bytes")"
+vs_floor="$(calc "($prss - $idle) / ($frss - $idle)")"
+verdict "peak RSS / input size (large)" "$(calc "$mem <= 3")" \
+	"$(printf '%.1fx  (%.0f MB peak for %.1f MB of YAML; %.1fx above the idle process (%.0f MB); the decode floor alone: %.1fx)' \
+		"$mem" "$(calc "$prss / 1e6")" "$(calc "$in_bytes / 1e6")" "$mem_net" "$(calc "$idle / 1e6")" "$floor_net")"
+summary+=("$(printf '      %-44s %.2fx  (peak above idle, agpol vs the decode floor)' "peak memory vs the decode floor's" "$vs_floor")")
+
+# 4: scaling medium -> large.
+log "scaling: pipeline on medium vs large ($runs runs each)"
+sc="$("$h" scaling -small "$out/topo/medium" -large "$out/topo/large" -runs "$runs")"
+echo "scaling: $sc"
+obj_ratio="$(kv object_ratio "$sc")"
+time_ratio="$(kv time_ratio "$sc")"
+verdict "scaling: time ratio for 10x objects" "$(calc "$time_ratio <= 1.1 * $obj_ratio")" \
+	"$(printf '%.2fx time for %.2fx objects (%s -> %s ms; cpu %.2fx)' "$time_ratio" "$obj_ratio" "$(kv small_ms "$sc")" "$(kv large_ms "$sc")" "$(kv cpu_time_ratio "$sc")")"
+
+# 2: decisions per second per core (Go benchmarks, one core).
+log "decisions: go test -bench on the large topology (-cpu 1)"
+bench="$(AGPOL_BENCH_LARGE=1 go test ./internal/explain -run '^$' -bench 'Benchmark(DecideOne|DecideBatch|Simulate)/large$' \
+	-cpu 1 -benchtime 2s -benchmem 2>&1 | tee /dev/stderr | grep '^Benchmark' || true)"
+batch="$(grep '^BenchmarkDecideBatch/large' <<<"$bench" | sed -n 's/.* \([0-9.]*\) decisions\/s.*/\1/p')"
+one="$(grep '^BenchmarkDecideOne/large' <<<"$bench" | awk '{print $3}')"
+traced="$(grep '^BenchmarkSimulate/large' <<<"$bench" | sed -n 's/.* \([0-9.]*\) decisions\/s.*/\1/p')"
+if [[ -z "$batch" ]]; then
+	verdict "decisions/s/core (large)" 0 "benchmark did not run"
+else
+	verdict "decisions/s/core, route+chain+decide (large)" "$(calc "$batch >= 1000000")" \
+		"$(printf '%.0f/s  (one decision on a compiled chain: %s ns; traced, as agpol simulate prints: %.0f/s)' "$batch" "$one" "${traced:-0}")"
+fi
+
+# 5: live, against the real test API server.
+if [[ "${SKIP_LIVE:-}" == 1 ]]; then
+	summary+=("SKIP  live ratios (SKIP_LIVE=1)")
+else
+	kubectl="${KUBECTL:-$(command -v kubectl || true)}"
+	if [[ -z "$kubectl" ]]; then
+		verdict "live" 0 "no kubectl (apt-get install kubectl, or KUBECTL=path)"
+	else
+		log "live: building the test API server (hack/testenv/ensure.sh)"
+		assets="$(hack/testenv/ensure.sh)"
+		log "live: $live_size topology in kube-apiserver, $runs runs each"
+		lv="$("$h" live -dir "$out/topo/$live_size" -agpol "$out/bin/agpol" -kubectl "$kubectl" -assets "$assets" -repo "$repo" -runs "$runs")"
+		echo "live: $lv"
+		for what in describe lint; do
+			r="$(kv ${what}_ratio "$lv")"
+			verdict "live agpol $what / fetch floor ($live_size)" "$(calc "$r <= 1.3")" \
+				"$(printf '%.2fx  (%s ms vs %s ms for kubectl get -A -o json, %s objects)' "$r" "$(kv ${what}_ms "$lv")" "$(kv fetch_ms "$lv")" "$(kv objects "$lv")")"
+		done
+	fi
+fi
+
+if [[ "${STAGES:-}" == 1 ]]; then
+	log "stage benchmarks (small, medium$([[ "${AGPOL_BENCH_LARGE:-}" == 1 ]] && echo ", large"))"
+	go test ./internal/cluster ./internal/topology ./internal/effective/... ./internal/explain ./internal/whatif \
+		-run '^$' -bench 'DecodeFloor|ReadFiles|Build|Pipeline|Admit|Chains|BuildGraphGenerated|Compute|DecideOne|DecideBatch|Simulate|Matrix|Diff' \
+		-benchtime 1x -benchmem 2>&1 | grep -E '^(Benchmark|ok|FAIL|pkg)' || true
+fi
+
+echo
+echo "agpol performance budgets (issue 8) - $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "machine: $(nproc) cores, ${cpu_model:-unknown CPU}, $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "topologies: hack/gen seed 1; $runs interleaved runs per side, medians"
+printf '%s\n' "${summary[@]}"
+[[ "$fails" == 0 ]]

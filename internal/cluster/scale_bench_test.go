@@ -1,0 +1,86 @@
+package cluster_test
+
+// Stage benchmarks on generated topologies (hack/gen): decode (ReadFiles), snapshot
+// (Build) and, for comparison, the decode floor (sigs.k8s.io/yaml into unstructured).
+// Small and medium by default; large with AGPOL_BENCH_LARGE=1.
+
+import (
+	"testing"
+
+	"github.com/agpol/agpol/bench/stages"
+	"github.com/agpol/agpol/internal/cluster"
+)
+
+func BenchmarkDecodeFloor(b *testing.B) {
+	for _, size := range stages.BenchSizes() {
+		b.Run(size, func(b *testing.B) {
+			f := stages.Generated(b, size)
+			b.SetBytes(f.Stats.Bytes)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				objs, err := stages.DecodeFloor(f.Files)
+				if err != nil || len(objs) != f.Stats.Total() {
+					b.Fatalf("%d objects, want %d: %v", len(objs), f.Stats.Total(), err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkReadFiles(b *testing.B) {
+	for _, size := range stages.BenchSizes() {
+		b.Run(size, func(b *testing.B) {
+			f := stages.Generated(b, size)
+			b.SetBytes(f.Stats.Bytes)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				objs, _, err := cluster.ReadFiles(cluster.FileOptions{Filenames: f.Files})
+				if err != nil || len(objs) != f.Stats.Total() {
+					b.Fatalf("%d objects, want %d: %v", len(objs), f.Stats.Total(), err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkBuild(b *testing.B) {
+	for _, size := range stages.BenchSizes() {
+		b.Run(size, func(b *testing.B) {
+			f := stages.Generated(b, size)
+			objs, pos, err := cluster.ReadFiles(cluster.FileOptions{Filenames: f.Files})
+			if err != nil {
+				b.Fatal(err)
+			}
+			cluster.DefaultNamespace(objs, "default")
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				s, err := cluster.Build(objs, pos, "files")
+				if err != nil || s.Len() != f.Stats.Total() {
+					b.Fatalf("%v", err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkPipeline is load + routing graph + admission + every chain: the figure the
+// budget compares with BenchmarkDecodeFloor (bench/run.sh measures it in fresh processes).
+func BenchmarkPipeline(b *testing.B) {
+	for _, size := range stages.BenchSizes() {
+		b.Run(size, func(b *testing.B) {
+			f := stages.Generated(b, size)
+			b.SetBytes(f.Stats.Bytes)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				r, err := stages.Pipeline(f.Files)
+				if err != nil || r.Paths == 0 {
+					b.Fatalf("%v (%d paths)", err, r.Paths)
+				}
+			}
+		})
+	}
+}
