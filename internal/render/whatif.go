@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bufio"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -64,13 +65,16 @@ func branchesDetail(c whatif.Cell) string {
 // othersText lists the other semantics' verdicts when they differ from the primary's.
 func othersText(sems []string, o whatif.Outcome) string {
 	if !o.Differs {
-		return ""
+		return "-"
 	}
 	var p []string
 	for i := 1; i < len(o.Cells) && i < len(sems); i++ {
 		if o.Cells[i].Decision != o.Primary().Decision {
 			p = append(p, sems[i]+"="+o.Cells[i].Decision)
 		}
+	}
+	if len(p) == 0 {
+		return "-"
 	}
 	return strings.Join(p, ", ")
 }
@@ -100,28 +104,12 @@ func TargetHeading(t *whatif.Target) string {
 
 // targetGroups groups a matrix target's identities by identical rows.
 func targetGroups(m *whatif.Matrix, mt *whatif.MatrixTarget, ungroup bool) [][]int {
-	var groups [][]int
-	byKey := map[string]int{}
-	for i := range m.Identities {
-		if ungroup {
-			groups = append(groups, []int{i})
-			continue
-		}
-		var b strings.Builder
-		for o := range mt.Ops {
-			for _, c := range mt.At(i, o).Cells {
-				b.WriteString(c.Decision + "\x00" + c.Level + "\x00" + c.DecidedBy + "\x01")
-			}
-		}
-		k := b.String()
-		if g, ok := byKey[k]; ok {
-			groups[g] = append(groups[g], i)
-			continue
-		}
-		byKey[k] = len(groups)
-		groups = append(groups, []int{i})
+	gs := m.Groups(mt, ungroup)
+	out := make([][]int, len(gs))
+	for i, g := range gs {
+		out[i] = g.Identities
 	}
-	return groups
+	return out
 }
 
 func groupIDs(m *whatif.Matrix, g []int) []string {
@@ -189,26 +177,51 @@ func MatrixCSV(w io.Writer, m *whatif.Matrix) error {
 	if err := cw.Write(header); err != nil {
 		return err
 	}
-	row := make([]string, len(header))
-	for i, id := range m.Identities {
-		row = row[:0]
-		row = append(row, id.ID)
-		for _, mt := range m.Targets {
-			for o := range mt.Ops {
-				out := mt.At(i, o)
-				s := out.Primary().Decision
-				if out.Differs {
-					s += "*"
-				}
-				row = append(row, s)
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	// Cells of one class are the same for all its identities: write each class's
+	// segment once per target and reuse it.
+	segs := make([][]string, len(m.Targets))
+	for k, mt := range m.Targets {
+		segs[k] = make([]string, mt.Classes())
+		for c := 0; c < mt.Classes(); c++ {
+			row := mt.ClassOutcomes(c)
+			if row == nil {
+				continue
 			}
-		}
-		if err := cw.Write(row); err != nil {
-			return err
+			var b strings.Builder
+			for _, out := range row {
+				b.WriteByte(',')
+				b.WriteString(out.Primary().Decision)
+				if out.Differs {
+					b.WriteByte('*')
+				}
+			}
+			segs[k][c] = b.String()
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	bw := bufio.NewWriterSize(w, 1<<16)
+	for i, id := range m.Identities {
+		if err := csvField(bw, id.ID); err != nil {
+			return err
+		}
+		for k, mt := range m.Targets {
+			bw.WriteString(segs[k][mt.Class(i)])
+		}
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// csvField writes one CSV field, quoted when needed.
+func csvField(w *bufio.Writer, s string) error {
+	if strings.ContainsAny(s, ",\"\r\n") || strings.HasPrefix(s, " ") {
+		s = `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	_, err := w.WriteString(s)
+	return err
 }
 
 func mdEscape(s string) string {
@@ -314,9 +327,12 @@ type MatrixTargetDoc struct {
 	Rows []MatrixRowDoc `json:"rows"`
 }
 
-// MatrixRowDoc is a set of identities and their cells, one per op.
+// MatrixRowDoc is a set of identities and their cells, one per op. The largest set of a
+// target is not listed: its row has rest set and stands for every identity of the
+// report that no other row of the target lists.
 type MatrixRowDoc struct {
-	Identities []string  `json:"identities"`
+	Identities []string  `json:"identities,omitempty"`
+	Rest       bool      `json:"rest,omitempty"`
 	Cells      []CellDoc `json:"cells"`
 }
 
@@ -326,8 +342,22 @@ func NewMatrixReport(m *whatif.Matrix, ungroup bool) *MatrixReport {
 		Targets: []MatrixTargetDoc{}, Counts: m.Counts()}
 	for _, mt := range m.Targets {
 		td := MatrixTargetDoc{TargetDoc: targetDoc(mt.Target, true)}
-		for _, g := range targetGroups(m, mt, ungroup) {
-			row := MatrixRowDoc{Identities: groupIDs(m, g)}
+		groups := targetGroups(m, mt, ungroup)
+		largest := -1
+		if !ungroup {
+			for k, g := range groups {
+				if largest < 0 || len(g) > len(groups[largest]) {
+					largest = k
+				}
+			}
+		}
+		for k, g := range groups {
+			row := MatrixRowDoc{}
+			if k == largest {
+				row.Rest = true
+			} else {
+				row.Identities = groupIDs(m, g)
+			}
 			for o := range mt.Ops {
 				row.Cells = append(row.Cells, cellDoc(m.Semantics, mt.At(g[0], o)))
 			}
@@ -434,7 +464,7 @@ func CanIText(w io.Writer, sems []string, answers []whatif.Answer) error {
 		if c.Decision == explain.Indeterminate {
 			line += " (" + branchesText(c) + ")"
 		}
-		if o := othersText(sems, a.Outcome); o != "" {
+		if o := othersText(sems, a.Outcome); o != "-" {
 			line += " [" + o + "]"
 		}
 		fmt.Fprintln(w, line)

@@ -2,6 +2,9 @@ package whatif
 
 import (
 	"strings"
+	"sync"
+
+	"github.com/google/cel-go/interpreter"
 
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
@@ -38,28 +41,61 @@ type call struct {
 	method    string
 	tool      string
 	toolsCall bool
-	port      int
-	act       map[string]any
+	act       interpreter.Activation
+	// cel caches CEL results for this (method, tool): they do not depend on the caller,
+	// so calls of one operation by several callers share it (nil: no sharing).
+	cel map[*effective.CELCondition]bool
 }
 
-func newCall(principal, method, tool string, port int) *call {
-	return &call{principal: principal, method: method, tool: tool, toolsCall: method == "tools/call", port: port}
+func newCall(principal, method, tool string, cel map[*effective.CELCondition]bool) *call {
+	if cel == nil {
+		cel = map[*effective.CELCondition]bool{}
+	}
+	return &call{principal: principal, method: method, tool: tool, toolsCall: method == "tools/call", cel: cel}
 }
+
+// evalCEL evaluates a compiled condition once per operation; an error is a non-match.
+func (c *call) evalCEL(cond *effective.CELCondition) bool {
+	if v, ok := c.cel[cond]; ok {
+		return v
+	}
+	v := false
+	if out, _, err := cond.Program.Eval(c.activation()); err == nil {
+		v, _ = out.Value().(bool)
+	}
+	c.cel[cond] = v
+	return v
+}
+
+// activations caches the CEL activation of each (method, tool): it does not depend on
+// the caller, and building it costs more than most decisions.
+var activations sync.Map
 
 // activation mirrors explain's CEL variables for POST /mcp without headers.
-func (c *call) activation() map[string]any {
-	if c.act == nil {
-		params := map[string]any{}
-		if c.tool != "" {
-			params["name"] = c.tool
-		}
-		c.act = map[string]any{
-			"request": map[string]any{"path": "/mcp", "url_path": "/mcp", "method": "POST", "host": "", "headers": map[string]string{}},
-			"metadata": map[string]any{"filter_metadata": map[string]any{
-				"mcp_proxy": map[string]any{"method": c.method, "params": params}}},
-		}
+func (c *call) activation() interpreter.Activation {
+	if c.act != nil {
+		return c.act
 	}
-	return c.act
+	key := c.method + "\x00" + c.tool
+	if a, ok := activations.Load(key); ok {
+		c.act = a.(interpreter.Activation)
+		return c.act
+	}
+	params := map[string]any{}
+	if c.tool != "" {
+		params["name"] = c.tool
+	}
+	a, err := interpreter.NewActivation(map[string]any{
+		"request": map[string]any{"path": "/mcp", "url_path": "/mcp", "method": "POST", "host": "", "headers": map[string]string{}},
+		"metadata": map[string]any{"filter_metadata": map[string]any{
+			"mcp_proxy": map[string]any{"method": c.method, "params": params}}},
+	})
+	if err != nil {
+		panic(err) // a map is always a valid activation
+	}
+	activations.Store(key, a)
+	c.act = a
+	return a
 }
 
 func matchPrincipal(p *effective.Principal, c *call) bool {
@@ -107,12 +143,7 @@ func matchPermission(p *effective.Permission, c *call) bool {
 		if p.ToolsCallOnly && !c.toolsCall {
 			return false
 		}
-		out, _, err := p.CEL.Program.Eval(c.activation())
-		if err != nil {
-			return false
-		}
-		b, isBool := out.Value().(bool)
-		if !isBool || !b {
+		if !c.evalCEL(p.CEL) {
 			return false
 		}
 		ok = true

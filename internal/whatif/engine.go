@@ -56,8 +56,12 @@ type targetState struct {
 	classes []string
 	classOf map[string]int
 
-	mu   sync.Mutex
-	memo map[memoKey]Outcome
+	// opIndex maps an op key to its index in the target's Ops; cells[class][op] holds
+	// the decided outcomes of those ops, memo the others (who-can for any tool, diff).
+	opIndex map[string]int
+	mu      sync.Mutex
+	cells   [][]Outcome
+	memo    map[memoKey]Outcome
 }
 
 type memoKey struct {
@@ -118,6 +122,11 @@ func New(s *snapshot.Snapshot, sems []effective.Semantics, o Options) *Engine {
 			}
 			t.Ops = append(t.Ops, Op{Method: "tools/call", Tool: OtherTool, Other: true})
 		}
+		st.opIndex = make(map[string]int, len(t.Ops))
+		for k, op := range t.Ops {
+			st.opIndex[op.Key()] = k
+		}
+		st.cells = make([][]Outcome, len(st.classes))
 		e.state[i] = st
 	}
 	return e
@@ -176,6 +185,24 @@ func (e *Engine) Decide(t *Target, id *Identity, op Op) Outcome {
 }
 
 func (e *Engine) decideClass(t *Target, st *targetState, class int, op Op) Outcome {
+	if o, ok := st.opIndex[op.Key()]; ok {
+		st.mu.Lock()
+		row := st.cells[class]
+		if row == nil {
+			row = make([]Outcome, len(t.Ops))
+			st.cells[class] = row
+		}
+		out := row[o]
+		st.mu.Unlock()
+		if out.Cells != nil {
+			return out
+		}
+		out = e.compute(t, st, class, op)
+		st.mu.Lock()
+		row[o] = out
+		st.mu.Unlock()
+		return out
+	}
 	k := memoKey{class, op.Method, op.Tool}
 	st.mu.Lock()
 	out, ok := st.memo[k]
@@ -190,10 +217,34 @@ func (e *Engine) decideClass(t *Target, st *targetState, class int, op Op) Outco
 	return out
 }
 
+// rows decides every op of a target for the given classes, op by op so that the
+// callers share CEL results, and keeps them.
+func (e *Engine) rows(t *Target, st *targetState, classes []int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, c := range classes {
+		if st.cells[c] == nil {
+			st.cells[c] = make([]Outcome, len(t.Ops))
+		}
+	}
+	for o, op := range t.Ops {
+		memo := map[*effective.CELCondition]bool{}
+		for _, c := range classes {
+			if st.cells[c][o].Cells == nil {
+				st.cells[c][o] = e.computeWith(t, st, c, op, memo)
+			}
+		}
+	}
+}
+
 func (e *Engine) compute(t *Target, st *targetState, class int, op Op) Outcome {
+	return e.computeWith(t, st, class, op, nil)
+}
+
+func (e *Engine) computeWith(t *Target, st *targetState, class int, op Op, memo map[*effective.CELCondition]bool) Outcome {
 	out := Outcome{Cells: make([]Cell, len(st.chains))}
 	principal := st.classes[class]
-	c := newCall(principal, op.Method, op.Tool, t.port)
+	c := newCall(principal, op.Method, op.Tool, memo)
 	for k, chain := range st.chains {
 		if st.portable[k] {
 			out.Cells[k] = decide(chain, c, e.ExtAuth)

@@ -100,13 +100,13 @@ func ParseInventory(name string, data []byte) (*Inventory, error) {
 		return nil, fail(dec.InputOffset(), "unexpected data after the inventory object")
 	}
 	if f.APIVersion != "" && f.APIVersion != InventoryAPIVersion {
-		return nil, fail(0, "apiVersion %q: use %s", f.APIVersion, InventoryAPIVersion)
+		return nil, fail(-1, "apiVersion %q: use %s", f.APIVersion, InventoryAPIVersion)
 	}
 	if f.Kind != "" && f.Kind != InventoryKind {
-		return nil, fail(0, "kind %q: use %s", f.Kind, InventoryKind)
+		return nil, fail(-1, "kind %q: use %s", f.Kind, InventoryKind)
 	}
 	if f.Backends == nil {
-		return nil, fail(0, `no "backends" object: {"backends": {"NS/NAME": <tools/list result>}}`)
+		return nil, fail(-1, `no "backends" object: {"backends": {"NS/NAME": <tools/list result>}}`)
 	}
 	inv := &Inventory{Tools: map[string][]string{}}
 	for key, raw := range f.Backends {

@@ -43,6 +43,83 @@ type MatrixTarget struct {
 // At returns the outcome of identity i for operation o of the target.
 func (mt *MatrixTarget) At(i, o int) Outcome { return mt.outcomes[mt.classOf[i]][o] }
 
+// Class returns the decision class of identity i: identities of one class share every
+// outcome of the target.
+func (mt *MatrixTarget) Class(i int) int { return int(mt.classOf[i]) }
+
+// ClassOutcomes returns the outcomes of a class, one per op (nil for a class no
+// identity of the matrix is in).
+func (mt *MatrixTarget) ClassOutcomes(c int) []Outcome { return mt.outcomes[c] }
+
+// Classes is the number of decision classes of the target.
+func (mt *MatrixTarget) Classes() int { return len(mt.outcomes) }
+
+// Group is identities with identical rows (every cell under every semantics) in one
+// target, in identity order.
+type Group struct {
+	Identities []int
+}
+
+// Groups groups the identities of a target by identical rows; groups are ordered by
+// their first identity. With ungroup, every identity is its own group.
+func (m *Matrix) Groups(mt *MatrixTarget, ungroup bool) []Group {
+	if ungroup {
+		out := make([]Group, len(m.Identities))
+		for i := range out {
+			out[i] = Group{Identities: []int{i}}
+		}
+		return out
+	}
+	// Classes with equal rows merge.
+	merged := make([]int, len(mt.outcomes))
+	byKey := map[string]int{}
+	var b strings.Builder
+	for c, row := range mt.outcomes {
+		if row == nil {
+			continue
+		}
+		b.Reset()
+		for _, o := range row {
+			writeOutcome(&b, o)
+		}
+		k := b.String()
+		if x, ok := byKey[k]; ok {
+			merged[c] = x
+			continue
+		}
+		byKey[k] = c
+		merged[c] = c
+	}
+	var out []Group
+	index := map[int]int{}
+	for i := range m.Identities {
+		c := merged[mt.classOf[i]]
+		g, ok := index[c]
+		if !ok {
+			g = len(out)
+			index[c] = g
+			out = append(out, Group{})
+		}
+		out[g].Identities = append(out[g].Identities, i)
+	}
+	return out
+}
+
+func writeOutcome(b *strings.Builder, o Outcome) {
+	for _, cell := range o.Cells {
+		b.WriteString(cell.Decision)
+		b.WriteByte(0)
+		b.WriteString(cell.DecidedBy)
+		b.WriteByte(0)
+		b.WriteString(cell.Level)
+		for _, br := range cell.Branches {
+			b.WriteByte(2)
+			b.WriteString(string(br.Assume.Gateway) + "/" + string(br.Assume.Backend) + "/" + br.Decision + "/" + br.Level + "/" + br.DecidedBy)
+		}
+		b.WriteByte(1)
+	}
+}
+
 // Matrix decides every point of the (filtered) space.
 func (e *Engine) Matrix(f Filter) *Matrix {
 	m := &Matrix{}
@@ -71,16 +148,16 @@ func (e *Engine) Matrix(f Filter) *Matrix {
 			mt.classOf[j] = int32(c)
 			used[c] = true
 		}
-		mt.outcomes = make([][]Outcome, len(st.classes))
+		var classes []int
 		for c := range st.classes {
-			if !used[c] {
-				continue
+			if used[c] {
+				classes = append(classes, c)
 			}
-			row := make([]Outcome, len(t.Ops))
-			for o, op := range t.Ops {
-				row[o] = e.decideClass(t, st, c, op)
-			}
-			mt.outcomes[c] = row
+		}
+		e.rows(t, st, classes)
+		mt.outcomes = make([][]Outcome, len(st.classes))
+		for _, c := range classes {
+			mt.outcomes[c] = st.cells[c]
 		}
 		m.Targets[k] = mt
 	})
@@ -116,14 +193,7 @@ func (m *Matrix) Rows(ungroup bool) []Row {
 			}
 			b.Reset()
 			for _, o := range row {
-				for _, cell := range o.Cells {
-					b.WriteString(cell.Decision)
-					b.WriteByte(0)
-					b.WriteString(cell.DecidedBy)
-					b.WriteByte(0)
-					b.WriteString(cell.Level)
-					b.WriteByte(1)
-				}
+				writeOutcome(&b, o)
 			}
 			k := b.String()
 			v, ok := intern[k]
@@ -178,9 +248,18 @@ func (c *Counts) add(o Outcome) {
 func (m *Matrix) Counts() Counts {
 	var c Counts
 	for _, mt := range m.Targets {
+		n := make([]int, len(mt.outcomes))
 		for i := range m.Identities {
-			for o := range mt.Ops {
-				c.add(mt.At(i, o))
+			n[mt.classOf[i]]++
+		}
+		for cl, row := range mt.outcomes {
+			for _, o := range row {
+				var one Counts
+				one.add(o)
+				c.Allow += one.Allow * n[cl]
+				c.Deny += one.Deny * n[cl]
+				c.Indeterminate += one.Indeterminate * n[cl]
+				c.Differs += one.Differs * n[cl]
 			}
 		}
 	}
@@ -189,16 +268,27 @@ func (m *Matrix) Counts() Counts {
 
 // Disagreements lists the identities whose access differs between semantics somewhere.
 func (m *Matrix) Disagreements() []*Identity {
-	var out []*Identity
-	for i, id := range m.Identities {
-	next:
-		for _, mt := range m.Targets {
-			for o := range mt.Ops {
-				if mt.At(i, o).Differs {
-					out = append(out, id)
-					break next
+	differs := make([]bool, len(m.Identities))
+	for _, mt := range m.Targets {
+		cls := make([]bool, len(mt.outcomes))
+		for cl, row := range mt.outcomes {
+			for _, o := range row {
+				if o.Differs {
+					cls[cl] = true
+					break
 				}
 			}
+		}
+		for i := range m.Identities {
+			if cls[mt.classOf[i]] {
+				differs[i] = true
+			}
+		}
+	}
+	var out []*Identity
+	for i, id := range m.Identities {
+		if differs[i] {
+			out = append(out, id)
 		}
 	}
 	return out

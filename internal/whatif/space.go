@@ -85,7 +85,6 @@ type Target struct {
 	Ops       []Op   `json:"ops"`
 
 	gw, be topology.Ref
-	port   int
 }
 
 // Key identifies a target across snapshots.
@@ -209,10 +208,8 @@ func targets(g *topology.Graph) []*Target {
 	byKey := map[string]*Target{}
 	for _, gw := range g.Gateways() {
 		gref := topology.GatewayRef(gw.Namespace, gw.Name)
-		ports := map[string]int{}
 		protos := map[string]string{}
 		for _, l := range gw.Spec.Listeners {
-			ports[string(l.Name)] = int(l.Port)
 			protos[string(l.Name)] = string(l.Protocol)
 		}
 		for _, p := range g.Paths(gref) {
@@ -221,7 +218,7 @@ func targets(g *topology.Graph) []*Target {
 				continue
 			}
 			t := &Target{Gateway: gw.Namespace + "/" + gw.Name, Listener: p.Listener, Protocol: protos[p.Listener],
-				BackendKind: b.Kind, Backend: b.Ref.Namespace + "/" + b.Ref.Name, gw: gref, port: ports[p.Listener]}
+				BackendKind: b.Kind, Backend: b.Ref.Namespace + "/" + b.Ref.Name, gw: gref}
 			if b.Kind == topology.BackendXBackend {
 				t.be = topology.XBackendRef(b.Ref.Namespace, b.Ref.Name)
 			} else {

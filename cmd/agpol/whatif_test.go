@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestWhatIfGolden pins the output of can-i, who-can, matrix, diff and the graphs on the
+// examples, and their exit codes.
+func TestWhatIfGolden(t *testing.T) {
+	t.Chdir("../..")
+	ex := []string{"-f", "testdata/examples"}
+	cases := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"cani-list-billing.txt", append([]string{"can-i", "--list", "--from", "sa:agents/billing"}, ex...), exitOK},
+		{"cani-list-billing.json", append([]string{"can-i", "--list", "--from", "sa:agents/billing", "--backend", "pay/ledger", "-o", "json"}, ex...), exitOK},
+		{"cani-list-semantics.txt", append([]string{"can-i", "--list", "--from", "sa:agents/billing", "--backend", "tools/calc", "--semantics", "all"}, ex...), exitOK},
+		{"cani-yes.txt", append([]string{"can-i", "--from", "sa:agents/support", "--tool", "balance", "--gateway", "infra/edge", "--backend", "pay/ledger"}, ex...), exitOK},
+		{"cani-no.txt", append([]string{"can-i", "--from", "sa:agents/support", "--tool", "refund", "--gateway", "infra/edge", "--backend", "pay/ledger"}, ex...), exitFail},
+		{"cani-indeterminate.txt", append([]string{"can-i", "--from", "sa:agents/billing", "--tool", "refund", "--backend", "pay/ledger"}, ex...), exitIndeterminate},
+		{"cani-extauth-allow.txt", append([]string{"can-i", "--from", "sa:agents/billing", "--tool", "refund", "--backend", "pay/ledger", "--extauth", "allow"}, ex...), exitOK},
+		{"cani-listeners-differ.txt", append([]string{"can-i", "--from", "sa:agents/billing", "--tool", "add", "--backend", "tools/calc"}, ex...), exitOK},
+		{"cani-no-path.txt", append([]string{"can-i", "--from", "sa:agents/billing", "--tool", "x", "--gateway", "infra/edge", "--backend", "pay/nope"}, ex...), exitFail},
+		{"whocan-refund.txt", append([]string{"who-can", "--tool", "refund", "--backend", "pay/ledger"}, ex...), exitOK},
+		{"whocan-tools-list.txt", append([]string{"who-can", "--method", "tools/list", "--backend", "tools/calc", "--gateway", "infra/edge"}, ex...), exitOK},
+		{"whocan-add-semantics.json", append([]string{"who-can", "--tool", "add", "--backend", "tools/calc", "--listener", "https", "--semantics", "all", "-o", "json"}, ex...), exitOK},
+		{"matrix.txt", append([]string{"matrix"}, ex...), exitOK},
+		{"matrix-semantics.txt", append([]string{"matrix", "--semantics", "all"}, ex...), exitOK},
+		{"matrix-inventory.csv", append([]string{"matrix", "--tools", "testdata/whatif/tools.json", "-o", "csv"}, ex...), exitOK},
+		{"matrix-inventory.md", append([]string{"matrix", "--tools", "testdata/whatif/tools.json", "-o", "markdown", "--listener", "https"}, ex...), exitOK},
+		{"matrix.json", append([]string{"matrix", "--backend", "pay/ledger", "--semantics", "reference,proposal-0059", "-o", "json"}, ex...), exitOK},
+		{"diff.txt", []string{"diff", "--before", "testdata/examples", "--after", "testdata/whatif/after"}, exitOK},
+		{"diff.md", []string{"diff", "--before", "testdata/examples", "--after", "testdata/whatif/after", "-o", "markdown", "--fail-on", "revoked"}, exitFail},
+		{"diff.json", []string{"diff", "--before", "testdata/examples", "--after", "testdata/whatif/after", "-o", "json", "--semantics", "all"}, exitOK},
+		{"diff-none.txt", []string{"diff", "--before", "testdata/examples", "--after", "testdata/examples", "--fail-on", "any"}, exitOK},
+		{"graph.dot", append([]string{"get", "gateway", "edge", "-o", "dot"}, ex...), exitOK},
+		{"graph.mmd", append([]string{"get", "gateway", "edge", "-o", "mermaid"}, ex...), exitOK},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runDecide(t, "", tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\n%s%s", code, tc.code, out, errOut)
+			}
+			if strings.HasSuffix(tc.name, ".json") && !json.Valid([]byte(out)) {
+				t.Errorf("invalid JSON:\n%s", out)
+			}
+			decideGolden(t, filepath.Join("testdata/whatif/golden", tc.name), out)
+		})
+	}
+}
+
+// TestDiffFailOn: --fail-on exits 1 exactly when a change of that kind exists.
+func TestDiffFailOn(t *testing.T) {
+	t.Chdir("../..")
+	for _, tc := range []struct {
+		after, failOn string
+		code          int
+	}{
+		{"testdata/whatif/after", "granted", exitFail},
+		{"testdata/whatif/after", "revoked", exitFail},
+		{"testdata/whatif/after", "any", exitFail},
+		{"testdata/whatif/after", "none", exitOK},
+		{"testdata/examples", "granted", exitOK},
+		{"testdata/examples", "any", exitOK},
+	} {
+		_, errOut, code := runDecide(t, "", "diff", "--before", "testdata/examples", "--after", tc.after, "--fail-on", tc.failOn)
+		if code != tc.code {
+			t.Errorf("%s --fail-on %s: exit %d, want %d\n%s", tc.after, tc.failOn, code, tc.code, errOut)
+		}
+	}
+}
+
+// TestWhatIfUsage: bad flags exit 2 with a message.
+func TestWhatIfUsage(t *testing.T) {
+	t.Chdir("../..")
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"can-i", "--list", "-f", "testdata/examples"}, "--from"},
+		{[]string{"can-i", "--from", "sa:agents/billing", "-f", "testdata/examples"}, "--list or --tool"},
+		{[]string{"can-i", "--list", "--tool", "x", "--from", "sa:agents/billing", "-f", "testdata/examples"}, "--list or --tool"},
+		{[]string{"can-i", "--list", "--from", "bob", "-f", "testdata/examples"}, "invalid caller"},
+		{[]string{"who-can", "--tool", "x", "-f", "testdata/examples"}, "--backend"},
+		{[]string{"who-can", "--backend", "pay/ledger", "-f", "testdata/examples"}, "--tool"},
+		{[]string{"who-can", "--tool", "x", "--backend", "pay/nope", "-f", "testdata/examples"}, "no accepted route"},
+		{[]string{"matrix", "-o", "xml", "-f", "testdata/examples"}, "unknown output format"},
+		{[]string{"matrix", "--tools", "testdata/whatif/missing.json", "-f", "testdata/examples"}, "reading tools inventory"},
+		{[]string{"matrix", "--tools", "testdata/whatif/after/10-gateway.yaml", "-f", "testdata/examples"}, "10-gateway.yaml:1"},
+		{[]string{"diff", "--before", "testdata/examples"}, "--after"},
+		{[]string{"diff", "--before", "testdata/examples", "--after", "testdata/examples", "--fail-on", "all"}, "--fail-on"},
+		{[]string{"diff", "-f", "testdata/examples", "--before", "a", "--after", "b"}, "not -f"},
+		{[]string{"get", "routes", "-o", "dot", "-f", "testdata/examples"}, "draws gateways"},
+		{[]string{"get", "gateway", "nope", "-o", "mermaid", "-f", "testdata/examples"}, "not found"},
+	} {
+		_, errOut, code := runDecide(t, "", tc.args...)
+		if code != exitUsage && !(strings.Contains(tc.msg, "not found") && code != 0) {
+			t.Errorf("%v: exit %d, want %d\n%s", tc.args, code, exitUsage, errOut)
+		}
+		if !strings.Contains(errOut, tc.msg) {
+			t.Errorf("%v: stderr %q does not mention %q", tc.args, errOut, tc.msg)
+		}
+	}
+}
