@@ -93,7 +93,8 @@ verdict "scaling: time ratio for 10x objects" "$(calc "$time_ratio <= 1.1 * $obj
 # 2: decisions per second per core (Go benchmarks, one core).
 log "decisions: go test -bench on the large topology (-cpu 1)"
 bench="$(AGPOL_BENCH_LARGE=1 go test ./internal/explain -run '^$' -bench 'Benchmark(DecideOne|DecideBatch|Simulate)/large$' \
-	-cpu 1 -benchtime 2s -benchmem 2>&1 | tee /dev/stderr | grep '^Benchmark' || true)"
+	-cpu 1 -benchtime 2s -benchmem 2>&1 | grep -E '^(Benchmark|---|    )' || true)"
+printf '%s\n' "$bench" >&2
 batch="$(grep '^BenchmarkDecideBatch/large' <<<"$bench" | sed -n 's/.* \([0-9.]*\) decisions\/s.*/\1/p')"
 one="$(grep '^BenchmarkDecideOne/large' <<<"$bench" | awk '{print $3}')"
 traced="$(grep '^BenchmarkSimulate/large' <<<"$bench" | sed -n 's/.* \([0-9.]*\) decisions\/s.*/\1/p')"

@@ -73,12 +73,12 @@ func BenchmarkDecideOne(b *testing.B) {
 		b.Run(size, func(b *testing.B) {
 			sim, reqs := generatedSim(b, size)
 			var one *prepared
-			for _, r := range reqs { // a tool call allowed at the backend level: every level runs
+			for _, r := range reqs { // an allowed tool call that reaches the backend level: every level runs
 				res, err := sim.Explain(r)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if r.MCP != nil && r.MCP.Method == "tools/call" && res[0].Verdict == Allow && res[0].Level == string(effective.LevelBackend) {
+				if r.MCP != nil && r.MCP.Method == "tools/call" && res[0].Verdict == Allow && res[0].Path.BackendKind == "XBackend" {
 					ch, _ := sim.resolve(r)
 					gw := effective.GatewayRef(r.Gateway.Namespace, r.Gateway.Name)
 					one = &prepared{chain: sim.Engines[0].Chain(gw, ch[0].info.Listener, ch[0].backend),
@@ -87,7 +87,7 @@ func BenchmarkDecideOne(b *testing.B) {
 				}
 			}
 			if one == nil {
-				b.Fatal("no request allowed at the backend level")
+				b.Fatal("no allowed tool call reaches an XBackend")
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
