@@ -1,0 +1,57 @@
+package render
+
+import (
+	"bufio"
+	"bytes"
+	"testing"
+
+	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/whatif"
+)
+
+func TestCSVField(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"sa:a/b", "sa:a/b"},
+		{"<other authenticated>", "<other authenticated>"},
+		{`a,b`, `"a,b"`},
+		{`say "hi"`, `"say ""hi"""`},
+		{" lead", `" lead"`},
+		{"two\nlines", "\"two\nlines\""},
+	} {
+		var b bytes.Buffer
+		w := bufio.NewWriter(&b)
+		if err := csvField(w, tc.in); err != nil {
+			t.Fatal(err)
+		}
+		w.Flush()
+		if b.String() != tc.want {
+			t.Errorf("csvField(%q) = %q, want %q", tc.in, b.String(), tc.want)
+		}
+	}
+}
+
+func TestMarkdownEscape(t *testing.T) {
+	if got := mdRow([]string{"a|b", "<other tool>", "x\ny"}); got != `| a\|b | &lt;other tool&gt; | x y |` {
+		t.Errorf("mdRow: %s", got)
+	}
+}
+
+func TestCellText(t *testing.T) {
+	c := func(d string) whatif.Cell { return whatif.Cell{Decision: d} }
+	for _, tc := range []struct {
+		o    whatif.Outcome
+		want string
+	}{
+		{whatif.Outcome{Cells: []whatif.Cell{c(explain.Allow)}}, "allow"},
+		{whatif.Outcome{Cells: []whatif.Cell{c(explain.Indeterminate)}}, "?"},
+		{whatif.Outcome{Cells: []whatif.Cell{c(explain.Deny), c(explain.Allow)}, Differs: true}, "deny*"},
+		{whatif.Outcome{}, ""},
+	} {
+		if got := CellText(tc.o); got != tc.want {
+			t.Errorf("CellText(%+v) = %q, want %q", tc.o, got, tc.want)
+		}
+	}
+	if got := othersText([]string{"reference", "pr-220"}, whatif.Outcome{Cells: []whatif.Cell{c(explain.Deny), c(explain.Allow)}, Differs: true}); got != "pr-220=allow" {
+		t.Errorf("othersText: %q", got)
+	}
+}
