@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -70,9 +69,9 @@ func readInventory(name string) (*whatif.Inventory, error) {
 	if name == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(name)
+	data, err := readBounded("tools inventory", name, nil)
 	if err != nil {
-		return nil, fmt.Errorf("reading tools inventory: %w", err)
+		return nil, err
 	}
 	return whatif.ParseInventory(name, data)
 }

@@ -131,12 +131,30 @@ and any failure exits 1.
 }
 
 func (a *app) readRequests(name string) ([]byte, error) {
-	if name == "-" {
-		return io.ReadAll(io.LimitReader(a.streams.In, 16<<20))
+	return readBounded("request file", name, a.streams.In)
+}
+
+// maxSideFileBytes bounds the side files a command reads besides the manifests
+// (request files, tool inventories), so /dev/zero or a huge file is refused, not read.
+const maxSideFileBytes = 16 << 20
+
+// readBounded reads name (with a non-nil in, "-" is in) up to maxSideFileBytes; a
+// larger input is an error.
+func readBounded(what, name string, in io.Reader) ([]byte, error) {
+	if name != "-" || in == nil {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", what, err)
+		}
+		defer f.Close()
+		in = f
 	}
-	data, err := os.ReadFile(name)
+	data, err := io.ReadAll(io.LimitReader(in, maxSideFileBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("reading request file: %w", err)
+		return nil, fmt.Errorf("reading %s %s: %w", what, name, err)
+	}
+	if len(data) > maxSideFileBytes {
+		return nil, fmt.Errorf("reading %s: %s: larger than %d MiB", what, name, maxSideFileBytes>>20)
 	}
 	return data, nil
 }

@@ -1,12 +1,16 @@
 package effective
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 	"sync"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/checker"
+	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/ext"
 )
 
@@ -20,6 +24,23 @@ var CELVariables = []string{
 // CELCostLimit bounds the cost of one evaluation; an expression that exceeds it is an
 // evaluation error, i.e. the rule does not match.
 const CELCostLimit = 1_000_000
+
+// CELEstimatedCostLimit bounds the worst-case cost of an expression, estimated before it
+// is run, as the Kubernetes API server bounds CRD validation rules (its
+// StaticEstimatedCostLimit). agpol refuses to evaluate an expression above it: the
+// expression still compiles (the controller accepts it), but explain does not run it.
+const CELEstimatedCostLimit = 10_000_000
+
+// Size bounds of the request attributes for the cost estimate: Envoy's defaults
+// (max_request_headers_kb 60, max_headers_count 100) bound every string of a request
+// and the number of headers.
+const (
+	celMaxStringSize = 60 << 10
+	celMaxHeaders    = 100
+)
+
+// ErrCELTooExpensive is the evaluation error of an expression over CELEstimatedCostLimit.
+var ErrCELTooExpensive = errors.New("CEL expression too expensive")
 
 var (
 	celVarRegex  = regexp.MustCompile(`\brequest\.[a-zA-Z0-9_.]+`)
@@ -76,9 +97,54 @@ func CompileCEL(expr string) (cel.Program, error) {
 	if iss != nil && iss.Err() != nil {
 		return nil, iss.Err()
 	}
+	if est, err := e.EstimateCost(ast, celSizes{}); err == nil && est.Max > CELEstimatedCostLimit {
+		return refusedProgram{fmt.Errorf("%w: refused, not evaluated: its estimated worst-case cost %d exceeds the limit of %d (the Kubernetes API server's limit for CEL rules)",
+			ErrCELTooExpensive, est.Max, uint64(CELEstimatedCostLimit))}, nil
+	}
 	prg, err := e.Program(ast, cel.CostLimit(CELCostLimit), cel.EvalOptions(cel.OptOptimize))
 	if err != nil {
 		return nil, err
 	}
 	return prg, nil
+}
+
+// CELTooExpensive returns the refusal of a compiled expression whose estimated cost is
+// over CELEstimatedCostLimit, or nil.
+func CELTooExpensive(p cel.Program) error {
+	if r, ok := p.(refusedProgram); ok {
+		return r.err
+	}
+	return nil
+}
+
+// refusedProgram stands for an expression too expensive to run: every evaluation fails.
+type refusedProgram struct{ err error }
+
+func (r refusedProgram) Eval(any) (ref.Val, *cel.EvalDetails, error) { return nil, nil, r.err }
+
+func (r refusedProgram) ContextEval(context.Context, any) (ref.Val, *cel.EvalDetails, error) {
+	return nil, nil, r.err
+}
+
+// celSizes bounds the sizes of the request attributes for cost estimation: the request
+// and metadata maps have a handful of entries, request.headers at most celMaxHeaders,
+// and every other attribute (strings: path, host, header values, tool name) at most
+// celMaxStringSize characters.
+type celSizes struct{}
+
+func (celSizes) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
+	p := n.Path()
+	switch {
+	case len(p) == 0:
+		return nil
+	case len(p) == 1:
+		return &checker.SizeEstimate{Min: 0, Max: 8}
+	case len(p) == 2 && p[0] == "request" && p[1] == "headers":
+		return &checker.SizeEstimate{Min: 0, Max: celMaxHeaders}
+	}
+	return &checker.SizeEstimate{Min: 0, Max: celMaxStringSize}
+}
+
+func (celSizes) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
+	return nil
 }

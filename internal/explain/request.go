@@ -196,9 +196,16 @@ func (r *Request) Normalize() {
 		r.HTTP.Path = "/mcp"
 	}
 	if len(r.HTTP.Headers) > 0 {
+		// Names that differ only in case are joined in the order of their spelling, so
+		// the joined value is the same every time (map order is random).
+		names := make([]string, 0, len(r.HTTP.Headers))
+		for k := range r.HTTP.Headers {
+			names = append(names, k)
+		}
+		sort.Strings(names)
 		h := make(map[string]string, len(r.HTTP.Headers))
-		for k, v := range r.HTTP.Headers {
-			k = strings.ToLower(k)
+		for _, name := range names {
+			k, v := strings.ToLower(name), r.HTTP.Headers[name]
 			if old, ok := h[k]; ok {
 				v = old + "," + v
 			}

@@ -123,6 +123,7 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 		"AGP302": {"AGP302 XAccessPolicy tools/fires-6 spec.targetRefs @AGP302.yaml:89"},
 		"AGP303": {"AGP303 XAccessPolicy infra/fires-younger spec.targetRefs @AGP303.yaml:25"},
 		"AGP304": {"AGP304 XAccessPolicy tools/fires status.ancestors @AGP304.yaml:20"},
+		"AGP305": {"AGP305 XAccessPolicy tools/fires spec.rules[1].authorization.cel.expression @AGP305.yaml:22"},
 		"AGP401": {
 			"AGP401 XAccessPolicy tools/fires spec.rules[0].source @AGP401.yaml:14",
 			"AGP401 XAccessPolicy tools/fires spec.rules[1].source @AGP401.yaml:17",

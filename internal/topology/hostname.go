@@ -55,10 +55,12 @@ func hostPort(host string) int {
 	}
 	n := 0
 	for _, c := range host[i+1:] {
-		if c < '0' || c > '9' || n > 65535 {
+		if c < '0' || c > '9' {
 			return 0
 		}
-		n = n*10 + int(c-'0')
+		if n = n*10 + int(c-'0'); n > 65535 {
+			return 0 // checked after each digit: "70000" is no port either
+		}
 	}
 	return n
 }
