@@ -99,7 +99,7 @@ Several types can be given comma-separated.`,
 		},
 	}
 	o.load.addFlags(cmd)
-	cmd.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table, wide, json, yaml or name")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table, wide, json, yaml or name; dot or mermaid for gateways (a topology graph)")
 	cmd.Flags().BoolVar(&o.noHeaders, "no-headers", false, "omit table headers")
 	return cmd
 }
