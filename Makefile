@@ -37,3 +37,9 @@ fmt-check:
 
 clean:
 	rm -rf $(BIN) dist
+
+## fuzz: every fuzz target for FUZZTIME each (default 30s); crashers land in testdata/fuzz/
+FUZZTIME ?= 30s
+.PHONY: fuzz
+fuzz:
+	FUZZTIME=$(FUZZTIME) ./hack/fuzz.sh

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs every fuzz target of agpol for a set time each (FUZZTIME, default 30s), one after
+# the other. A crasher is written by go test to <package>/testdata/fuzz/<FuzzName>/; commit
+# it, fix the bug, and it stays a regression test that every `go test` replays.
+#
+#   hack/fuzz.sh                     # every target, 30s each
+#   FUZZTIME=60s hack/fuzz.sh        # longer
+#   hack/fuzz.sh FuzzCEL FuzzDecide  # only these targets
+#
+# FUZZMINIMIZETIME (default 5s) bounds how long go test minimizes each new interesting
+# input; its default of 60s stalls targets with large seeds (request files) for minutes.
+# FUZZPARALLEL (default: go test's, GOMAXPROCS) sets the number of fuzz workers.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
+GO="${GO:-go}"
+FUZZTIME="${FUZZTIME:-30s}"
+FUZZMINIMIZETIME="${FUZZMINIMIZETIME:-5s}"
+
+# Every fuzz target: package and name, found in the test files.
+mapfile -t targets < <(grep -rl --include='*_test.go' '^func Fuzz' . | sort | while read -r f; do
+	pkg="./$(dirname "${f#./}")"
+	grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | sed 's/^func //' | while read -r name; do echo "$pkg $name"; done
+done)
+if [ "${#targets[@]}" -eq 0 ]; then
+	echo "fuzz: no fuzz targets found" >&2
+	exit 1
+fi
+
+want=("$@")
+ran=0
+failed=()
+for t in "${targets[@]}"; do
+	read -r pkg name <<<"$t"
+	if [ "${#want[@]}" -gt 0 ] && [[ ! " ${want[*]} " == *" $name "* ]]; then
+		continue
+	fi
+	ran=$((ran + 1))
+	echo "== $name ($pkg) for $FUZZTIME"
+	args=(test "$pkg" -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" -fuzzminimizetime "$FUZZMINIMIZETIME")
+	if [ -n "${FUZZPARALLEL:-}" ]; then
+		args+=(-parallel "$FUZZPARALLEL")
+	fi
+	if ! "$GO" "${args[@]}"; then
+		failed+=("$name")
+	fi
+done
+if [ "$ran" -eq 0 ]; then
+	echo "fuzz: no target matches: $*" >&2
+	exit 1
+fi
+if [ "${#failed[@]}" -gt 0 ]; then
+	echo "fuzz: crashers in: ${failed[*]} (inputs under <package>/testdata/fuzz/)" >&2
+	exit 1
+fi
+echo "fuzz: $ran targets, no crash"
