@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -78,22 +79,31 @@ Several types can be given comma-separated.`,
 			name := ""
 			if len(args) == 2 {
 				name = args[1]
-			}
-			if f, ok := getFormats[o.output]; ok {
-				s, err := a.load(cmd.Context(), &o.load)
-				if err != nil {
-					return err
+				// NS/NAME, as describe and explain take it, is the same as -n NS NAME.
+				if ns, n, ok := strings.Cut(name, "/"); ok && ns != "" && n != "" {
+					*a.config.Namespace, name = ns, n
+					o.load.allNamespaces = false
 				}
-				return f(a, s, kinds, name)
 			}
+			extra, isExtra := getFormats[o.output]
 			switch o.output {
 			case "", "table", "wide", "json", "yaml", "name":
 			default:
-				return usagef("unknown output format %q: use table, wide, json, yaml or name", o.output)
+				if !isExtra {
+					formats := []string{"table", "wide", "json", "yaml", "name"}
+					for f := range getFormats {
+						formats = append(formats, f)
+					}
+					sort.Strings(formats[5:])
+					return usagef("unknown output format %q: use one of %s", o.output, strings.Join(formats, ", "))
+				}
 			}
 			s, err := a.load(cmd.Context(), &o.load)
 			if err != nil {
 				return err
+			}
+			if isExtra {
+				return extra(a, s, kinds, name)
 			}
 			return a.runGet(o, s, kinds, name)
 		},
@@ -117,6 +127,12 @@ func (a *app) runGet(o *getOptions, s *snapshot.Snapshot, kinds []string, name s
 		hook(s, &computed)
 	}
 	for _, k := range kinds {
+		// A kind the cluster does not serve lists empty: say why, not just "No resources found".
+		for _, missing := range s.NotInstalled {
+			if strings.HasPrefix(missing, k+".") {
+				fmt.Fprintf(a.streams.ErrOut, "warning: %s is not installed in the cluster (no CRD serves it)\n", missing)
+			}
+		}
 		sel := render.Selector{Namespace: ns, Name: name}
 		t, its := render.GetView(k, s, targets, sel, o.output == "wide", computed)
 		items = append(items, its...)
