@@ -16,7 +16,8 @@
 # Environment: RUNS (timed runs per side, default 5), SKIP_LIVE=1, LIVE_SIZE (default
 # medium), KUBECTL (default kubectl on PATH), STAGES=1 also runs every stage benchmark.
 # Each side of a ratio runs in its own process, interleaved with the other side, and the
-# median is kept: a busy machine slows both sides alike. Exit status: 0 when every budget
+# median is kept: a busy machine slows both sides alike. Offline time budgets are judged
+# on CPU time (user+system), live ones on wall time; both are printed. Exit status: 0 when every budget
 # passes, 1 otherwise.
 set -euo pipefail
 
@@ -63,10 +64,12 @@ done
 log "offline: decode floor vs load + admission + all chains (large, $runs runs each)"
 off="$("$h" offline -dir "$out/topo/large" -runs "$runs")"
 echo "offline: $off"
-ratio="$(kv ratio "$off")"
+# Time budgets are judged on CPU time (user+system of the process, GC included): on a
+# shared machine wall time measures the scheduler as much as agpol. Wall time is printed too.
+ratio="$(kv cpu_ratio "$off")"
 verdict "load+admission+chains / decode floor (large)" "$(calc "$ratio <= 1.5")" \
-	"$(printf '%.2fx  (%s ms vs %s ms; cpu %s ms vs %s ms = %.2fx)' "$ratio" "$(kv pipeline_ms "$off")" "$(kv floor_ms "$off")" \
-		"$(kv pipeline_cpu_ms "$off")" "$(kv floor_cpu_ms "$off")" "$(kv cpu_ratio "$off")")"
+	"$(printf '%.2fx cpu  (%s vs %s ms; wall %s vs %s ms = %.2fx)' "$ratio" "$(kv pipeline_cpu_ms "$off")" "$(kv floor_cpu_ms "$off")" \
+		"$(kv pipeline_ms "$off")" "$(kv floor_ms "$off")" "$(kv ratio "$off")")"
 
 in_bytes="$(kv input_bytes "$off")"
 prss="$(kv pipeline_rss_bytes "$off")"
@@ -86,23 +89,23 @@ log "scaling: pipeline on medium vs large ($runs runs each)"
 sc="$("$h" scaling -small "$out/topo/medium" -large "$out/topo/large" -runs "$runs")"
 echo "scaling: $sc"
 obj_ratio="$(kv object_ratio "$sc")"
-time_ratio="$(kv time_ratio "$sc")"
+time_ratio="$(kv cpu_time_ratio "$sc")"
 verdict "scaling: time ratio for 10x objects" "$(calc "$time_ratio <= 1.1 * $obj_ratio")" \
-	"$(printf '%.2fx time for %.2fx objects (%s -> %s ms; cpu %.2fx)' "$time_ratio" "$obj_ratio" "$(kv small_ms "$sc")" "$(kv large_ms "$sc")" "$(kv cpu_time_ratio "$sc")")"
+	"$(printf '%.2fx cpu for %.2fx objects (%s -> %s ms; wall %.2fx)' "$time_ratio" "$obj_ratio" "$(kv small_cpu_ms "$sc")" "$(kv large_cpu_ms "$sc")" "$(kv time_ratio "$sc")")"
 
 # 2: decisions per second per core (Go benchmarks, one core).
 log "decisions: go test -bench on the large topology (-cpu 1)"
 bench="$(AGPOL_BENCH_LARGE=1 go test ./internal/explain -run '^$' -bench 'Benchmark(DecideOne|DecideBatch|Simulate)/large$' \
 	-cpu 1 -benchtime 2s -benchmem 2>&1 | grep -E '^(Benchmark|---|    )' || true)"
 printf '%s\n' "$bench" >&2
-batch="$(grep '^BenchmarkDecideBatch/large' <<<"$bench" | sed -n 's/.* \([0-9.]*\) decisions\/s.*/\1/p')"
-one="$(grep '^BenchmarkDecideOne/large' <<<"$bench" | awk '{print $3}')"
-traced="$(grep '^BenchmarkSimulate/large' <<<"$bench" | sed -n 's/.* \([0-9.]*\) decisions\/s.*/\1/p')"
+batch="$(sed -n 's/^BenchmarkDecideBatch\/large.* \([0-9.]*\) decisions\/s.*/\1/p' <<<"$bench")"
+one="$(sed -n 's/^BenchmarkDecideOne\/large[^0-9]*[0-9]*[[:space:]]*\([0-9.]*\) ns\/op.*/\1/p' <<<"$bench")"
+traced="$(sed -n 's/^BenchmarkSimulate\/large.* \([0-9.]*\) decisions\/s.*/\1/p' <<<"$bench")"
 if [[ -z "$batch" ]]; then
 	verdict "decisions/s/core (large)" 0 "benchmark did not run"
 else
 	verdict "decisions/s/core, route+chain+decide (large)" "$(calc "$batch >= 1000000")" \
-		"$(printf '%.0f/s  (one decision on a compiled chain: %s ns; traced, as agpol simulate prints: %.0f/s)' "$batch" "$one" "${traced:-0}")"
+		"$(printf '%.0f/s  (one decision on a compiled chain: %s ns; traced, as agpol simulate prints: %.0f/s)' "$batch" "${one:-?}" "${traced:-0}")"
 fi
 
 # 5: live, against the real test API server.

@@ -131,7 +131,7 @@ func Generate(opts Options) (*Topology, error) {
 		return nil, err
 	}
 	g := &gen{size: opts.Size, rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
-		stats: Stats{Objects: map[string]int{}}, epoch: time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC)}
+		stats: Stats{Objects: map[string]int{}}, callers: map[string][]caller{}, epoch: time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC)}
 	g.plan()
 	t := &Topology{}
 	t.Files = append(t.Files, g.clusterFile(), g.agentsFile())
@@ -190,6 +190,14 @@ type gen struct {
 	quota                   []int // XAccessPolicies per XBackend
 	// routes, for requests: one per (app namespace, half)
 	routes []routeInfo
+	// callers lists, per XBackend ("ns/name"), the agents its main policy lets call tools
+	// and those tools, so that requests include the intended traffic.
+	callers map[string][]caller
+}
+
+type caller struct {
+	sa    int
+	tools []string
 }
 
 type routeInfo struct {
@@ -415,6 +423,8 @@ func (g *gen) gatewayPolicies(d *doc, ns string, gi int) {
 	g.targetGateway(d, gi, "")
 	d.f("  action: Allow\n  rules:\n")
 	g.handshake(d)
+	// Any caller may use tools at the gateway; the backends' policies decide which.
+	d.f("  - name: any-agent-tools\n    authorization:\n      type: Inline\n      mcp:\n        methods:\n        - name: tools/list\n        - name: tools/call\n")
 	for r := 0; r < 3; r++ {
 		d.f("  - name: agents-%d\n", r)
 		g.saSource(d, "    ", gi*3+r)
@@ -647,7 +657,10 @@ func (g *gen) backendPolicies(d *doc, a, k int) {
 			for r := 0; r < 3; r++ {
 				d.f("  - name: agent-%d-tools\n", r)
 				g.saSource(d, "    ", b*3+r)
-				d.f("    authorization:\n      type: Inline\n      mcp:\n        methods:\n        - name: tools/list\n        - name: tools/call\n          params: [%s]\n", strings.Join(g.pick(tools, 3), ", "))
+				picked := g.pick(tools, 3)
+				d.f("    authorization:\n      type: Inline\n      mcp:\n        methods:\n        - name: tools/list\n        - name: tools/call\n          params: [%s]\n", strings.Join(picked, ", "))
+				key := ns + "/" + xb
+				g.callers[key] = append(g.callers[key], caller{sa: b*3 + r, tools: picked})
 			}
 		case q == 1:
 			// CEL on the tool name and a header.
@@ -755,8 +768,19 @@ func (g *gen) requests(n int) []byte {
 	methods := []string{"tools/call", "tools/call", "tools/call", "tools/list", "initialize", "prompts/get"}
 	for i := 0; i < n; i++ {
 		r := g.routes[g.rng.IntN(len(g.routes))]
-		rule := r.rules[g.rng.IntN(len(r.rules))]
-		sans, saname := g.sa(g.rng.IntN(g.agentNS * agentsPerNS * 3))
+		ri := g.rng.IntN(len(r.rules))
+		rule := r.rules[ri]
+		// Half the requests are the intended traffic: an agent the backend's main policy
+		// names, calling one of its tools; the others come from any agent.
+		var intended *caller
+		if cs := g.callers[r.ns+"/"+r.backends[min(ri, 1)]]; len(cs) > 0 && g.rng.IntN(2) == 0 {
+			intended = &cs[g.rng.IntN(len(cs))]
+		}
+		saIdx := g.rng.IntN(g.agentNS * agentsPerNS * 3)
+		if intended != nil {
+			saIdx = intended.sa
+		}
+		sans, saname := g.sa(saIdx)
 		d.f("- name: r%06d\n  from: {serviceAccount: %s/%s}\n  gateway: %s/%s\n", i, sans, saname, r.gwNS, r.gw)
 		hdr := fmt.Sprintf("x-tenant: tenant-%d", g.rng.IntN(7))
 		if rule.header != "" && g.rng.IntN(2) == 0 {
@@ -764,6 +788,10 @@ func (g *gen) requests(n int) []byte {
 		}
 		d.f("  http: {method: POST, host: %s, path: %s, headers: {%s}}\n", r.host, rule.path, hdr)
 		m := methods[g.rng.IntN(len(methods))]
+		if intended != nil {
+			d.f("  mcp: {method: tools/call, tool: %s}\n  extauth: allow\n", intended.tools[g.rng.IntN(len(intended.tools))])
+			continue
+		}
 		switch m {
 		case "tools/call":
 			d.f("  mcp: {method: tools/call, tool: %s}\n", tools[g.rng.IntN(len(tools))])
