@@ -489,6 +489,10 @@ var ErrReadOnly = errors.New("agpol only reads from clusters")
 // Secrets, before it reaches the network.
 type readOnlyTransport struct{ next http.RoundTripper }
 
+// WrappedRoundTripper lets client-go reach the transport below (to cancel a request
+// that timed out) instead of logging that it cannot.
+func (t *readOnlyTransport) WrappedRoundTripper() http.RoundTripper { return t.next }
+
 func (t *readOnlyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method != http.MethodGet && req.Method != http.MethodHead {
 		return nil, fmt.Errorf("%w: refusing %s %s", ErrReadOnly, req.Method, req.URL.Path)
