@@ -56,7 +56,7 @@ type Decision struct {
 	Level     string `json:"level"`
 	DecidedBy string `json:"decidedBy"`
 	Semantics string `json:"semantics"`
-	// Reason is the one-line why.
+	// Reason is the one-line why (empty from Decide, which builds no text).
 	Reason   string   `json:"reason"`
 	Branches []Branch `json:"branches,omitempty"`
 	Trace    []Step   `json:"trace"`
@@ -109,14 +109,22 @@ func ruleStep(level effective.LevelName, phase string, r *effective.Rule, outcom
 }
 
 // sprintf formats a reason only when tracing (the untraced hot path builds no strings).
-func (ev *evaluator) sprintf(format string, args ...any) string {
+// Its arguments are strings so that an untraced call boxes nothing.
+func (ev *evaluator) sprintf(format string, args ...string) string {
 	if !ev.trace {
 		return ""
 	}
-	return fmt.Sprintf(format, args...)
+	a := make([]any, len(args))
+	for i, s := range args {
+		a[i] = s
+	}
+	return fmt.Sprintf(format, a...)
 }
 
 func (ev *evaluator) finish(verdict string, explicit bool, level, by, reason string) {
+	if !ev.trace {
+		reason = "" // untraced decisions carry no reason (Decide)
+	}
 	ev.done = true
 	ev.d = Decision{Verdict: verdict, Explicit: explicit, Level: level, DecidedBy: by, Reason: reason}
 }
@@ -160,11 +168,13 @@ func decide(chain *effective.Chain, c *reqCtx, ans ExtAuth, trace bool, pre []St
 	pending.Semantics = chain.Semantics.Name
 	pending.Branches = branches
 	pending.Trace = ev.steps
-	var parts []string
-	for _, b := range branches {
-		parts = append(parts, fmt.Sprintf("%s → %s (%s)", b.Assume.String(), strings.ToUpper(b.Decision), b.DecidedBy))
+	if trace {
+		var parts []string
+		for _, b := range branches {
+			parts = append(parts, fmt.Sprintf("%s → %s (%s)", b.Assume.String(), strings.ToUpper(b.Decision), b.DecidedBy))
+		}
+		pending.Reason = fmt.Sprintf("%s; outcome per answer: %s", pending.Reason, strings.Join(parts, "; "))
 	}
-	pending.Reason = fmt.Sprintf("%s; outcome per answer: %s", pending.Reason, strings.Join(parts, "; "))
 	return pending
 }
 
@@ -333,7 +343,7 @@ func (ev *evaluator) consult(l *effective.Level, by string, noFilter bool, note 
 		if ev.trace {
 			ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Reason: "authorizer answered deny"})
 		}
-		ev.finish(Deny, true, string(l.Name), by, fmt.Sprintf("the %s authorizer behind %s denied", l.Name, by))
+		ev.finish(Deny, true, string(l.Name), by, ev.sprintf("the %s authorizer behind %s denied", string(l.Name), by))
 	case AnswerAllow:
 		if ev.trace {
 			ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Reason: "authorizer answered allow"})
@@ -346,7 +356,7 @@ func (ev *evaluator) consult(l *effective.Level, by string, noFilter bool, note 
 		}
 		ev.unknown = l.Name
 		ev.d = Decision{Verdict: Indeterminate, Explicit: false, Level: string(l.Name), DecidedBy: by,
-			Reason: fmt.Sprintf("depends on the %s authorizer behind %s", l.Name, by)}
+			Reason: ev.sprintf("depends on the %s authorizer behind %s", string(l.Name), by)}
 	}
 }
 
@@ -416,17 +426,20 @@ func (ev *evaluator) allowStep(l *effective.Level) {
 		}
 		return
 	}
-	reason := fmt.Sprintf("no Allow rule at %s level matches", l.Name)
-	if len(near) == 0 {
-		near = weak
-	}
-	if len(near) > 2 {
-		near = near[:2]
-	}
-	if len(near) > 0 {
-		reason += "; " + strings.Join(near, "; ")
-	} else if ev.trace {
-		reason += fmt.Sprintf("; no rule selects caller %s", callerString(ev.c))
+	reason := ""
+	if ev.trace {
+		reason = fmt.Sprintf("no Allow rule at %s level matches", l.Name)
+		if len(near) == 0 {
+			near = weak
+		}
+		if len(near) > 2 {
+			near = near[:2]
+		}
+		if len(near) > 0 {
+			reason += "; " + strings.Join(near, "; ")
+		} else {
+			reason += fmt.Sprintf("; no rule selects caller %s", callerString(ev.c))
+		}
 	}
 	ev.finish(Deny, false, string(l.Name), DecidedImplicitDeny, reason)
 }
@@ -483,9 +496,12 @@ func (ev *evaluator) allowPerPolicy(l *effective.Level) {
 			ev.ruleStep(l.Name, "allow", r, OutcomeNotMatched, why)
 		}
 		if !matched {
-			reason := fmt.Sprintf("Allow policy %s at %s level matches nothing (every Allow policy must allow)", p.ID(), l.Name)
-			if len(near) > 0 {
-				reason += "; " + strings.Join(near, "; ")
+			reason := ""
+			if ev.trace {
+				reason = fmt.Sprintf("Allow policy %s at %s level matches nothing (every Allow policy must allow)", p.ID(), l.Name)
+				if len(near) > 0 {
+					reason += "; " + strings.Join(near, "; ")
+				}
 			}
 			ev.finish(Deny, false, string(l.Name), p.ID(), reason)
 			return

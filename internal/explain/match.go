@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/cel-go/interpreter"
+
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/topology"
 )
@@ -27,8 +29,20 @@ type reqCtx struct {
 	headers    map[string]string
 	time       time.Time
 
-	celReq  map[string]any
-	celMeta map[string]any
+	// cel holds the CEL variables and results; contexts of the same request from other
+	// callers share it (Query.WithPrincipal): nothing in it depends on the caller.
+	cel *celShared
+}
+
+// celShared is what CEL evaluation derives from a request, built on first use.
+type celShared struct {
+	act     interpreter.Activation
+	results map[*effective.CELCondition]celResult
+}
+
+type celResult struct {
+	v   bool
+	err error
 }
 
 func newCtx(r *Request, principal string, port int) *reqCtx {
@@ -53,32 +67,40 @@ func newCtx(r *Request, principal string, port int) *reqCtx {
 }
 
 // activation builds the CEL variables once per request.
-func (c *reqCtx) activation() map[string]any {
-	if c.celReq == nil {
-		h := make(map[string]string, len(c.headers))
-		for k, v := range c.headers {
-			h[k] = v
-		}
-		c.celReq = map[string]any{
-			"path": c.path, "url_path": c.urlPath, "method": c.httpMethod, "host": c.host, "headers": h,
-		}
-		if !c.time.IsZero() {
-			c.celReq["time"] = c.time
-		}
-		fm := map[string]any{}
-		if c.hasMCP {
-			params := map[string]any{}
-			if c.tool != "" {
-				params["name"] = c.tool
-			}
-			if c.uri != "" {
-				params["uri"] = c.uri
-			}
-			fm["mcp_proxy"] = map[string]any{"method": c.mcpMethod, "params": params}
-		}
-		c.celMeta = map[string]any{"filter_metadata": fm}
+func (c *reqCtx) activation() interpreter.Activation {
+	if c.cel == nil {
+		c.cel = &celShared{}
 	}
-	return map[string]any{"request": c.celReq, "metadata": c.celMeta}
+	if c.cel.act != nil {
+		return c.cel.act
+	}
+	h := make(map[string]string, len(c.headers))
+	for k, v := range c.headers {
+		h[k] = v
+	}
+	req := map[string]any{
+		"path": c.path, "url_path": c.urlPath, "method": c.httpMethod, "host": c.host, "headers": h,
+	}
+	if !c.time.IsZero() {
+		req["time"] = c.time
+	}
+	fm := map[string]any{}
+	if c.hasMCP {
+		params := map[string]any{}
+		if c.tool != "" {
+			params["name"] = c.tool
+		}
+		if c.uri != "" {
+			params["uri"] = c.uri
+		}
+		fm["mcp_proxy"] = map[string]any{"method": c.mcpMethod, "params": params}
+	}
+	act, err := interpreter.NewActivation(map[string]any{"request": req, "metadata": map[string]any{"filter_metadata": fm}})
+	if err != nil {
+		panic(err) // a map is always a valid activation
+	}
+	c.cel.act = act
+	return act
 }
 
 // matchPrincipal reports whether the caller is selected; why (when non-nil) says why not.
@@ -146,17 +168,30 @@ func matchBase(c *reqCtx) bool {
 		strings.HasPrefix(c.mcpMethod, "notifications/")
 }
 
-// evalCEL evaluates a compiled condition; an error (missing key, cost limit) is a non-match.
+// evalCEL evaluates a compiled condition once per request (the result does not depend
+// on the caller); an error (missing key, cost limit) is a non-match.
 func evalCEL(cond *effective.CELCondition, c *reqCtx) (bool, error) {
-	out, _, err := cond.Program.Eval(c.activation())
-	if err != nil {
-		return false, err
+	act := c.activation()
+	if r, ok := c.cel.results[cond]; ok {
+		return r.v, r.err
 	}
-	b, ok := out.Value().(bool)
-	if !ok {
-		return false, fmt.Errorf("expression returned %s, not bool", out.Type().TypeName())
+	var r celResult
+	out, _, err := cond.Program.Eval(act)
+	switch {
+	case err != nil:
+		r.err = err
+	default:
+		b, ok := out.Value().(bool)
+		if !ok {
+			r.err = fmt.Errorf("expression returned %s, not bool", out.Type().TypeName())
+		}
+		r.v = b
 	}
-	return b, nil
+	if c.cel.results == nil {
+		c.cel.results = map[*effective.CELCondition]celResult{}
+	}
+	c.cel.results[cond] = r
+	return r.v, r.err
 }
 
 // matchPermission reports whether the request is permitted; why (when non-nil) says why not.

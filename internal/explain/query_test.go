@@ -1,0 +1,247 @@
+package explain
+
+import (
+	"math/rand"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/agpol/agpol/internal/cluster"
+	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
+)
+
+func allSemantics(t testing.TB) []effective.Semantics {
+	t.Helper()
+	sems, err := effective.ParsePresets("all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sems
+}
+
+// untraced is the part of a decision Decide gives.
+func untraced(d Decision) Decision {
+	return Decision{Verdict: d.Verdict, Explicit: d.Explicit, Level: d.Level, DecidedBy: d.DecidedBy, Semantics: d.Semantics, Branches: d.Branches}
+}
+
+// checkDecide explains r and decides every path Explain took with Decide, on the same
+// chain, caller and port; it fails on any difference and returns the number compared.
+func checkDecide(t *testing.T, sim *Simulator, r *Request) int {
+	t.Helper()
+	res, err := sim.Explain(r)
+	if err != nil {
+		return 0 // a request naming missing objects has no path to decide
+	}
+	for i, x := range res {
+		rq := *r
+		rq.Listener = x.Path.Listener // Explain's port is that of the listener it took
+		principal := r.From.Principal(sim.TrustDomain)
+		if x.Path.Protocol == "HTTP" {
+			principal = ""
+		}
+		var be *topology.Ref
+		if x.Path.BackendKind == topology.BackendXBackend && x.Path.Problem == "" {
+			n, err := ParseNamespacedName(strings.TrimPrefix(x.Path.Backend, "XBackend "), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref := topology.XBackendRef(n.Namespace, n.Name)
+			be = &ref
+		}
+		e := sim.Engines[i%len(sim.Engines)]
+		chain := e.Chain(effective.GatewayRef(r.Gateway.Namespace, r.Gateway.Name), x.Path.Listener, be)
+		got := Decide(chain, sim.Query(&rq, principal))
+		if got.Reason != "" || got.Trace != nil {
+			t.Errorf("%s: untraced decision has a reason %q or a trace (%d steps)", r.Describe(), got.Reason, len(got.Trace))
+		}
+		if want := untraced(x.Decision); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s on %s (%s):\n got  %+v\n want %+v", r.Describe(), x.Path.Backend, x.Semantics, got, want)
+		}
+	}
+	return len(res)
+}
+
+// TestDecideMatchesExplain: on the examples and every simulate scenario, under every
+// preset, Decide gives each request the verdict, level, deciding rule and branches
+// Explain gives it, under the file's answers and under every other pair of answers.
+func TestDecideMatchesExplain(t *testing.T) {
+	dirs := []string{"../../testdata/examples"}
+	m, _ := filepath.Glob("../../testdata/simulate/*")
+	dirs = append(dirs, m...)
+	answers := []Answer{AnswerUnknown, AnswerAllow, AnswerDeny}
+	for _, d := range dirs {
+		t.Run(filepath.Base(d), func(t *testing.T) {
+			files, _ := filepath.Glob(filepath.Join(d, "*.yaml"))
+			var manifests []string
+			for _, f := range files {
+				if filepath.Base(f) != "requests.yaml" {
+					manifests = append(manifests, f)
+				}
+			}
+			s, err := cluster.LoadFiles(cluster.FileOptions{Filenames: manifests})
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(filepath.Join(d, "requests.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rf, err := ParseRequestFile("requests.yaml", data, "default")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sim := New(s, allSemantics(t), rf.TrustDomain)
+			n := 0
+			for _, r := range rf.Requests {
+				n += checkDecide(t, sim, r)
+				for _, g := range answers {
+					for _, b := range answers {
+						rr := *r
+						rr.ExtAuth = ExtAuth{Gateway: g, Backend: b}
+						n += checkDecide(t, sim, &rr)
+					}
+				}
+			}
+			if n == 0 {
+				t.Fatal("no decision compared")
+			}
+			t.Logf("%d decisions compared", n)
+		})
+	}
+}
+
+// TestDecideMatchesExplainRandom: the same on the decision fuzzer's random topologies
+// and requests (listeners with hostnames, L7 route matches, CEL over every variable,
+// headers, plain HTTP, Services and weighted backends).
+func TestDecideMatchesExplainRandom(t *testing.T) {
+	n := 400
+	if testing.Short() {
+		n = 100
+	}
+	sems := allSemantics(t)
+	rnd := rand.New(rand.NewSource(1))
+	total := 0
+	for i := 0; i < n; i++ {
+		data := make([]byte, 80)
+		rnd.Read(data)
+		b := &byteSource{data: data}
+		manifests := fuzzTopology(b)
+		s, err := cluster.LoadFiles(cluster.FileOptions{Filenames: []string{"-"}, Stdin: strings.NewReader(manifests)})
+		if err != nil {
+			t.Fatalf("generated topology does not load: %v\n%s", err, manifests)
+		}
+		sim := New(s, sems, "cluster.local")
+		for j := 0; j < 8; j++ {
+			total += checkDecide(t, sim, fuzzRequest(b))
+		}
+		if t.Failed() {
+			t.Fatalf("input %d:\n%s", i, manifests)
+		}
+	}
+	if total < n {
+		t.Fatalf("only %d decisions compared", total)
+	}
+	t.Logf("%d decisions compared", total)
+}
+
+// FuzzDecideUntraced: Decide agrees with Explain on any fuzzed topology and request.
+func FuzzDecideUntraced(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte("ExternalAuth CEL headers spiffe"))
+	sems := allSemantics(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b := &byteSource{data: data}
+		manifests := fuzzTopology(b)
+		s, err := cluster.LoadFiles(cluster.FileOptions{Filenames: []string{"-"}, Stdin: strings.NewReader(manifests)})
+		if err != nil {
+			t.Fatalf("generated topology does not load: %v\n%s", err, manifests)
+		}
+		checkDecide(t, New(s, sems, "cluster.local"), fuzzRequest(b))
+	})
+}
+
+// celSnapshot has one CEL rule per level, both about the tool name.
+func celSnapshot(t testing.TB) *snapshot.Snapshot {
+	return loadYAML(t, baseTopology,
+		policy("g", "gw", "Allow", "", rules(`- name: tools
+  authorization: {type: CEL, cel: {expression: "request.mcp.tool_name.startsWith('a')"}}`)),
+		policy("x", "xb", "Allow", "", rules(`- name: billing
+  source: {type: ServiceAccount, serviceAccount: {namespace: agents, name: billing}}
+  authorization: {type: CEL, cel: {expression: "request.mcp.tool_name == 'add'"}}`)))
+}
+
+// TestQueryWithPrincipal: queries of one request by several callers share CEL results
+// and are decided each for its own caller.
+func TestQueryWithPrincipal(t *testing.T) {
+	sim := New(celSnapshot(t), []effective.Semantics{effective.Reference()}, "cluster.local")
+	chain := sim.Engines[0].Chain(effective.GatewayRef("gw", "gw"), "https", ptr(effective.XBackendRef("app", "xb")))
+	r := call("billing", "add")
+	base := sim.Query(r, "")
+	cases := []struct {
+		who  string
+		want want
+	}{
+		{"billing", want{Allow, "backend", "app/x#billing"}},
+		{"support", want{Deny, "backend", DecidedImplicitDeny}},
+		{"", want{Deny, "backend", DecidedImplicitDeny}},
+	}
+	for _, tc := range cases {
+		principal := ""
+		if tc.who != "" {
+			principal = sa(tc.who).Principal("cluster.local")
+		}
+		q := base.WithPrincipal(principal)
+		d := Decide(chain, q)
+		if d.Verdict != tc.want.decision || d.Level != tc.want.level || d.DecidedBy != tc.want.by {
+			t.Errorf("%q: got %s/%s/%s, want %v", tc.who, d.Verdict, d.Level, d.DecidedBy, tc.want)
+		}
+		if q.c.cel != base.c.cel {
+			t.Errorf("%q: the query does not share CEL results with its base", tc.who)
+		}
+	}
+	if got := len(base.c.cel.results); got != 2 {
+		t.Errorf("%d CEL results kept for two conditions", got)
+	}
+	// The port is the listener's.
+	if p := sim.Query(call("billing", "add"), "").c.port; p != 443 {
+		t.Errorf("port %d, want the https listener's 443", p)
+	}
+}
+
+// TestDecideAllocations: an untraced decision builds no reason: denies and allows on a
+// compiled chain allocate nothing (branches over unknown answers are the exception).
+func TestDecideAllocations(t *testing.T) {
+	s := loadYAML(t, baseTopology,
+		policy("g", "gw", "Allow", "", rules(saTools("billing", "billing", "add, refund"), saTools("support", "support", "add"))),
+		policy("x", "xb", "Allow", "", rules(saTools("sum", "billing", "add"))),
+		policy("ext", "xb", "ExternalAuth", "", rules(saTools("refund", "billing", "refund"))))
+	sim := New(s, allSemantics(t), "cluster.local")
+	gw, xb := effective.GatewayRef("gw", "gw"), effective.XBackendRef("app", "xb")
+	cases := []struct {
+		name string
+		req  *Request
+		ans  ExtAuth
+	}{
+		{"allow", call("billing", "add"), ExtAuth{}},
+		{"gateway implicit deny", call("nobody", "add"), ExtAuth{}},
+		{"backend implicit deny", call("support", "add"), ExtAuth{}},
+		{"authorizer deny", call("billing", "refund"), ExtAuth{Backend: AnswerDeny}},
+	}
+	for _, tc := range cases {
+		tc.req.ExtAuth = tc.ans
+		q := sim.Query(tc.req, tc.req.From.Principal("cluster.local"))
+		for _, e := range sim.Engines {
+			chain := e.Chain(gw, "https", &xb)
+			if d := Decide(chain, q); d.Verdict == Indeterminate {
+				t.Fatalf("%s under %s: indeterminate", tc.name, chain.Semantics.Name)
+			}
+			if n := testing.AllocsPerRun(50, func() { Decide(chain, q) }); n != 0 {
+				t.Errorf("%s under %s: %.0f allocations per decision", tc.name, chain.Semantics.Name, n)
+			}
+		}
+	}
+}
