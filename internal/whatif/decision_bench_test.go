@@ -1,0 +1,48 @@
+package whatif
+
+import (
+	"testing"
+
+	"github.com/agpol/agpol/bench/stages"
+	"github.com/agpol/agpol/internal/effective"
+)
+
+// BenchmarkDecision measures the decisions of a matrix alone, on an engine whose chains
+// are compiled: every class of every target times every op, under every preset (so
+// L7-enforcing semantics and CEL run too). It reports the cost of one decision.
+func BenchmarkDecision(b *testing.B) {
+	for _, size := range stages.BenchSizes() {
+		b.Run(size, func(b *testing.B) {
+			f := stages.Generated(b, size)
+			s, err := stages.Load(f.Files)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sems, err := effective.ParsePresets("all")
+			if err != nil {
+				b.Fatal(err)
+			}
+			e := New(s, sems, Options{})
+			all := make([][]int, len(e.state))
+			n := 0
+			for i, st := range e.state {
+				for c := range st.classes {
+					all[i] = append(all[i], c)
+				}
+				n += len(st.classes) * len(e.Targets[i].Ops) * len(sems)
+			}
+			if n == 0 {
+				b.Fatal("no decision to make")
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for it := 0; it < b.N; it++ {
+				for i, st := range e.state {
+					st.cells = make([][]Outcome, len(st.classes))
+					e.rows(e.Targets[i], st, all[i])
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/decision")
+		})
+	}
+}
