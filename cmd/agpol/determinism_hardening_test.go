@@ -93,15 +93,13 @@ func TestDeterministicOutput(t *testing.T) {
 		{"describe", "httproute", "pay/ledger", "--semantics", "proposal-0059"},
 		{"explain", "--from", "sa:agents/billing", "--gateway", "infra/edge", "--host", "ledger.mcp.example.com", "--tool", "refund", "--header", "X-Tenant=a", "--header", "x-tenant=b", "--time", "2026-05-01T10:00:00Z", "-o", "json"},
 		{"explain", "--from", "sa:agents/analytics", "--gateway", "infra/edge", "--backend", "tools/calc", "--tool", "add", "--time", "2026-05-01T10:00:00Z", "--semantics", "all"},
-		// Not v0alpha0-legacy: it keeps the policies of a level in input order, as the
-		// legacy controller's unsorted lister did, so its attribution follows the input.
-		{"simulate", "--requests", "testdata/examples/requests.yaml", "-o", "json", "--semantics", "reference,proposal-0059,pr-220"},
+		{"simulate", "--requests", "testdata/examples/requests.yaml", "-o", "json", "--semantics", "all"},
 		// Findings are ordered by file position: compared as a set (sorted lines).
 		{"lint", "--fail-on", "none"},
 		{"get", "xap,xb,gw,routes,authpolicies", "-A", "-o", "json"},
 		{"get", "xap,xb,gw,routes,authpolicies", "-A", "-o", "wide"},
 		{"effective", "authpolicy", "--target", "httproute/pay/ledger", "-o", "json"},
-		{"matrix", "--semantics", "reference,proposal-0059,pr-220"},
+		{"matrix", "--semantics", "all"},
 		{"who-can", "--tool", "refund", "--backend", "pay/ledger"},
 	}
 	for _, cmd := range commands {

@@ -257,7 +257,6 @@ type Engine struct {
 
 	// extFilters: per gateway, the ExternalAuth config hashes that get an ext_authz filter.
 	extFilters map[topology.Ref]map[string]bool
-	order      map[*snapshot.XAccessPolicy]int
 
 	mu     sync.Mutex
 	levels map[levelKey]*Level
@@ -281,10 +280,7 @@ func NewEngine(s *snapshot.Snapshot, sem Semantics, trustDomain string) *Engine 
 		trustDomain = "cluster.local"
 	}
 	e := &Engine{Snapshot: s, Semantics: sem, TrustDomain: trustDomain, Admission: Admit(s, sem),
-		levels: map[levelKey]*Level{}, chains: map[chainKey]*Chain{}, order: map[*snapshot.XAccessPolicy]int{}}
-	for i, p := range s.XAccessPolicies {
-		e.order[p] = i
-	}
+		levels: map[levelKey]*Level{}, chains: map[chainKey]*Chain{}}
 	e.extFilters = map[topology.Ref]map[string]bool{}
 	for _, g := range s.Gateways {
 		ref := GatewayRef(g.Namespace, g.Name)
@@ -460,8 +456,8 @@ func (e *Engine) buildLevel(target topology.Ref, listener string) *Level {
 		}
 		cands = append(cands, p)
 	}
-	if sem.PolicyOrder == OrderInput {
-		sort.SliceStable(cands, func(i, j int) bool { return e.order[cands[i]] < e.order[cands[j]] })
+	if sem.PolicyOrder == OrderName {
+		sort.SliceStable(cands, func(i, j int) bool { return cands[i].Name < cands[j].Name })
 	} else {
 		sort.SliceStable(cands, func(i, j int) bool {
 			ai, aj := cands[i].Spec.Action == v1alpha1.ActionTypeExternalAuth, cands[j].Spec.Action == v1alpha1.ActionTypeExternalAuth

@@ -39,8 +39,10 @@ type PolicyOrder string
 const (
 	// OrderAgeName sorts ExternalAuth first, then creationTimestamp, then name (reference).
 	OrderAgeName PolicyOrder = "age-then-name"
-	// OrderInput keeps the order the objects were read in (legacy lister order).
-	OrderInput PolicyOrder = "input"
+	// OrderName sorts policies by name only, ignoring age and action: the legacy translator
+	// used the informer lister's order, which is unspecified (a map), so agpol picks name
+	// order to keep answers reproducible whatever the order of the input files.
+	OrderName PolicyOrder = "name"
 )
 
 // RuleCollision is what happens to same-named rules of different policies on one level (§17 D4).
@@ -243,7 +245,7 @@ var presets = map[string]func() Semantics{
 		s.Name = PresetLegacy
 		s.AllowCombine = CombineAllPolicies
 		s.ExtAuthPlacement = ExtAuthLast
-		s.PolicyOrder = OrderInput
+		s.PolicyOrder = OrderName
 		s.BaseMethods = BaseMethodsBuiltin
 		s.EmptyAuthorization = EmptyAuthDenyTools
 		s.ExtAuthSeniority = false
@@ -272,7 +274,7 @@ func Preset(name string) (Semantics, error) {
 	}
 	f, ok := presets[name]
 	if !ok {
-		return Semantics{}, fmt.Errorf("unknown semantics %q (use %s or all)", name, strings.Join(PresetNames(), ", "))
+		return Semantics{}, fmt.Errorf("unknown semantics %q (use one of %s)", name, strings.Join(PresetNames(), ", "))
 	}
 	return f(), nil
 }
