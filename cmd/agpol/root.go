@@ -134,6 +134,17 @@ agpol only reads. It never writes to a cluster.
 	for _, newCmd := range commands {
 		root.AddCommand(newCmd(a))
 	}
+	// cobra adds `completion` lazily; make an unknown shell a usage error (exit 2), not help.
+	root.InitDefaultCompletionCmd()
+	if c, _, err := root.Find([]string{"completion"}); err == nil && c.Name() == "completion" {
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown shell %q for completion: use bash, zsh, fish or powershell", args[0])
+			}
+			return cmd.Help()
+		}
+	}
 	for _, c := range root.Commands() {
 		c.Example = strings.ReplaceAll(c.Example, "agpol ", a.name+" ")
 	}
