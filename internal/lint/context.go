@@ -83,38 +83,7 @@ func refOf(u *unstructured.Unstructured) ObjectRef {
 // Origins lists every object of the snapshot (all kinds, core kinds included), in
 // snapshot order, followed by the undecodable objects.
 func (c *Context) Origins() []snapshot.Origin {
-	s := c.Snapshot
-	var out []snapshot.Origin
-	for _, x := range s.GatewayClasses {
-		out = append(out, x.Origin)
-	}
-	for _, x := range s.Gateways {
-		out = append(out, x.Origin)
-	}
-	for _, x := range s.HTTPRoutes {
-		out = append(out, x.Origin)
-	}
-	for _, x := range s.ReferenceGrants {
-		out = append(out, x.Origin)
-	}
-	for _, x := range s.XBackends {
-		out = append(out, x.Origin)
-	}
-	for _, x := range s.XAccessPolicies {
-		out = append(out, x.Origin)
-	}
-	for _, x := range s.AuthPolicies {
-		out = append(out, x.Origin)
-	}
-	for _, x := range s.Services {
-		out = append(out, x.Origin)
-	}
-	for _, x := range s.ServiceAccounts {
-		out = append(out, x.Origin)
-	}
-	for _, x := range s.Namespaces {
-		out = append(out, x.Origin)
-	}
+	out := c.Snapshot.Objects()
 	for _, u := range c.Undecodable {
 		out = append(out, snapshot.Origin{Source: u.Source, Raw: u.Object})
 	}

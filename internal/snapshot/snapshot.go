@@ -202,3 +202,40 @@ func (s *Snapshot) SkippedKinds() []string {
 	sort.Strings(out)
 	return out
 }
+
+// Objects returns the Origin (source and raw object) of every typed object, kind by kind
+// in the order of the Snapshot's fields, each kind in load order.
+func (s *Snapshot) Objects() []Origin {
+	out := make([]Origin, 0, s.Len())
+	for _, x := range s.GatewayClasses {
+		out = append(out, x.Origin)
+	}
+	for _, x := range s.Gateways {
+		out = append(out, x.Origin)
+	}
+	for _, x := range s.HTTPRoutes {
+		out = append(out, x.Origin)
+	}
+	for _, x := range s.ReferenceGrants {
+		out = append(out, x.Origin)
+	}
+	for _, x := range s.XBackends {
+		out = append(out, x.Origin)
+	}
+	for _, x := range s.XAccessPolicies {
+		out = append(out, x.Origin)
+	}
+	for _, x := range s.AuthPolicies {
+		out = append(out, x.Origin)
+	}
+	for _, x := range s.Services {
+		out = append(out, x.Origin)
+	}
+	for _, x := range s.ServiceAccounts {
+		out = append(out, x.Origin)
+	}
+	for _, x := range s.Namespaces {
+		out = append(out, x.Origin)
+	}
+	return out
+}
