@@ -23,23 +23,13 @@ import (
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/crds"
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/testenv"
 )
 
 func startLintCluster(t *testing.T) (kubeconfig string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("live test skipped in -short mode")
-	}
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		assets, _ = filepath.Abs("../../bin")
-	}
-	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no kube-apiserver in %s (CI=true, so this fails instead of skipping)", assets)
-		}
-		t.Skipf("no kube-apiserver in %s: build it with hack/testenv/ensure.sh", assets)
-	}
+	assets, err := testenv.AssetsDir()
+	testenv.Need(t, err)
 	defs, err := crds.CRDs()
 	if err != nil {
 		t.Fatal(err)

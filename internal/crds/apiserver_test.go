@@ -31,6 +31,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/agpol/agpol/internal/cluster"
+	"github.com/agpol/agpol/internal/testenv"
 )
 
 var server struct {
@@ -70,28 +71,17 @@ func (w *warningCollector) take() []string {
 
 func needServer(t *testing.T) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("API server test skipped in -short mode")
+	if !testing.Short() {
+		server.once.Do(startServer)
 	}
-	server.once.Do(startServer)
-	if server.err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("API server unavailable (CI=true, so this fails instead of skipping): %v", server.err)
-		}
-		t.Skipf("API server test skipped: %v", server.err)
-	}
+	testenv.Need(t, server.err)
 }
 
 func startServer() {
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		assets, _ = filepath.Abs("../../bin")
-	}
-	for _, b := range []string{"kube-apiserver", "etcd"} {
-		if _, err := os.Stat(filepath.Join(assets, b)); err != nil {
-			server.err = fmt.Errorf("no %s in %s (build it with hack/testenv/ensure.sh)", b, assets)
-			return
-		}
+	assets, err := testenv.AssetsDir()
+	if err != nil {
+		server.err = err
+		return
 	}
 	crds, err := CRDs()
 	if err != nil {
