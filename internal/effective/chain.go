@@ -119,9 +119,10 @@ type Rule struct {
 	Principal     Principal                       `json:"principal"`
 	Permission    Permission                      `json:"permission"`
 	// Skipped is set when the rule is in the policy but the translator drops it.
-	Skipped string          `json:"skipped,omitempty"`
-	Source  snapshot.Source `json:"-"`
-	id      string
+	Skipped string `json:"skipped,omitempty"`
+	// Source is where the rule is written, resolved on first use (see RuleSource).
+	Source RuleSource `json:"-"`
+	id     string
 }
 
 // ID is "NS/POLICY#RULE" (precomputed when compiled).
@@ -556,14 +557,15 @@ func (e *Engine) merge(l *Level) {
 
 // builtins are the legacy translator's three allow policies, attributed to p.
 func builtins(p *Policy) []*Rule {
+	src := fixedSource(p.Source)
 	return []*Rule{
 		{Name: BuiltinInitialize, Policy: p, Index: -1, Builtin: true, Principal: Principal{Any: true},
 			Permission: Permission{Methods: []MethodMatcher{{Name: "initialize"}, {Name: "notifications/initialized"}, {Name: "tools/list"}},
-				Note: "built-in allowance"}, Source: p.Source},
+				Note: "built-in allowance"}, Source: src},
 		{Name: BuiltinHTTPGet, Policy: p, Index: -1, Builtin: true, Principal: Principal{Any: true},
-			Permission: Permission{HTTPMethods: []string{"GET"}, Note: "built-in allowance"}, Source: p.Source},
+			Permission: Permission{HTTPMethods: []string{"GET"}, Note: "built-in allowance"}, Source: src},
 		{Name: BuiltinSessionClose, Policy: p, Index: -1, Builtin: true, Principal: Principal{Any: true},
-			Permission: Permission{SessionClose: true, Note: "built-in allowance"}, Source: p.Source},
+			Permission: Permission{SessionClose: true, Note: "built-in allowance"}, Source: src},
 	}
 }
 
@@ -572,8 +574,8 @@ func (e *Engine) newPolicy(p *snapshot.XAccessPolicy, action string) *Policy {
 		CreationStamp: p.CreationTimestamp.UTC().Format("2006-01-02T15:04:05Z")}
 }
 
-func (e *Engine) ruleSource(p *snapshot.XAccessPolicy, i int) snapshot.Source {
-	return e.Snapshot.FieldPosition(p.Source, fmt.Sprintf("spec.rules[%d]", i))
+func (e *Engine) ruleSource(p *snapshot.XAccessPolicy, i int) RuleSource {
+	return fieldSource(e.Snapshot, p.Source, ruleField(i))
 }
 
 // finish sorts the rules into RBAC map order and adds built-ins for the per-policy combination.

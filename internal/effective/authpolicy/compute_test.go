@@ -155,7 +155,7 @@ spec:
 	}
 	// Positions point at the rule in the input.
 	rule := pb.Effective.Rules["authentication#k"]
-	if rule.Position.Line == 0 || !strings.Contains(rule.Position.String(), ":") {
+	if rule.Position.Source().Line == 0 || !strings.Contains(rule.Position.String(), ":") {
 		t.Errorf("rule position = %v", rule.Position)
 	}
 }

@@ -104,8 +104,8 @@ type Rule struct {
 	Spec json.RawMessage `json:"spec"`
 	// Source is the policy ("ns/name") the rule came from.
 	Source string `json:"source"`
-	// Position is where the rule is written.
-	Position snapshot.Source `json:"-"`
+	// Position is where the rule is written, resolved on first use.
+	Position Position `json:"-"`
 }
 
 // Policy is one AuthPolicy as the fold sees it.
@@ -199,7 +199,7 @@ func newPolicy(s *snapshot.Snapshot, ap *snapshot.AuthPolicy) *Policy {
 			return
 		}
 		p.Rules[key] = Rule{Key: key, Group: group, Name: name, Spec: raw, Source: p.Ref,
-			Position: s.FieldPosition(ap.Source, fieldPath)}
+			Position: fieldPosition(s, ap.Source, fieldPath)}
 	}
 	for name, body := range proper.NamedPatterns {
 		add("patterns#"+name, block+".patterns."+name, body)
