@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
@@ -84,8 +85,38 @@ func ValidateCELVariables(expr string) error {
 }
 
 // CompileCEL checks the allow-list, rewrites request.mcp.tool_name and compiles the
-// expression into a program with the evaluation cost limit.
+// expression into a program with the evaluation cost limit. Results (refusals and errors
+// included: they depend on the text alone) are memoised by expression text, as admission
+// and chain building compile the same expressions; cel.Program is safe for concurrent use.
 func CompileCEL(expr string) (cel.Program, error) {
+	if c, ok := celCache.Load(expr); ok {
+		r := c.(celCompiled)
+		return r.prg, r.err
+	}
+	prg, err := compileCEL(expr)
+	if celCacheLen.Load() < celCacheMax {
+		if _, loaded := celCache.LoadOrStore(expr, celCompiled{prg, err}); !loaded {
+			celCacheLen.Add(1)
+		}
+	}
+	return prg, err
+}
+
+// celCache maps expression text to celCompiled; celCacheLen counts its entries, and past
+// celCacheMax (far more distinct expressions than any topology holds) nothing more is kept.
+var (
+	celCache    sync.Map
+	celCacheLen atomic.Int64
+)
+
+const celCacheMax = 1 << 16
+
+type celCompiled struct {
+	prg cel.Program
+	err error
+}
+
+func compileCEL(expr string) (cel.Program, error) {
 	if err := ValidateCELVariables(expr); err != nil {
 		return nil, err
 	}
