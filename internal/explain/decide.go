@@ -268,11 +268,11 @@ func (ev *evaluator) run() {
 // extStep runs the level's ExternalAuth (and, under legacy enforcement, its v0alpha0 ExternalAuth rules).
 func (ev *evaluator) extStep(l *effective.Level) {
 	if p := l.ExtAuth; p != nil {
-		by, src := "", ""
+		by := ""
 		if p.RuleLess {
-			by, src = p.ID(), p.Source.String()
+			by = p.ID()
 			if ev.trace {
-				ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: p.ID(), Source: src, Outcome: OutcomeMatched,
+				ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: p.ID(), Source: p.Source.String(), Outcome: OutcomeMatched,
 					Reason: "ExternalAuth policy without rules delegates every request"})
 			}
 		} else {

@@ -29,13 +29,13 @@ type reqCtx struct {
 	headers    map[string]string
 	time       time.Time
 
-	// cel holds the CEL variables and results; contexts of the same request from other
-	// callers share it (Query.WithPrincipal): nothing in it depends on the caller.
-	cel *celShared
+	// cel holds the CEL variables and results, built on first use; nothing in it
+	// depends on the caller, so a Query keeps it across callers.
+	cel celState
 }
 
-// celShared is what CEL evaluation derives from a request, built on first use.
-type celShared struct {
+// celState is what CEL evaluation derives from a request, built on first use.
+type celState struct {
 	act     interpreter.Activation
 	results map[*effective.CELCondition]celResult
 }
@@ -46,7 +46,13 @@ type celResult struct {
 }
 
 func newCtx(r *Request, principal string, port int) *reqCtx {
-	c := &reqCtx{principal: principal, httpMethod: r.HTTP.Method, path: r.HTTP.Path, host: r.HTTP.Host,
+	c := &reqCtx{}
+	c.init(r, principal, port)
+	return c
+}
+
+func (c *reqCtx) init(r *Request, principal string, port int) {
+	*c = reqCtx{principal: principal, httpMethod: r.HTTP.Method, path: r.HTTP.Path, host: r.HTTP.Host,
 		headers: r.HTTP.Headers, time: r.HTTP.Time, port: port}
 	c.urlPath = c.path
 	if i := strings.IndexAny(c.urlPath, "?#"); i >= 0 {
@@ -63,14 +69,10 @@ func newCtx(r *Request, principal string, port int) *reqCtx {
 			c.port, _ = strconv.Atoi(c.host[i+1:])
 		}
 	}
-	return c
 }
 
 // activation builds the CEL variables once per request.
 func (c *reqCtx) activation() interpreter.Activation {
-	if c.cel == nil {
-		c.cel = &celShared{}
-	}
 	if c.cel.act != nil {
 		return c.cel.act
 	}

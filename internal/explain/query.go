@@ -1,46 +1,77 @@
 package explain
 
-import "github.com/agpol/agpol/internal/effective"
+import (
+	"sync"
 
-// Query is a request prepared once for many untraced decisions (Decide): what matching
-// reads, derived from the request, the caller's peer principal and the listener port,
-// plus the authorizer answers. Queries derived with WithPrincipal share the CEL
-// variables and results (nothing CEL reads depends on the caller), so a Query and the
-// Queries derived from it must not be used by several goroutines at once.
+	"github.com/google/cel-go/interpreter"
+
+	"github.com/agpol/agpol/internal/effective"
+)
+
+// Query is a request prepared once for many untraced decisions (Decide) by any number
+// of callers on any number of chains: what matching reads, derived from the request
+// and its listener's port, and the authorizer answers. The CEL results are kept
+// (nothing CEL reads depends on the caller), so a Query must not be used by several
+// goroutines at once; the CEL variables of a request without headers or time are built
+// once per simulator and shared by all its queries.
 type Query struct {
 	c   reqCtx
 	ans ExtAuth
 }
 
-// Query prepares r (normalized in place, as Explain does) for Decide. principal is the
-// peer principal the data plane sees: "" without a client certificate, which is what
-// every caller presents on a plain-HTTP listener (Explain drops the principal there;
-// the caller of Query decides). The port is r.HTTP.Port, or else that of r's listener
-// on r's gateway, as Explain takes it.
-func (sim *Simulator) Query(r *Request, principal string) *Query {
+// Query prepares r (normalized in place, as Explain does) for Decide. The port is
+// r.HTTP.Port, or else that of r's listener on r's gateway, as Explain takes it.
+func (sim *Simulator) Query(r *Request) *Query {
 	r.Normalize()
 	port := r.HTTP.Port
 	if port == 0 {
 		port = sim.listenerPort(r, PathInfo{Listener: r.Listener})
 	}
-	return &Query{c: *newCtx(r, principal, port), ans: r.ExtAuth}
-}
-
-// WithPrincipal returns the same request made by another caller. The two Queries share
-// their CEL variables and results.
-func (q *Query) WithPrincipal(principal string) *Query {
-	if q.c.cel == nil {
-		q.c.cel = &celShared{}
+	q := &Query{ans: r.ExtAuth}
+	q.c.init(r, "", port)
+	if len(q.c.headers) == 0 && q.c.time.IsZero() {
+		q.c.cel.act = sim.activations.get(&q.c)
 	}
-	n := *q
-	n.c.principal = principal
-	return &n
+	return q
 }
 
-// Decide decides q on a compiled chain (effective.Engine.Chain, as Simulator.Engines
-// compile them) without a trace: the verdict, level, deciding rule, explicitness and
-// per-answer branches are those Explain gives the same request on the same path under
-// the chain's semantics; Reason and Trace stay empty, and no string is built for them.
-func Decide(chain *effective.Chain, q *Query) Decision {
+// activationCache keeps CEL activations (read-only once built, so safe to share between
+// goroutines) by what they hold of a request without headers or time.
+type activationCache struct {
+	mu sync.Mutex
+	m  map[activationKey]interpreter.Activation
+}
+
+type activationKey struct {
+	method, path, host   string
+	hasMCP               bool
+	mcpMethod, tool, uri string
+}
+
+// get returns the activation of c, which has no headers and no time.
+func (ac *activationCache) get(c *reqCtx) interpreter.Activation {
+	k := activationKey{method: c.httpMethod, path: c.path, host: c.host, hasMCP: c.hasMCP, mcpMethod: c.mcpMethod, tool: c.tool, uri: c.uri}
+	ac.mu.Lock()
+	defer ac.mu.Unlock()
+	if a, ok := ac.m[k]; ok {
+		return a
+	}
+	if ac.m == nil {
+		ac.m = map[activationKey]interpreter.Activation{}
+	}
+	a := c.activation()
+	ac.m[k] = a
+	return a
+}
+
+// Decide decides q, made by the caller with the given peer principal, on a compiled
+// chain (effective.Engine.Chain, as Simulator.Engines compile them) without a trace.
+// The principal is "" without a client certificate, as for every caller on a
+// plain-HTTP listener (where Explain drops it). The verdict, level, deciding rule,
+// explicitness and per-answer branches are those Explain gives the same request on the
+// same path under the chain's semantics; Reason and Trace stay empty, and no string is
+// built for them.
+func Decide(chain *effective.Chain, q *Query, principal string) Decision {
+	q.c.principal = principal
 	return decide(chain, &q.c, q.ans, false, nil)
 }

@@ -30,15 +30,23 @@ func untraced(d Decision) Decision {
 
 // checkDecide explains r and decides every path Explain took with Decide, on the same
 // chain, caller and port; it fails on any difference and returns the number compared.
+// One query serves every semantics of a listener, and decides first for another
+// caller, as a caller deciding many requests uses it.
 func checkDecide(t *testing.T, sim *Simulator, r *Request) int {
 	t.Helper()
 	res, err := sim.Explain(r)
 	if err != nil {
 		return 0 // a request naming missing objects has no path to decide
 	}
+	queries := map[string]*Query{}
 	for i, x := range res {
-		rq := *r
-		rq.Listener = x.Path.Listener // Explain's port is that of the listener it took
+		q := queries[x.Path.Listener]
+		if q == nil {
+			rq := *r
+			rq.Listener = x.Path.Listener // Explain's port is that of the listener it took
+			q = sim.Query(&rq)
+			queries[x.Path.Listener] = q
+		}
 		principal := r.From.Principal(sim.TrustDomain)
 		if x.Path.Protocol == "HTTP" {
 			principal = ""
@@ -54,7 +62,8 @@ func checkDecide(t *testing.T, sim *Simulator, r *Request) int {
 		}
 		e := sim.Engines[i%len(sim.Engines)]
 		chain := e.Chain(effective.GatewayRef(r.Gateway.Namespace, r.Gateway.Name), x.Path.Listener, be)
-		got := Decide(chain, sim.Query(&rq, principal))
+		Decide(chain, q, "spiffe://other.example/caller") // another caller first: its CEL results are kept
+		got := Decide(chain, q, principal)
 		if got.Reason != "" || got.Trace != nil {
 			t.Errorf("%s: untraced decision has a reason %q or a trace (%d steps)", r.Describe(), got.Reason, len(got.Trace))
 		}
@@ -174,13 +183,12 @@ func celSnapshot(t testing.TB) *snapshot.Snapshot {
   authorization: {type: CEL, cel: {expression: "request.mcp.tool_name == 'add'"}}`)))
 }
 
-// TestQueryWithPrincipal: queries of one request by several callers share CEL results
-// and are decided each for its own caller.
-func TestQueryWithPrincipal(t *testing.T) {
+// TestQueryCallers: one query decided for several callers keeps one CEL result per
+// condition and decides each caller for itself.
+func TestQueryCallers(t *testing.T) {
 	sim := New(celSnapshot(t), []effective.Semantics{effective.Reference()}, "cluster.local")
 	chain := sim.Engines[0].Chain(effective.GatewayRef("gw", "gw"), "https", ptr(effective.XBackendRef("app", "xb")))
-	r := call("billing", "add")
-	base := sim.Query(r, "")
+	q := sim.Query(call("billing", "add"))
 	cases := []struct {
 		who  string
 		want want
@@ -188,26 +196,36 @@ func TestQueryWithPrincipal(t *testing.T) {
 		{"billing", want{Allow, "backend", "app/x#billing"}},
 		{"support", want{Deny, "backend", DecidedImplicitDeny}},
 		{"", want{Deny, "backend", DecidedImplicitDeny}},
+		{"billing", want{Allow, "backend", "app/x#billing"}},
 	}
 	for _, tc := range cases {
 		principal := ""
 		if tc.who != "" {
 			principal = sa(tc.who).Principal("cluster.local")
 		}
-		q := base.WithPrincipal(principal)
-		d := Decide(chain, q)
+		d := Decide(chain, q, principal)
 		if d.Verdict != tc.want.decision || d.Level != tc.want.level || d.DecidedBy != tc.want.by {
 			t.Errorf("%q: got %s/%s/%s, want %v", tc.who, d.Verdict, d.Level, d.DecidedBy, tc.want)
 		}
-		if q.c.cel != base.c.cel {
-			t.Errorf("%q: the query does not share CEL results with its base", tc.who)
-		}
 	}
-	if got := len(base.c.cel.results); got != 2 {
+	if got := len(q.c.cel.results); got != 2 {
 		t.Errorf("%d CEL results kept for two conditions", got)
 	}
+	// Queries of one request line and call share their CEL variables; with headers, a
+	// query has its own.
+	if a, b := sim.Query(call("billing", "add")).c.cel.act, sim.Query(call("support", "add")).c.cel.act; a == nil || a != b {
+		t.Error("two queries of one request do not share their CEL variables")
+	}
+	if sim.Query(call("billing", "refund")).c.cel.act == sim.Query(call("billing", "add")).c.cel.act {
+		t.Error("queries of two tools share their CEL variables")
+	}
+	withHeaders := call("billing", "add")
+	withHeaders.HTTP.Headers = map[string]string{"x-tenant": "a"}
+	if sim.Query(withHeaders).c.cel.act != nil {
+		t.Error("a query with headers takes shared CEL variables")
+	}
 	// The port is the listener's.
-	if p := sim.Query(call("billing", "add"), "").c.port; p != 443 {
+	if p := sim.Query(call("billing", "add")).c.port; p != 443 {
 		t.Errorf("port %d, want the https listener's 443", p)
 	}
 }
@@ -215,31 +233,37 @@ func TestQueryWithPrincipal(t *testing.T) {
 // TestDecideAllocations: an untraced decision builds no reason: denies and allows on a
 // compiled chain allocate nothing (branches over unknown answers are the exception).
 func TestDecideAllocations(t *testing.T) {
-	s := loadYAML(t, baseTopology,
-		policy("g", "gw", "Allow", "", rules(saTools("billing", "billing", "add, refund"), saTools("support", "support", "add"))),
-		policy("x", "xb", "Allow", "", rules(saTools("sum", "billing", "add"))),
-		policy("ext", "xb", "ExternalAuth", "", rules(saTools("refund", "billing", "refund"))))
-	sim := New(s, allSemantics(t), "cluster.local")
+	gwAllow := policy("g", "gw", "Allow", "", rules(saTools("billing", "billing", "add, refund"), saTools("support", "support", "add")))
+	beAllow := policy("x", "xb", "Allow", "", rules(saTools("sum", "billing", "add")))
+	beExt := policy("ext", "xb", "ExternalAuth", "", rules(saTools("refund", "billing", "refund")))
+	gwExtAll := policy("ext-all", "gw", "ExternalAuth", "", "")
+	ruleLess := policy("open", "xb", "Allow", "", "")
 	gw, xb := effective.GatewayRef("gw", "gw"), effective.XBackendRef("app", "xb")
 	cases := []struct {
-		name string
-		req  *Request
-		ans  ExtAuth
+		name     string
+		policies []string
+		req      *Request
+		ans      ExtAuth
 	}{
-		{"allow", call("billing", "add"), ExtAuth{}},
-		{"gateway implicit deny", call("nobody", "add"), ExtAuth{}},
-		{"backend implicit deny", call("support", "add"), ExtAuth{}},
-		{"authorizer deny", call("billing", "refund"), ExtAuth{Backend: AnswerDeny}},
+		{"allow", []string{gwAllow, beAllow, beExt}, call("billing", "add"), ExtAuth{}},
+		{"gateway implicit deny", []string{gwAllow, beAllow, beExt}, call("nobody", "add"), ExtAuth{}},
+		{"backend implicit deny", []string{gwAllow, beAllow, beExt}, call("support", "add"), ExtAuth{}},
+		{"authorizer deny", []string{gwAllow, beAllow, beExt}, call("billing", "refund"), ExtAuth{Backend: AnswerDeny}},
+		{"rule-less authorizer allows", []string{gwExtAll}, call("billing", "add"), ExtAuth{Gateway: AnswerAllow}},
+		{"rule-less authorizer denies", []string{gwExtAll, beAllow}, call("billing", "add"), ExtAuth{Gateway: AnswerDeny}},
+		{"rule-less Allow", []string{ruleLess}, call("billing", "add"), ExtAuth{}},
+		{"no policy", nil, call("billing", "add"), ExtAuth{}},
 	}
 	for _, tc := range cases {
+		sim := New(loadYAML(t, append([]string{baseTopology}, tc.policies...)...), allSemantics(t), "cluster.local")
 		tc.req.ExtAuth = tc.ans
-		q := sim.Query(tc.req, tc.req.From.Principal("cluster.local"))
+		q, principal := sim.Query(tc.req), tc.req.From.Principal("cluster.local")
 		for _, e := range sim.Engines {
 			chain := e.Chain(gw, "https", &xb)
-			if d := Decide(chain, q); d.Verdict == Indeterminate {
+			if d := Decide(chain, q, principal); d.Verdict == Indeterminate {
 				t.Fatalf("%s under %s: indeterminate", tc.name, chain.Semantics.Name)
 			}
-			if n := testing.AllocsPerRun(50, func() { Decide(chain, q) }); n != 0 {
+			if n := testing.AllocsPerRun(50, func() { Decide(chain, q, principal) }); n != 0 {
 				t.Errorf("%s under %s: %.0f allocations per decision", tc.name, chain.Semantics.Name, n)
 			}
 		}

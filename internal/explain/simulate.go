@@ -24,6 +24,9 @@ type Simulator struct {
 	TrustDomain string
 
 	kuadrant kuadrant
+	// activations are the CEL variables of queries without headers or time, shared by
+	// every query of the same request line and MCP call (see Query).
+	activations activationCache
 }
 
 // New prepares a simulator. sems must not be empty; the first is the primary semantics.
