@@ -21,6 +21,28 @@ type Options struct {
 	ExtAuth explain.ExtAuth
 }
 
+// Cell is the decision for one (identity, target, operation) under one semantics.
+type Cell struct {
+	Decision  string `json:"decision"`
+	Level     string `json:"level"`
+	DecidedBy string `json:"decidedBy"`
+	// Explicit is true for a deny by an external authorizer or a default deny.
+	Explicit bool `json:"explicit,omitempty"`
+	// Branches are the outcomes per authorizer answer when the decision is
+	// indeterminate (or when an unknown answer does not change it).
+	Branches []explain.Branch `json:"branches,omitempty"`
+}
+
+// cellOf is the part of an explain decision a cell keeps.
+func cellOf(d explain.Decision) Cell {
+	return Cell{Decision: d.Verdict, Level: d.Level, DecidedBy: d.DecidedBy, Explicit: d.Explicit, Branches: d.Branches}
+}
+
+// Same reports whether two cells have the same verdict, level and deciding rule.
+func (c Cell) Same(o Cell) bool {
+	return c.Decision == o.Decision && c.Level == o.Level && c.DecidedBy == o.DecidedBy
+}
+
 // Outcome is the decision of one point of the space under every semantics, primary first.
 type Outcome struct {
 	Cells []Cell `json:"semantics"`
@@ -31,7 +53,8 @@ type Outcome struct {
 // Primary is the cell under the first semantics.
 func (o Outcome) Primary() Cell { return o.Cells[0] }
 
-// Engine holds the decision space of one snapshot and decides its points. Chains are
+// Engine holds the decision space of one snapshot and decides its points with
+// explain.Decide, explain's own decision procedure without a trace. Chains are
 // compiled once per target and semantics; identities that no rule of a target's chain
 // names share one decision (that of the synthetic other caller), so a target costs
 // (named principals + 2) × operations decisions however many identities exist.
@@ -50,8 +73,7 @@ type Engine struct {
 
 // targetState is one target's compiled chains and decision classes.
 type targetState struct {
-	chains   []*effective.Chain
-	portable []bool
+	chains []*effective.Chain
 	// classes: 0 anonymous (no principal), 1 the other caller, then every named principal.
 	classes []string
 	classOf map[string]int
@@ -90,7 +112,6 @@ func New(s *snapshot.Snapshot, sems []effective.Semantics, o Options) *Engine {
 		for _, en := range sim.Engines {
 			c := chainOf(en, t)
 			st.chains = append(st.chains, c)
-			st.portable = append(st.portable, portable(c))
 			factsOf(c, &f)
 		}
 		named := make([]string, 0, len(f.principals))
@@ -228,29 +249,32 @@ func (e *Engine) rows(t *Target, st *targetState, classes []int) {
 		}
 	}
 	for o, op := range t.Ops {
-		memo := map[*effective.CELCondition]bool{}
+		var q *explain.Query
 		for _, c := range classes {
 			if st.cells[c][o].Cells == nil {
-				st.cells[c][o] = e.computeWith(t, st, c, op, memo)
+				if q == nil {
+					q = e.query(t, op)
+				}
+				st.cells[c][o] = e.computeWith(st, c, q)
 			}
 		}
 	}
 }
 
-func (e *Engine) compute(t *Target, st *targetState, class int, op Op) Outcome {
-	return e.computeWith(t, st, class, op, nil)
+// query prepares op on t for untraced decisions by every caller.
+func (e *Engine) query(t *Target, op Op) *explain.Query {
+	return e.sim.Query(e.Request(t, explain.Identity{Kind: explain.IdentityAnonymous}, op))
 }
 
-func (e *Engine) computeWith(t *Target, st *targetState, class int, op Op, memo map[*effective.CELCondition]bool) Outcome {
+func (e *Engine) compute(t *Target, st *targetState, class int, op Op) Outcome {
+	return e.computeWith(st, class, e.query(t, op))
+}
+
+// computeWith decides a class's call of q's operation under every semantics.
+func (e *Engine) computeWith(st *targetState, class int, q *explain.Query) Outcome {
 	out := Outcome{Cells: make([]Cell, len(st.chains))}
-	principal := st.classes[class]
-	c := newCall(principal, op.Method, op.Tool, memo)
 	for k, chain := range st.chains {
-		if st.portable[k] {
-			out.Cells[k] = decide(chain, c, e.ExtAuth)
-		} else {
-			out.Cells[k] = e.viaExplain(t, principal, op, k)
-		}
+		out.Cells[k] = cellOf(explain.Decide(chain, q, st.classes[class]))
 		if out.Cells[k].Decision != out.Cells[0].Decision {
 			out.Differs = true
 		}
@@ -269,20 +293,6 @@ func (e *Engine) Request(t *Target, id explain.Identity, op Op) *explain.Request
 		r.Backend = &be
 	}
 	return r
-}
-
-// viaExplain decides with the traced simulator (chains the fast port does not cover).
-func (e *Engine) viaExplain(t *Target, principal string, op Op, k int) Cell {
-	id := explain.Identity{Kind: explain.IdentityAnonymous}
-	if principal != "" {
-		id = explain.Identity{Kind: explain.IdentitySPIFFE, SPIFFE: principal}
-	}
-	res, err := e.sim.Explain(e.Request(t, id, op))
-	if err != nil || k >= len(res) {
-		return Cell{Decision: explain.Indeterminate, Level: string(effective.LevelNone), DecidedBy: "error"}
-	}
-	d := res[k].Decision
-	return Cell{Decision: d.Verdict, Level: d.Level, DecidedBy: d.DecidedBy, Explicit: d.Explicit, Branches: d.Branches}
 }
 
 // forEachTarget runs f for every target index on all cores.

@@ -30,11 +30,21 @@ func allPresets(t testing.TB) []effective.Semantics {
 	return sems
 }
 
-// checkAgainstExplain decides every point of the space of s with the engine and with
-// explain.Simulator.Explain, and fails on any difference.
+// checkedSemantics are every preset and the API documentation's reading (L7 fields and
+// sectionName enforced), which no preset has: under it the listener's port matters.
+func checkedSemantics(t testing.TB) []effective.Semantics {
+	apiDoc := effective.Reference()
+	apiDoc.Name = "api-doc"
+	apiDoc.L7Fields, apiDoc.SectionName = effective.Enforced, effective.Enforced
+	return append(allPresets(t), apiDoc)
+}
+
+// checkAgainstExplain decides every point of the space of s with the engine (classes of
+// callers, cached outcomes, explain.Decide) and with explain.Simulator.Explain for the
+// identity itself, and fails on any difference.
 func checkAgainstExplain(t *testing.T, s *snapshot.Snapshot, ext explain.ExtAuth) int {
 	t.Helper()
-	e := New(s, allPresets(t), Options{ExtAuth: ext})
+	e := New(s, checkedSemantics(t), Options{ExtAuth: ext})
 	n := 0
 	for _, tg := range e.Targets {
 		for _, id := range e.Identities {
@@ -49,8 +59,7 @@ func checkAgainstExplain(t *testing.T, s *snapshot.Snapshot, ext explain.ExtAuth
 				}
 				for k, r := range res {
 					c := got.Cells[k]
-					want := Cell{Decision: r.Verdict, Level: r.Level, DecidedBy: r.DecidedBy, Explicit: r.Explicit, Branches: r.Branches}
-					if fmt.Sprint(c) != fmt.Sprint(want) {
+					if want := cellOf(r.Decision); fmt.Sprint(c) != fmt.Sprint(want) {
 						t.Errorf("%s | %s | %s | %s:\n got  %+v\n want %+v", tg.Label(), id.ID, op.Label(), r.Semantics, c, want)
 					}
 					n++
@@ -61,9 +70,10 @@ func checkAgainstExplain(t *testing.T, s *snapshot.Snapshot, ext explain.ExtAuth
 	return n
 }
 
-// TestFastMatchesExplain: the untraced port decides exactly as package explain, on the
-// examples and every simulate scenario, under every preset and authorizer answer.
-func TestFastMatchesExplain(t *testing.T) {
+// TestEngineMatchesExplain: the engine decides every point exactly as Explain decides
+// that identity's request, on the examples and every simulate scenario, under every
+// preset and authorizer answer.
+func TestEngineMatchesExplain(t *testing.T) {
 	dirs := []string{"../../testdata/examples"}
 	m, _ := filepath.Glob("../../testdata/simulate/*/manifests.yaml")
 	dirs = append(dirs, m...)
@@ -84,7 +94,8 @@ func TestFastMatchesExplain(t *testing.T) {
 // and a Service, with random policies on the gateway and both backends: Allow,
 // ExternalAuth (two authorizer configs, so levels sometimes share one) and v0alpha0,
 // rule names from a small pool (collisions), every source shape, and every
-// authorization shape (none, Inline methods and params, base methods, CEL, empty).
+// authorization shape (none, Inline methods and params, base methods, CEL, empty, L7
+// fields that the listener's port, the request's method and path decide).
 func randomTopology(seed int64) string {
 	r := rand.New(rand.NewSource(seed))
 	pick := func(l ...string) string { return l[r.Intn(len(l))] }
@@ -145,7 +156,10 @@ metadata: {name: a, namespace: app}
 			"    authorization: {type: Inline, mcp: {mcpBaseProtocolMethodsOption: MATCH_BASE_PROTOCOL_METHODS}}\n",
 			"    authorization: {type: Inline}\n",
 			"    authorization: {type: CEL, cel: {expression: \"request.mcp.tool_name in ['t1', 't3']\"}}\n",
-			"    authorization: {type: CEL, cel: {expression: \"request.mcp.tool_name.startsWith('t')\"}}\n")
+			"    authorization: {type: CEL, cel: {expression: \"request.mcp.tool_name.startsWith('t')\"}}\n",
+			"    authorization: {type: Inline, mcp: {methods: [{name: tools}]}, ports: [443]}\n",
+			"    authorization: {type: Inline, mcp: {mcpBaseProtocolMethodsOption: MATCH_BASE_PROTOCOL_METHODS}, methods: [POST], paths: [{type: PathPrefix, value: /mcp}]}\n",
+			"    authorization: {type: Inline, methods: [GET]}\n")
 	}
 	targets := []struct{ ns, ref string }{
 		{"gw", "{group: gateway.networking.k8s.io, kind: Gateway, name: gw}"},
@@ -191,8 +205,8 @@ metadata: {name: a, namespace: app}
 	return b.String()
 }
 
-// TestFastMatchesExplainRandom compares the port with explain on random topologies.
-func TestFastMatchesExplainRandom(t *testing.T) {
+// TestEngineMatchesExplainRandom compares the engine with Explain on random topologies.
+func TestEngineMatchesExplainRandom(t *testing.T) {
 	n := 60
 	if testing.Short() {
 		n = 15
