@@ -258,6 +258,10 @@ type Engine struct {
 
 	// extFilters: per gateway, the ExternalAuth config hashes that get an ext_authz filter.
 	extFilters map[topology.Ref]map[string]bool
+	// byTarget lists the policies naming each target (group, kind, the policy's namespace,
+	// name), in snapshot order, each once: buildLevel reads one entry instead of scanning
+	// every policy for every level.
+	byTarget map[topology.Ref][]*snapshot.XAccessPolicy
 
 	mu     sync.Mutex
 	levels map[levelKey]*Level
@@ -281,7 +285,7 @@ func NewEngine(s *snapshot.Snapshot, sem Semantics, trustDomain string) *Engine 
 		trustDomain = "cluster.local"
 	}
 	e := &Engine{Snapshot: s, Semantics: sem, TrustDomain: trustDomain, Admission: Admit(s, sem),
-		levels: map[levelKey]*Level{}, chains: map[chainKey]*Chain{}}
+		levels: map[levelKey]*Level{}, chains: map[chainKey]*Chain{}, byTarget: indexByTarget(s)}
 	e.extFilters = map[topology.Ref]map[string]bool{}
 	for _, g := range s.Gateways {
 		ref := GatewayRef(g.Namespace, g.Name)
@@ -297,6 +301,28 @@ func NewEngine(s *snapshot.Snapshot, sem Semantics, trustDomain string) *Engine 
 		e.extFilters[ref] = set
 	}
 	return e
+}
+
+// indexByTarget maps every target a policy names to the policies naming it, in snapshot
+// order; a policy naming the same target twice (e.g. with two sectionNames) is listed once.
+func indexByTarget(s *snapshot.Snapshot) map[topology.Ref][]*snapshot.XAccessPolicy {
+	out := make(map[topology.Ref][]*snapshot.XAccessPolicy, len(s.XAccessPolicies))
+	for _, p := range s.XAccessPolicies {
+		for j, tr := range p.Spec.TargetRefs {
+			ref := topology.Ref{Group: string(tr.Group), Kind: string(tr.Kind), Namespace: p.Namespace, Name: string(tr.Name)}
+			dup := false
+			for _, prev := range p.Spec.TargetRefs[:j] {
+				if prev.Group == tr.Group && prev.Kind == tr.Kind && prev.Name == tr.Name {
+					dup = true
+					break
+				}
+			}
+			if !dup {
+				out[ref] = append(out[ref], p)
+			}
+		}
+	}
+	return out
 }
 
 // GatewayRef names a Gateway.
@@ -418,10 +444,7 @@ func (e *Engine) buildLevel(target topology.Ref, listener string) *Level {
 	}
 	l := &Level{Name: name, Target: target, ExtAuthFilter: true, combine: sem.AllowCombine}
 	var cands []*snapshot.XAccessPolicy
-	for _, p := range e.Snapshot.XAccessPolicies {
-		if p.Namespace != target.Namespace {
-			continue
-		}
+	for _, p := range e.byTarget[target] {
 		var hit *gwapiv1.LocalPolicyTargetReferenceWithSectionName
 		for i, tr := range p.Spec.TargetRefs {
 			if string(tr.Group) == target.Group && string(tr.Kind) == target.Kind && string(tr.Name) == target.Name {
