@@ -38,7 +38,7 @@ func BenchmarkDecision(b *testing.B) {
 			b.ResetTimer()
 			for it := 0; it < b.N; it++ {
 				for i, st := range e.state {
-					st.cells = make([][]Outcome, len(st.classes))
+					st.cells, st.queries = make([][]Outcome, len(st.classes)), nil
 					e.rows(e.Targets[i], st, all[i])
 				}
 			}

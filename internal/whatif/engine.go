@@ -80,9 +80,12 @@ type targetState struct {
 
 	// opIndex maps an op key to its index in the target's Ops; cells[class][op] holds
 	// the decided outcomes of those ops, memo the others (who-can for any tool, diff).
+	// queries[op] is the op prepared for explain.Decide, made on first use: every class
+	// shares its CEL results. mu guards them all, deciding included.
 	opIndex map[string]int
 	mu      sync.Mutex
 	cells   [][]Outcome
+	queries []*explain.Query
 	memo    map[memoKey]Outcome
 }
 
@@ -206,59 +209,51 @@ func (e *Engine) Decide(t *Target, id *Identity, op Op) Outcome {
 }
 
 func (e *Engine) decideClass(t *Target, st *targetState, class int, op Op) Outcome {
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	if o, ok := st.opIndex[op.Key()]; ok {
-		st.mu.Lock()
-		row := st.cells[class]
-		if row == nil {
-			row = make([]Outcome, len(t.Ops))
-			st.cells[class] = row
-		}
-		out := row[o]
-		st.mu.Unlock()
-		if out.Cells != nil {
-			return out
-		}
-		out = e.compute(t, st, class, op)
-		st.mu.Lock()
-		row[o] = out
-		st.mu.Unlock()
-		return out
+		return e.cell(t, st, class, o)
 	}
 	k := memoKey{class, op.Method, op.Tool}
-	st.mu.Lock()
 	out, ok := st.memo[k]
-	st.mu.Unlock()
-	if ok {
-		return out
+	if !ok {
+		out = e.outcome(st, class, e.query(t, op))
+		st.memo[k] = out
 	}
-	out = e.compute(t, st, class, op)
-	st.mu.Lock()
-	st.memo[k] = out
-	st.mu.Unlock()
 	return out
 }
 
-// rows decides every op of a target for the given classes, op by op so that the
-// callers share CEL results, and keeps them.
+// rows decides every op of a target for the given classes and keeps them.
 func (e *Engine) rows(t *Target, st *targetState, classes []int) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	for _, c := range classes {
-		if st.cells[c] == nil {
-			st.cells[c] = make([]Outcome, len(t.Ops))
-		}
-	}
-	for o, op := range t.Ops {
-		var q *explain.Query
+	for o := range t.Ops {
 		for _, c := range classes {
-			if st.cells[c][o].Cells == nil {
-				if q == nil {
-					q = e.query(t, op)
-				}
-				st.cells[c][o] = e.computeWith(st, c, q)
-			}
+			e.cell(t, st, c, o)
 		}
 	}
+}
+
+// cell returns the outcome of a class calling t.Ops[o], deciding it on first use.
+// st.mu is held.
+func (e *Engine) cell(t *Target, st *targetState, class, o int) Outcome {
+	row := st.cells[class]
+	if row == nil {
+		row = make([]Outcome, len(t.Ops))
+		st.cells[class] = row
+	}
+	if row[o].Cells == nil {
+		if st.queries == nil {
+			st.queries = make([]*explain.Query, len(t.Ops))
+		}
+		q := st.queries[o]
+		if q == nil {
+			q = e.query(t, t.Ops[o])
+			st.queries[o] = q
+		}
+		row[o] = e.outcome(st, class, q)
+	}
+	return row[o]
 }
 
 // query prepares op on t for untraced decisions by every caller.
@@ -266,12 +261,8 @@ func (e *Engine) query(t *Target, op Op) *explain.Query {
 	return e.sim.Query(e.Request(t, explain.Identity{Kind: explain.IdentityAnonymous}, op))
 }
 
-func (e *Engine) compute(t *Target, st *targetState, class int, op Op) Outcome {
-	return e.computeWith(st, class, e.query(t, op))
-}
-
-// computeWith decides a class's call of q's operation under every semantics.
-func (e *Engine) computeWith(st *targetState, class int, q *explain.Query) Outcome {
+// outcome decides a class's call of q's operation under every semantics.
+func (e *Engine) outcome(st *targetState, class int, q *explain.Query) Outcome {
 	out := Outcome{Cells: make([]Cell, len(st.chains))}
 	for k, chain := range st.chains {
 		out.Cells[k] = cellOf(explain.Decide(chain, q, st.classes[class]))
