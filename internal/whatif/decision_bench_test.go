@@ -4,25 +4,16 @@ import (
 	"testing"
 
 	"github.com/agpol/agpol/bench/stages"
-	"github.com/agpol/agpol/internal/effective"
 )
 
 // BenchmarkDecision measures the decisions of a matrix alone, on an engine whose chains
-// are compiled: every class of every target times every op, under every preset (so
-// L7-enforcing semantics and CEL run too). It reports the cost of one decision.
+// are compiled: every class of every target times every op, under every preset. It
+// reports the cost of one decision.
 func BenchmarkDecision(b *testing.B) {
 	for _, size := range stages.BenchSizes() {
 		b.Run(size, func(b *testing.B) {
-			f := stages.Generated(b, size)
-			s, err := stages.Load(f.Files)
-			if err != nil {
-				b.Fatal(err)
-			}
-			sems, err := effective.ParsePresets("all")
-			if err != nil {
-				b.Fatal(err)
-			}
-			e := New(s, sems, Options{})
+			sems := allPresets(b)
+			e := New(load(b, stages.Generated(b, size).Files...), sems, Options{})
 			all := make([][]int, len(e.state))
 			n := 0
 			for i, st := range e.state {
