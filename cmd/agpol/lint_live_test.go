@@ -11,14 +11,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/go-logr/logr"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/crds"
@@ -38,19 +34,7 @@ func startLintCluster(t *testing.T) (kubeconfig string) {
 	for _, d := range defs {
 		install = append(install, d.DeepCopy())
 	}
-	logf.SetLogger(logr.Discard())
-	env := &envtest.Environment{
-		BinaryAssetsDirectory:    assets,
-		CRDInstallOptions:        envtest.CRDInstallOptions{CRDs: install},
-		ControlPlaneStartTimeout: 90 * time.Second,
-		ControlPlaneStopTimeout:  30 * time.Second,
-	}
-	cfg, err := env.Start()
-	if err != nil {
-		_ = env.Stop()
-		t.Fatalf("starting kube-apiserver: %v", err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
+	env, cfg := testenv.Start(t, assets, install, nil)
 
 	// Create the example scenario as kubectl apply would (v0alpha0 policy included).
 	dyn, err := dynamic.NewForConfig(cfg)

@@ -21,14 +21,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/crds"
@@ -250,23 +248,12 @@ func startAuditedCluster(t *testing.T) (readerKubeconfig, auditLog string, env *
 		t.Fatal(err)
 	}
 	auditLog = filepath.Join(dir, "audit.log")
-	logf.SetLogger(logr.Discard())
-	env = &envtest.Environment{
-		BinaryAssetsDirectory:    assets,
-		CRDInstallOptions:        envtest.CRDInstallOptions{CRDs: install},
-		ControlPlaneStartTimeout: 90 * time.Second,
-		ControlPlaneStopTimeout:  30 * time.Second,
-	}
-	env.ControlPlane.GetAPIServer().Configure().
-		Set("audit-policy-file", policy).
-		Set("audit-log-path", auditLog).
-		Set("audit-log-mode", "blocking")
-	cfg, err := env.Start()
-	if err != nil {
-		_ = env.Stop()
-		t.Fatalf("starting kube-apiserver: %v", err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
+	env, cfg := testenv.Start(t, assets, install, func(e *envtest.Environment) {
+		e.ControlPlane.GetAPIServer().Configure().
+			Set("audit-policy-file", policy).
+			Set("audit-log-path", auditLog).
+			Set("audit-log-mode", "blocking")
+	})
 
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {

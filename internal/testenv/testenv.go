@@ -1,7 +1,7 @@
 // Package testenv is for tests only: it finds the real kube-apiserver and etcd that
 // hack/testenv/ensure.sh builds from their Go modules, and applies the project's rule for
 // live tests: skip without them (and in -short mode), but fail when CI=true, so CI can
-// never pass by skipping. Tests start the server with controller-runtime's envtest.
+// never pass by skipping; and it starts the server with controller-runtime's envtest.
 package testenv
 
 import (
@@ -12,6 +12,13 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // AssetsDir returns the directory holding kube-apiserver and etcd: KUBEBUILDER_ASSETS, else
@@ -77,4 +84,28 @@ func RepoRoot() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// Start runs kube-apiserver and etcd from assets with the given CRDs installed and stops
+// them when the test ends. configure, if not nil, adjusts the environment first (e.g.
+// API server flags such as audit logging).
+func Start(t testing.TB, assets string, crds []*apiextv1.CustomResourceDefinition, configure func(*envtest.Environment)) (*envtest.Environment, *rest.Config) {
+	t.Helper()
+	logf.SetLogger(logr.Discard())
+	env := &envtest.Environment{
+		BinaryAssetsDirectory:    assets,
+		CRDInstallOptions:        envtest.CRDInstallOptions{CRDs: crds},
+		ControlPlaneStartTimeout: 90 * time.Second,
+		ControlPlaneStopTimeout:  30 * time.Second,
+	}
+	if configure != nil {
+		configure(env)
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		_ = env.Stop()
+		t.Fatalf("starting kube-apiserver: %v", err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	return env, cfg
 }
