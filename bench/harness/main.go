@@ -187,6 +187,7 @@ func once(args []string) error {
 	dir := fs.String("dir", "", "manifest directory")
 	mode := fs.String("mode", "pipeline", "floor, pipeline, lint or none")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile")
+	memprofile := fs.String("memprofile", "", "write a heap profile of what is live at the end")
 	_ = fs.Parse(args)
 	files, err := stages.ManifestFiles(*dir)
 	if err != nil {
@@ -240,6 +241,11 @@ func once(args []string) error {
 	if err != nil {
 		return err
 	}
+	if *memprofile != "" {
+		if err := writeHeapProfile(*memprofile); err != nil {
+			return err
+		}
+	}
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	runtime.KeepAlive(keep)
@@ -248,6 +254,18 @@ func once(args []string) error {
 	fmt.Printf("mode=%s input_bytes=%d ms=%s cpu_ms=%s maxrss_bytes=%d idle_rss_bytes=%d gogc=%s%s\n",
 		*mode, size, ms(el), ms(cpuTime(ru)-cpuTime(idle)), ru.Maxrss*1024, idle.Maxrss*1024, gogc(), extra)
 	return nil
+}
+
+// writeHeapProfile writes what is live now (after a collection) and every allocation
+// since the start, for go tool pprof -sample_index=inuse_space|alloc_space.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	runtime.GC()
+	return pprof.WriteHeapProfile(f)
 }
 
 func cpuTime(ru syscall.Rusage) time.Duration {
