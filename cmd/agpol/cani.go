@@ -174,7 +174,7 @@ the identity, allowed or not, with the deciding rule.
 			if err != nil {
 				return err
 			}
-			e, _, err := a.engine(cmd.Context(), &o.whatifFlags, &o.load, sems, inv)
+			e, s, err := a.engine(cmd.Context(), &o.whatifFlags, &o.load, sems, inv)
 			if err != nil {
 				return err
 			}
@@ -182,11 +182,8 @@ the identity, allowed or not, with the deciding rule.
 			w := a.streams.Out
 			if o.list {
 				l := e.CanIList(id, f)
-				switch o.output {
-				case "json":
-					return render.JSON(w, render.NewCanIListReport(l))
-				case "yaml":
-					return render.YAML(w, render.NewCanIListReport(l))
+				if o.output == "json" || o.output == "yaml" {
+					return render.Report(w, o.output, render.NewCanIListReport(l), render.CompletenessOf(s))
 				}
 				return render.CanIListText(w, l)
 			}
@@ -208,10 +205,8 @@ the identity, allowed or not, with the deciding rule.
 				return err
 			}
 			switch o.output {
-			case "json":
-				err = render.JSON(w, render.NewCanIReport(semNames(sems), id, op, answers))
-			case "yaml":
-				err = render.YAML(w, render.NewCanIReport(semNames(sems), id, op, answers))
+			case "json", "yaml":
+				err = render.Report(w, o.output, render.NewCanIReport(semNames(sems), id, op, answers), render.CompletenessOf(s))
 			default:
 				err = render.CanIText(w, semNames(sems), answers)
 			}

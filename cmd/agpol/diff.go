@@ -70,21 +70,19 @@ Use -o markdown for a pull-request comment and --fail-on to fail CI.
 			if err != nil {
 				return err
 			}
-			before, _, err := a.engine(cmd.Context(), &o.whatifFlags, o.sideFlags(o.before), sems, inv)
+			before, sb, err := a.engine(cmd.Context(), &o.whatifFlags, o.sideFlags(o.before), sems, inv)
 			if err != nil {
 				return err
 			}
-			after, _, err := a.engine(cmd.Context(), &o.whatifFlags, o.sideFlags(o.after), sems, inv)
+			after, sa, err := a.engine(cmd.Context(), &o.whatifFlags, o.sideFlags(o.after), sems, inv)
 			if err != nil {
 				return err
 			}
 			d := whatif.Diff(before, after, f)
 			w := a.streams.Out
 			switch o.output {
-			case "json":
-				err = render.JSON(w, render.NewDiffReport(d))
-			case "yaml":
-				err = render.YAML(w, render.NewDiffReport(d))
+			case "json", "yaml":
+				err = render.Report(w, o.output, render.NewDiffReport(d), render.CompletenessOfSides([]string{"before", "after"}, sb, sa))
 			case "markdown":
 				err = render.DiffMarkdown(w, d)
 			default:

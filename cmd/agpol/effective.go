@@ -132,10 +132,8 @@ func (a *app) runEffectiveAuthPolicy(o *effectiveAuthPolicyOptions, s *snapshot.
 	}
 	w := a.streams.Out
 	switch o.output {
-	case "json":
-		return render.JSON(w, render.NewAuthPolicyReport(paths, res))
-	case "yaml":
-		return render.YAML(w, render.NewAuthPolicyReport(paths, res))
+	case "json", "yaml":
+		return render.Report(w, o.output, render.NewAuthPolicyReport(paths, res), render.CompletenessOf(s))
 	}
 	return render.AuthPolicyText(w, paths, res)
 }

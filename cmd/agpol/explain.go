@@ -10,6 +10,7 @@ import (
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
 	"github.com/agpol/agpol/internal/render"
+	"github.com/agpol/agpol/internal/snapshot"
 )
 
 func init() {
@@ -112,16 +113,16 @@ Without MCP metadata (--mcp-method none, or an HTTP method other than POST and n
 			results, err := sim.Explain(req)
 			if err != nil {
 				if errors.Is(err, explain.ErrInput) {
-					return usagef("%v", err)
+					return usagef("%v%s", err, partialHint(s))
 				}
 				return err
 			}
 			w := a.streams.Out
 			switch o.output {
 			case "json":
-				err = render.JSON(w, explainReport(results))
+				err = render.JSON(w, explainReport(s, results))
 			case "yaml":
-				err = render.YAML(w, explainReport(results))
+				err = render.YAML(w, explainReport(s, results))
 			default:
 				err = render.ExplainText(w, results, render.Styler{Color: render.UseColor(render.ColorMode(o.color), w)})
 			}
@@ -240,10 +241,11 @@ func parseExtAuth(v string) (explain.ExtAuth, error) {
 
 // explainDoc is the -o json|yaml document of explain and simulate.
 type explainDoc struct {
-	APIVersion string            `json:"apiVersion"`
-	Kind       string            `json:"kind"`
-	Results    []*explain.Result `json:"results"`
-	Summary    *summary          `json:"summary,omitempty"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	render.Completeness
+	Results []*explain.Result `json:"results"`
+	Summary *summary          `json:"summary,omitempty"`
 }
 
 type summary struct {
@@ -251,11 +253,20 @@ type summary struct {
 	Failed int `json:"failed"`
 }
 
-func explainReport(results []*explain.Result) *explainDoc {
+// partialHint is appended to a "not found" error when the cluster refused some reads:
+// the object may exist where agpol was not allowed to look.
+func partialHint(s *snapshot.Snapshot) string {
+	if s == nil || !s.Partial {
+		return ""
+	}
+	return " (the read of the cluster was partial, see the warnings above: it may exist where agpol may not list)"
+}
+
+func explainReport(s *snapshot.Snapshot, results []*explain.Result) *explainDoc {
 	if results == nil {
 		results = []*explain.Result{}
 	}
-	return &explainDoc{APIVersion: render.ReportAPIVersion, Kind: "DecisionList", Results: results}
+	return &explainDoc{APIVersion: render.ReportAPIVersion, Kind: "DecisionList", Completeness: render.CompletenessOf(s), Results: results}
 }
 
 // verdictExit maps the primary semantics' verdicts to the exit code: any deny → 1,

@@ -49,7 +49,7 @@ csv (one wide table, a row per identity, a column per path and operation) and js
 				return err
 			}
 			f.Identities = o.from
-			e, _, err := a.engine(cmd.Context(), &o.whatifFlags, &o.load, sems, inv)
+			e, s, err := a.engine(cmd.Context(), &o.whatifFlags, &o.load, sems, inv)
 			if err != nil {
 				return err
 			}
@@ -58,10 +58,8 @@ csv (one wide table, a row per identity, a column per path and operation) and js
 			switch o.output {
 			case "csv":
 				return render.MatrixCSV(w, m)
-			case "json":
-				return render.JSON(w, render.NewMatrixReport(m, o.ungroup))
-			case "yaml":
-				return render.YAML(w, render.NewMatrixReport(m, o.ungroup))
+			case "json", "yaml":
+				return render.Report(w, o.output, render.NewMatrixReport(m, o.ungroup), render.CompletenessOf(s))
 			case "markdown":
 				return render.MatrixMarkdown(w, m, o.ungroup)
 			}

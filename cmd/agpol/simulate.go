@@ -89,13 +89,13 @@ and any failure exits 1.
 			results, err := sim.Simulate(rf.Requests)
 			if err != nil {
 				if errors.Is(err, explain.ErrInput) {
-					return fmt.Errorf("%s: %w", o.requests, err)
+					return fmt.Errorf("%s: %w%s", o.requests, err, partialHint(s))
 				}
 				return err
 			}
 			passed, failed := render.SimulateSummary(results)
 			w := a.streams.Out
-			doc := explainReport(results)
+			doc := explainReport(s, results)
 			if passed+failed > 0 {
 				doc.Summary = &summary{Passed: passed, Failed: failed}
 			}

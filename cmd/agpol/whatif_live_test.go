@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -43,5 +45,35 @@ func TestWhatIfLive(t *testing.T) {
 	out, errOut, code := runDecide(t, "", "diff", "--before", "live", "--after", "testdata/examples", "--fail-on", "any", "--kubeconfig", kubeconfig)
 	if code != exitOK {
 		t.Errorf("live vs examples: exit %d\n%s%s", code, out, errOut)
+	}
+
+	// A caller whom RBAC lets list nothing (impersonated, as with kubectl --as): the
+	// answer is partial, and a JSON report says so in the document, not only on stderr.
+	for _, cmd := range [][]string{
+		{"matrix", "-o", "json"},
+		{"can-i", "--list", "--from", "sa:agents/billing", "-o", "json"},
+	} {
+		out, errOut, code := runDecide(t, "", append(cmd, "--kubeconfig", kubeconfig, "--as", "nobody")...)
+		if code == exitUsage {
+			t.Fatalf("%s as nobody: exit %d\n%s", cmd[0], code, errOut)
+		}
+		var doc struct {
+			Partial  bool     `json:"partial"`
+			Warnings []string `json:"warnings"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%s as nobody: %v\n%s", cmd[0], err, out)
+		}
+		if !doc.Partial || len(doc.Warnings) == 0 || !strings.Contains(strings.Join(doc.Warnings, "\n"), "forbidden") {
+			t.Errorf("%s as nobody: partial=%v warnings=%q, want a partial answer naming what was forbidden", cmd[0], doc.Partial, doc.Warnings)
+		}
+		if !strings.Contains(errOut, "forbidden") {
+			t.Errorf("%s as nobody: stderr lacks the warnings: %q", cmd[0], errOut)
+		}
+	}
+	// Objects the caller may not list are not "not found" for sure: the error says so.
+	_, errOut, code = runDecide(t, "", "simulate", "--requests", "testdata/examples/requests.yaml", "-o", "json", "--kubeconfig", kubeconfig, "--as", "nobody")
+	if code != exitUsage || !strings.Contains(errOut, "gateway infra/edge not found (the read of the cluster was partial") {
+		t.Errorf("simulate as nobody: exit %d, want %d and a partial-read hint:\n%s", code, exitUsage, errOut)
 	}
 }

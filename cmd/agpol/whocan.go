@@ -55,7 +55,7 @@ callers without a client certificate).
 			if err != nil {
 				return err
 			}
-			e, _, err := a.engine(cmd.Context(), &o.whatifFlags, &o.load, sems, inv)
+			e, s, err := a.engine(cmd.Context(), &o.whatifFlags, &o.load, sems, inv)
 			if err != nil {
 				return err
 			}
@@ -64,11 +64,8 @@ callers without a client certificate).
 				return usagef("%v", err)
 			}
 			w := a.streams.Out
-			switch o.output {
-			case "json":
-				return render.JSON(w, render.NewWhoCanReport(semNames(sems), op, res))
-			case "yaml":
-				return render.YAML(w, render.NewWhoCanReport(semNames(sems), op, res))
+			if o.output == "json" || o.output == "yaml" {
+				return render.Report(w, o.output, render.NewWhoCanReport(semNames(sems), op, res), render.CompletenessOf(s))
 			}
 			return render.WhoCanText(w, semNames(sems), op, res)
 		},

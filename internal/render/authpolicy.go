@@ -14,10 +14,11 @@ import (
 // AuthPolicyReport is the -o json|yaml document of agpol effective authpolicy. Its
 // "paths" and "policies" are a public contract (issue 4).
 type AuthPolicyReport struct {
-	APIVersion string                `json:"apiVersion"`
-	Kind       string                `json:"kind"`
-	Paths      []AuthPolicyPath      `json:"paths"`
-	Policies   []AuthPolicyStatusDoc `json:"policies"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Completeness
+	Paths    []AuthPolicyPath      `json:"paths"`
+	Policies []AuthPolicyStatusDoc `json:"policies"`
 }
 
 // AuthPolicyPath is the effective AuthPolicy of one path prefix. Gateway, Listener,

@@ -312,8 +312,9 @@ func targetDoc(t *whatif.Target, withOps bool) TargetDoc {
 // MatrixReport is the JSON form of a matrix: per target, rows of identities sharing
 // every cell.
 type MatrixReport struct {
-	APIVersion    string             `json:"apiVersion"`
-	Kind          string             `json:"kind"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Completeness
 	Semantics     []string           `json:"semantics"`
 	Identities    []*whatif.Identity `json:"identities"`
 	Targets       []MatrixTargetDoc  `json:"targets"`
@@ -426,12 +427,13 @@ type EntryDoc struct {
 
 // CanIListReport is the JSON form of can-i --list.
 type CanIListReport struct {
-	APIVersion string           `json:"apiVersion"`
-	Kind       string           `json:"kind"`
-	Semantics  []string         `json:"semantics"`
-	Identity   *whatif.Identity `json:"identity"`
-	Entries    []EntryDoc       `json:"entries"`
-	Counts     whatif.Counts    `json:"counts"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Completeness
+	Semantics []string         `json:"semantics"`
+	Identity  *whatif.Identity `json:"identity"`
+	Entries   []EntryDoc       `json:"entries"`
+	Counts    whatif.Counts    `json:"counts"`
 }
 
 // NewCanIListReport builds the JSON document of can-i --list.
@@ -474,13 +476,14 @@ func CanIText(w io.Writer, sems []string, answers []whatif.Answer) error {
 
 // CanIReport is the JSON form of can-i.
 type CanIReport struct {
-	APIVersion string     `json:"apiVersion"`
-	Kind       string     `json:"kind"`
-	Semantics  []string   `json:"semantics"`
-	Identity   string     `json:"identity"`
-	Op         whatif.Op  `json:"op"`
-	Answer     string     `json:"answer"`
-	Targets    []EntryDoc `json:"targets"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Completeness
+	Semantics []string   `json:"semantics"`
+	Identity  string     `json:"identity"`
+	Op        whatif.Op  `json:"op"`
+	Answer    string     `json:"answer"`
+	Targets   []EntryDoc `json:"targets"`
 }
 
 // NewCanIReport builds the JSON document of can-i.
@@ -548,11 +551,12 @@ func WhoCanText(w io.Writer, sems []string, op whatif.Op, res []*whatif.WhoCanTa
 
 // WhoCanReport is the JSON form of who-can.
 type WhoCanReport struct {
-	APIVersion string            `json:"apiVersion"`
-	Kind       string            `json:"kind"`
-	Semantics  []string          `json:"semantics"`
-	Op         whatif.Op         `json:"op"`
-	Targets    []WhoCanTargetDoc `json:"targets"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Completeness
+	Semantics []string          `json:"semantics"`
+	Op        whatif.Op         `json:"op"`
+	Targets   []WhoCanTargetDoc `json:"targets"`
 }
 
 // WhoCanTargetDoc is one target of who-can.
@@ -722,8 +726,9 @@ func DiffMarkdown(w io.Writer, d *whatif.DiffResult) error {
 
 // DiffReport is the JSON form of a diff.
 type DiffReport struct {
-	APIVersion     string      `json:"apiVersion"`
-	Kind           string      `json:"kind"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Completeness
 	Semantics      []string    `json:"semantics"`
 	Compared       int         `json:"compared"`
 	Granted        []ChangeDoc `json:"granted"`
