@@ -119,9 +119,9 @@ func offline(args []string) error {
 	fc, pc := med(floor, "cpu_ms"), med(pipe, "cpu_ms")
 	fmt.Printf("input_bytes=%.0f objects=%.0f paths=%.0f runs=%d floor_ms=%.1f pipeline_ms=%.1f load_ms=%.1f graph_ms=%.1f admission_ms=%.1f chains_ms=%.1f ratio=%.3f"+
 		" floor_cpu_ms=%.1f pipeline_cpu_ms=%.1f cpu_ratio=%.3f"+
-		" floor_rss_bytes=%.0f pipeline_rss_bytes=%.0f idle_rss_bytes=%.0f\n",
+		" floor_rss_bytes=%.0f pipeline_rss_bytes=%.0f idle_rss_bytes=%.0f pipeline_file_rss_bytes=%.0f\n",
 		pipe[0]["input_bytes"], floor[0]["objects"], pipe[0]["paths"], *runs, f, p, med(pipe, "load_ms"), med(pipe, "graph_ms"), med(pipe, "admission_ms"), med(pipe, "chains_ms"), p/f, fc, pc, pc/fc,
-		med(floor, "maxrss_bytes"), med(pipe, "maxrss_bytes"), med(pipe, "idle_rss_bytes"))
+		med(floor, "maxrss_bytes"), med(pipe, "maxrss_bytes"), med(pipe, "idle_rss_bytes"), med(pipe, "file_rss_bytes"))
 	return nil
 }
 
@@ -251,8 +251,8 @@ func once(args []string) error {
 	runtime.KeepAlive(keep)
 	// Linux reports ru_maxrss in KiB. cpu_ms is user+system time of the work (GC
 	// included, on every core), less sensitive than wall time to a busy machine.
-	fmt.Printf("mode=%s input_bytes=%d ms=%s cpu_ms=%s maxrss_bytes=%d idle_rss_bytes=%d gogc=%s%s\n",
-		*mode, size, ms(el), ms(cpuTime(ru)-cpuTime(idle)), ru.Maxrss*1024, idle.Maxrss*1024, gogc(), extra)
+	fmt.Printf("mode=%s input_bytes=%d ms=%s cpu_ms=%s maxrss_bytes=%d idle_rss_bytes=%d file_rss_bytes=%d gogc=%s%s\n",
+		*mode, size, ms(el), ms(cpuTime(ru)-cpuTime(idle)), ru.Maxrss*1024, idle.Maxrss*1024, fileRSS(), gogc(), extra)
 	return nil
 }
 
@@ -266,6 +266,25 @@ func writeHeapProfile(path string) error {
 	defer f.Close()
 	runtime.GC()
 	return pprof.WriteHeapProfile(f)
+}
+
+// fileRSS is the part of the resident set that maps files (the program's own code and
+// read-only data, shared and reclaimable), from /proc/self/status; 0 where unknown.
+// The peak RSS less this is the memory the process allocated.
+func fileRSS() int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "RssFile:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err == nil {
+				return kb * 1024
+			}
+		}
+	}
+	return 0
 }
 
 func cpuTime(ru syscall.Rusage) time.Duration {
