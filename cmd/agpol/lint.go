@@ -29,6 +29,7 @@ type lintOptions struct {
 	showSuppressed bool
 	explain        string
 	list           bool
+	revalidateLive bool
 }
 
 func (a *app) newLintCmd() *cobra.Command {
@@ -42,8 +43,10 @@ live cluster, or files laid over the cluster (-f --live).
 Every finding has a stable code (agpol lint --list; agpol lint --explain CODE), a
 severity (error, warning, info), a category (schema, references, admission, allow-all,
 loss, ambiguity, config), the object and field it blames, and the field's file:line.
-Objects are validated offline against their CRDs, with defaults applied first, as the
-API server would.
+Objects from files are validated offline against their CRDs, with defaults applied
+first, as the API server would. Objects read from the cluster were validated by the API
+server when they were stored, so they are not validated again unless --revalidate-live
+is given ("would it be rejected if it were created today").
 
 Suppress a finding on the object with the annotation
   agpol.dev/suppress: "AGP203: the Gateway is defined in the platform repository"
@@ -103,7 +106,17 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 			}
 			ctx := lint.NewContext(s)
 			ctx.Undecodable = undecodable
+			ctx.RevalidateLive = o.revalidateLive
 			report := lint.Run(ctx, lint.Options{Checks: checks, Config: cfg})
+			if n := report.NotRevalidated; n > 0 && o.output != "json" && o.output != "sarif" {
+				// JSON and SARIF carry the count in the report itself.
+				objects := "objects"
+				if n == 1 {
+					objects = "object"
+				}
+				fmt.Fprintf(a.streams.ErrOut, "note: %d %s read from the cluster not validated again against agpol's CRDs (the API server validated them when it stored them); --revalidate-live validates them\n",
+					n, objects)
+			}
 			err = output.Write(a.streams.Out, o.output, report, output.Options{
 				ShowSuppressed: o.showSuppressed, FailOn: threshold, ToolVersion: version.Get().Version,
 			})
@@ -126,6 +139,7 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 	f.BoolVar(&o.showSuppressed, "show-suppressed", false, "also show suppressed findings")
 	f.StringVar(&o.explain, "explain", "", "print the explanation and fix of a check code, and exit")
 	f.BoolVar(&o.list, "list", false, "list every check, and exit")
+	f.BoolVar(&o.revalidateLive, "revalidate-live", false, "validate objects read from the cluster against agpol's CRDs too (AGP101-AGP103): would they be rejected if they were created today")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning", "info", "none"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd

@@ -30,9 +30,15 @@ type Context struct {
 	Undecodable []Undecodable
 	// Now is the time suppression expiry dates are compared with.
 	Now time.Time
+	// RevalidateLive validates objects read from a cluster against the embedded CRDs
+	// too (AGP101, AGP102, AGP103): "would it be rejected if it were created today".
+	// Off, they are left alone, since the API server validated and pruned them when it
+	// stored them; the report counts them (Report.NotRevalidated).
+	RevalidateLive bool
 
-	memo         map[string]any
-	configIssues []Finding // suppression problems, reported by the AGP0xx checks
+	memo           map[string]any
+	configIssues   []Finding // suppression problems, reported by the AGP0xx checks
+	notRevalidated int       // live objects a schema check left alone, for the report
 }
 
 // NewContext prepares a context for a snapshot.
