@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -172,13 +175,28 @@ func (a *app) listChecks() error {
 	return tw.Flush()
 }
 
-// keepDecodable returns the objects that type cleanly, and hands the others to skip.
+// keepDecodable returns the objects that type cleanly, and hands the others to skip, in
+// input order. Objects are typed independently, so on all cores.
 func keepDecodable(objs []cluster.RawObject, skip func(cluster.RawObject, error)) []cluster.RawObject {
+	errs := make([]error, len(objs))
+	workers := min(runtime.GOMAXPROCS(0), len(objs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < len(objs); i = int(next.Add(1)) - 1 {
+				var scratch snapshot.Snapshot
+				errs[i] = scratch.Add(objs[i].Object, objs[i].Source)
+			}
+		}()
+	}
+	wg.Wait()
 	out := make([]cluster.RawObject, 0, len(objs))
-	for _, o := range objs {
-		var scratch snapshot.Snapshot
-		if err := scratch.Add(o.Object, o.Source); err != nil {
-			skip(o, err)
+	for i, o := range objs {
+		if errs[i] != nil {
+			skip(o, errs[i])
 			continue
 		}
 		out = append(out, o)

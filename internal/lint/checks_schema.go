@@ -3,10 +3,7 @@ package lint
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -172,36 +169,22 @@ func schemaResults(ctx *Context) schemaRun {
 
 // validateItems validates the items at the given indexes, in parallel: objects are
 // independent, and validators are safe for concurrent use (the API server shares them
-// between requests). Each worker writes only the items it took, so the results, and
-// their order, do not depend on the schedule.
+// between requests). Each item is written by the one call that validates it, so the
+// results, and their order, do not depend on the schedule.
 func validateItems(items []schemaItem, todo []int) {
-	workers := min(runtime.GOMAXPROCS(0), len(todo))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				n := int(next.Add(1)) - 1
-				if n >= len(todo) {
-					return
-				}
-				it := &items[todo[n]]
-				v, err := crds.Lookup(it.gvk)
-				if err != nil {
-					it.noSchema = err
-				} else {
-					it.result = v.Validate(context.Background(), it.obj)
-					// Lint reads only the errors and unknown fields: not keeping a defaulted
-					// copy of every object leaves the garbage collector less to scan.
-					it.result.Defaulted = nil
-				}
-				it.obj = nil
-			}
-		}()
-	}
-	wg.Wait()
+	parallel(len(todo), func(n int) {
+		it := &items[todo[n]]
+		v, err := crds.Lookup(it.gvk)
+		if err != nil {
+			it.noSchema = err
+		} else {
+			it.result = v.Validate(context.Background(), it.obj)
+			// Lint reads only the errors and unknown fields: not keeping a defaulted
+			// copy of every object leaves the garbage collector less to scan.
+			it.result.Defaulted = nil
+		}
+		it.obj = nil
+	})
 }
 
 func runSchemaErrors(ctx *Context) []Finding {
