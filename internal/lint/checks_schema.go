@@ -81,14 +81,11 @@ gateway.networking.k8s.io/v1 for Gateway API kinds.`,
 type schemaItem struct {
 	origin    snapshot.Origin
 	result    crds.Result
-	noSchema  error // the lookup error when no CRD serves the version
-	legacy    bool  // the legacy agentic group, validated as the current one
-	decodeErr error // set for undecodable objects
-	// notValidated is set for an object read from a cluster and not validated again
-	// (Context.RevalidateLive off): the API server validated it when it was stored.
-	notValidated bool
-	gvk          schema.GroupVersionKind // what to validate obj as
-	obj          *unstructured.Unstructured
+	noSchema  error                      // the lookup error when no CRD serves the version
+	legacy    bool                       // the legacy agentic group, validated as the current one
+	decodeErr error                      // set for undecodable objects
+	gvk       schema.GroupVersionKind    // what to validate obj as
+	obj       *unstructured.Unstructured // what to validate; nil once validated
 }
 
 // schemaRun is the schema validation of a whole context.
@@ -138,7 +135,7 @@ func schemaResults(ctx *Context) schemaRun {
 				// again against the embedded CRDs would cost most of lint's time for
 				// findings about the embedded CRDs, not about the object.
 				run.notRevalidated++
-				it.notValidated, it.legacy = true, legacyGroup
+				it.legacy = legacyGroup // reported all the same (AGP103)
 				if it.decodeErr != nil || it.legacy {
 					out = append(out, it)
 				}
