@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -29,6 +32,7 @@ type lintOptions struct {
 	showSuppressed bool
 	explain        string
 	list           bool
+	revalidateLive bool
 }
 
 func (a *app) newLintCmd() *cobra.Command {
@@ -42,8 +46,10 @@ live cluster, or files laid over the cluster (-f --live).
 Every finding has a stable code (agpol lint --list; agpol lint --explain CODE), a
 severity (error, warning, info), a category (schema, references, admission, allow-all,
 loss, ambiguity, config), the object and field it blames, and the field's file:line.
-Objects are validated offline against their CRDs, with defaults applied first, as the
-API server would.
+Objects from files are validated offline against their CRDs, with defaults applied
+first, as the API server would. Objects read from the cluster were validated by the API
+server when they were stored, so they are not validated again unless --revalidate-live
+is given ("would it be rejected if it were created today").
 
 Suppress a finding on the object with the annotation
   agpol.dev/suppress: "AGP203: the Gateway is defined in the platform repository"
@@ -103,7 +109,17 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 			}
 			ctx := lint.NewContext(s)
 			ctx.Undecodable = undecodable
+			ctx.RevalidateLive = o.revalidateLive
 			report := lint.Run(ctx, lint.Options{Checks: checks, Config: cfg})
+			if n := report.NotRevalidated; n > 0 && o.output != "json" && o.output != "sarif" {
+				// JSON and SARIF carry the count in the report itself.
+				objects := "objects"
+				if n == 1 {
+					objects = "object"
+				}
+				fmt.Fprintf(a.streams.ErrOut, "note: %d %s read from the cluster not validated again against agpol's CRDs (the API server validated them when it stored them); --revalidate-live validates them\n",
+					n, objects)
+			}
 			err = output.Write(a.streams.Out, o.output, report, output.Options{
 				ShowSuppressed: o.showSuppressed, FailOn: threshold, ToolVersion: version.Get().Version,
 			})
@@ -126,6 +142,7 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 	f.BoolVar(&o.showSuppressed, "show-suppressed", false, "also show suppressed findings")
 	f.StringVar(&o.explain, "explain", "", "print the explanation and fix of a check code, and exit")
 	f.BoolVar(&o.list, "list", false, "list every check, and exit")
+	f.BoolVar(&o.revalidateLive, "revalidate-live", false, "validate objects read from the cluster against agpol's CRDs too (AGP101-AGP103): would they be rejected if they were created today")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning", "info", "none"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -158,13 +175,28 @@ func (a *app) listChecks() error {
 	return tw.Flush()
 }
 
-// keepDecodable returns the objects that type cleanly, and hands the others to skip.
+// keepDecodable returns the objects that type cleanly, and hands the others to skip, in
+// input order. Objects are typed independently, so on all cores.
 func keepDecodable(objs []cluster.RawObject, skip func(cluster.RawObject, error)) []cluster.RawObject {
+	errs := make([]error, len(objs))
+	workers := min(runtime.GOMAXPROCS(0), len(objs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < len(objs); i = int(next.Add(1)) - 1 {
+				var scratch snapshot.Snapshot
+				errs[i] = scratch.Add(objs[i].Object, objs[i].Source)
+			}
+		}()
+	}
+	wg.Wait()
 	out := make([]cluster.RawObject, 0, len(objs))
-	for _, o := range objs {
-		var scratch snapshot.Snapshot
-		if err := scratch.Add(o.Object, o.Source); err != nil {
-			skip(o, err)
+	for i, o := range objs {
+		if errs[i] != nil {
+			skip(o, errs[i])
 			continue
 		}
 		out = append(out, o)

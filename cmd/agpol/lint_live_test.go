@@ -7,13 +7,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/agpol/agpol/internal/cluster"
@@ -32,7 +35,20 @@ func startLintCluster(t *testing.T) (kubeconfig string) {
 	}
 	var install []*apiextv1.CustomResourceDefinition
 	for _, d := range defs {
-		install = append(install, d.DeepCopy())
+		d = d.DeepCopy()
+		if d.Spec.Names.Kind == "XBackend" {
+			// As if the cluster ran an older XBackend CRD, without the rule that one of
+			// serviceName and hostname be set: it stores the XBackend stored-both below,
+			// which the CRD agpol embeds rejects.
+			for i := range d.Spec.Versions {
+				if s := d.Spec.Versions[i].Schema; s != nil {
+					mcp := s.OpenAPIV3Schema.Properties["spec"].Properties["mcp"]
+					mcp.XValidations = nil
+					s.OpenAPIV3Schema.Properties["spec"].Properties["mcp"] = mcp
+				}
+			}
+		}
+		install = append(install, d)
 	}
 	env, cfg := testenv.Start(t, assets, install, nil)
 
@@ -46,6 +62,12 @@ func startLintCluster(t *testing.T) (kubeconfig string) {
 		t.Fatal(err)
 	}
 	cluster.DefaultNamespace(objs, "default")
+	storedBoth := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "agentic.networking.x-k8s.io/v0alpha0", "kind": "XBackend",
+		"metadata": map[string]any{"name": "stored-both", "namespace": "tools"},
+		"spec":     map[string]any{"mcp": map[string]any{"serviceName": "calc", "hostname": "calc.example.com", "port": int64(8080)}},
+	}}
+	objs = append(objs, cluster.RawObject{Object: storedBoth})
 	for _, o := range objs {
 		gvk := o.Object.GroupVersionKind()
 		k, ok := snapshot.LookupKind(gvk.Group, gvk.Kind)
@@ -121,6 +143,36 @@ spec:
 		code, out, stderr := runAgpol(t, "lint", "--kubeconfig", kubeconfig, "-f", fix, "--live", "--only", "AGP402,AGP501,schema")
 		if code != exitFail || strings.Contains(out, "AGP402") || !strings.Contains(out, "AGP501") || !strings.HasSuffix(out, "2 errors, 0 warnings, 0 info\n") {
 			t.Errorf("exit %d\n%s\n%s", code, out, stderr)
+		}
+	})
+
+	t.Run("revalidate-live", func(t *testing.T) {
+		// The API server validated stored-both against its own (older) CRD when it stored
+		// it: by default lint leaves it alone and says so on stderr.
+		code, out, stderr := runAgpol(t, "lint", "--kubeconfig", kubeconfig, "--only", "schema")
+		if code != exitFail || strings.Contains(out, "stored-both") || !strings.HasSuffix(out, "1 errors, 0 warnings, 0 info\n") {
+			t.Errorf("default: exit %d\n%s\n%s", code, out, stderr)
+		}
+		note := regexp.MustCompile(`(?m)^note: [1-9][0-9]* objects read from the cluster not validated again against agpol's CRDs .*; --revalidate-live validates them$`)
+		if !note.MatchString(stderr) {
+			t.Errorf("default: stderr lacks the note:\n%s", stderr)
+		}
+		// The v0alpha0-written policy is validated all the same (its error is the one above).
+		if !strings.Contains(out, "XAccessPolicy tools/calc-legacy") {
+			t.Errorf("default: the v0alpha0-written policy was not validated:\n%s", out)
+		}
+		_, out, _ = runAgpol(t, "lint", "--kubeconfig", kubeconfig, "--only", "schema", "-o", "json")
+		var doc struct {
+			NotRevalidated int `json:"notRevalidated"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.NotRevalidated == 0 {
+			t.Errorf("json: notRevalidated %d (%v):\n%s", doc.NotRevalidated, err, out)
+		}
+
+		code, out, stderr = runAgpol(t, "lint", "--kubeconfig", kubeconfig, "--only", "schema", "--revalidate-live")
+		want := "error AGP101 [schema] spec.mcp: Invalid value: exactly one of the fields in [serviceName hostname] must be set (the stored object would be rejected if it were created today) (XBackend tools/stored-both spec.mcp)"
+		if code != exitFail || !strings.Contains(out, want) || !strings.HasSuffix(out, "2 errors, 0 warnings, 0 info\n") || stderr != "" {
+			t.Errorf("--revalidate-live: exit %d, want %q\n%s\n%s", code, want, out, stderr)
 		}
 	})
 

@@ -7,10 +7,12 @@
 // subresource, then object metadata, the OpenAPI schema, list-type invariants
 // and the x-kubernetes-validations CEL rules, with the API server's messages.
 //
-// Validators are built once per CRD version, on first use.
+// A CRD is decoded on the first use of its kind, and validators are built once per
+// CRD version, on first use; both are safe for concurrent use.
 package crds
 
 import (
+	"bytes"
 	"context"
 	"embed"
 	"errors"
@@ -72,37 +74,86 @@ type crdEntry struct {
 var (
 	indexOnce sync.Once
 	index     map[schema.GroupKind]*crdEntry
+	files     []string // the embedded files, sorted
 	indexErr  error
-	defs      []Definition
+
+	defsOnce sync.Once
+	defs     []Definition
+	defsErr  error
 )
 
-// buildIndex reads every embedded CRD's header (group, kind, versions) once.
+// buildIndex maps each embedded CRD's group and kind to its file, reading only the head
+// of each file: decoding all of them (1.3 MB of YAML) costs far more than validating a
+// few objects needs, as when only XAccessPolicies written at v0alpha0 are validated.
+// A CRD is decoded in full on first use (crdEntry.load).
 func buildIndex() {
 	index = map[schema.GroupKind]*crdEntry{}
-	files, err := fs.Glob(data, "data/*.yaml")
-	if err != nil {
-		indexErr = err
+	files, indexErr = fs.Glob(data, "data/*.yaml")
+	if indexErr != nil {
 		return
 	}
 	sort.Strings(files)
 	for _, f := range files {
 		e := &crdEntry{file: f, validators: map[string]*Validator{}}
-		crd, err := e.load()
+		raw, err := data.ReadFile(f)
 		if err != nil {
-			indexErr = err
+			indexErr = fmt.Errorf("reading embedded CRD %s: %w", f, err)
 			return
 		}
-		gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
+		gk, ok := scanGroupKind(raw)
+		if !ok {
+			// Not in the layout scanGroupKind reads: decode it to know.
+			crd, err := e.load()
+			if err != nil {
+				indexErr = err
+				return
+			}
+			gk = schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
+		}
 		index[gk] = e
-		d := Definition{File: path.Base(f), Group: gk.Group, Kind: gk.Kind, Resource: crd.Spec.Names.Plural,
-			BundleVersion: crd.Annotations["gateway.networking.k8s.io/bundle-version"]}
-		for _, v := range crd.Spec.Versions {
-			if v.Served {
-				d.Versions = append(d.Versions, v.Name)
+	}
+}
+
+// scanGroupKind reads spec.group and spec.names.kind from the head of a CRD in the
+// block layout controller-gen writes (two spaces per level); ok is false when it does
+// not find both, and the caller decodes the CRD instead. TestScanGroupKind checks it
+// against the decoded CRD for every embedded file.
+func scanGroupKind(raw []byte) (gk schema.GroupKind, ok bool) {
+	inSpec, inNames := false, false
+	for len(raw) > 0 {
+		var line []byte
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			line, raw = raw, nil
+		}
+		line = bytes.TrimRight(line, " \r")
+		indent := len(line) - len(bytes.TrimLeft(line, " "))
+		text := string(line[indent:])
+		switch {
+		case text == "" || text[0] == '#' || text == "---":
+			continue
+		case indent == 0:
+			if inSpec {
+				return gk, false // spec ended without both
+			}
+			inSpec = text == "spec:"
+		case !inSpec:
+		case indent == 2:
+			inNames = text == "names:"
+			if v, found := strings.CutPrefix(text, "group: "); found {
+				gk.Group = strings.Trim(v, `"'`)
+			}
+		case indent == 4 && inNames:
+			if v, found := strings.CutPrefix(text, "kind: "); found {
+				gk.Kind = strings.Trim(v, `"'`)
 			}
 		}
-		defs = append(defs, d)
+		if gk.Group != "" && gk.Kind != "" {
+			return gk, true
+		}
 	}
+	return gk, false
 }
 
 func (e *crdEntry) load() (*apiextv1.CustomResourceDefinition, error) {
@@ -122,13 +173,52 @@ func (e *crdEntry) load() (*apiextv1.CustomResourceDefinition, error) {
 	return e.crd, e.err
 }
 
-// Definitions lists the embedded CRDs, sorted by file name.
-func Definitions() ([]Definition, error) {
+// entries returns the index entries in file order.
+func entries() ([]*crdEntry, error) {
 	indexOnce.Do(buildIndex)
-	return defs, indexErr
+	if indexErr != nil {
+		return nil, indexErr
+	}
+	byFile := map[string]*crdEntry{}
+	for _, e := range index {
+		byFile[e.file] = e
+	}
+	out := make([]*crdEntry, 0, len(files))
+	for _, f := range files {
+		out = append(out, byFile[f])
+	}
+	return out, nil
 }
 
-// Lookup returns the validator for a group/version/kind, building it on first use.
+// Definitions lists the embedded CRDs, sorted by file name. It decodes every CRD.
+func Definitions() ([]Definition, error) {
+	defsOnce.Do(func() {
+		es, err := entries()
+		if err != nil {
+			defsErr = err
+			return
+		}
+		for _, e := range es {
+			crd, err := e.load()
+			if err != nil {
+				defsErr = err
+				return
+			}
+			d := Definition{File: path.Base(e.file), Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind, Resource: crd.Spec.Names.Plural,
+				BundleVersion: crd.Annotations["gateway.networking.k8s.io/bundle-version"]}
+			for _, v := range crd.Spec.Versions {
+				if v.Served {
+					d.Versions = append(d.Versions, v.Name)
+				}
+			}
+			defs = append(defs, d)
+		}
+	})
+	return defs, defsErr
+}
+
+// Lookup returns the validator for a group/version/kind, building it on first use
+// (and decoding its CRD on the first use of the kind). It is safe for concurrent use.
 // It returns an error wrapping ErrNoSchema when no embedded CRD serves gvk.
 func Lookup(gvk schema.GroupVersionKind) (*Validator, error) {
 	indexOnce.Do(buildIndex)
@@ -139,12 +229,16 @@ func Lookup(gvk schema.GroupVersionKind) (*Validator, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: %w", gvk.GroupKind(), ErrNoSchema)
 	}
+	crd, err := e.load()
+	if err != nil {
+		return nil, err
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if v, ok := e.validators[gvk.Version]; ok {
 		return v, nil
 	}
-	v, err := newValidator(e.crd, gvk)
+	v, err := newValidator(crd, gvk)
 	if err != nil {
 		return nil, err
 	}
@@ -318,14 +412,17 @@ func hasBlockingErr(errs field.ErrorList) (bool, *field.Error) {
 // CRDs returns the embedded CustomResourceDefinitions, sorted by file name (to install
 // them in a test API server, for instance). The objects are shared: do not modify them.
 func CRDs() ([]*apiextv1.CustomResourceDefinition, error) {
-	indexOnce.Do(buildIndex)
-	if indexErr != nil {
-		return nil, indexErr
+	es, err := entries()
+	if err != nil {
+		return nil, err
 	}
-	out := make([]*apiextv1.CustomResourceDefinition, 0, len(defs))
-	for _, d := range defs {
-		e := index[schema.GroupKind{Group: d.Group, Kind: d.Kind}]
-		out = append(out, e.crd)
+	out := make([]*apiextv1.CustomResourceDefinition, 0, len(es))
+	for _, e := range es {
+		crd, err := e.load()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, crd)
 	}
 	return out, nil
 }

@@ -313,3 +313,41 @@ func TestEveryServedVersionBuilds(t *testing.T) {
 		}
 	}
 }
+
+// TestScanGroupKind: the index's head scan finds the group and kind of every embedded
+// CRD as decoding it does, and gives up (so that the CRD is decoded) on layouts it does
+// not read.
+func TestScanGroupKind(t *testing.T) {
+	fs, err := filepath.Glob("data/*.yaml")
+	if err != nil || len(fs) == 0 {
+		t.Fatalf("no embedded CRDs: %v", err)
+	}
+	for _, f := range fs {
+		raw, err := data.ReadFile("data/" + filepath.Base(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := &crdEntry{file: "data/" + filepath.Base(f)}
+		crd, err := e.load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
+		if got, ok := scanGroupKind(raw); !ok || got != want {
+			t.Errorf("%s: scanned %v (%v), decoded %v", f, got, ok, want)
+		}
+	}
+	for _, doc := range []string{
+		"spec: {group: example.com, names: {kind: Widget}}\n",
+		"spec:\n  names:\n    kind: Widget\nstatus:\n  group: example.com\n",
+		"metadata:\n  group: example.com\n  names:\n    kind: Widget\n",
+		"spec:\n  group: example.com\n  versions:\n  - kind: Widget\n",
+	} {
+		if gk, ok := scanGroupKind([]byte(doc)); ok {
+			t.Errorf("scanned %v from %q", gk, doc)
+		}
+	}
+	if gk, ok := scanGroupKind([]byte("---\n# c\nspec:\n  group: \"example.com\"\n  names:\n    plural: widgets\n    kind: Widget\n")); !ok || gk != (schema.GroupKind{Group: "example.com", Kind: "Widget"}) {
+		t.Errorf("scanned %v (%v)", gk, ok)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agpol/agpol/internal/apis/agentic/v0alpha0"
 	"github.com/agpol/agpol/internal/apis/agentic/v1alpha1"
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/snapshot"
@@ -171,7 +172,41 @@ func statusText(s effective.Status) string {
 	return "not accepted (" + s.Reason + ")"
 }
 
+// compileCELRules compiles every distinct CEL expression of the policies once per
+// context, in parallel (expressions are independent, and effective.CompileCEL keeps
+// each result, safe for concurrent use), before the checks that read them one by one.
+func compileCELRules(ctx *Context) {
+	Memo(ctx, "cel", func() bool {
+		seen := map[string]bool{}
+		var exprs []string
+		add := func(e string) {
+			if !seen[e] {
+				seen[e] = true
+				exprs = append(exprs, e)
+			}
+		}
+		for _, p := range ctx.Snapshot.XAccessPolicies {
+			if p.Legacy != nil {
+				for _, r := range p.Legacy.Spec.Rules {
+					if a := r.Authorization; a != nil && a.Type == v0alpha0.AuthorizationRuleTypeCEL && a.CEL != nil {
+						add(a.CEL.Expression)
+					}
+				}
+				continue
+			}
+			for _, r := range p.Spec.Rules {
+				if a := r.Authorization; a != nil && a.Type == v1alpha1.AuthorizationRuleTypeCEL && a.CEL != nil {
+					add(a.CEL.Expression)
+				}
+			}
+		}
+		parallel(len(exprs), func(i int) { _, _ = effective.CompileCEL(exprs[i]) })
+		return true
+	})
+}
+
 func runCELCompile(ctx *Context) []Finding {
+	compileCELRules(ctx)
 	var out []Finding
 	for _, p := range ctx.Snapshot.XAccessPolicies {
 		if isLegacy(p) {

@@ -26,6 +26,7 @@ all, exists, map, filter inside one another), or match with Inline rules instead
 }
 
 func runCELCost(ctx *Context) []Finding {
+	compileCELRules(ctx)
 	var out []Finding
 	report := func(o snapshot.Origin, i int, expr string) {
 		prg, err := effective.CompileCEL(expr)

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/agpol/agpol/internal/apis/agentic"
 	"github.com/agpol/agpol/internal/apis/agentic/v1alpha1"
 	"github.com/agpol/agpol/internal/effective/authpolicy"
@@ -424,6 +426,41 @@ and requests the policy meant to send to it pass (if the Allow policies admit th
 	})
 }
 
+// xbackendRef is a route backendRef of kind XBackend, with the group it names.
+type xbackendRef struct {
+	route *snapshot.HTTPRoute
+	group string
+}
+
+// xbackendRefs indexes the HTTPRoute backendRefs of kind XBackend by the XBackend they
+// name, in route, rule and backendRef order, once per context (rather than scanning
+// every route for every XBackend).
+func xbackendRefs(ctx *Context) map[types.NamespacedName][]xbackendRef {
+	return Memo(ctx, "xbackendRefs", func() map[types.NamespacedName][]xbackendRef {
+		m := map[types.NamespacedName][]xbackendRef{}
+		for _, r := range ctx.Snapshot.HTTPRoutes {
+			for _, rule := range r.Spec.Rules {
+				for _, br := range rule.BackendRefs {
+					if br.Kind == nil || string(*br.Kind) != agentic.KindXBackend {
+						continue
+					}
+					ns := r.Namespace
+					if br.Namespace != nil && *br.Namespace != "" {
+						ns = string(*br.Namespace)
+					}
+					g := ""
+					if br.Group != nil {
+						g = string(*br.Group)
+					}
+					k := types.NamespacedName{Namespace: ns, Name: string(br.Name)}
+					m[k] = append(m[k], xbackendRef{route: r, group: g})
+				}
+			}
+		}
+		return m
+	})
+}
+
 func runInertBackendExtAuth(ctx *Context) []Finding {
 	var out []Finding
 	for _, xb := range ctx.Snapshot.XBackends {
@@ -439,30 +476,12 @@ func runInertBackendExtAuth(ctx *Context) []Finding {
 		}
 		routed, exact := false, false
 		var groups []string
-		for _, r := range ctx.Snapshot.HTTPRoutes {
-			for _, rule := range r.Spec.Rules {
-				for _, br := range rule.BackendRefs {
-					if br.Kind == nil || string(*br.Kind) != agentic.KindXBackend || string(br.Name) != xb.Name {
-						continue
-					}
-					ns := r.Namespace
-					if br.Namespace != nil && *br.Namespace != "" {
-						ns = string(*br.Namespace)
-					}
-					if ns != xb.Namespace {
-						continue
-					}
-					routed = true
-					g := ""
-					if br.Group != nil {
-						g = string(*br.Group)
-					}
-					if g == agentic.GroupName {
-						exact = true
-					} else {
-						groups = append(groups, fmt.Sprintf("%q in HTTPRoute %s/%s", g, r.Namespace, r.Name))
-					}
-				}
+		for _, ref := range xbackendRefs(ctx)[types.NamespacedName{Namespace: xb.Namespace, Name: xb.Name}] {
+			routed = true
+			if ref.group == agentic.GroupName {
+				exact = true
+			} else {
+				groups = append(groups, fmt.Sprintf("%q in HTTPRoute %s/%s", ref.group, ref.route.Namespace, ref.route.Name))
 			}
 		}
 		if !routed || exact {

@@ -29,7 +29,15 @@ defaults, against the CRDs embedded in agpol (kube-agentic-networking, Kuadrant
 AuthPolicy, Gateway API standard channel). As in the API server, CEL rules are not
 evaluated when a basic schema error (wrong type, missing required field) is found.
 
-Objects agpol could not read at all (a field of the wrong type) are reported here too.`,
+Objects read from a cluster were validated by the API server when it stored them, so by
+default they are not validated again (lint says how many it left alone: a note on
+stderr, notRevalidated in JSON and SARIF). With --revalidate-live they are, against the
+embedded CRDs, and an error means the stored object would be rejected if it were
+created today, for instance after a CRD upgrade. XAccessPolicies written at v0alpha0
+are always validated, as v0alpha0: stored at v1alpha1 they lost what its schema prunes.
+
+Objects agpol could not read at all (a field of the wrong type) are reported here too,
+wherever they were read from.`,
 		Fix: `Correct the field named in the message. kubectl apply --dry-run=server against a cluster
 with the same CRDs reports the same error.`,
 		Run: runSchemaErrors,
@@ -41,7 +49,11 @@ with the same CRDs reports the same error.`,
 (kubectl only warns, and only with server-side field validation), so the stored object
 does not have it and nothing enforces it. A misspelt field name (sourec:, serviceaccount:)
 or a field from a newer or older API version looks like configuration but has no
-effect.`,
+effect.
+
+Objects read from a cluster have no unknown fields left: the API server pruned them. With
+--revalidate-live they are checked against the embedded CRDs, which finds the fields the
+cluster's CRDs know and agpol's do not.`,
 		Fix: `Correct the spelling or move the field to where the schema expects it; remove it if it
 belongs to another API version.`,
 		Run: runUnknownFields,
@@ -54,7 +66,10 @@ the API server would, or the current API server would not serve it at all. The u
 case is the legacy group agentic.prototype.x-k8s.io, renamed to
 agentic.networking.x-k8s.io upstream (#258): no current CRD serves it and the current
 controller does not read it. Such objects are still validated against the current
-group's schema, and their errors reported as AGP101.`,
+group's schema, and their errors reported as AGP101.
+
+A version the cluster serves and the embedded CRDs do not is reported for objects read
+from a cluster only with --revalidate-live; the legacy group always is.`,
 		Fix: `Use a served version: agentic.networking.x-k8s.io/v1alpha1 for XAccessPolicy,
 agentic.networking.x-k8s.io/v0alpha0 for XBackend, kuadrant.io/v1 for AuthPolicy,
 gateway.networking.k8s.io/v1 for Gateway API kinds.`,
@@ -66,19 +81,41 @@ gateway.networking.k8s.io/v1 for Gateway API kinds.`,
 type schemaItem struct {
 	origin    snapshot.Origin
 	result    crds.Result
-	noSchema  error // the lookup error when no CRD serves the version
-	legacy    bool  // the legacy agentic group, validated as the current one
-	decodeErr error // set for undecodable objects
+	noSchema  error                      // the lookup error when no CRD serves the version
+	legacy    bool                       // the legacy agentic group, validated as the current one
+	decodeErr error                      // set for undecodable objects
+	gvk       schema.GroupVersionKind    // what to validate obj as
+	obj       *unstructured.Unstructured // what to validate; nil once validated
 }
 
-// schemaResults validates every object that has a CRD, once per context.
-func schemaResults(ctx *Context) []schemaItem {
-	return Memo(ctx, "schema", func() []schemaItem {
+// schemaRun is the schema validation of a whole context.
+type schemaRun struct {
+	items []schemaItem
+	// notRevalidated counts the objects read from a cluster that were not validated again.
+	notRevalidated int
+}
+
+// schemaItems returns the schema validation of the context, and records that a schema
+// check reported on it (so the report says how many live objects it left alone).
+func schemaItems(ctx *Context) []schemaItem {
+	run := schemaResults(ctx)
+	ctx.notRevalidated = run.notRevalidated
+	return run.items
+}
+
+// schemaResults validates every object that has a CRD, once per context. Objects read
+// from a cluster are validated only with Context.RevalidateLive, except the
+// XAccessPolicies written at v0alpha0 (writtenAtV0alpha0): stored at v1alpha1, they lost
+// what the v1alpha1 schema prunes, which validating them as v0alpha0 shows.
+func schemaResults(ctx *Context) schemaRun {
+	return Memo(ctx, "schema", func() schemaRun {
 		undecodable := map[string]error{}
 		for _, u := range ctx.Undecodable {
 			undecodable[refOf(u.Object).Key()+"@"+u.Source.String()] = u.Err
 		}
+		var run schemaRun
 		var out []schemaItem
+		var todo []int // indexes in out of the items to validate
 		for _, o := range ctx.Origins() {
 			if o.Raw == nil {
 				continue // built in code, not read: nothing to validate
@@ -92,7 +129,19 @@ func schemaResults(ctx *Context) []schemaItem {
 				continue
 			}
 			obj := o.Raw
-			if gvk.Group == agentic.LegacyGroupName {
+			legacyGroup := gvk.Group == agentic.LegacyGroupName
+			if !o.Source.IsFile() && !ctx.RevalidateLive && !writtenAtV0alpha0(o) {
+				// Validated by the API server when stored, and pruned by it: validating
+				// again against the embedded CRDs would cost most of lint's time for
+				// findings about the embedded CRDs, not about the object.
+				run.notRevalidated++
+				it.legacy = legacyGroup // reported all the same (AGP103)
+				if it.decodeErr != nil || it.legacy {
+					out = append(out, it)
+				}
+				continue
+			}
+			if legacyGroup {
 				it.legacy = true
 				gvk.Group = agentic.GroupName
 				obj = obj.DeepCopy()
@@ -105,22 +154,39 @@ func schemaResults(ctx *Context) []schemaItem {
 				obj = obj.DeepCopy()
 				obj.SetAPIVersion(gvk.GroupVersion().String())
 			}
-			v, err := crds.Lookup(gvk)
-			if err != nil {
-				it.noSchema = err
-				out = append(out, it)
-				continue
-			}
-			it.result = v.Validate(context.Background(), obj)
+			it.gvk, it.obj = gvk, obj
+			todo = append(todo, len(out))
 			out = append(out, it)
 		}
-		return out
+		validateItems(out, todo)
+		run.items = out
+		return run
+	})
+}
+
+// validateItems validates the items at the given indexes, in parallel: objects are
+// independent, and validators are safe for concurrent use (the API server shares them
+// between requests). Each item is written by the one call that validates it, so the
+// results, and their order, do not depend on the schedule.
+func validateItems(items []schemaItem, todo []int) {
+	parallel(len(todo), func(n int) {
+		it := &items[todo[n]]
+		v, err := crds.Lookup(it.gvk)
+		if err != nil {
+			it.noSchema = err
+		} else {
+			it.result = v.Validate(context.Background(), it.obj)
+			// Lint reads only the errors and unknown fields: not keeping a defaulted
+			// copy of every object leaves the garbage collector less to scan.
+			it.result.Defaulted = nil
+		}
+		it.obj = nil
 	})
 }
 
 func runSchemaErrors(ctx *Context) []Finding {
 	var out []Finding
-	for _, it := range schemaResults(ctx) {
+	for _, it := range schemaItems(ctx) {
 		for _, e := range it.result.Errors {
 			out = append(out, schemaFinding(ctx, it.origin, e))
 		}
@@ -150,7 +216,7 @@ func schemaFinding(ctx *Context, o snapshot.Origin, e *field.Error) Finding {
 
 func runUnknownFields(ctx *Context) []Finding {
 	var out []Finding
-	for _, it := range schemaResults(ctx) {
+	for _, it := range schemaItems(ctx) {
 		for _, p := range it.result.Unknown {
 			f := ctx.Blame(it.origin, p)
 			f.Message = fmt.Sprintf("unknown field %q: the API server drops it silently, so it has no effect", p)
@@ -162,7 +228,7 @@ func runUnknownFields(ctx *Context) []Finding {
 
 func runUnservedVersion(ctx *Context) []Finding {
 	var out []Finding
-	for _, it := range schemaResults(ctx) {
+	for _, it := range schemaItems(ctx) {
 		gvk := it.origin.Raw.GroupVersionKind()
 		switch {
 		case it.legacy:
@@ -193,7 +259,7 @@ func (c *Context) Rejected(o snapshot.Origin) bool {
 	}
 	rejected := Memo(c, "rejected", func() map[any]bool {
 		m := map[any]bool{}
-		for _, it := range schemaResults(c) {
+		for _, it := range schemaResults(c).items {
 			if len(it.result.Errors) > 0 || it.decodeErr != nil {
 				m[it.origin.Raw] = true
 			}
@@ -212,6 +278,17 @@ func servedVersions(group, kind string) string {
 		}
 	}
 	return ""
+}
+
+// writtenAtV0alpha0 reports whether a cluster object is an XAccessPolicy written at
+// v0alpha0: read at v0alpha0 (the cluster reader re-reads those at the version they
+// were written at), or read at v1alpha1 without spec.action (storedLegacy).
+func writtenAtV0alpha0(o snapshot.Origin) bool {
+	if o.Source.IsFile() || o.Raw == nil {
+		return false
+	}
+	gvk := o.Raw.GroupVersionKind()
+	return (gvk.Kind == agentic.KindXAccessPolicy && gvk.Version == v0alpha0.Version) || storedLegacy(o)
 }
 
 // storedLegacy reports whether a cluster object is an XAccessPolicy read at v1alpha1

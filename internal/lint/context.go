@@ -1,6 +1,9 @@
 package lint
 
 import (
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -30,9 +33,15 @@ type Context struct {
 	Undecodable []Undecodable
 	// Now is the time suppression expiry dates are compared with.
 	Now time.Time
+	// RevalidateLive validates objects read from a cluster against the embedded CRDs
+	// too (AGP101, AGP102, AGP103): "would it be rejected if it were created today".
+	// Off, they are left alone, since the API server validated and pruned them when it
+	// stored them; the report counts them (Report.NotRevalidated).
+	RevalidateLive bool
 
-	memo         map[string]any
-	configIssues []Finding // suppression problems, reported by the AGP0xx checks
+	memo           map[string]any
+	configIssues   []Finding // suppression problems, reported by the AGP0xx checks
+	notRevalidated int       // live objects a schema check left alone, for the report
 }
 
 // NewContext prepares a context for a snapshot.
@@ -88,4 +97,34 @@ func (c *Context) Origins() []snapshot.Origin {
 		out = append(out, snapshot.Origin{Source: u.Source, Raw: u.Object})
 	}
 	return out
+}
+
+// parallel calls f(0) … f(n-1) on runtime.GOMAXPROCS(0) goroutines, taking indexes in
+// order, and returns when all calls have returned. f must be safe for concurrent use;
+// each call should write only what belongs to its index, so that results do not depend
+// on the schedule.
+func parallel(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }

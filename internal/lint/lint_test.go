@@ -391,6 +391,83 @@ func TestLiveLegacyPolicy(t *testing.T) {
 	}
 }
 
+// TestLiveObjectsNotRevalidated: objects read from a cluster are not validated again
+// against the embedded CRDs unless RevalidateLive is set, and then they are exactly as
+// the same objects read from files. What does not need validation is reported either
+// way: objects agpol cannot read, and the legacy group.
+func TestLiveObjectsNotRevalidated(t *testing.T) {
+	files := []string{fixtures + "/base.yaml", fixtures + "/checks/AGP101.yaml", fixtures + "/checks/AGP102.yaml", fixtures + "/checks/AGP103.yaml"}
+	schemaOnly, err := Selector{Only: []string{"schema"}}.Select()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// what is "CODE Kind ns/name field" for each finding, without its location.
+	what := func(r *Report) []string {
+		var out []string
+		for _, f := range r.Findings {
+			out = append(out, strings.TrimSpace(f.Code+" "+f.Object.String()+" "+f.FieldPath))
+		}
+		slices.Sort(out)
+		return out
+	}
+	fromFiles := what(Run(loadContext(t, files...), Options{Checks: schemaOnly}))
+
+	live := func(revalidate bool) *Report {
+		objs, _, err := cluster.ReadFiles(cluster.FileOptions{Filenames: files})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keep []cluster.RawObject
+		var bad []Undecodable
+		for i := range objs {
+			objs[i].Source = snapshot.Source{Cluster: "kind-test", Item: -1}
+			var scratch snapshot.Snapshot
+			if err := scratch.Add(objs[i].Object, objs[i].Source); err != nil {
+				bad = append(bad, Undecodable{Object: objs[i].Object, Source: objs[i].Source, Err: err})
+				continue
+			}
+			keep = append(keep, objs[i])
+		}
+		s, err := cluster.Build(keep, nil, "cluster")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := NewContext(s)
+		ctx.Undecodable = bad
+		ctx.RevalidateLive = revalidate
+		return Run(ctx, Options{Checks: schemaOnly})
+	}
+
+	r := live(false)
+	want := []string{
+		"AGP101 XBackend tools/fires-port-type", // cannot be read
+		"AGP103 XBackend tools/fires-legacy-group apiVersion",
+	}
+	if got := what(r); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("default: got %q, want %q", got, want)
+	}
+	// Every object of a CRD kind but the v0alpha0 XAccessPolicies was left alone.
+	objs, _, _ := cluster.ReadFiles(cluster.FileOptions{Filenames: files})
+	crdObjects := 0
+	for _, o := range objs {
+		gvk := o.Object.GroupVersionKind()
+		if gvk.Group != "" && (gvk.Kind != "XAccessPolicy" || gvk.Version != "v0alpha0") {
+			crdObjects++
+		}
+	}
+	if r.NotRevalidated != crdObjects {
+		t.Errorf("default: NotRevalidated %d, want %d", r.NotRevalidated, crdObjects)
+	}
+
+	r = live(true)
+	if got := what(r); strings.Join(got, "\n") != strings.Join(fromFiles, "\n") {
+		t.Errorf("RevalidateLive: got %q, want the findings of the same files %q", got, fromFiles)
+	}
+	if r.NotRevalidated != 0 {
+		t.Errorf("RevalidateLive: NotRevalidated %d", r.NotRevalidated)
+	}
+}
+
 // TestSnapshotBuiltInCode: objects without a raw form or a source (built by other
 // stages' tests) are linted without panics.
 func TestSnapshotBuiltInCode(t *testing.T) {

@@ -16,6 +16,9 @@ type Report struct {
 	Findings []Finding
 	// Summary counts unsuppressed findings by severity, and suppressed ones apart.
 	Summary Summary
+	// NotRevalidated counts the objects read from a cluster that the schema checks did
+	// not validate again (Context.RevalidateLive off); 0 when no schema check ran.
+	NotRevalidated int
 }
 
 // Run runs the checks over the context and applies suppressions.
@@ -37,6 +40,7 @@ func Run(ctx *Context, opts Options) *Report {
 			r.Findings = append(r.Findings, f)
 		}
 	}
+	r.NotRevalidated = ctx.notRevalidated
 	SortFindings(r.Findings)
 	for _, f := range r.Findings {
 		if f.Suppressed != nil {

@@ -103,7 +103,10 @@ type jsonReport struct {
 	Failed     bool           `json:"failed"`
 	Summary    lint.Summary   `json:"summary"`
 	Checks     []string       `json:"checks"`
-	Findings   []lint.Finding `json:"findings"`
+	// NotRevalidated counts the objects read from a cluster that were not validated
+	// again against the embedded CRDs (agpol lint --revalidate-live validates them).
+	NotRevalidated int            `json:"notRevalidated,omitempty"`
+	Findings       []lint.Finding `json:"findings"`
 }
 
 // APIVersion and Kind identify the JSON report.
@@ -115,7 +118,7 @@ const (
 // JSON writes the report as one JSON document.
 func JSON(w io.Writer, r *lint.Report, o Options) error {
 	doc := jsonReport{APIVersion: APIVersion, Kind: ReportKind, FailOn: o.FailOn, Failed: r.Fails(o.FailOn),
-		Summary: r.Summary, Checks: []string{}, Findings: r.Visible(o.ShowSuppressed)}
+		Summary: r.Summary, Checks: []string{}, NotRevalidated: r.NotRevalidated, Findings: r.Visible(o.ShowSuppressed)}
 	for _, c := range r.Checks {
 		doc.Checks = append(doc.Checks, c.Code)
 	}
@@ -136,7 +139,8 @@ func sarifLevel(s lint.Severity) string {
 
 // SARIF writes a SARIF 2.1.0 log with one run: a rule per check that ran and a
 // result per finding, located by file, line and column (or logically, by object,
-// for objects read from a cluster). Suppressed findings carry SARIF suppressions.
+// for objects read from a cluster). Suppressed findings carry SARIF suppressions. The
+// run's property notRevalidated counts the live objects not validated again.
 func SARIF(w io.Writer, r *lint.Report, o Options) error {
 	uri := o.InformationURI
 	if uri == "" {
@@ -145,6 +149,9 @@ func SARIF(w io.Writer, r *lint.Report, o Options) error {
 	run := sarif.NewRunWithInformationURI("agpol", uri)
 	if o.ToolVersion != "" {
 		run.Tool.Driver.WithVersion(o.ToolVersion)
+	}
+	if r.NotRevalidated > 0 {
+		run.WithProperties(sarif.NewPropertyBag().Add("notRevalidated", r.NotRevalidated))
 	}
 	for _, c := range r.Checks {
 		run.AddRule(c.Code).

@@ -263,3 +263,38 @@ func TestUnknownFormat(t *testing.T) {
 		t.Error("unknown format accepted")
 	}
 }
+
+// TestNotRevalidated: JSON and SARIF say how many live objects the schema checks left
+// alone, and say nothing when there were none.
+func TestNotRevalidated(t *testing.T) {
+	for _, n := range []int{0, 7} {
+		r := &lint.Report{NotRevalidated: n}
+		for _, format := range []string{"json", "sarif"} {
+			var b bytes.Buffer
+			if err := Write(&b, format, r, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				NotRevalidated *int `json:"notRevalidated"`
+				Runs           []struct {
+					Properties struct {
+						NotRevalidated *int `json:"notRevalidated"`
+					} `json:"properties"`
+				} `json:"runs"`
+			}
+			if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+				t.Fatalf("%s: %v", format, err)
+			}
+			got := doc.NotRevalidated
+			if format == "sarif" {
+				got = doc.Runs[0].Properties.NotRevalidated
+			}
+			switch {
+			case n == 0 && got != nil:
+				t.Errorf("%s: notRevalidated %d, want none", format, *got)
+			case n > 0 && (got == nil || *got != n):
+				t.Errorf("%s: notRevalidated %v, want %d:\n%s", format, got, n, b.String())
+			}
+		}
+	}
+}
