@@ -19,6 +19,13 @@ type Report struct {
 	// NotRevalidated counts the objects read from a cluster that the schema checks did
 	// not validate again (Context.RevalidateLive off); 0 when no schema check ran.
 	NotRevalidated int
+	// Partial is true when the cluster refused to list some objects (RBAC): a finding
+	// may be missing, and a reference may look broken because its target was not read.
+	Partial bool
+	// NotInstalled lists the kinds the cluster does not serve ("resource.group").
+	NotInstalled []string
+	// Warnings are the loading warnings, as agpol prints them on stderr.
+	Warnings []string
 }
 
 // Run runs the checks over the context and applies suppressions.
@@ -41,6 +48,12 @@ func Run(ctx *Context, opts Options) *Report {
 		}
 	}
 	r.NotRevalidated = ctx.notRevalidated
+	if s := ctx.Snapshot; s != nil {
+		r.Partial, r.NotInstalled = s.Partial, s.NotInstalled
+		for _, w := range s.Warnings {
+			r.Warnings = append(r.Warnings, w.Message)
+		}
+	}
 	SortFindings(r.Findings)
 	for _, f := range r.Findings {
 		if f.Suppressed != nil {

@@ -105,8 +105,13 @@ type jsonReport struct {
 	Checks     []string       `json:"checks"`
 	// NotRevalidated counts the objects read from a cluster that were not validated
 	// again against the embedded CRDs (agpol lint --revalidate-live validates them).
-	NotRevalidated int            `json:"notRevalidated,omitempty"`
-	Findings       []lint.Finding `json:"findings"`
+	NotRevalidated int `json:"notRevalidated,omitempty"`
+	// Partial, NotInstalled and Warnings say what the read of the cluster missed, as in
+	// every other agpol report; absent when it was complete.
+	Partial      bool           `json:"partial,omitempty"`
+	NotInstalled []string       `json:"notInstalled,omitempty"`
+	Warnings     []string       `json:"warnings,omitempty"`
+	Findings     []lint.Finding `json:"findings"`
 }
 
 // APIVersion and Kind identify the JSON report.
@@ -118,7 +123,8 @@ const (
 // JSON writes the report as one JSON document.
 func JSON(w io.Writer, r *lint.Report, o Options) error {
 	doc := jsonReport{APIVersion: APIVersion, Kind: ReportKind, FailOn: o.FailOn, Failed: r.Fails(o.FailOn),
-		Summary: r.Summary, Checks: []string{}, NotRevalidated: r.NotRevalidated, Findings: r.Visible(o.ShowSuppressed)}
+		Summary: r.Summary, Checks: []string{}, NotRevalidated: r.NotRevalidated,
+		Partial: r.Partial, NotInstalled: r.NotInstalled, Warnings: r.Warnings, Findings: r.Visible(o.ShowSuppressed)}
 	for _, c := range r.Checks {
 		doc.Checks = append(doc.Checks, c.Code)
 	}
@@ -150,8 +156,21 @@ func SARIF(w io.Writer, r *lint.Report, o Options) error {
 	if o.ToolVersion != "" {
 		run.Tool.Driver.WithVersion(o.ToolVersion)
 	}
-	if r.NotRevalidated > 0 {
-		run.WithProperties(sarif.NewPropertyBag().Add("notRevalidated", r.NotRevalidated))
+	if r.NotRevalidated > 0 || r.Partial || len(r.NotInstalled) > 0 {
+		props := sarif.NewPropertyBag()
+		if r.NotRevalidated > 0 {
+			props.Add("notRevalidated", r.NotRevalidated)
+		}
+		if r.Partial {
+			props.Add("partial", true)
+		}
+		if len(r.NotInstalled) > 0 {
+			props.Add("notInstalled", r.NotInstalled)
+		}
+		if r.Partial && len(r.Warnings) > 0 {
+			props.Add("warnings", r.Warnings)
+		}
+		run.WithProperties(props)
 	}
 	for _, c := range r.Checks {
 		run.AddRule(c.Code).
