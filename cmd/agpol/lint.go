@@ -14,7 +14,6 @@ import (
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/lint"
 	"github.com/agpol/agpol/internal/lint/output"
-	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/version"
 )
 
@@ -95,7 +94,7 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 			var undecodable []lint.Undecodable
 			o.load.wholeCluster = true
 			o.load.skipUndecodable = func(ro cluster.RawObject, err error) {
-				undecodable = append(undecodable, lint.Undecodable{Object: ro.Object, Source: ro.Source, Err: err})
+				undecodable = append(undecodable, lint.Undecodable{Object: ro.Object(), Source: ro.Source, Err: err})
 			}
 			s, err := a.load(cmd.Context(), &o.load)
 			if err != nil {
@@ -162,8 +161,7 @@ func (a *app) listChecks() error {
 func keepDecodable(objs []cluster.RawObject, skip func(cluster.RawObject, error)) []cluster.RawObject {
 	out := make([]cluster.RawObject, 0, len(objs))
 	for _, o := range objs {
-		var scratch snapshot.Snapshot
-		if err := scratch.Add(o.Object, o.Source); err != nil {
+		if err := o.Check(); err != nil {
 			skip(o, err)
 			continue
 		}

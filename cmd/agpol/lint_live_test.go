@@ -47,7 +47,7 @@ func startLintCluster(t *testing.T) (kubeconfig string) {
 	}
 	cluster.DefaultNamespace(objs, "default")
 	for _, o := range objs {
-		gvk := o.Object.GroupVersionKind()
+		gvk := o.Object().GroupVersionKind()
 		k, ok := snapshot.LookupKind(gvk.Group, gvk.Kind)
 		if !ok {
 			continue // agpol's own request files
@@ -55,9 +55,9 @@ func startLintCluster(t *testing.T) (kubeconfig string) {
 		res := dyn.Resource(gvk.GroupVersion().WithResource(k.Resource))
 		var ri dynamic.ResourceInterface = res
 		if k.Namespaced {
-			ri = res.Namespace(o.Object.GetNamespace())
+			ri = res.Namespace(o.Object().GetNamespace())
 		}
-		u := o.Object.DeepCopy()
+		u := o.Object().DeepCopy()
 		u.SetCreationTimestamp(metav1.Time{})
 		if _, err := ri.Create(context.Background(), u, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("creating %s %s: %v", gvk.Kind, u.GetName(), err)

@@ -31,8 +31,8 @@ func loadContext(t *testing.T, files ...string) *Context {
 	var bad []Undecodable
 	for _, o := range objs {
 		var scratch snapshot.Snapshot
-		if err := scratch.Add(o.Object, o.Source); err != nil {
-			bad = append(bad, Undecodable{Object: o.Object, Source: o.Source, Err: err})
+		if err := scratch.Add(o.Object(), o.Source); err != nil {
+			bad = append(bad, Undecodable{Object: o.Object(), Source: o.Source, Err: err})
 			continue
 		}
 		keep = append(keep, o)
