@@ -282,6 +282,7 @@ type fileReader struct {
 	docs      int
 	out       []RawObject
 	positions *FilePositions
+	strings   map[string]string // see converter.strings
 }
 
 func (r *fileReader) readFile(name string) error {
@@ -292,13 +293,19 @@ func (r *fileReader) readFile(name string) error {
 	defer f.Close()
 	// A file named on the command line may also be a pipe or a character device
 	// (-f <(kustomize build), -f /dev/stdin); readLimited bounds what is read.
+	var in io.Reader = f
 	if st, err := f.Stat(); err == nil {
 		m := st.Mode()
 		if !m.IsRegular() && m&(fs.ModeNamedPipe|fs.ModeCharDevice) == 0 {
 			return &InputError{File: name, Err: fmt.Errorf("not a regular file (%s)", fileType(m))}
 		}
+		if m.IsRegular() && st.Size() <= r.lim.MaxFileBytes {
+			// The bytes are kept for the whole run (objects are decoded again from
+			// them): read into a buffer of the file's size, not one grown by doubling.
+			in = sizedReader{f, st.Size()}
+		}
 	}
-	data, err := readLimited(f, r.lim.MaxFileBytes)
+	data, err := readLimited(in, r.lim.MaxFileBytes)
 	if err != nil {
 		return &InputError{File: name, Err: err}
 	}
@@ -327,8 +334,24 @@ func byteSize(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
+// sizedReader is a regular file and its size when opened.
+type sizedReader struct {
+	io.Reader
+	size int64
+}
+
 func readLimited(in io.Reader, max int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(in, max+1))
+	var data []byte
+	var err error
+	if sr, ok := in.(sizedReader); ok {
+		// bytes.Buffer keeps bytes.MinRead free before each read: with that much room
+		// past the size, a file that has not grown is read without growing the buffer.
+		buf := bytes.NewBuffer(make([]byte, 0, sr.size+bytes.MinRead))
+		_, err = buf.ReadFrom(io.LimitReader(sr.Reader, max+1))
+		data = buf.Bytes()
+	} else {
+		data, err = io.ReadAll(io.LimitReader(in, max+1))
+	}
 	if err != nil {
 		return nil, cleanPathErr(err)
 	}
@@ -532,7 +555,10 @@ func (r *fileReader) document(f *keptFile, doc int, start docStart, n *yaml.Node
 		f.addDoc(doc, docStart{})
 		return nil
 	}
-	c := converter{lim: r.lim}
+	if r.strings == nil {
+		r.strings = map[string]string{}
+	}
+	c := converter{lim: r.lim, strings: r.strings}
 	v, err := c.convert(root, 0)
 	if err != nil {
 		return &InputError{File: name, Line: c.errLine, Err: err}
@@ -652,6 +678,10 @@ func firstInvalidUTF8(b []byte) int {
 // unstructured objects hold, refusing duplicate keys, alias bombs and deep nesting.
 type converter struct {
 	lim     Limits
+	// strings, when set, interns short strings: typed objects keep the values (and the
+	// keys of label maps) of every object, and most are the same few words (API
+	// versions, kinds, namespaces, enum values) over and over.
+	strings map[string]string
 	nodes   int
 	errLine int
 	// alias is the outermost alias being expanded: an error inside an expansion is
@@ -732,7 +762,7 @@ func (c *converter) convert(n *yaml.Node, depth int) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			out[k.Value] = cv // an explicit key wins over a merged one, before or after it
+			out[c.str(k.Value)] = cv // an explicit key wins over a merged one, before or after it
 		}
 		return out, nil
 	case yaml.ScalarNode:
@@ -765,6 +795,21 @@ func (c *converter) merge(out map[string]any, v *yaml.Node, depth int) error {
 	return nil
 }
 
+// maxInterned is the longest string interned: longer ones (descriptions, CEL
+// expressions, certificates) are seldom repeated.
+const maxInterned = 64
+
+func (c *converter) str(s string) string {
+	if c.strings == nil || len(s) > maxInterned {
+		return s
+	}
+	if x, ok := c.strings[s]; ok {
+		return x
+	}
+	c.strings[s] = s
+	return s
+}
+
 func (c *converter) scalar(n *yaml.Node) (any, error) {
 	switch n.ShortTag() {
 	case "!!null":
@@ -792,9 +837,9 @@ func (c *converter) scalar(n *yaml.Node) (any, error) {
 		}
 		return f, nil
 	case "!!str", "!!timestamp", "!!binary":
-		return n.Value, nil
+		return c.str(n.Value), nil
 	}
-	return n.Value, nil
+	return c.str(n.Value), nil
 }
 
 // FilePositions resolves field paths to positions by parsing the object's document again
