@@ -677,7 +677,7 @@ func firstInvalidUTF8(b []byte) int {
 // converter turns a yaml.Node tree into the map/slice/int64/float64/bool/string values
 // unstructured objects hold, refusing duplicate keys, alias bombs and deep nesting.
 type converter struct {
-	lim     Limits
+	lim Limits
 	// strings, when set, interns short strings: typed objects keep the values (and the
 	// keys of label maps) of every object, and most are the same few words (API
 	// versions, kinds, namespaces, enum values) over and over.
