@@ -199,7 +199,7 @@ func seed(cfg *rest.Config, files []string) (int, error) {
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
 	var first, rest []cluster.RawObject
 	for _, o := range objs {
-		gvk := o.Object.GroupVersionKind()
+		gvk := o.Object().GroupVersionKind()
 		if _, ok := snapshot.LookupKind(gvk.Group, gvk.Kind); !ok {
 			continue
 		}
@@ -224,7 +224,7 @@ func createAll(dyn dynamic.Interface, mapper meta.RESTMapper, objs []cluster.Raw
 	// Resolve mappings once per kind, before the workers start.
 	mappings := map[string]*meta.RESTMapping{}
 	for _, o := range objs {
-		gvk := o.Object.GroupVersionKind()
+		gvk := o.Object().GroupVersionKind()
 		if _, ok := mappings[gvk.String()]; ok {
 			continue
 		}
@@ -243,12 +243,12 @@ func createAll(dyn dynamic.Interface, mapper meta.RESTMapper, objs []cluster.Raw
 		go func() {
 			defer wg.Done()
 			for o := range work {
-				m := mappings[o.Object.GroupVersionKind().String()]
+				m := mappings[o.Object().GroupVersionKind().String()]
 				var ri dynamic.ResourceInterface = dyn.Resource(m.Resource)
 				if m.Scope.Name() == meta.RESTScopeNameNamespace {
-					ri = dyn.Resource(m.Resource).Namespace(o.Object.GetNamespace())
+					ri = dyn.Resource(m.Resource).Namespace(o.Object().GetNamespace())
 				}
-				in := o.Object.DeepCopy()
+				in := o.Object().DeepCopy()
 				delete(in.Object, "status")
 				if _, err := ri.Create(ctx, in, metav1.CreateOptions{}); err != nil {
 					mu.Lock()

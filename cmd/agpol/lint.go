@@ -17,7 +17,6 @@ import (
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/lint"
 	"github.com/agpol/agpol/internal/lint/output"
-	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/version"
 )
 
@@ -101,7 +100,7 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 			var undecodable []lint.Undecodable
 			o.load.wholeCluster = true
 			o.load.skipUndecodable = func(ro cluster.RawObject, err error) {
-				undecodable = append(undecodable, lint.Undecodable{Object: ro.Object, Source: ro.Source, Err: err})
+				undecodable = append(undecodable, lint.Undecodable{Object: ro.Object(), Source: ro.Source, Err: err})
 			}
 			s, err := a.load(cmd.Context(), &o.load)
 			if err != nil {
@@ -187,8 +186,7 @@ func keepDecodable(objs []cluster.RawObject, skip func(cluster.RawObject, error)
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1)) - 1; i < len(objs); i = int(next.Add(1)) - 1 {
-				var scratch snapshot.Snapshot
-				errs[i] = scratch.Add(objs[i].Object, objs[i].Source)
+				errs[i] = objs[i].Check()
 			}
 		}()
 	}

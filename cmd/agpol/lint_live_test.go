@@ -67,9 +67,9 @@ func startLintCluster(t *testing.T) (kubeconfig string) {
 		"metadata": map[string]any{"name": "stored-both", "namespace": "tools"},
 		"spec":     map[string]any{"mcp": map[string]any{"serviceName": "calc", "hostname": "calc.example.com", "port": int64(8080)}},
 	}}
-	objs = append(objs, cluster.RawObject{Object: storedBoth})
+	objs = append(objs, cluster.NewRawObject(storedBoth, snapshot.Source{}))
 	for _, o := range objs {
-		gvk := o.Object.GroupVersionKind()
+		gvk := o.Object().GroupVersionKind()
 		k, ok := snapshot.LookupKind(gvk.Group, gvk.Kind)
 		if !ok {
 			continue // agpol's own request files
@@ -77,9 +77,9 @@ func startLintCluster(t *testing.T) (kubeconfig string) {
 		res := dyn.Resource(gvk.GroupVersion().WithResource(k.Resource))
 		var ri dynamic.ResourceInterface = res
 		if k.Namespaced {
-			ri = res.Namespace(o.Object.GetNamespace())
+			ri = res.Namespace(o.Object().GetNamespace())
 		}
-		u := o.Object.DeepCopy()
+		u := o.Object().DeepCopy()
 		u.SetCreationTimestamp(metav1.Time{})
 		if _, err := ri.Create(context.Background(), u, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("creating %s %s: %v", gvk.Kind, u.GetName(), err)

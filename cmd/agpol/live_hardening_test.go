@@ -276,12 +276,12 @@ func startAuditedCluster(t *testing.T) (readerKubeconfig, auditLog string, env *
 	}
 	cluster.DefaultNamespace(objs, "default")
 	for _, o := range objs {
-		gvk := o.Object.GroupVersionKind()
+		gvk := o.Object().GroupVersionKind()
 		k, ok := snapshot.LookupKind(gvk.Group, gvk.Kind)
 		if !ok || gvk.Group == "kuadrant.io" {
 			continue // request files; AuthPolicies have no CRD yet
 		}
-		u := o.Object.DeepCopy()
+		u := o.Object().DeepCopy()
 		u.SetCreationTimestamp(metav1.Time{})
 		ns := ""
 		if k.Namespaced {
@@ -427,8 +427,8 @@ func TestLiveReadOnlyProof(t *testing.T) {
 		t.Fatalf("--snapshot-out does not read back: %v", err)
 	}
 	for _, o := range snapObjs {
-		if o.Object.GetKind() == "Secret" {
-			t.Errorf("--snapshot-out holds Secret %s/%s", o.Object.GetNamespace(), o.Object.GetName())
+		if o.Object().GetKind() == "Secret" {
+			t.Errorf("--snapshot-out holds Secret %s/%s", o.Object().GetNamespace(), o.Object().GetName())
 		}
 	}
 	for _, bad := range []string{"ledger-token", "c2VjcmV0LXZhbHVl", "secret-value"} {

@@ -232,7 +232,7 @@ func seedExamples(t *testing.T) []RawObject {
 	live.seedOnce.Do(func() {
 		us := make([]*unstructured.Unstructured, len(objs))
 		for i, o := range objs {
-			us[i] = o.Object
+			us[i] = o.Object()
 		}
 		live.seedErr = create(t, us)
 	})
@@ -250,7 +250,7 @@ func readExamples() ([]RawObject, error) {
 	DefaultNamespace(objs, "default")
 	known := objs[:0]
 	for _, o := range objs {
-		gvk := o.Object.GroupVersionKind()
+		gvk := o.Object().GroupVersionKind()
 		if _, ok := snapshot.LookupKind(gvk.Group, gvk.Kind); ok {
 			known = append(known, o)
 		}

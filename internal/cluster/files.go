@@ -67,10 +67,122 @@ type FileOptions struct {
 	Limits    *Limits
 }
 
-// RawObject is an object as read from a file, before typing.
+// RawObject is an object as read (from a file or the cluster), before it joins a snapshot.
+//
+// An object read from a file is typed as soon as it is read, and its unstructured form is
+// not kept: Object decodes it again from the file's bytes when asked. Until then the
+// object's identity, namespace defaulting and typing use what was recorded at reading;
+// once Object has been called, every operation works on that object, as if it had been
+// held from the start (so a caller that edits it sees its edits typed by Build).
 type RawObject struct {
-	Object *unstructured.Unstructured
 	Source snapshot.Source
+	r      *rawState
+}
+
+// rawState is shared by the copies of a RawObject.
+type rawState struct {
+	raw *snapshot.Raw
+	// lazy rebuilds the object from the file; nil when the object is held.
+	lazy lazyObject
+	// typed is the object as typed at reading; fresh says Build has not used it yet.
+	typed snapshot.Typed
+	fresh bool
+	// id is the identity recorded at reading (namespace kept up to date by DefaultNamespace).
+	id snapshot.Identity
+}
+
+// NewRawObject holds an object already decoded (read from the cluster, or built by a caller).
+func NewRawObject(u *unstructured.Unstructured, src snapshot.Source) RawObject {
+	return RawObject{Source: src, r: &rawState{raw: snapshot.NewRaw(u)}}
+}
+
+// Object returns the object as read (for a file, with the namespace DefaultNamespace gave
+// it); the same pointer every time.
+func (o RawObject) Object() *unstructured.Unstructured {
+	if o.r == nil {
+		return nil
+	}
+	return o.r.raw.Object()
+}
+
+// pristine reports whether the object is still as recorded at reading: typed, not
+// decoded again, and not yet used by Build.
+func (o RawObject) pristine() bool {
+	return o.r != nil && o.r.fresh && o.r.raw.Decoded() == nil
+}
+
+// Identity returns the object's identity (group, kind, namespace, name), as
+// snapshot.IdentityOf(o.Object()) would, without decoding it again.
+func (o RawObject) Identity() snapshot.Identity {
+	if o.r != nil && o.r.lazy != nil && o.r.raw.Decoded() == nil {
+		return o.r.id
+	}
+	return snapshot.IdentityOf(o.Object())
+}
+
+// Check returns the error Build would report for the object (nil when it types cleanly).
+func (o RawObject) Check() error {
+	if o.pristine() {
+		return nil // typed cleanly at reading (objects that did not are held as read)
+	}
+	var scratch snapshot.Snapshot
+	return scratch.Add(o.Object(), o.Source)
+}
+
+// transient returns the object for one pass (writing a snapshot) without keeping it decoded.
+func (o RawObject) transient() *unstructured.Unstructured {
+	if o.r != nil && o.r.lazy != nil && o.r.raw.Decoded() == nil {
+		if u := o.r.lazy.transient(); u != nil {
+			return u
+		}
+	}
+	return o.Object()
+}
+
+// typeInto adds the object to s: the type recorded at reading when still pristine,
+// else the object typed now.
+func (o RawObject) typeInto(s *snapshot.Snapshot) error {
+	if o.pristine() {
+		o.r.fresh = false // a second Build types the object again, as it types a held one
+		s.Append(o.r.typed, snapshot.NewOrigin(o.Source, o.r.raw))
+		return nil
+	}
+	t, err := snapshot.Decode(o.Object())
+	s.Append(t, snapshot.NewOrigin(o.Source, o.r.raw))
+	return err
+}
+
+// defaultNamespace defaults the namespace of a namespaced object that has none (DefaultNamespace).
+func (o RawObject) defaultNamespace(ns string) {
+	if o.r.lazy != nil && o.r.raw.Decoded() == nil {
+		id := o.r.id
+		if id.Namespace != "" || !defaultsNamespace(id.Group, id.Kind) {
+			return
+		}
+		o.r.id.Namespace = ns
+		o.r.lazy.setNamespace(ns)
+		if o.r.fresh {
+			o.r.typed.SetNamespace(ns)
+		}
+		return
+	}
+	u := o.Object()
+	if u.GetNamespace() != "" {
+		return
+	}
+	gvk := u.GroupVersionKind()
+	if defaultsNamespace(gvk.Group, gvk.Kind) {
+		u.SetNamespace(ns)
+	}
+}
+
+// defaultsNamespace reports whether kubectl apply gives an object of this kind the
+// default namespace when it has none.
+func defaultsNamespace(group, kind string) bool {
+	if k, ok := snapshot.LookupKind(group, kind); ok && !k.Namespaced {
+		return false
+	}
+	return kind != "Namespace" && kind != "GatewayClass"
 }
 
 // ReadFiles reads every object of the named files, directories and "-" in order.
@@ -91,7 +203,6 @@ func ReadFiles(opts FileOptions) ([]RawObject, *FilePositions, error) {
 			if err != nil {
 				return nil, nil, &InputError{File: "<stdin>", Err: err}
 			}
-			r.positions.keep("<stdin>", data)
 			if err := r.parse("<stdin>", data); err != nil {
 				return nil, nil, err
 			}
@@ -171,6 +282,7 @@ type fileReader struct {
 	docs      int
 	out       []RawObject
 	positions *FilePositions
+	strings   map[string]string // see converter.strings
 }
 
 func (r *fileReader) readFile(name string) error {
@@ -181,13 +293,19 @@ func (r *fileReader) readFile(name string) error {
 	defer f.Close()
 	// A file named on the command line may also be a pipe or a character device
 	// (-f <(kustomize build), -f /dev/stdin); readLimited bounds what is read.
+	var in io.Reader = f
 	if st, err := f.Stat(); err == nil {
 		m := st.Mode()
 		if !m.IsRegular() && m&(fs.ModeNamedPipe|fs.ModeCharDevice) == 0 {
 			return &InputError{File: name, Err: fmt.Errorf("not a regular file (%s)", fileType(m))}
 		}
+		if m.IsRegular() && st.Size() <= r.lim.MaxFileBytes {
+			// The bytes are kept for the whole run (objects are decoded again from
+			// them): read into a buffer of the file's size, not one grown by doubling.
+			in = sizedReader{f, st.Size()}
+		}
 	}
-	data, err := readLimited(f, r.lim.MaxFileBytes)
+	data, err := readLimited(in, r.lim.MaxFileBytes)
 	if err != nil {
 		return &InputError{File: name, Err: err}
 	}
@@ -216,8 +334,24 @@ func byteSize(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
+// sizedReader is a regular file and its size when opened.
+type sizedReader struct {
+	io.Reader
+	size int64
+}
+
 func readLimited(in io.Reader, max int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(in, max+1))
+	var data []byte
+	var err error
+	if sr, ok := in.(sizedReader); ok {
+		// bytes.Buffer keeps bytes.MinRead free before each read: with that much room
+		// past the size, a file that has not grown is read without growing the buffer.
+		buf := bytes.NewBuffer(make([]byte, 0, sr.size+bytes.MinRead))
+		_, err = buf.ReadFrom(io.LimitReader(sr.Reader, max+1))
+		data = buf.Bytes()
+	} else {
+		data, err = io.ReadAll(io.LimitReader(in, max+1))
+	}
 	if err != nil {
 		return nil, cleanPathErr(err)
 	}
@@ -239,7 +373,10 @@ func (r *fileReader) parse(name string, data []byte) error {
 		line := 1 + bytes.Count(data[:firstInvalidUTF8(data)], []byte("\n"))
 		return &InputError{File: name, Line: line, Err: errors.New("invalid UTF-8")}
 	}
+	f := &keptFile{name: name, data: data, lim: r.lim, lazy: documentsSplittable(data)}
+	r.positions.keep(f)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
+	lines := lineIndex{data: data, line: 1}
 	for doc := 0; ; doc++ {
 		var n yaml.Node
 		err := dec.Decode(&n)
@@ -253,7 +390,16 @@ func (r *fileReader) parse(name string, data []byte) error {
 		if r.docs > r.lim.MaxDocuments {
 			return &InputError{File: name, Err: fmt.Errorf("more than %d documents", r.lim.MaxDocuments)}
 		}
-		if err := r.document(name, doc, &n); err != nil {
+		// Where the document starts: the first at the start of the data; a later one at
+		// its "---", which the scanner only takes for a marker in the first column.
+		d := docStart{}
+		switch {
+		case doc == 0:
+			d.ok = true
+		case n.Column == 1 && f.lazy:
+			d.offset, d.line, d.ok = lines.offset(n.Line), int32(n.Line), true
+		}
+		if err := r.document(f, doc, d, &n); err != nil {
 			return err
 		}
 	}
@@ -395,18 +541,24 @@ func lineContaining(data []byte, from int, s string) int {
 	return from
 }
 
-func (r *fileReader) document(name string, doc int, n *yaml.Node) error {
+func (r *fileReader) document(f *keptFile, doc int, start docStart, n *yaml.Node) error {
+	name := f.name
 	root := n
 	if root.Kind == yaml.DocumentNode {
 		if len(root.Content) == 0 {
+			f.addDoc(doc, docStart{})
 			return nil // empty document ("---" alone, comments only)
 		}
 		root = root.Content[0]
 	}
 	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		f.addDoc(doc, docStart{})
 		return nil
 	}
-	c := converter{lim: r.lim}
+	if r.strings == nil {
+		r.strings = map[string]string{}
+	}
+	c := converter{lim: r.lim, strings: r.strings}
 	v, err := c.convert(root, 0)
 	if err != nil {
 		return &InputError{File: name, Line: c.errLine, Err: err}
@@ -414,6 +566,15 @@ func (r *fileReader) document(name string, doc int, n *yaml.Node) error {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return &InputError{File: name, Line: root.Line, Err: errors.New("document is not a mapping (expected a Kubernetes object)")}
+	}
+	start.rootLine, start.rootColumn, start.nodes = int32(root.Line), int32(root.Column), int32(c.nodes)
+	if !f.lazy {
+		start.ok = false
+	}
+	f.addDoc(doc, start)
+	var ref *docRef
+	if start.ok {
+		ref = &docRef{file: f, doc: doc}
 	}
 	src := snapshot.Source{File: name, Line: root.Line, Column: root.Column, Doc: doc, Item: -1}
 	u := &unstructured.Unstructured{Object: obj}
@@ -423,6 +584,10 @@ func (r *fileReader) document(name string, doc int, n *yaml.Node) error {
 	if strings.HasSuffix(u.GetKind(), "List") && u.GetAPIVersion() == "v1" {
 		items, _ := obj["items"].([]any)
 		itemNodes := listItemNodes(root)
+		var list *listRef
+		if ref != nil {
+			list = &listRef{doc: ref}
+		}
 		for i, it := range items {
 			m, ok := it.(map[string]any)
 			isrc := src
@@ -437,12 +602,41 @@ func (r *fileReader) document(name string, doc int, n *yaml.Node) error {
 			if err := checkHeader(iu); err != nil {
 				return &InputError{File: name, Line: isrc.Line, Err: fmt.Errorf("items[%d]: %w", i, err)}
 			}
-			r.out = append(r.out, RawObject{Object: iu, Source: isrc})
+			var lazy lazyObject
+			if list != nil {
+				lazy = &itemRef{list: list, item: i}
+			}
+			r.out = append(r.out, readObject(iu, isrc, lazy))
 		}
 		return nil
 	}
-	r.out = append(r.out, RawObject{Object: u, Source: src})
+	var lazy lazyObject
+	if ref != nil {
+		lazy = ref
+	}
+	r.out = append(r.out, readObject(u, src, lazy))
 	return nil
+}
+
+// readObject returns the RawObject of an object just read. When the object can be
+// decoded again from its file (lazy is set), it is typed now and its unstructured form is
+// dropped; an object whose typing fails, or that has a namespace that is not a string
+// (which DefaultNamespace replaces before typing), is held as read and typed by Build, as
+// every object used to be.
+func readObject(u *unstructured.Unstructured, src snapshot.Source, lazy lazyObject) RawObject {
+	if lazy == nil {
+		return NewRawObject(u, src)
+	}
+	if ns, found, _ := unstructured.NestedFieldNoCopy(u.Object, "metadata", "namespace"); found {
+		if _, ok := ns.(string); !ok {
+			return NewRawObject(u, src)
+		}
+	}
+	t, err := snapshot.Decode(u)
+	if err != nil {
+		return NewRawObject(u, src)
+	}
+	return RawObject{Source: src, r: &rawState{raw: snapshot.LazyRaw(lazy.object), lazy: lazy, typed: t, fresh: true, id: snapshot.IdentityOf(u)}}
 }
 
 func checkHeader(u *unstructured.Unstructured) error {
@@ -483,7 +677,11 @@ func firstInvalidUTF8(b []byte) int {
 // converter turns a yaml.Node tree into the map/slice/int64/float64/bool/string values
 // unstructured objects hold, refusing duplicate keys, alias bombs and deep nesting.
 type converter struct {
-	lim     Limits
+	lim Limits
+	// strings, when set, interns short strings: typed objects keep the values (and the
+	// keys of label maps) of every object, and most are the same few words (API
+	// versions, kinds, namespaces, enum values) over and over.
+	strings map[string]string
 	nodes   int
 	errLine int
 	// alias is the outermost alias being expanded: an error inside an expansion is
@@ -564,7 +762,7 @@ func (c *converter) convert(n *yaml.Node, depth int) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			out[k.Value] = cv // an explicit key wins over a merged one, before or after it
+			out[c.str(k.Value)] = cv // an explicit key wins over a merged one, before or after it
 		}
 		return out, nil
 	case yaml.ScalarNode:
@@ -597,6 +795,21 @@ func (c *converter) merge(out map[string]any, v *yaml.Node, depth int) error {
 	return nil
 }
 
+// maxInterned is the longest string interned: longer ones (descriptions, CEL
+// expressions, certificates) are seldom repeated.
+const maxInterned = 64
+
+func (c *converter) str(s string) string {
+	if c.strings == nil || len(s) > maxInterned {
+		return s
+	}
+	if x, ok := c.strings[s]; ok {
+		return x
+	}
+	c.strings[s] = s
+	return s
+}
+
 func (c *converter) scalar(n *yaml.Node) (any, error) {
 	switch n.ShortTag() {
 	case "!!null":
@@ -624,55 +837,47 @@ func (c *converter) scalar(n *yaml.Node) (any, error) {
 		}
 		return f, nil
 	case "!!str", "!!timestamp", "!!binary":
-		return n.Value, nil
+		return c.str(n.Value), nil
 	}
-	return n.Value, nil
+	return c.str(n.Value), nil
 }
 
-// FilePositions resolves field paths to positions by re-reading the object's document
+// FilePositions resolves field paths to positions by parsing the object's document again
 // on demand, so loading pays nothing for positions that are never asked for.
 type FilePositions struct {
 	mu    sync.Mutex
-	kept  map[string][]byte       // stdin contents
-	cache map[string][]*yaml.Node // parsed documents per file
+	files map[string]*keptFile
+	// recent holds the node trees of the documents asked for last: findings are
+	// resolved object by object, so the same document is asked for several times in a
+	// row, and keeping every document's tree would cost many times the input's size.
+	recent [8]posDoc
+	next   int
+	// whole holds every document of a file parsed as a stream: for documents that
+	// cannot be parsed alone, and for files this reader did not read.
+	whole map[string][]*yaml.Node
+}
+
+// posDoc is the node tree of one document; its lines are shift less than in the file.
+type posDoc struct {
+	file  *keptFile
+	doc   int
+	root  *yaml.Node
+	shift int
 }
 
 func newFilePositions() *FilePositions {
-	return &FilePositions{kept: map[string][]byte{}, cache: map[string][]*yaml.Node{}}
+	return &FilePositions{files: map[string]*keptFile{}, whole: map[string][]*yaml.Node{}}
 }
 
-func (p *FilePositions) keep(name string, data []byte) { p.kept[name] = data }
+func (p *FilePositions) keep(f *keptFile) { p.files[f.name] = f }
 
 // Position implements snapshot.PositionResolver.
 func (p *FilePositions) Position(src snapshot.Source, fieldPath string) (int, int, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	docs, ok := p.cache[src.File]
-	if !ok {
-		data, kept := p.kept[src.File]
-		if !kept {
-			var err error
-			if data, err = os.ReadFile(src.File); err != nil {
-				p.cache[src.File] = nil
-				return 0, 0, false
-			}
-		}
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		for {
-			var n yaml.Node
-			if err := dec.Decode(&n); err != nil {
-				break
-			}
-			docs = append(docs, &n)
-		}
-		p.cache[src.File] = docs
-	}
-	if src.Doc < 0 || src.Doc >= len(docs) {
+	n, shift := p.document(src)
+	if n == nil {
 		return 0, 0, false
-	}
-	n := docs[src.Doc]
-	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		n = n.Content[0]
 	}
 	if src.Item >= 0 {
 		items := listItemNodes(n)
@@ -689,8 +894,260 @@ func (p *FilePositions) Position(src snapshot.Source, fieldPath string) (int, in
 		}
 		best, n = at, next
 	}
-	return best.Line, best.Column, true
+	return best.Line + shift, best.Column, true
 }
+
+// document returns the root node of the source's document and how many lines its
+// positions are short of the file's.
+func (p *FilePositions) document(src snapshot.Source) (*yaml.Node, int) {
+	f := p.files[src.File]
+	if f != nil && src.Doc >= 0 && src.Doc < len(f.docs) && f.docs[src.Doc].ok {
+		for _, r := range p.recent {
+			if r.file == f && r.doc == src.Doc && r.root != nil {
+				return r.root, r.shift
+			}
+		}
+		d := f.docs[src.Doc]
+		if root, ok := f.parseAlone(d); ok {
+			p.recent[p.next] = posDoc{file: f, doc: src.Doc, root: root, shift: d.shift()}
+			p.next = (p.next + 1) % len(p.recent)
+			return root, d.shift()
+		}
+	}
+	docs, ok := p.whole[src.File]
+	if !ok {
+		var data []byte
+		if f != nil {
+			data = f.data
+		} else {
+			var err error
+			if data, err = os.ReadFile(src.File); err != nil {
+				p.whole[src.File] = nil
+				return nil, 0
+			}
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		for {
+			var n yaml.Node
+			if err := dec.Decode(&n); err != nil {
+				break
+			}
+			docs = append(docs, &n)
+		}
+		p.whole[src.File] = docs
+	}
+	if src.Doc < 0 || src.Doc >= len(docs) {
+		return nil, 0
+	}
+	n := docs[src.Doc]
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	return n, 0
+}
+
+// keptFile is the content of a file as read, kept to decode its objects again (and to
+// resolve positions) without reading the file again: what was read is what is decoded.
+type keptFile struct {
+	name string
+	data []byte
+	lim  Limits
+	// lazy says its documents can be parsed alone (documentsSplittable).
+	lazy bool
+	// docs describes each document of the file, by index.
+	docs []docStart
+}
+
+// docStart locates a document in its file's data, and records what the document's root
+// looked like when read, to check that parsing it alone finds the same document.
+type docStart struct {
+	offset int   // of the first byte of the line where the document starts
+	line   int32 // that line (1-based; 0 for the first document, which starts the data)
+	// rootLine and rootColumn locate the root node; nodes is the converter's node count.
+	rootLine, rootColumn, nodes int32
+	// ok is set when the document holds objects and can be parsed alone.
+	ok bool
+}
+
+func (d docStart) shift() int {
+	if d.line == 0 {
+		return 0
+	}
+	return int(d.line) - 1
+}
+
+func (f *keptFile) addDoc(doc int, d docStart) {
+	for len(f.docs) < doc {
+		f.docs = append(f.docs, docStart{})
+	}
+	f.docs = append(f.docs[:doc], d)
+}
+
+// documentsSplittable reports whether a document of data parses the same alone, from
+// the start of the line of its "---" to the end of the data, as in the stream, with
+// lines counted at each newline. It is false for what could make either differ:
+// directives (a %TAG of the stream's directives could apply), line breaks other than
+// LF and CRLF (YAML also breaks lines at a lone CR, NEL, LS and PS), and a byte order
+// mark after the start. Their objects are held as read instead.
+func documentsSplittable(data []byte) bool {
+	if len(data) > 0 && data[0] == '%' || bytes.Contains(data, []byte("\n%")) {
+		return false
+	}
+	for _, b := range [][]byte{[]byte("\u0085"), []byte("\u2028"), []byte("\u2029")} {
+		if bytes.Contains(data, b) {
+			return false
+		}
+	}
+	bom := []byte("\uFEFF")
+	if bytes.Contains(bytes.TrimPrefix(data, bom), bom) {
+		return false
+	}
+	for i := bytes.IndexByte(data, '\r'); i >= 0; {
+		if i+1 >= len(data) || data[i+1] != '\n' {
+			return false
+		}
+		j := bytes.IndexByte(data[i+1:], '\r')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return true
+}
+
+// parseAlone parses the document alone and returns its root node (lines short by
+// d.shift()), or false when it does not find the document that was read there.
+func (f *keptFile) parseAlone(d docStart) (*yaml.Node, bool) {
+	var n yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(f.data[d.offset:])).Decode(&n); err != nil {
+		return nil, false
+	}
+	root := &n
+	if root.Kind == yaml.DocumentNode {
+		if len(root.Content) == 0 {
+			return nil, false
+		}
+		root = root.Content[0]
+	}
+	if root.Line+d.shift() != int(d.rootLine) || root.Column != int(d.rootColumn) {
+		return nil, false
+	}
+	return root, true
+}
+
+// decode converts document doc again, as it was converted when read.
+func (f *keptFile) decode(doc int) map[string]any {
+	if d := f.docs[doc]; d.ok {
+		if root, ok := f.parseAlone(d); ok {
+			c := converter{lim: f.lim}
+			v, err := c.convert(root, 0)
+			if m, isMap := v.(map[string]any); err == nil && isMap && c.nodes == int(d.nodes) {
+				return m
+			}
+		}
+	}
+	// Parse the stream up to the document, as when it was read.
+	dec := yaml.NewDecoder(bytes.NewReader(f.data))
+	for i := 0; ; i++ {
+		var n yaml.Node
+		if err := dec.Decode(&n); err != nil {
+			panic(fmt.Sprintf("cluster: document %d of %s no longer decodes: %v", doc, f.name, err))
+		}
+		if i < doc {
+			continue
+		}
+		root := &n
+		if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+			root = root.Content[0]
+		}
+		c := converter{lim: f.lim}
+		v, err := c.convert(root, 0)
+		m, isMap := v.(map[string]any)
+		if err != nil || !isMap {
+			panic(fmt.Sprintf("cluster: document %d of %s no longer decodes: %v", doc, f.name, err))
+		}
+		return m
+	}
+}
+
+// lineIndex finds the offsets of increasing line numbers in one pass over data.
+type lineIndex struct {
+	data []byte
+	line int // the line that starts at off
+	off  int
+}
+
+func (x *lineIndex) offset(line int) int {
+	for x.line < line {
+		i := bytes.IndexByte(x.data[x.off:], '\n')
+		if i < 0 {
+			break
+		}
+		x.off += i + 1
+		x.line++
+	}
+	return x.off
+}
+
+// lazyObject rebuilds an object read from a file.
+type lazyObject interface {
+	object() *unstructured.Unstructured
+	// transient is object() for a caller that drops it soon; nil when the object is
+	// better kept (an item of a List, whose whole List is decoded at once).
+	transient() *unstructured.Unstructured
+	// setNamespace records the namespace DefaultNamespace gave the object.
+	setNamespace(ns string)
+}
+
+// docRef is an object that is a whole document.
+type docRef struct {
+	file *keptFile
+	doc  int
+	ns   string
+}
+
+func (d *docRef) object() *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: d.file.decode(d.doc)}
+	if d.ns != "" {
+		u.SetNamespace(d.ns)
+	}
+	return u
+}
+
+func (d *docRef) transient() *unstructured.Unstructured { return d.object() }
+func (d *docRef) setNamespace(ns string)                { d.ns = ns }
+
+// listRef is a v1 List document, decoded once for all its items.
+type listRef struct {
+	doc   *docRef
+	once  sync.Once
+	items []any
+}
+
+func (l *listRef) item(i int) map[string]any {
+	l.once.Do(func() {
+		l.items, _ = l.doc.file.decode(l.doc.doc)["items"].([]any)
+	})
+	return l.items[i].(map[string]any)
+}
+
+// itemRef is an object that is an item of a List.
+type itemRef struct {
+	list *listRef
+	item int
+	ns   string
+}
+
+func (it *itemRef) object() *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: it.list.item(it.item)}
+	if it.ns != "" {
+		u.SetNamespace(it.ns)
+	}
+	return u
+}
+
+func (it *itemRef) transient() *unstructured.Unstructured { return nil }
+func (it *itemRef) setNamespace(ns string)                { it.ns = ns }
 
 // splitPath splits "spec.rules[2].name" into ["spec", "rules", "[2]", "name"].
 func splitPath(p string) []string {

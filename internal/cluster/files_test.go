@@ -43,7 +43,7 @@ type got struct {
 func summarize(objs []RawObject) []got {
 	out := make([]got, 0, len(objs))
 	for _, o := range objs {
-		out = append(out, got{o.Object.GetKind(), o.Object.GetName(), o.Source.File, o.Source.Line, o.Source.Item})
+		out = append(out, got{o.Object().GetKind(), o.Object().GetName(), o.Source.File, o.Source.Line, o.Source.Item})
 	}
 	return out
 }
@@ -724,8 +724,8 @@ metadata: {name: p}
 	DefaultNamespace(objs, "tools")
 	want := map[string]string{"no-ns": "tools", "has-ns": "pay", "ns": "", "gc": "", "p": "tools"}
 	for _, o := range objs {
-		if got := o.Object.GetNamespace(); got != want[o.Object.GetName()] {
-			t.Errorf("%s: namespace %q, want %q", o.Object.GetName(), got, want[o.Object.GetName()])
+		if got := o.Object().GetNamespace(); got != want[o.Object().GetName()] {
+			t.Errorf("%s: namespace %q, want %q", o.Object().GetName(), got, want[o.Object().GetName()])
 		}
 	}
 }
@@ -753,7 +753,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := objs[0].Object.Object
+	o := objs[0].Object().Object
 	spec := o["spec"].(map[string]any)
 	for k, want := range map[string]any{"port": int64(8080), "ratio": 0.5, "big": 1e20, "on": true, "quoted": "123", "empty": nil} {
 		if got := spec[k]; got != want {

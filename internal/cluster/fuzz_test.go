@@ -69,7 +69,8 @@ func TestGeneratedHostileInputs(t *testing.T) {
 }
 
 // FuzzReadFiles feeds arbitrary bytes as stdin through reading, typing and field
-// positions: nothing may panic, and every error must be an *InputError.
+// positions: nothing may panic, every error must be an *InputError, and objects decoded
+// again on demand must be what holding them as read gives.
 func FuzzReadFiles(f *testing.F) {
 	for _, dir := range []string{hostileDir, "testdata", "../../testdata/examples"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
@@ -108,5 +109,6 @@ func FuzzReadFiles(f *testing.F) {
 				_ = s.FieldPosition(p.Source, path)
 			}
 		}
+		sameAsHeld(t, data, lim)
 	})
 }

@@ -150,7 +150,7 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*LiveResult, error) {
 	for i := range plan.served {
 		for j := range byKind[i] {
 			u := &byKind[i][j]
-			res.Objects = append(res.Objects, RawObject{Object: u, Source: r.source})
+			res.Objects = append(res.Objects, NewRawObject(u, r.source))
 		}
 	}
 	return res, nil

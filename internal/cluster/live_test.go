@@ -43,11 +43,11 @@ func typedObjects(t *testing.T, s *snapshot.Snapshot) map[snapshot.Identity]type
 	add := func(o snapshot.Origin, api any, extra func(*typedObject)) {
 		m := comparable(t, api)
 		delete(m, "apiVersion") // compared separately: the raw object's version
-		id := snapshot.IdentityOf(o.Raw)
+		id := snapshot.IdentityOf(o.Object())
 		if _, dup := out[id]; dup {
 			t.Errorf("%v appears twice", id)
 		}
-		to := typedObject{apiVersion: o.Raw.GetAPIVersion(), content: m, source: o.Source}
+		to := typedObject{apiVersion: o.Object().GetAPIVersion(), content: m, source: o.Source}
 		if extra != nil {
 			extra(&to)
 		}
@@ -354,11 +354,11 @@ func TestLiveMatchesFiles(t *testing.T) {
 		}
 	}
 	for _, o := range res.Objects {
-		if _, ok := o.Object.Object["metadata"].(map[string]any)["managedFields"]; ok {
-			t.Errorf("%s %s/%s: managedFields not stripped", o.Object.GetKind(), o.Object.GetNamespace(), o.Object.GetName())
+		if _, ok := o.Object().Object["metadata"].(map[string]any)["managedFields"]; ok {
+			t.Errorf("%s %s/%s: managedFields not stripped", o.Object().GetKind(), o.Object().GetNamespace(), o.Object().GetName())
 		}
-		if o.Object.GetAPIVersion() == "" || o.Object.GetKind() == "" {
-			t.Errorf("live object without apiVersion/kind: %v", o.Object.Object["metadata"])
+		if o.Object().GetAPIVersion() == "" || o.Object().GetKind() == "" {
+			t.Errorf("live object without apiVersion/kind: %v", o.Object().Object["metadata"])
 		}
 	}
 }
@@ -366,10 +366,10 @@ func TestLiveMatchesFiles(t *testing.T) {
 func exampleNamespaces(objs []RawObject) map[string]bool {
 	ns := map[string]bool{}
 	for _, o := range objs {
-		if o.Object.GetKind() == "Namespace" {
-			ns[o.Object.GetName()] = true
-		} else if o.Object.GetNamespace() != "" {
-			ns[o.Object.GetNamespace()] = true
+		if o.Object().GetKind() == "Namespace" {
+			ns[o.Object().GetName()] = true
+		} else if o.Object().GetNamespace() != "" {
+			ns[o.Object().GetNamespace()] = true
 		}
 	}
 	return ns
@@ -467,8 +467,8 @@ func TestLiveRBACOneNamespace(t *testing.T) {
 	}
 	var wantPay []string
 	for _, o := range fileObjs {
-		if o.Object.GetNamespace() == "pay" || (o.Object.GetKind() == "Namespace" && o.Object.GetName() == "pay") {
-			wantPay = append(wantPay, idString(o.Object))
+		if o.Object().GetNamespace() == "pay" || (o.Object().GetKind() == "Namespace" && o.Object().GetName() == "pay") {
+			wantPay = append(wantPay, idString(o.Object()))
 		}
 	}
 	sort.Strings(wantPay)
@@ -539,8 +539,8 @@ func TestLiveRBACOneNamespace(t *testing.T) {
 		}
 		var got []string
 		for _, o := range res.Objects {
-			if o.Object.GetKind() != "Namespace" {
-				got = append(got, idString(o.Object))
+			if o.Object().GetKind() != "Namespace" {
+				got = append(got, idString(o.Object()))
 			}
 		}
 		sort.Strings(got)
@@ -597,7 +597,7 @@ func idString(u *unstructured.Unstructured) string {
 func ids(objs []RawObject) []string {
 	out := make([]string, 0, len(objs))
 	for _, o := range objs {
-		out = append(out, idString(o.Object))
+		out = append(out, idString(o.Object()))
 	}
 	sort.Strings(out)
 	return out
@@ -687,8 +687,8 @@ func TestLivePagination(t *testing.T) {
 	}
 	var got []string
 	for _, o := range res.Objects {
-		if o.Object.GetKind() == "ServiceAccount" {
-			got = append(got, o.Object.GetName())
+		if o.Object().GetKind() == "ServiceAccount" {
+			got = append(got, o.Object().GetName())
 		}
 	}
 	want := []string{"sa-0", "sa-1", "sa-2", "sa-3", "sa-4", "sa-5", "sa-6"}
@@ -753,8 +753,8 @@ func TestLiveSnapshotRoundTrip(t *testing.T) {
 	// Overlay: the examples' pay policy edited in a file replaces the live one; a new one is added.
 	var edited *unstructured.Unstructured
 	for _, o := range fileObjs {
-		if o.Object.GetKind() == "XAccessPolicy" && o.Object.GetNamespace() == "pay" && edited == nil {
-			edited = o.Object.DeepCopy()
+		if o.Object().GetKind() == "XAccessPolicy" && o.Object().GetNamespace() == "pay" && edited == nil {
+			edited = o.Object().DeepCopy()
 		}
 	}
 	if edited == nil {
@@ -763,7 +763,7 @@ func TestLiveSnapshotRoundTrip(t *testing.T) {
 	edited.SetLabels(map[string]string{"what-if": "yes"})
 	added := edited.DeepCopy()
 	added.SetName("what-if-new")
-	top := []RawObject{{Object: edited, Source: snapshot.Source{File: "edit.yaml", Line: 1}}, {Object: added, Source: snapshot.Source{File: "edit.yaml", Line: 30}}}
+	top := []RawObject{NewRawObject(edited, snapshot.Source{File: "edit.yaml", Line: 1}), NewRawObject(added, snapshot.Source{File: "edit.yaml", Line: 30})}
 	merged := Overlay(res.Objects, top)
 	if len(merged) != len(res.Objects)+1 {
 		t.Fatalf("overlay has %d objects, want %d", len(merged), len(res.Objects)+1)

@@ -304,7 +304,7 @@ func rawObj(apiVersion, kind, ns, name, label string) RawObject {
 	if label == "file" {
 		src = snapshot.Source{File: "top.yaml", Line: 1, Item: -1}
 	}
-	return RawObject{Object: u, Source: src}
+	return NewRawObject(u, src)
 }
 
 func TestOverlay(t *testing.T) {
@@ -325,7 +325,7 @@ func TestOverlay(t *testing.T) {
 	type row struct{ Kind, NS, Name, From, APIVersion string }
 	var rows []row
 	for _, o := range got {
-		rows = append(rows, row{o.Object.GetKind(), o.Object.GetNamespace(), o.Object.GetName(), o.Object.GetLabels()["from"], o.Object.GetAPIVersion()})
+		rows = append(rows, row{o.Object().GetKind(), o.Object().GetNamespace(), o.Object().GetName(), o.Object().GetLabels()["from"], o.Object().GetAPIVersion()})
 	}
 	want := []row{
 		{"XAccessPolicy", "pay", "a", "file", "agentic.prototype.x-k8s.io/v0alpha0"},
@@ -337,7 +337,7 @@ func TestOverlay(t *testing.T) {
 	if !reflect.DeepEqual(rows, want) {
 		t.Errorf("Overlay =\n%v\nwant\n%v", rows, want)
 	}
-	if base[2].Object.GetLabels()["from"] != "live" {
+	if base[2].Object().GetLabels()["from"] != "live" {
 		t.Error("Overlay modified its base")
 	}
 	if got[2].Source.File != "top.yaml" {
@@ -351,12 +351,12 @@ func TestWriteSnapshotRoundTrip(t *testing.T) {
 		rawObj("agentic.networking.x-k8s.io/v1alpha1", "XAccessPolicy", "pay", "p", "live"),
 		rawObj("v1", "Secret", "pay", "token", "live"),
 	}
-	objs[1].Object.Object["spec"] = map[string]any{
+	objs[1].Object().Object["spec"] = map[string]any{
 		"targetRefs": []any{map[string]any{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "edge"}},
 		"action":     "Allow",
 		"rules":      []any{map[string]any{"name": "r", "authorization": map[string]any{"type": "CEL", "cel": map[string]any{"expression": "request.params.amount < 100"}}}},
 	}
-	objs[2].Object.Object["data"] = map[string]any{"token": "c2VjcmV0"}
+	objs[2].Object().Object["data"] = map[string]any{"token": "c2VjcmV0"}
 	var buf strings.Builder
 	if err := WriteSnapshot(&buf, objs); err != nil {
 		t.Fatal(err)
@@ -372,8 +372,8 @@ func TestWriteSnapshotRoundTrip(t *testing.T) {
 		t.Fatalf("read back %d objects, want 2", len(back))
 	}
 	for i := range back {
-		if !reflect.DeepEqual(back[i].Object.Object, objs[i].Object.Object) {
-			t.Errorf("object %d changed:\nwrote %v\nread  %v", i, objs[i].Object.Object, back[i].Object.Object)
+		if !reflect.DeepEqual(back[i].Object().Object, objs[i].Object().Object) {
+			t.Errorf("object %d changed:\nwrote %v\nread  %v", i, objs[i].Object().Object, back[i].Object().Object)
 		}
 		if back[i].Source.Line == 0 {
 			t.Errorf("object %d read back without a line", i)

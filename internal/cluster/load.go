@@ -8,7 +8,7 @@ import (
 func Build(objs []RawObject, positions snapshot.PositionResolver, origins ...string) (*snapshot.Snapshot, error) {
 	s := &snapshot.Snapshot{Origins: origins, Positions: positions}
 	for _, o := range objs {
-		if err := s.Add(o.Object, o.Source); err != nil {
+		if err := o.typeInto(s); err != nil {
 			if o.Source.IsFile() {
 				return nil, &InputError{File: o.Source.File, Line: o.Source.Line, Err: err}
 			}
@@ -35,10 +35,10 @@ func Overlay(base, top []RawObject) []RawObject {
 	out := make([]RawObject, len(base), len(base)+len(top))
 	copy(out, base)
 	for i, o := range out {
-		index[snapshot.IdentityOf(o.Object)] = i
+		index[o.Identity()] = i
 	}
 	for _, o := range top {
-		id := snapshot.IdentityOf(o.Object)
+		id := o.Identity()
 		if i, ok := index[id]; ok {
 			out[i] = o
 			continue
@@ -53,16 +53,6 @@ func Overlay(base, top []RawObject) []RawObject {
 // would use (-n, else "default").
 func DefaultNamespace(objs []RawObject, ns string) {
 	for _, o := range objs {
-		if o.Object.GetNamespace() != "" {
-			continue
-		}
-		gvk := o.Object.GroupVersionKind()
-		if k, ok := snapshot.LookupKind(gvk.Group, gvk.Kind); ok && !k.Namespaced {
-			continue
-		}
-		if gvk.Kind == "Namespace" || gvk.Kind == "GatewayClass" {
-			continue
-		}
-		o.Object.SetNamespace(ns)
+		o.defaultNamespace(ns)
 	}
 }

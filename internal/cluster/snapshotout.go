@@ -11,11 +11,11 @@ import (
 // Only objects of kinds agpol reads are written; Secrets are never among them.
 func WriteSnapshot(w io.Writer, objs []RawObject) error {
 	for i, o := range objs {
-		gvk := o.Object.GroupVersionKind()
-		if gvk.Kind == "Secret" {
+		if o.Identity().Kind == "Secret" {
 			continue
 		}
-		data, err := yaml.Marshal(o.Object.Object)
+		// Decoded one at a time and dropped: writing must not keep every object decoded.
+		data, err := yaml.Marshal(o.transient().Object)
 		if err != nil {
 			return fmt.Errorf("object %d: %w", i, err)
 		}

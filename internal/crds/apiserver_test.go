@@ -188,20 +188,20 @@ func TestAgreesWithTheAPIServer(t *testing.T) {
 		}
 		cluster.DefaultNamespace(objs, "default")
 		for _, o := range objs {
-			gvk := o.Object.GroupVersionKind()
+			gvk := o.Object().GroupVersionKind()
 			v, err := Lookup(gvk)
 			if err != nil {
 				continue // core kinds, versions no CRD serves
 			}
-			name := fmt.Sprintf("%s/%s/%s", filepath.Base(f), gvk.Kind, o.Object.GetName())
+			name := fmt.Sprintf("%s/%s/%s", filepath.Base(f), gvk.Kind, o.Object().GetName())
 			t.Run(name, func(t *testing.T) {
-				offline := v.Validate(context.Background(), o.Object)
+				offline := v.Validate(context.Background(), o.Object())
 				var got []string
 				for _, e := range offline.Errors {
 					got = append(got, normalize(e.Error()))
 				}
 				sort.Strings(got)
-				want := createDryRun(t, o.Object)
+				want := createDryRun(t, o.Object())
 				if strings.Join(got, "\n") != strings.Join(want.causes, "\n") {
 					t.Errorf("errors differ\noffline: %q\nserver:  %q", got, want.causes)
 				}

@@ -39,7 +39,7 @@ func TestUpstreamValidExamplesPass(t *testing.T) {
 	}
 	for _, f := range files {
 		for _, o := range readObjects(t, f) {
-			res := validate(t, o.Object)
+			res := validate(t, o.Object())
 			if len(res.Errors) > 0 || len(res.Unknown) > 0 {
 				t.Errorf("%s: want valid, got errors %v, unknown fields %v", f, res.Errors, res.Unknown)
 			}
@@ -68,7 +68,7 @@ func TestUpstreamInvalidExamplesRejected(t *testing.T) {
 			continue
 		}
 		for _, o := range readObjects(t, f) {
-			res := validate(t, o.Object)
+			res := validate(t, o.Object())
 			if len(res.Errors) == 0 {
 				t.Errorf("%s: want rejected, got valid", f)
 				continue
@@ -83,7 +83,7 @@ func TestUpstreamInvalidExamplesRejected(t *testing.T) {
 func TestExamplesOfEveryKindPass(t *testing.T) {
 	seen := map[string]bool{}
 	for _, o := range readObjects(t, "../../testdata/examples") {
-		gvk := o.Object.GroupVersionKind()
+		gvk := o.Object().GroupVersionKind()
 		v, err := Lookup(gvk)
 		if errors.Is(err, ErrNoSchema) {
 			continue // core kinds, agpol's own request files: no CRD
@@ -92,9 +92,9 @@ func TestExamplesOfEveryKindPass(t *testing.T) {
 			t.Fatal(err)
 		}
 		seen[gvk.Kind] = true
-		res := v.Validate(context.Background(), o.Object)
+		res := v.Validate(context.Background(), o.Object())
 		if len(res.Errors) > 0 || len(res.Unknown) > 0 {
-			t.Errorf("%s %s: want valid, got %v, unknown %v", gvk.Kind, o.Object.GetName(), res.Errors, res.Unknown)
+			t.Errorf("%s %s: want valid, got %v, unknown %v", gvk.Kind, o.Object().GetName(), res.Errors, res.Unknown)
 		}
 	}
 	for _, k := range []string{"Gateway", "HTTPRoute", "XBackend", "XAccessPolicy", "AuthPolicy"} {
@@ -109,7 +109,7 @@ func obj(y string) *unstructured.Unstructured {
 	if err != nil {
 		panic(err)
 	}
-	return objs[0].Object
+	return objs[0].Object()
 }
 
 func TestValidate(t *testing.T) {

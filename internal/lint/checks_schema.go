@@ -117,18 +117,18 @@ func schemaResults(ctx *Context) schemaRun {
 		var out []schemaItem
 		var todo []int // indexes in out of the items to validate
 		for _, o := range ctx.Origins() {
-			if o.Raw == nil {
+			if o.Object() == nil {
 				continue // built in code, not read: nothing to validate
 			}
-			gvk := o.Raw.GroupVersionKind()
-			it := schemaItem{origin: o, decodeErr: undecodable[refOf(o.Raw).Key()+"@"+o.Source.String()]}
+			gvk := o.Object().GroupVersionKind()
+			it := schemaItem{origin: o, decodeErr: undecodable[refOf(o.Object()).Key()+"@"+o.Source.String()]}
 			if gvk.Group == "" {
 				if it.decodeErr != nil {
 					out = append(out, it) // core kinds have no CRD; report the decode error
 				}
 				continue
 			}
-			obj := o.Raw
+			obj := o.Object()
 			legacyGroup := gvk.Group == agentic.LegacyGroupName
 			if !o.Source.IsFile() && !ctx.RevalidateLive && !writtenAtV0alpha0(o) {
 				// Validated by the API server when stored, and pruned by it: validating
@@ -190,7 +190,7 @@ func runSchemaErrors(ctx *Context) []Finding {
 		for _, e := range it.result.Errors {
 			out = append(out, schemaFinding(ctx, it.origin, e))
 		}
-		if it.decodeErr != nil && len(it.result.Errors) == 0 && (it.noSchema == nil || it.origin.Raw.GroupVersionKind().Group == "") {
+		if it.decodeErr != nil && len(it.result.Errors) == 0 && (it.noSchema == nil || it.origin.Object().GroupVersionKind().Group == "") {
 			f := ctx.Blame(it.origin, "")
 			f.Message = fmt.Sprintf("agpol cannot read this object, so other checks skip it: %v", it.decodeErr)
 			out = append(out, f)
@@ -229,7 +229,7 @@ func runUnknownFields(ctx *Context) []Finding {
 func runUnservedVersion(ctx *Context) []Finding {
 	var out []Finding
 	for _, it := range schemaItems(ctx) {
-		gvk := it.origin.Raw.GroupVersionKind()
+		gvk := it.origin.Object().GroupVersionKind()
 		switch {
 		case it.legacy:
 			f := ctx.Blame(it.origin, "apiVersion")
@@ -261,12 +261,12 @@ func (c *Context) Rejected(o snapshot.Origin) bool {
 		m := map[any]bool{}
 		for _, it := range schemaResults(c).items {
 			if len(it.result.Errors) > 0 || it.decodeErr != nil {
-				m[it.origin.Raw] = true
+				m[it.origin.Object()] = true
 			}
 		}
 		return m
 	})
-	return rejected[o.Raw]
+	return rejected[o.Object()]
 }
 
 // servedVersions is " (served: v1, v1beta1)" for a kind with an embedded CRD.
@@ -284,23 +284,23 @@ func servedVersions(group, kind string) string {
 // v0alpha0: read at v0alpha0 (the cluster reader re-reads those at the version they
 // were written at), or read at v1alpha1 without spec.action (storedLegacy).
 func writtenAtV0alpha0(o snapshot.Origin) bool {
-	if o.Source.IsFile() || o.Raw == nil {
+	if o.Source.IsFile() || o.Object() == nil {
 		return false
 	}
-	gvk := o.Raw.GroupVersionKind()
+	gvk := o.Object().GroupVersionKind()
 	return (gvk.Kind == agentic.KindXAccessPolicy && gvk.Version == v0alpha0.Version) || storedLegacy(o)
 }
 
 // storedLegacy reports whether a cluster object is an XAccessPolicy read at v1alpha1
 // without spec.action, the form a v0alpha0-written policy takes in storage.
 func storedLegacy(o snapshot.Origin) bool {
-	if o.Source.IsFile() || o.Raw == nil {
+	if o.Source.IsFile() || o.Object() == nil {
 		return false
 	}
-	gvk := o.Raw.GroupVersionKind()
+	gvk := o.Object().GroupVersionKind()
 	if gvk.Kind != agentic.KindXAccessPolicy || gvk.Version != v1alpha1.Version {
 		return false
 	}
-	_, found, _ := unstructured.NestedFieldNoCopy(o.Raw.Object, "spec", "action")
+	_, found, _ := unstructured.NestedFieldNoCopy(o.Object().Object, "spec", "action")
 	return !found
 }

@@ -79,7 +79,7 @@ func (c *Context) FromFilesOnly() bool {
 // Blame starts a finding about a field of an object: object reference and the
 // field's source position filled in.
 func (c *Context) Blame(o snapshot.Origin, fieldPath string) Finding {
-	return Finding{Object: refOf(o.Raw), FieldPath: fieldPath, Source: c.Snapshot.FieldPosition(o.Source, fieldPath)}
+	return Finding{Object: refOf(o.Object()), FieldPath: fieldPath, Source: c.Snapshot.FieldPosition(o.Source, fieldPath)}
 }
 
 func refOf(u *unstructured.Unstructured) ObjectRef {
@@ -94,7 +94,7 @@ func refOf(u *unstructured.Unstructured) ObjectRef {
 func (c *Context) Origins() []snapshot.Origin {
 	out := c.Snapshot.Objects()
 	for _, u := range c.Undecodable {
-		out = append(out, snapshot.Origin{Source: u.Source, Raw: u.Object})
+		out = append(out, snapshot.NewOrigin(u.Source, snapshot.NewRaw(u.Object)))
 	}
 	return out
 }

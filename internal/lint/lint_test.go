@@ -31,8 +31,8 @@ func loadContext(t *testing.T, files ...string) *Context {
 	var bad []Undecodable
 	for _, o := range objs {
 		var scratch snapshot.Snapshot
-		if err := scratch.Add(o.Object, o.Source); err != nil {
-			bad = append(bad, Undecodable{Object: o.Object, Source: o.Source, Err: err})
+		if err := scratch.Add(o.Object(), o.Source); err != nil {
+			bad = append(bad, Undecodable{Object: o.Object(), Source: o.Source, Err: err})
 			continue
 		}
 		keep = append(keep, o)
@@ -422,8 +422,8 @@ func TestLiveObjectsNotRevalidated(t *testing.T) {
 		for i := range objs {
 			objs[i].Source = snapshot.Source{Cluster: "kind-test", Item: -1}
 			var scratch snapshot.Snapshot
-			if err := scratch.Add(objs[i].Object, objs[i].Source); err != nil {
-				bad = append(bad, Undecodable{Object: objs[i].Object, Source: objs[i].Source, Err: err})
+			if err := scratch.Add(objs[i].Object(), objs[i].Source); err != nil {
+				bad = append(bad, Undecodable{Object: objs[i].Object(), Source: objs[i].Source, Err: err})
 				continue
 			}
 			keep = append(keep, objs[i])
@@ -450,7 +450,7 @@ func TestLiveObjectsNotRevalidated(t *testing.T) {
 	objs, _, _ := cluster.ReadFiles(cluster.FileOptions{Filenames: files})
 	crdObjects := 0
 	for _, o := range objs {
-		gvk := o.Object.GroupVersionKind()
+		gvk := o.Object().GroupVersionKind()
 		if gvk.Group != "" && (gvk.Kind != "XAccessPolicy" || gvk.Version != "v0alpha0") {
 			crdObjects++
 		}

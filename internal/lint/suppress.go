@@ -172,10 +172,10 @@ type suppressor struct {
 func newSuppressor(ctx *Context, cfg *Config) *suppressor {
 	s := &suppressor{byObject: map[string][]annotationSuppression{}}
 	for _, o := range ctx.Origins() {
-		if o.Raw == nil {
+		if o.Object() == nil {
 			continue
 		}
-		val, ok := o.Raw.GetAnnotations()[SuppressAnnotation]
+		val, ok := o.Object().GetAnnotations()[SuppressAnnotation]
 		if !ok {
 			continue
 		}

@@ -180,7 +180,7 @@ func TestAnnotationSyntax(t *testing.T) {
 			s := &suppressor{byObject: map[string][]annotationSuppression{}}
 			s.parseAnnotation(ctx, o, tt.value)
 			var codes []string
-			for _, e := range s.byObject[refOf(o.Raw).Key()] {
+			for _, e := range s.byObject[refOf(o.Object()).Key()] {
 				codes = append(codes, e.codes...)
 				if e.reason == "" {
 					t.Error("entry without reason kept")

@@ -57,7 +57,7 @@ func NewList(items []Item) *List {
 }
 
 func item(o snapshot.Origin, resource string) Item {
-	return Item{Object: o.Raw, Source: o.Source, resource: resource}
+	return Item{Object: o.Object(), Source: o.Source, resource: resource}
 }
 
 // Computed carries what other stages computed about objects, for get to show. Each

@@ -82,85 +82,162 @@ func IdentityOf(u *unstructured.Unstructured) Identity {
 // does not read are counted in Skipped. An unknown version of a known kind, or a field
 // of the wrong type, is an error (the caller adds the source position).
 func (s *Snapshot) Add(u *unstructured.Unstructured, src Source) error {
+	t, err := Decode(u)
+	s.Append(t, NewOrigin(src, NewRaw(u)))
+	return err
+}
+
+// Typed is one object typed by Decode, not yet in a Snapshot: loaders type each object
+// as soon as it is read, so that the raw form need not be kept for all of them at once.
+type Typed struct {
+	// obj is *GatewayClass, *Gateway, ... (nil for a kind agpol does not read).
+	obj any
+	// skipped is the "Kind.group" name counted in Skipped for a kind agpol does not read.
+	skipped string
+}
+
+// Decode types a raw object: what Add does before appending, with the same checks and
+// errors. On an error from the typed decoding the partly typed object is still
+// returned, as Add appends it. The typed object's Origin is set by Append.
+func Decode(u *unstructured.Unstructured) (Typed, error) {
 	gvk := u.GroupVersionKind()
 	if gvk.Kind == "" {
-		return fmt.Errorf("object has no kind")
+		return Typed{}, fmt.Errorf("object has no kind")
 	}
 	if gvk.Version == "" {
-		return fmt.Errorf("%s %q has no apiVersion", gvk.Kind, u.GetName())
+		return Typed{}, fmt.Errorf("%s %q has no apiVersion", gvk.Kind, u.GetName())
 	}
 	known, ok := LookupKind(gvk.Group, gvk.Kind)
 	if !ok {
-		if s.Skipped == nil {
-			s.Skipped = map[string]int{}
-		}
 		name := gvk.Kind
 		if gvk.Group != "" {
 			name += "." + gvk.Group
 		}
-		s.Skipped[name]++
-		return nil
+		return Typed{skipped: name}, nil
 	}
 	if !contains(known.Versions, gvk.Version) {
-		return fmt.Errorf("%s %s/%s: unsupported apiVersion %q (agpol reads %s)", gvk.Kind, gvk.Group, u.GetName(),
+		return Typed{}, fmt.Errorf("%s %s/%s: unsupported apiVersion %q (agpol reads %s)", gvk.Kind, gvk.Group, u.GetName(),
 			gvk.GroupVersion().String(), versionList(known))
 	}
 	if u.GetName() == "" {
-		return fmt.Errorf("%s has no metadata.name", gvk.Kind)
+		return Typed{}, fmt.Errorf("%s has no metadata.name", gvk.Kind)
 	}
-	o := Origin{Source: src, Raw: u}
-	var err error
+	var (
+		t   Typed
+		err error
+	)
 	switch known.Kind {
 	case "GatewayClass":
-		x := &GatewayClass{Origin: o}
+		x := &GatewayClass{}
 		err = fromRaw(u, &x.GatewayClass)
-		s.GatewayClasses = append(s.GatewayClasses, x)
+		t.obj = x
 	case "Gateway":
-		x := &Gateway{Origin: o}
+		x := &Gateway{}
 		err = fromRaw(u, &x.Gateway)
-		s.Gateways = append(s.Gateways, x)
+		t.obj = x
 	case "HTTPRoute":
-		x := &HTTPRoute{Origin: o}
+		x := &HTTPRoute{}
 		err = fromRaw(u, &x.HTTPRoute)
-		s.HTTPRoutes = append(s.HTTPRoutes, x)
+		t.obj = x
 	case "ReferenceGrant":
-		x := &ReferenceGrant{Origin: o}
+		x := &ReferenceGrant{}
 		err = fromRaw(u, &x.ReferenceGrant)
-		s.ReferenceGrants = append(s.ReferenceGrants, x)
+		t.obj = x
 	case agentic.KindXBackend:
-		x := &XBackend{Origin: o}
+		x := &XBackend{}
 		err = fromRaw(u, &x.XBackend)
-		s.XBackends = append(s.XBackends, x)
+		t.obj = x
 	case agentic.KindXAccessPolicy:
-		x := &XAccessPolicy{Origin: o}
+		x := &XAccessPolicy{}
 		if err = fromRaw(u, &x.XAccessPolicy); err == nil && gvk.Version == v0alpha0.Version {
 			x.Legacy = &v0alpha0.XAccessPolicy{}
 			err = fromRaw(u, x.Legacy)
 		}
-		s.XAccessPolicies = append(s.XAccessPolicies, x)
+		t.obj = x
 	case kuadrantv1.KindAuthPolicy:
-		x := &AuthPolicy{Origin: o}
+		x := &AuthPolicy{}
 		err = fromRaw(u, &x.AuthPolicy)
-		s.AuthPolicies = append(s.AuthPolicies, x)
+		t.obj = x
 	case "Service":
-		x := &Service{Origin: o}
+		x := &Service{}
 		err = fromRaw(u, &x.Service)
-		s.Services = append(s.Services, x)
+		t.obj = x
 	case "ServiceAccount":
-		x := &ServiceAccount{Origin: o}
+		x := &ServiceAccount{}
 		err = fromRaw(u, &x.ServiceAccount)
 		// A ServiceAccount's secrets list names Secrets; agpol keeps none of it.
 		x.Secrets, x.ImagePullSecrets = nil, nil
-		s.ServiceAccounts = append(s.ServiceAccounts, x)
+		t.obj = x
 	case "Namespace":
-		x := &Namespace{Origin: o}
+		x := &Namespace{}
 		err = fromRaw(u, &x.Namespace)
-		s.Namespaces = append(s.Namespaces, x)
+		t.obj = x
 	}
 	if err != nil {
-		return fmt.Errorf("%s %q: %w", gvk.Kind, u.GetName(), err)
+		return t, fmt.Errorf("%s %q: %w", gvk.Kind, u.GetName(), err)
 	}
-	return nil
+	return t, nil
+}
+
+// SetNamespace sets the namespace of the typed object, as decoding it with
+// metadata.namespace set to ns would have (loaders default namespaces after reading).
+func (t Typed) SetNamespace(ns string) {
+	switch x := t.obj.(type) {
+	case nil:
+	case *XAccessPolicy:
+		x.Namespace = ns
+		if x.Legacy != nil {
+			x.Legacy.Namespace = ns
+		}
+	case interface{ SetNamespace(string) }:
+		x.SetNamespace(ns)
+	default:
+		panic(fmt.Sprintf("snapshot: %T has no namespace", t.obj))
+	}
+}
+
+// Append adds a typed object with its Origin (or counts a skipped one). A Typed is
+// appended once.
+func (s *Snapshot) Append(t Typed, o Origin) {
+	switch x := t.obj.(type) {
+	case nil:
+		if t.skipped != "" {
+			if s.Skipped == nil {
+				s.Skipped = map[string]int{}
+			}
+			s.Skipped[t.skipped]++
+		}
+	case *GatewayClass:
+		x.Origin = o
+		s.GatewayClasses = append(s.GatewayClasses, x)
+	case *Gateway:
+		x.Origin = o
+		s.Gateways = append(s.Gateways, x)
+	case *HTTPRoute:
+		x.Origin = o
+		s.HTTPRoutes = append(s.HTTPRoutes, x)
+	case *ReferenceGrant:
+		x.Origin = o
+		s.ReferenceGrants = append(s.ReferenceGrants, x)
+	case *XBackend:
+		x.Origin = o
+		s.XBackends = append(s.XBackends, x)
+	case *XAccessPolicy:
+		x.Origin = o
+		s.XAccessPolicies = append(s.XAccessPolicies, x)
+	case *AuthPolicy:
+		x.Origin = o
+		s.AuthPolicies = append(s.AuthPolicies, x)
+	case *Service:
+		x.Origin = o
+		s.Services = append(s.Services, x)
+	case *ServiceAccount:
+		x.Origin = o
+		s.ServiceAccounts = append(s.ServiceAccounts, x)
+	case *Namespace:
+		x.Origin = o
+		s.Namespaces = append(s.Namespaces, x)
+	}
 }
 
 func fromRaw(u *unstructured.Unstructured, into any) error {

@@ -9,6 +9,8 @@ package snapshot
 import (
 	"fmt"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -53,8 +55,95 @@ func (s Source) IsFile() bool { return s.File != "" }
 type Origin struct {
 	// Source is where the object was read.
 	Source Source `json:"-"`
-	// Raw is the object as read (all fields, including ones agpol's types do not know).
-	Raw *unstructured.Unstructured `json:"-"`
+	// raw holds the object as read, or what rebuilds it; copies of an Origin share it.
+	raw *Raw
+}
+
+// NewOrigin returns the Origin of an object read from src, whose object as read raw holds.
+func NewOrigin(src Source, raw *Raw) Origin { return Origin{Source: src, raw: raw} }
+
+// Object returns the object as read (all fields, including ones agpol's types do not
+// know), nil when there is none. An object read from a file is decoded again from the
+// file's bytes on the first call (few objects are ever asked for: keeping every one
+// decoded would double the memory a load needs); every call returns the same pointer.
+func (o Origin) Object() *unstructured.Unstructured {
+	if o.raw == nil {
+		return nil
+	}
+	return o.raw.Object()
+}
+
+// Raw holds an object as read: either the object itself, or a function that decodes it
+// again, run at most once (on the first Object call) and safe for concurrent use.
+type Raw struct {
+	obj    atomic.Pointer[unstructured.Unstructured]
+	mu     sync.Mutex
+	decode func() *unstructured.Unstructured
+}
+
+// NewRaw holds an object already decoded (objects read live, overlays, tests).
+func NewRaw(u *unstructured.Unstructured) *Raw {
+	r := &Raw{}
+	if u != nil {
+		r.obj.Store(u)
+	}
+	return r
+}
+
+// LazyRaw holds an object that decode rebuilds when it is first asked for. decode must
+// return the same content each time it is called.
+func LazyRaw(decode func() *unstructured.Unstructured) *Raw {
+	return &Raw{decode: decode}
+}
+
+// Object returns the object, decoding it on the first call; later calls (from any
+// goroutine) return the same pointer.
+func (r *Raw) Object() *unstructured.Unstructured {
+	if r == nil {
+		return nil
+	}
+	if u := r.obj.Load(); u != nil {
+		return u
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if u := r.obj.Load(); u != nil {
+		return u
+	}
+	if r.decode == nil {
+		return nil
+	}
+	u := r.decode()
+	r.obj.Store(u)
+	r.decode = nil // what rebuilt it (file bytes) is no longer needed here
+	return u
+}
+
+// Decoded returns the object if it has been decoded (or was given), else nil, without decoding it.
+func (r *Raw) Decoded() *unstructured.Unstructured {
+	if r == nil {
+		return nil
+	}
+	return r.obj.Load()
+}
+
+// Transient returns the object without keeping it: the held one when there is one, else
+// a fresh decoding that the caller may drop (for one pass over many objects, such as
+// writing them out, that should not leave every one decoded).
+func (r *Raw) Transient() *unstructured.Unstructured {
+	if r == nil {
+		return nil
+	}
+	if u := r.obj.Load(); u != nil {
+		return u
+	}
+	r.mu.Lock()
+	decode := r.decode
+	r.mu.Unlock()
+	if u := r.obj.Load(); u != nil || decode == nil {
+		return u
+	}
+	return decode()
 }
 
 // Typed wrappers: the upstream or agpol type plus its Origin.
@@ -203,7 +292,7 @@ func (s *Snapshot) SkippedKinds() []string {
 	return out
 }
 
-// Objects returns the Origin (source and raw object) of every typed object, kind by kind
+// Objects returns the Origin (source and object as read) of every typed object, kind by kind
 // in the order of the Snapshot's fields, each kind in load order.
 func (s *Snapshot) Objects() []Origin {
 	out := make([]Origin, 0, s.Len())

@@ -366,10 +366,11 @@ func checkPredicates(block string, when []kuadrantv1.WhenPredicate) []string {
 }
 
 func rawSpec(ap *snapshot.AuthPolicy) map[string]any {
-	if ap.Raw == nil {
+	raw := ap.Object()
+	if raw == nil {
 		return nil
 	}
-	spec, ok := ap.Raw.Object["spec"].(map[string]any)
+	spec, ok := raw.Object["spec"].(map[string]any)
 	if !ok {
 		return nil
 	}

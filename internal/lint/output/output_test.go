@@ -35,7 +35,7 @@ func report(t *testing.T) *lint.Report {
 	var keep []cluster.RawObject
 	for _, o := range objs {
 		var scratch snapshot.Snapshot
-		if scratch.Add(o.Object, o.Source) == nil {
+		if scratch.Add(o.Object(), o.Source) == nil {
 			keep = append(keep, o)
 		}
 	}
