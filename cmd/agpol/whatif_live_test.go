@@ -52,6 +52,7 @@ func TestWhatIfLive(t *testing.T) {
 	for _, cmd := range [][]string{
 		{"matrix", "-o", "json"},
 		{"can-i", "--list", "--from", "sa:agents/billing", "-o", "json"},
+		{"lint", "-o", "json"},
 	} {
 		out, errOut, code := runDecide(t, "", append(cmd, "--kubeconfig", kubeconfig, "--as", "nobody")...)
 		if code == exitUsage {
