@@ -353,7 +353,25 @@ spec:
     port: "abc"
 `},
 			build:    true,
-			wantFile: "t.yaml", wantLine: 1, wantMsg: `XBackend "b": spec.mcp.port: expected an integer, got string`,
+			wantFile: "t.yaml", wantLine: 7, wantMsg: `XBackend "b": spec.mcp.port: expected an integer, got string`,
+		},
+		{
+			name: "wrong field type in a list: the item's index and line",
+			files: map[string]string{"l.yaml": `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: g, namespace: n}
+spec:
+  gatewayClassName: c
+  listeners:
+  - name: a
+    protocol: HTTP
+    port: 80
+  - name: b
+    protocol: HTTP
+    port: 8.5
+`},
+			build:    true,
+			wantFile: "l.yaml", wantLine: 12, wantMsg: `Gateway "g": spec.listeners[1].port: expected an integer, got number 8.5`,
 		},
 		{
 			name:     "duplicate key",

@@ -25,7 +25,7 @@ func TestHostileInputs(t *testing.T) {
 		"not-an-object.yaml":         {4, "items[0] is not an object"},
 		"nul-byte.yaml":              {0, "binary file"},
 		"unknown-version.yaml":       {1, `unsupported apiVersion "agentic.networking.x-k8s.io/v1"`},
-		"wrong-type.yaml":            {1, "spec.mcp.port: expected an integer, got string"},
+		"wrong-type.yaml":            {9, "spec.mcp.port: expected an integer, got string"},
 	}
 	files, err := filepath.Glob(filepath.Join(hostileDir, "*.yaml"))
 	if err != nil || len(files) == 0 {

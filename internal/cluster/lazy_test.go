@@ -29,7 +29,7 @@ func sameAsHeld(t *testing.T, data []byte, lim *Limits) (alone bool) {
 	t.Helper()
 	// Held: every object decoded before namespaces are defaulted and Build types them,
 	// which is how every object used to be handled.
-	held, _, err := readStdin(data, lim)
+	held, heldPos, err := readStdin(data, lim)
 	if err != nil {
 		return false
 	}
@@ -37,7 +37,7 @@ func sameAsHeld(t *testing.T, data []byte, lim *Limits) (alone bool) {
 		o.Object()
 	}
 	DefaultNamespace(held, "dflt")
-	heldSnap, heldErr := Build(held, nil, "files")
+	heldSnap, heldErr := Build(held, heldPos, "files")
 
 	lazy, pos, err := readStdin(data, lim)
 	if err != nil {

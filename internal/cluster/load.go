@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"errors"
+
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -10,7 +12,15 @@ func Build(objs []RawObject, positions snapshot.PositionResolver, origins ...str
 	for _, o := range objs {
 		if err := o.typeInto(s); err != nil {
 			if o.Source.IsFile() {
-				return nil, &InputError{File: o.Source.File, Line: o.Source.Line, Err: err}
+				line := o.Source.Line
+				// A field of the wrong type: point at the field's own line when it can be found.
+				var fe *snapshot.FieldError
+				if errors.As(err, &fe) && positions != nil {
+					if l, _, ok := positions.Position(o.Source, fe.Path); ok {
+						line = l
+					}
+				}
+				return nil, &InputError{File: o.Source.File, Line: line, Err: err}
 			}
 			return nil, err
 		}

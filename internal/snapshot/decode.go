@@ -252,9 +252,89 @@ func fromRaw(u *unstructured.Unstructured, into any) error {
 	}
 	var ute *json.UnmarshalTypeError
 	if jerr := json.Unmarshal(data, into); errors.As(jerr, &ute) && ute.Field != "" {
-		return fmt.Errorf("%s: expected %s, got %s", ute.Field, jsonType(ute.Type.Kind()), ute.Value)
+		path := ute.Field
+		if p, ok := indexedPath(u.Object, strings.Split(ute.Field, "."), ute.Type.Kind()); ok {
+			path = p[1:]
+		}
+		return &FieldError{Path: path, Message: fmt.Sprintf("expected %s, got %s", jsonType(ute.Type.Kind()), ute.Value)}
 	}
 	return err
+}
+
+// FieldError is a field of an object that has the wrong type. Path names it with list
+// indexes (spec.listeners[1].port) when they could be found, so that a reader of files
+// can point at the field's own line.
+type FieldError struct {
+	Path    string
+	Message string
+}
+
+func (e *FieldError) Error() string { return e.Path + ": " + e.Message }
+
+// indexedPath finds, under v, the first value at the dotted path parts (as encoding/json
+// names a field: without list indexes) whose type does not fit want, and returns its
+// path with the list indexes, as ".spec.listeners[1].port".
+func indexedPath(v any, parts []string, want reflect.Kind) (string, bool) {
+	switch x := v.(type) {
+	case []any:
+		for i, el := range x {
+			if rest, ok := indexedPath(el, parts, want); ok {
+				return fmt.Sprintf("[%d]%s", i, rest), true
+			}
+		}
+		if len(parts) == 0 {
+			return "", !fits(v, want)
+		}
+		return "", false
+	case map[string]any:
+		if len(parts) == 0 {
+			return "", !fits(v, want)
+		}
+		child, ok := x[parts[0]]
+		if !ok {
+			return "", false
+		}
+		rest, ok := indexedPath(child, parts[1:], want)
+		if !ok {
+			return "", false
+		}
+		return "." + parts[0] + rest, true
+	}
+	return "", len(parts) == 0 && !fits(v, want)
+}
+
+// fits reports whether an unstructured value can be decoded into a Go value of kind k.
+func fits(v any, k reflect.Kind) bool {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		switch n := v.(type) {
+		case int64, int32, int:
+			return true
+		case float64:
+			return n == float64(int64(n))
+		}
+		return false
+	case reflect.Float32, reflect.Float64:
+		switch v.(type) {
+		case int64, int32, int, float64:
+			return true
+		}
+		return false
+	case reflect.Bool:
+		_, ok := v.(bool)
+		return ok
+	case reflect.String:
+		_, ok := v.(string)
+		return ok
+	case reflect.Slice, reflect.Array:
+		_, ok := v.([]any)
+		return ok
+	case reflect.Map, reflect.Struct:
+		_, ok := v.(map[string]any)
+		return ok
+	}
+	return true
 }
 
 // jsonType names a Go kind as a manifest author knows it.
