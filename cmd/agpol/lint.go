@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -17,6 +14,7 @@ import (
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/lint"
 	"github.com/agpol/agpol/internal/lint/output"
+	"github.com/agpol/agpol/internal/parallel"
 	"github.com/agpol/agpol/internal/version"
 )
 
@@ -178,19 +176,7 @@ func (a *app) listChecks() error {
 // input order. Objects are typed independently, so on all cores.
 func keepDecodable(objs []cluster.RawObject, skip func(cluster.RawObject, error)) []cluster.RawObject {
 	errs := make([]error, len(objs))
-	workers := min(runtime.GOMAXPROCS(0), len(objs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < len(objs); i = int(next.Add(1)) - 1 {
-				errs[i] = objs[i].Check()
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.For(len(objs), func(i int) { errs[i] = objs[i].Check() })
 	out := make([]cluster.RawObject, 0, len(objs))
 	for i, o := range objs {
 		if errs[i] != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/agpol/agpol/internal/apis/agentic/v0alpha0"
 	"github.com/agpol/agpol/internal/apis/agentic/v1alpha1"
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/parallel"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -200,7 +201,7 @@ func compileCELRules(ctx *Context) {
 				}
 			}
 		}
-		parallel(len(exprs), func(i int) { _, _ = effective.CompileCEL(exprs[i]) })
+		parallel.For(len(exprs), func(i int) { _, _ = effective.CompileCEL(exprs[i]) })
 		return true
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/agpol/agpol/internal/apis/agentic/v0alpha0"
 	"github.com/agpol/agpol/internal/apis/agentic/v1alpha1"
 	"github.com/agpol/agpol/internal/crds"
+	"github.com/agpol/agpol/internal/parallel"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -169,7 +170,7 @@ func schemaResults(ctx *Context) schemaRun {
 // between requests). Each item is written by the one call that validates it, so the
 // results, and their order, do not depend on the schedule.
 func validateItems(items []schemaItem, todo []int) {
-	parallel(len(todo), func(n int) {
+	parallel.For(len(todo), func(n int) {
 		it := &items[todo[n]]
 		v, err := crds.Lookup(it.gvk)
 		if err != nil {

@@ -1,9 +1,6 @@
 package lint
 
 import (
-	"runtime"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -97,34 +94,4 @@ func (c *Context) Origins() []snapshot.Origin {
 		out = append(out, snapshot.NewOrigin(u.Source, snapshot.NewRaw(u.Object)))
 	}
 	return out
-}
-
-// parallel calls f(0) … f(n-1) on runtime.GOMAXPROCS(0) goroutines, taking indexes in
-// order, and returns when all calls have returned. f must be safe for concurrent use;
-// each call should write only what belongs to its index, so that results do not depend
-// on the schedule.
-func parallel(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		for i := range n {
-			f(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
