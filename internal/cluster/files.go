@@ -1106,10 +1106,14 @@ type docRef struct {
 	ns   string
 }
 
-func (d *docRef) object() *unstructured.Unstructured {
-	u := &unstructured.Unstructured{Object: d.file.decode(d.doc)}
-	if d.ns != "" {
-		u.SetNamespace(d.ns)
+func (d *docRef) object() *unstructured.Unstructured { return withNamespace(d.file.decode(d.doc), d.ns) }
+
+// withNamespace wraps an object decoded again, with the namespace DefaultNamespace gave
+// it when it was read ("" for none).
+func withNamespace(obj map[string]any, ns string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: obj}
+	if ns != "" {
+		u.SetNamespace(ns)
 	}
 	return u
 }
@@ -1139,11 +1143,7 @@ type itemRef struct {
 }
 
 func (it *itemRef) object() *unstructured.Unstructured {
-	u := &unstructured.Unstructured{Object: it.list.item(it.item)}
-	if it.ns != "" {
-		u.SetNamespace(it.ns)
-	}
-	return u
+	return withNamespace(it.list.item(it.item), it.ns)
 }
 
 func (it *itemRef) transient() *unstructured.Unstructured { return nil }
