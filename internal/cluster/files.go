@@ -1106,7 +1106,9 @@ type docRef struct {
 	ns   string
 }
 
-func (d *docRef) object() *unstructured.Unstructured { return withNamespace(d.file.decode(d.doc), d.ns) }
+func (d *docRef) object() *unstructured.Unstructured {
+	return withNamespace(d.file.decode(d.doc), d.ns)
+}
 
 // withNamespace wraps an object decoded again, with the namespace DefaultNamespace gave
 // it when it was read ("" for none).
