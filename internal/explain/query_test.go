@@ -35,6 +35,7 @@ func untraced(d Decision) Decision {
 func checkDecide(t *testing.T, sim *Simulator, r *Request) int {
 	t.Helper()
 	res, err := sim.Explain(r)
+	checkBatch(t, sim, r, res, err)
 	if err != nil {
 		return 0 // a request naming missing objects has no path to decide
 	}
@@ -72,6 +73,59 @@ func checkDecide(t *testing.T, sim *Simulator, r *Request) int {
 		}
 	}
 	return len(res)
+}
+
+// batches keeps one Batch per simulator, so that its scratch space is reused across
+// the requests of a test, as a caller deciding many requests reuses it.
+var batches = map[*Simulator]*Batch{}
+
+// checkBatch checks that Batch.Decide and an untraced SimulateWith give r what Explain
+// gave it (res, err): Batch the primary decisions without reason or trace, SimulateWith
+// every result with the same path and expectation, untraced unless the expectation
+// fails (then traced, as Explain), and without the AuthPolicy view.
+func checkBatch(t *testing.T, sim *Simulator, r *Request, res []*Result, err error) {
+	t.Helper()
+	b := batches[sim]
+	if b == nil {
+		b = sim.Batch()
+		batches[sim] = b
+	}
+	ds, berr := b.Decide(r)
+	brief, serr := sim.SimulateWith([]*Request{r}, Options{})
+	if (err != nil) != (berr != nil) || (err != nil) != (serr != nil) {
+		t.Fatalf("%s: Explain error %v, Batch.Decide error %v, SimulateWith error %v", r.Describe(), err, berr, serr)
+	}
+	if err != nil {
+		return
+	}
+	var prim []*Result
+	for _, x := range res {
+		if x.Primary {
+			prim = append(prim, x)
+		}
+	}
+	if len(ds) != len(prim) {
+		t.Fatalf("%s: Batch.Decide made %d decisions, Explain %d", r.Describe(), len(ds), len(prim))
+	}
+	for i, x := range prim {
+		if want := untraced(x.Decision); !reflect.DeepEqual(ds[i], want) {
+			t.Errorf("%s on %s: Batch.Decide:\n got  %+v\n want %+v", r.Describe(), x.Path.Backend, ds[i], want)
+		}
+	}
+	if len(brief) != len(res) {
+		t.Fatalf("%s: SimulateWith made %d results, Explain %d", r.Describe(), len(brief), len(res))
+	}
+	for i, x := range res {
+		got := *brief[i]
+		want := *x
+		want.AuthPolicy = nil
+		if x.Expect == nil || x.Expect.Passed {
+			want.Decision = untraced(x.Decision)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s on %s: SimulateWith:\n got  %+v\n want %+v", r.Describe(), x.Path.Backend, got, want)
+		}
+	}
 }
 
 // TestDecideMatchesExplain: on the examples and every simulate scenario, under every

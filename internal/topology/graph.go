@@ -64,6 +64,9 @@ type RouteRequest struct {
 	Path     string            // may include "?query"
 	Method   string            // the caller always sets it
 	Headers  map[string]string // lower-case names
+	// Terse leaves RouteResult.Reason empty, so that routing formats no string, for a
+	// caller that does not report why nothing serves a request.
+	Terse bool
 }
 
 // RouteResult is where routing sends a request.

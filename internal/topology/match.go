@@ -71,11 +71,14 @@ type matchEntry struct {
 	rule       *ruleInfo
 	matchIndex int
 
-	kind   pathKind
-	path   string // Exact value, or PathPrefix value without trailing "/" ("/" kept for the root)
-	re     *regexp.Regexp
-	never  bool // an invalid match the data plane drops: never matches
-	method string
+	kind pathKind
+	path string // Exact value, or PathPrefix value without trailing "/" ("/" kept for the root)
+	re   *regexp.Regexp
+	// rePrefix is the literal every match of re starts with: a path without it is
+	// rejected before running the regular expression.
+	rePrefix string
+	never    bool // an invalid match the data plane drops: never matches
+	method   string
 	// headers and query hold the matchers; a request must satisfy all of them.
 	headers []valueMatcher
 	query   []valueMatcher
@@ -188,6 +191,7 @@ func (g *Graph) compileMatch(ri *routeInfo, rl *ruleInfo, idx int, m gwapiv1.HTT
 					bad(".path.value", fmt.Sprintf("invalid regular expression %q: %v (the match never matches)", v, err))
 				} else {
 					e.re = re
+					e.rePrefix, _ = re.LiteralPrefix()
 				}
 			default:
 				bad(".path.type", fmt.Sprintf("unsupported path match type %q: the reference controller drops this match", typ))
@@ -249,7 +253,7 @@ func (e *matchEntry) matchPath(path string) bool {
 	case pathExact:
 		return path == e.path
 	case pathRegex:
-		return e.re != nil && e.re.MatchString(path)
+		return e.re != nil && strings.HasPrefix(path, e.rePrefix) && e.re.MatchString(path)
 	default:
 		if e.path == "/" {
 			return true
@@ -265,20 +269,6 @@ type request struct {
 	rawQ    string
 	method  string
 	headers map[string]string
-	query   map[string][]string // parsed lazily
-	parsed  bool
-}
-
-func (r *request) queryValue(name string) (string, bool) {
-	if !r.parsed {
-		r.parsed = true
-		r.query = parseQuery(r.rawQ)
-	}
-	v, ok := r.query[name]
-	if !ok || len(v) == 0 {
-		return "", false
-	}
-	return v[0], true
 }
 
 func (e *matchEntry) matches(r *request) bool {
@@ -297,7 +287,7 @@ func (e *matchEntry) matches(r *request) bool {
 	}
 	for i := range e.query {
 		q := &e.query[i]
-		v, ok := r.queryValue(q.name)
+		v, ok := queryValue(r.rawQ, q.name)
 		if !ok || !q.matches(v) {
 			return false
 		}

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -19,6 +20,29 @@ type routeCase struct {
 	reason        string // substring of Reason when route == ""
 }
 
+// checkTerse checks that RouteInto with Terse, into a result that held another
+// request's, routes req as Route did (res), without a reason, and allocates nothing
+// when a rule serves the request.
+func checkTerse(t *testing.T, g *Graph, req RouteRequest, res *RouteResult) {
+	t.Helper()
+	terse := req
+	terse.Terse = true
+	got := RouteResult{Listener: "stale", Reason: "stale", Backends: []BackendTarget{{}}}
+	if err := g.RouteInto(&terse, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := *res
+	want.Reason = ""
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("terse RouteInto:\n got  %+v\n want %+v", got, want)
+	}
+	if res.Route != nil {
+		if n := testing.AllocsPerRun(20, func() { _ = g.RouteInto(&terse, &got) }); n != 0 {
+			t.Errorf("RouteInto allocates %.0f times per request", n)
+		}
+	}
+}
+
 func runRouteCases(t *testing.T, g *Graph, cases []routeCase) {
 	t.Helper()
 	for _, tt := range cases {
@@ -30,6 +54,7 @@ func runRouteCases(t *testing.T, g *Graph, cases []routeCase) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			checkTerse(t, g, tt.req, res)
 			if res.Listener != tt.listener {
 				t.Errorf("listener = %q, want %q (reason %q)", res.Listener, tt.listener, res.Reason)
 			}
@@ -189,5 +214,28 @@ func TestMatchPrecedence(t *testing.T) {
 	}
 	if probs[0].Source.Line >= probs[1].Source.Line || probs[1].Source.Line >= probs[2].Source.Line {
 		t.Errorf("problem lines not at their fields: %d %d %d", probs[0].Source.Line, probs[1].Source.Line, probs[2].Source.Line)
+	}
+}
+
+func TestQueryValue(t *testing.T) {
+	for _, tt := range []struct {
+		raw, name, want string
+		ok              bool
+	}{
+		{"a=1&b=2", "b", "2", true},
+		{"a=1&a=2", "a", "1", true}, // the first value
+		{"a&b=2", "a", "", true},    // no "=": empty value
+		{"a=&b=2", "a", "", true},
+		{"&&a=1&", "a", "1", true},      // empty pairs skipped
+		{"a=x%20y", "a", "x%20y", true}, // raw, not decoded
+		{"ab=1", "a", "", false},
+		{"", "a", "", false},
+		{"A=1", "a", "", false}, // names are case-sensitive
+		{"=1&a=2", "", "1", true},
+	} {
+		got, ok := queryValue(tt.raw, tt.name)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("queryValue(%q, %q) = %q, %v; want %q, %v", tt.raw, tt.name, got, ok, tt.want, tt.ok)
+		}
 	}
 }
