@@ -61,7 +61,7 @@ func (c *reqCtx) init(r *Request, principal string, port int) {
 	*c = reqCtx{principal: principal, httpMethod: r.HTTP.Method, path: r.HTTP.Path, host: r.HTTP.Host,
 		headers: r.HTTP.Headers, time: r.HTTP.Time, port: port}
 	c.urlPath = c.path
-	if i := strings.IndexAny(c.urlPath, "?#"); i >= 0 {
+	if i := topology.QueryStart(c.urlPath); i >= 0 {
 		c.urlPath = c.urlPath[:i]
 	}
 	c.hostname = strings.ToLower(topology.StripPort(c.host)) // no copy when already lower-case ASCII
@@ -70,8 +70,9 @@ func (c *reqCtx) init(r *Request, principal string, port int) {
 		c.mcpMethod, c.tool, c.uri = r.MCP.Method, r.MCP.Tool, r.MCP.URI
 		c.toolsCall = c.mcpMethod == "tools/call"
 	}
-	if c.port == 0 {
-		if i := strings.LastIndexByte(c.host, ':'); i >= 0 && !strings.Contains(c.host[i:], "]") {
+	// IndexByte first: it is vectorised, LastIndexByte is not, and most hosts have no port.
+	if c.port == 0 && strings.IndexByte(c.host, ':') >= 0 {
+		if i := strings.LastIndexByte(c.host, ':'); !strings.Contains(c.host[i:], "]") {
 			c.port, _ = strconv.Atoi(c.host[i+1:])
 		}
 	}

@@ -76,7 +76,7 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 	res.Hostname = vh.domain
 
 	r := request{path: req.Path, method: req.Method, headers: req.Headers}
-	if i := strings.IndexAny(r.path, "?#"); i >= 0 {
+	if i := QueryStart(r.path); i >= 0 {
 		if r.path[i] == '?' {
 			r.rawQ = r.path[i+1:]
 			if j := strings.IndexByte(r.rawQ, '#'); j >= 0 {
@@ -115,6 +115,17 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 	}
 	res.Reason = fmt.Sprintf("no rule of HTTPRoute %s (host %s) matches %s %s (404)", strings.Join(names, ", "), vh.domain, req.Method, req.Path)
 	return nil
+}
+
+// QueryStart is the index of the first '?' or '#' of a request path, or -1: where the
+// path proper ends. (strings.IndexAny builds a set for every call.)
+func QueryStart(path string) int {
+	for i := 0; i < len(path); i++ {
+		if c := path[i]; c == '?' || c == '#' {
+			return i
+		}
+	}
+	return -1
 }
 
 // ErrGatewayNotFound is returned by Route for a gateway missing from the snapshot.
