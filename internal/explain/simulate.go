@@ -166,7 +166,7 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 		}
 		port := r.HTTP.Port
 		if port == 0 {
-			port = listenerPort(rt.gw, ch.info.Listener)
+			port = rt.listenerPort(ch.info.Listener)
 		}
 		c := &reqCtx{}
 		c.initCaller(r, sim.TrustDomain, noCert, port)
@@ -271,7 +271,7 @@ func (b *Batch) Decide(r *Request) ([]Decision, error) {
 		ch := &b.rt.choices[k]
 		port := r.HTTP.Port
 		if port == 0 {
-			port = listenerPort(b.rt.gw, ch.info.Listener)
+			port = b.rt.listenerPort(ch.info.Listener)
 		}
 		b.c.initCaller(r, sim.TrustDomain, ch.info.Protocol == string(gwapiv1.HTTPProtocolType), port)
 		b.out = append(b.out, sim.decideUntraced(0, b.rt.gw, ch, &b.c, r.ExtAuth))
@@ -308,6 +308,14 @@ func listenerProtocol(gw *snapshot.Gateway, name string) string {
 		}
 	}
 	return ""
+}
+
+// listenerPort is the port of the gateway's listener name, 0 without a listener.
+func (rt *routing) listenerPort(name string) int {
+	if name != "" && name == rt.res.Listener {
+		return rt.res.ListenerPort // routing found it: no second scan of the gateway's listeners
+	}
+	return listenerPort(rt.gw, name)
 }
 
 // listenerPort is the port of a gateway's listener, 0 without a listener.
@@ -379,6 +387,8 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 		if allHTTP {
 			base.Protocol = string(gwapiv1.HTTPProtocolType)
 		}
+	} else if base.Listener == routed.Listener {
+		base.Protocol = string(routed.Protocol) // no second scan of the gateway's listeners
 	} else {
 		base.Protocol = listenerProtocol(gw, base.Listener)
 	}

@@ -49,6 +49,9 @@ type listenerInfo struct {
 	allowed       *gwapiv1.AllowedRoutes
 	selector      labels.Selector // for From=Selector; nil when invalid
 	selectorErr   string
+	// named is the gateway's first listener of this name: this one, unless the
+	// gateway repeats the name.
+	named *listenerInfo
 }
 
 // portTable is the route table of one port: the virtual hosts of every listener on it.
@@ -279,6 +282,13 @@ func (g *Graph) listenerInfos(gw *snapshot.Gateway) []*listenerInfo {
 				if li.selectorErr != "" {
 					g.problem(GatewayRef(gw.Namespace, gw.Name), gw.Source, field, "listener "+li.name+": "+li.selectorErr)
 				}
+			}
+		}
+		li.named = li
+		for _, prev := range out[:i] {
+			if prev.name == li.name {
+				li.named = prev
+				break
 			}
 		}
 		out[i] = li

@@ -62,6 +62,7 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 		return nil
 	}
 	res.Listener, res.Port = li.name, int(li.port)
+	res.Protocol, res.ListenerPort = li.named.protocol, int(li.named.port)
 	var vh *vhost
 	if pt := gi.ports[li.port]; pt != nil {
 		vh = pt.lookup(host)

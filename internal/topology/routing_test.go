@@ -2,9 +2,13 @@ package topology
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/agpol/agpol/internal/cluster"
 )
 
 type routeCase struct {
@@ -236,6 +240,46 @@ func TestQueryValue(t *testing.T) {
 		got, ok := queryValue(tt.raw, tt.name)
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("queryValue(%q, %q) = %q, %v; want %q, %v", tt.raw, tt.name, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestRouteListenerProtocolAndPort: a result names the protocol and port of the first
+// listener called Listener, also when a gateway repeats a name (Gateway API forbids it,
+// but manifests given as files are not validated) and routing took the second one.
+func TestRouteListenerProtocolAndPort(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "gw.yaml"), []byte(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: dup, namespace: infra}
+spec:
+  gatewayClassName: c
+  listeners:
+  - {name: web, protocol: HTTP, port: 80, hostname: a.example.com}
+  - {name: web, protocol: HTTPS, port: 443, hostname: b.example.com, tls: {mode: Terminate, certificateRefs: [{name: c}]}}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := cluster.LoadFiles(cluster.FileOptions{Filenames: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := BuildGraph(s)
+	for _, tt := range []struct {
+		host     string
+		port     int
+		protocol string
+	}{
+		{"a.example.com", 80, "HTTP"},
+		{"b.example.com", 443, "HTTP"}, // took the second "web"; the first is HTTP on 80
+	} {
+		res, err := g.Route(RouteRequest{Gateway: GatewayRef("infra", "dup"), Host: tt.host, Path: "/", Method: "GET"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Listener != "web" || res.Port != tt.port || string(res.Protocol) != tt.protocol || res.ListenerPort != 80 {
+			t.Errorf("%s: listener %q port %d protocol %q listener port %d", tt.host, res.Listener, res.Port, res.Protocol, res.ListenerPort)
 		}
 	}
 }
