@@ -249,17 +249,27 @@ func (g *Graph) compileMatch(ri *routeInfo, rl *ruleInfo, idx int, m gwapiv1.HTT
 
 // matchPath reports whether a path (query removed) satisfies the entry's path match.
 func (e *matchEntry) matchPath(path string) bool {
-	switch e.kind {
+	if e.kind == pathRegex {
+		return matchPath(e.kind, e.rePrefix, e, path)
+	}
+	return matchPath(e.kind, e.path, e, path)
+}
+
+// matchPath reports whether a path (query removed) satisfies a path match of a kind and
+// value (e's, or a copy of them); for pathRegex, value is the literal prefix of e's
+// regular expression, which a path must start with.
+func matchPath(kind pathKind, value string, e *matchEntry, path string) bool {
+	switch kind {
 	case pathExact:
-		return path == e.path
+		return path == value
 	case pathRegex:
-		return e.re != nil && strings.HasPrefix(path, e.rePrefix) && e.re.MatchString(path)
+		return strings.HasPrefix(path, value) && e.re != nil && e.re.MatchString(path)
 	default:
-		if e.path == "/" {
+		if value == "/" {
 			return true
 		}
 		// Segment-wise prefix: /mcp matches /mcp and /mcp/x, not /mcpx.
-		return strings.HasPrefix(path, e.path) && (len(path) == len(e.path) || path[len(e.path)] == '/')
+		return strings.HasPrefix(path, value) && (len(path) == len(value) || path[len(value)] == '/')
 	}
 }
 
@@ -278,6 +288,23 @@ func (e *matchEntry) matches(r *request) bool {
 	if e.method != "" && !strings.EqualFold(e.method, r.method) {
 		return false
 	}
+	return e.matchesFields(r)
+}
+
+// matches is e.m.matches reading the path and method from the entry's copies: the
+// match entry itself is read only for a request that passes them.
+func (v *vhostEntry) matches(r *request) bool {
+	if v.never || !matchPath(v.kind, v.path, v.m, r.path) {
+		return false
+	}
+	if v.method != "" && !strings.EqualFold(v.method, r.method) {
+		return false
+	}
+	return v.m.matchesFields(r)
+}
+
+// matchesFields reports whether a request satisfies e's header and query matches.
+func (e *matchEntry) matchesFields(r *request) bool {
 	for i := range e.headers {
 		h := &e.headers[i]
 		v, ok := r.headers[h.name]

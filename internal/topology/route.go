@@ -64,8 +64,8 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 	res.Listener, res.Port = li.name, int(li.port)
 	res.Protocol, res.ListenerPort = li.named.protocol, int(li.named.port)
 	var vh *vhost
-	if pt := gi.ports[li.port]; pt != nil {
-		vh = pt.lookup(host)
+	if li.table != nil {
+		vh = li.table.lookup(host)
 	}
 	if vh == nil {
 		if req.Terse {
@@ -91,7 +91,7 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 	}
 	for i := range vh.entries {
 		e := &vh.entries[i]
-		if !e.m.matches(&r) {
+		if !e.matches(&r) {
 			continue
 		}
 		rl := e.m.rule
