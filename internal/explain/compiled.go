@@ -99,8 +99,9 @@ func (sim *Simulator) chain(i int, gw *snapshot.Gateway, ch *choice) *effective.
 
 // decideUntraced decides a choice on gateway gw under Engines[i] without a trace.
 func (sim *Simulator) decideUntraced(i int, gw *snapshot.Gateway, ch *choice, c *reqCtx, ans ExtAuth) Decision {
-	if ch.hasBackend && ch.target == nil {
+	if (ch.hasBackend && ch.target == nil) || i >= len(sim.chains) {
 		// An XBackend the request named: no pointer into the graph identifies its path.
+		// (Or a Simulator not made by New, without chain caches.)
 		return decide(sim.engineChain(i, gw, ch), c, ans, false, nil)
 	}
 	return decideCompiled(sim.compiled(i, gw, ch), c.callerKey(sim.seed), c, ans)
