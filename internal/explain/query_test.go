@@ -323,3 +323,45 @@ func TestDecideAllocations(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchAllocations: Batch.Decide routes and decides a request that reaches a
+// backend, a Service, a weighted split, nothing (no route), or a plain-HTTP listener,
+// for a service account, a SPIFFE ID or an anonymous caller, without allocating.
+func TestBatchAllocations(t *testing.T) {
+	s := loadYAML(t, baseTopology,
+		policy("g", "gw", "Allow", "", rules(`- name: billing
+  source: {type: ServiceAccount, serviceAccount: {namespace: agents, name: billing}}
+  authorization: {type: Inline, mcp: {methods: [{name: tools/call, params: [add]}]}}
+- name: spiffe
+  source: {type: SPIFFE, spiffe: "spiffe://cluster.local/ns/agents/sa/ops"}
+- name: base
+  authorization: {type: Inline, mcp: {mcpBaseProtocolMethodsOption: MATCH_BASE_PROTOCOL_METHODS}}`)),
+		policy("x", "xb", "Allow", "", rules(`- name: billing
+  source: {type: ServiceAccount, serviceAccount: {namespace: agents, name: billing}}
+  authorization: {type: Inline, mcp: {methods: [{name: tools/call}]}}`)))
+	sim := New(s, []effective.Semantics{effective.Reference()}, "cluster.local")
+	b := sim.Batch()
+	callers := []Identity{sa("billing"), sa("support"), {Kind: IdentitySPIFFE, SPIFFE: "spiffe://cluster.local/ns/agents/sa/ops"}, {Kind: IdentityAnonymous}}
+	verdicts := map[string]int{}
+	for _, path := range []string{"/mcp", "/svc", "/split/x", "/nothing"} {
+		for _, listener := range []string{"", "http"} {
+			for _, from := range callers {
+				r := &Request{Name: "a", From: from, Gateway: &NamespacedName{"gw", "gw"}, Listener: listener,
+					HTTP: HTTP{Path: path, Headers: map[string]string{"x-tenant": "t"}}, MCP: &MCP{Method: "tools/call", Tool: "add"}}
+				ds, err := b.Decide(r) // first: compiles the chains
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, d := range ds {
+					verdicts[d.Verdict]++
+				}
+				if n := testing.AllocsPerRun(20, func() { _, _ = b.Decide(r) }); n != 0 {
+					t.Errorf("%s via %q from %s: %.0f allocations per request", path, listener, from.String(), n)
+				}
+			}
+		}
+	}
+	if verdicts[Allow] == 0 || verdicts[Deny] == 0 {
+		t.Errorf("verdicts %v: the requests do not exercise both", verdicts)
+	}
+}
