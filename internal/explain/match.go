@@ -30,7 +30,8 @@ type reqCtx struct {
 	path         string // with query
 	urlPath      string // without query
 	host         string // :authority as sent
-	hostname     string // host without port, lower-case
+	hostname     string // host without port, lower-case: made on first use (hostnameOf)
+	hostnameSet  bool
 	port         int
 	headers      map[string]string
 	time         time.Time
@@ -64,7 +65,6 @@ func (c *reqCtx) init(r *Request, principal string, port int) {
 	if i := topology.QueryStart(c.urlPath); i >= 0 {
 		c.urlPath = c.urlPath[:i]
 	}
-	c.hostname = strings.ToLower(topology.StripPort(c.host)) // no copy when already lower-case ASCII
 	if r.MCP != nil {
 		c.hasMCP = true
 		c.mcpMethod, c.tool, c.uri = r.MCP.Method, r.MCP.Tool, r.MCP.URI
@@ -76,6 +76,16 @@ func (c *reqCtx) init(r *Request, principal string, port int) {
 			c.port, _ = strconv.Atoi(c.host[i+1:])
 		}
 	}
+}
+
+// hostnameOf is the request's host without port, lower-case. It is made on first use:
+// only L7 host matches read it, and lower-casing a host is a good part of preparing a
+// request.
+func (c *reqCtx) hostnameOf() string {
+	if !c.hostnameSet {
+		c.hostname, c.hostnameSet = strings.ToLower(topology.StripPort(c.host)), true
+	}
+	return c.hostname
 }
 
 // initCaller is init for the caller r.From as the data plane sees it: anonymous when
@@ -360,14 +370,15 @@ func matchL7(m *effective.L7Match, c *reqCtx, why *string) bool {
 	}
 	if len(m.Hosts) > 0 {
 		ok := false
+		hostname := c.hostnameOf()
 		for _, h := range m.Hosts {
-			if hostMatches(h, c.hostname) {
+			if hostMatches(h, hostname) {
 				ok = true
 				break
 			}
 		}
 		if !ok {
-			return fail("hosts: wants %v; saw %q", m.Hosts, c.hostname)
+			return fail("hosts: wants %v; saw %q", m.Hosts, hostname)
 		}
 	}
 	if len(m.Ports) > 0 {
