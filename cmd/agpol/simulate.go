@@ -86,7 +86,7 @@ and any failure exits 1.
 				return err
 			}
 			sim := explain.New(s, sems, td)
-			results, err := sim.Simulate(rf.Requests)
+			results, err := sim.SimulateWith(rf.Requests, simulateDetail(o.output))
 			if err != nil {
 				if errors.Is(err, explain.ErrInput) {
 					return fmt.Errorf("%s: %w%s", o.requests, err, partialHint(s))
@@ -128,6 +128,20 @@ and any failure exits 1.
 	o.add(cmd, "text, json, yaml or junit")
 	cmd.Flags().StringVar(&o.requests, "requests", "", "request file (YAML), - for stdin")
 	return cmd
+}
+
+// simulateDetail is what an output format prints beside each verdict: json and yaml
+// everything (traces, the AuthPolicy view), junit each decision's reason, text only
+// the reasons of failed expectations (which SimulateWith traces anyway). What is not
+// printed is not built: decisions are made untraced where no reason is printed.
+func simulateDetail(output string) explain.Options {
+	switch output {
+	case "json", "yaml":
+		return explain.Full
+	case "junit":
+		return explain.Options{Trace: true}
+	}
+	return explain.Options{}
 }
 
 func (a *app) readRequests(name string) ([]byte, error) {

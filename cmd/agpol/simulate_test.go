@@ -11,6 +11,9 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/agpol/agpol/internal/cluster"
+	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/explain"
 	"github.com/agpol/agpol/internal/render"
 )
 
@@ -192,5 +195,85 @@ func TestGetAdmission(t *testing.T) {
 		if err := json.Unmarshal(it.Admission, &a); err != nil || a.Accepted == nil || !*a.Accepted || a.Reason != "Accepted" || a.DiffersFromRecorded == nil {
 			t.Errorf("admission %s: %v", it.Admission, err)
 		}
+	}
+}
+
+// TestSimulateDetailSameOutput: text and junit print the same bytes whether the results
+// are built in full (traced, with the AuthPolicy view) or with the detail those formats
+// ask for (simulateDetail), on every scenario with its expectations, with every
+// expectation turned around (so that every failure prints its reason), and under
+// several semantics.
+func TestSimulateDetailSameOutput(t *testing.T) {
+	dirs := []string{"../../testdata/examples"}
+	m, _ := filepath.Glob("../../testdata/simulate/*")
+	dirs = append(dirs, m...)
+	sems, err := effective.ParsePresets("all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		t.Run(filepath.Base(d), func(t *testing.T) {
+			files, _ := filepath.Glob(filepath.Join(d, "*.yaml"))
+			var manifests []string
+			for _, f := range files {
+				if filepath.Base(f) != "requests.yaml" {
+					manifests = append(manifests, f)
+				}
+			}
+			s, err := cluster.LoadFiles(cluster.FileOptions{Filenames: manifests})
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(filepath.Join(d, "requests.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, flip := range []bool{false, true} {
+				for _, ss := range [][]effective.Semantics{sems[:1], sems} {
+					rf, err := explain.ParseRequestFile("requests.yaml", data, "default")
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, r := range rf.Requests {
+						if flip && r.Expect != explain.Allow {
+							r.Expect = explain.Allow
+						} else if flip {
+							r.Expect = explain.Deny
+						}
+					}
+					full, err := explain.New(s, ss, rf.TrustDomain).Simulate(rf.Requests)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, out := range []string{"text", "junit"} {
+						brief, err := explain.New(s, ss, rf.TrustDomain).SimulateWith(rf.Requests, simulateDetail(out))
+						if err != nil {
+							t.Fatal(err)
+						}
+						var want, got bytes.Buffer
+						if out == "text" {
+							err = render.SimulateText(&want, full, render.Styler{})
+							if err == nil {
+								err = render.SimulateText(&got, brief, render.Styler{})
+							}
+						} else {
+							err = render.SimulateJUnit(&want, "requests.yaml", full)
+							if err == nil {
+								err = render.SimulateJUnit(&got, "requests.yaml", brief)
+							}
+						}
+						if err != nil {
+							t.Fatal(err)
+						}
+						if got.String() != want.String() {
+							t.Errorf("%s (flip %v, %d semantics):\n got\n%s\n want\n%s", out, flip, len(ss), got.String(), want.String())
+						}
+					}
+					if _, failed := render.SimulateSummary(full); flip && failed == 0 {
+						t.Error("no expectation fails once turned around")
+					}
+				}
+			}
+		})
 	}
 }

@@ -80,6 +80,10 @@ type evaluator struct {
 	ans   ExtAuth
 	trace bool
 	steps []Step
+	// keys are the chain's principal keys (compiledChain.principals) and caller the
+	// caller's (reqCtx.callerKey); nil when tracing, which reports every rule.
+	keys   [][]uint64
+	caller uint64
 
 	allowBy, allowLevel       string
 	ruleLessBy, ruleLessLevel string
@@ -131,7 +135,20 @@ func (ev *evaluator) finish(verdict string, explicit bool, level, by, reason str
 
 // decide evaluates a chain, branching over unknown authorizers.
 func decide(chain *effective.Chain, c *reqCtx, ans ExtAuth, trace bool, pre []Step) Decision {
-	ev := &evaluator{chain: chain, sem: &chain.Semantics, c: c, ans: ans, trace: trace}
+	return decideKeyed(chain, nil, 0, c, ans, trace, pre)
+}
+
+// decideCompiled is an untraced decide that passes over the Allow rules whose principal
+// key is not the caller's (key caller) without reading them: the same decision.
+func decideCompiled(cc *compiledChain, caller uint64, c *reqCtx, ans ExtAuth) Decision {
+	return decideKeyed(cc.chain, cc.principals, caller, c, ans, false, nil)
+}
+
+func decideKeyed(chain *effective.Chain, keys [][]uint64, caller uint64, c *reqCtx, ans ExtAuth, trace bool, pre []Step) Decision {
+	if trace {
+		keys = nil
+	}
+	ev := &evaluator{chain: chain, sem: &chain.Semantics, c: c, ans: ans, trace: trace, keys: keys, caller: caller}
 	if trace {
 		ev.steps = append(ev.steps, pre...)
 	}
@@ -146,8 +163,8 @@ func decide(chain *effective.Chain, c *reqCtx, ans ExtAuth, trace bool, pre []St
 	aAllow, aDeny := ans, ans
 	aAllow.set(lvl, AnswerAllow)
 	aDeny.set(lvl, AnswerDeny)
-	dA := decide(chain, c, aAllow, trace, pre)
-	dD := decide(chain, c, aDeny, trace, pre)
+	dA := decideKeyed(chain, keys, caller, c, aAllow, trace, pre)
+	dD := decideKeyed(chain, keys, caller, c, aDeny, trace, pre)
 	branches := append(leafBranches(dA, aAllow), leafBranches(dD, aDeny)...)
 	if dA.Verdict == dD.Verdict && dA.Verdict != Indeterminate {
 		dA.Branches = branches
@@ -222,17 +239,17 @@ func (ev *evaluator) run() {
 	}
 	switch ev.sem.ExtAuthPlacement {
 	case effective.ExtAuthPerLevel:
-		for _, l := range levels {
+		for i, l := range levels {
 			if ev.extStep(l); ev.done || ev.unknown != "" {
 				return
 			}
-			if ev.allowStep(l); ev.done {
+			if ev.allowStep(i, l); ev.done {
 				return
 			}
 		}
 	case effective.ExtAuthLast:
-		for _, l := range levels {
-			if ev.allowStep(l); ev.done {
+		for i, l := range levels {
+			if ev.allowStep(i, l); ev.done {
 				return
 			}
 		}
@@ -247,8 +264,8 @@ func (ev *evaluator) run() {
 				return
 			}
 		}
-		for _, l := range levels {
-			if ev.allowStep(l); ev.done {
+		for i, l := range levels {
+			if ev.allowStep(i, l); ev.done {
 				return
 			}
 		}
@@ -360,8 +377,8 @@ func (ev *evaluator) consult(l *effective.Level, by string, noFilter bool, note 
 	}
 }
 
-// allowStep runs a level's Allow filter.
-func (ev *evaluator) allowStep(l *effective.Level) {
+// allowStep runs the Allow filter of level i of the chain.
+func (ev *evaluator) allowStep(i int, l *effective.Level) {
 	if ev.sem.AllowCombine == effective.CombineAllPolicies {
 		ev.allowPerPolicy(l)
 		return
@@ -390,7 +407,18 @@ func (ev *evaluator) allowStep(l *effective.Level) {
 	}
 	selected := false
 	var near, weak []string
-	for _, r := range l.Merged {
+	var keys []uint64
+	if ev.keys != nil {
+		keys = ev.keys[i]
+	}
+	for j, r := range l.Merged {
+		if keys != nil {
+			// A rule whose principal cannot be the caller's does nothing untraced:
+			// not selected, not matched.
+			if k := keys[j]; k != keyAny && k != ev.caller {
+				continue
+			}
+		}
 		var why string
 		var w *string
 		if ev.trace {
@@ -445,10 +473,10 @@ func (ev *evaluator) allowStep(l *effective.Level) {
 }
 
 func callerString(c *reqCtx) string {
-	if c.principal == "" {
-		return "without client certificate"
+	if p := c.principalString(); p != "" {
+		return p
 	}
-	return c.principal
+	return "without client certificate"
 }
 
 // allowPerPolicy: every Allow policy of the level must allow (0059, legacy).

@@ -14,20 +14,27 @@ import (
 
 // reqCtx is a request prepared for matching: everything derived once.
 type reqCtx struct {
-	principal  string
-	hasMCP     bool
-	toolsCall  bool
-	mcpMethod  string
-	tool       string
-	uri        string
-	httpMethod string
-	path       string // with query
-	urlPath    string // without query
-	host       string // :authority as sent
-	hostname   string // host without port, lower-case
-	port       int
-	headers    map[string]string
-	time       time.Time
+	// principal is the caller's peer principal ("" without a client certificate),
+	// unless saNS is set: then it is the SPIFFE ID of a service account,
+	// "spiffe://" + td + "/ns/" + saNS + "/sa/" + saName, kept in pieces so that
+	// preparing a request builds no string (see principalIs, principalString).
+	principal    string
+	td           string
+	saNS, saName string
+	hasMCP       bool
+	toolsCall    bool
+	mcpMethod    string
+	tool         string
+	uri          string
+	httpMethod   string
+	path         string // with query
+	urlPath      string // without query
+	host         string // :authority as sent
+	hostname     string // host without port, lower-case: made on first use (hostnameOf)
+	hostnameSet  bool
+	port         int
+	headers      map[string]string
+	time         time.Time
 
 	// cel holds the CEL variables and results, built on first use; nothing in it
 	// depends on the caller, so a Query keeps it across callers.
@@ -55,20 +62,76 @@ func (c *reqCtx) init(r *Request, principal string, port int) {
 	*c = reqCtx{principal: principal, httpMethod: r.HTTP.Method, path: r.HTTP.Path, host: r.HTTP.Host,
 		headers: r.HTTP.Headers, time: r.HTTP.Time, port: port}
 	c.urlPath = c.path
-	if i := strings.IndexAny(c.urlPath, "?#"); i >= 0 {
+	if i := topology.QueryStart(c.urlPath); i >= 0 {
 		c.urlPath = c.urlPath[:i]
 	}
-	c.hostname = strings.ToLower(topology.StripPort(c.host))
 	if r.MCP != nil {
 		c.hasMCP = true
 		c.mcpMethod, c.tool, c.uri = r.MCP.Method, r.MCP.Tool, r.MCP.URI
 		c.toolsCall = c.mcpMethod == "tools/call"
 	}
-	if c.port == 0 {
-		if i := strings.LastIndexByte(c.host, ':'); i >= 0 && !strings.Contains(c.host[i:], "]") {
+	// IndexByte first: it is vectorised, LastIndexByte is not, and most hosts have no port.
+	if c.port == 0 && strings.IndexByte(c.host, ':') >= 0 {
+		if i := strings.LastIndexByte(c.host, ':'); !strings.Contains(c.host[i:], "]") {
 			c.port, _ = strconv.Atoi(c.host[i+1:])
 		}
 	}
+}
+
+// hostnameOf is the request's host without port, lower-case. It is made on first use:
+// only L7 host matches read it, and lower-casing a host is a good part of preparing a
+// request.
+func (c *reqCtx) hostnameOf() string {
+	if !c.hostnameSet {
+		c.hostname, c.hostnameSet = strings.ToLower(topology.StripPort(c.host)), true
+	}
+	return c.hostname
+}
+
+// initCaller is init for the caller r.From as the data plane sees it: anonymous when
+// noCert (a plain-HTTP listener has no client certificate), else r.From's principal
+// under trust domain td, which for a service account is not built (see principal).
+func (c *reqCtx) initCaller(r *Request, td string, noCert bool, port int) {
+	switch {
+	case noCert:
+		c.init(r, "", port)
+	case r.From.Kind == IdentityServiceAccount:
+		c.init(r, "", port)
+		c.td, c.saNS, c.saName = td, r.From.Namespace, r.From.Name
+	default:
+		c.init(r, r.From.Principal(td), port)
+	}
+}
+
+// setPrincipal makes the caller principal p ("" without a client certificate).
+func (c *reqCtx) setPrincipal(p string) {
+	c.principal, c.td, c.saNS, c.saName = p, "", "", ""
+}
+
+// principalIs reports whether the caller's principal is v, without building it.
+func (c *reqCtx) principalIs(v string) bool {
+	if c.saNS == "" {
+		return v == c.principal
+	}
+	const scheme, nsSep, saSep = "spiffe://", "/ns/", "/sa/"
+	if len(v) != len(scheme)+len(c.td)+len(nsSep)+len(c.saNS)+len(saSep)+len(c.saName) {
+		return false
+	}
+	for _, part := range [...]string{scheme, c.td, nsSep, c.saNS, saSep, c.saName} {
+		if v[:len(part)] != part {
+			return false
+		}
+		v = v[len(part):]
+	}
+	return true
+}
+
+// principalString is the caller's principal ("" without a client certificate).
+func (c *reqCtx) principalString() string {
+	if c.saNS == "" {
+		return c.principal
+	}
+	return effective.SPIFFEID(c.td, c.saNS, c.saName)
 }
 
 // activation builds the CEL variables once per request.
@@ -115,11 +178,11 @@ func matchPrincipal(p *effective.Principal, c *reqCtx, why *string) bool {
 		return false
 	case p.Any:
 		return true
-	case p.Value == c.principal:
+	case c.principalIs(p.Value):
 		return true
 	}
 	if why != nil {
-		saw := c.principal
+		saw := c.principalString()
 		if saw == "" {
 			saw = "no client certificate (anonymous)"
 		}
@@ -307,14 +370,15 @@ func matchL7(m *effective.L7Match, c *reqCtx, why *string) bool {
 	}
 	if len(m.Hosts) > 0 {
 		ok := false
+		hostname := c.hostnameOf()
 		for _, h := range m.Hosts {
-			if hostMatches(h, c.hostname) {
+			if hostMatches(h, hostname) {
 				ok = true
 				break
 			}
 		}
 		if !ok {
-			return fail("hosts: wants %v; saw %q", m.Hosts, c.hostname)
+			return fail("hosts: wants %v; saw %q", m.Hosts, hostname)
 		}
 	}
 	if len(m.Ports) > 0 {

@@ -72,6 +72,6 @@ func (ac *activationCache) get(c *reqCtx) interpreter.Activation {
 // same path under the chain's semantics; Reason and Trace stay empty, and no string is
 // built for them.
 func Decide(chain *effective.Chain, q *Query, principal string) Decision {
-	q.c.principal = principal
+	q.c.setPrincipal(principal)
 	return decide(chain, &q.c, q.ans, false, nil)
 }

@@ -35,6 +35,7 @@ func untraced(d Decision) Decision {
 func checkDecide(t *testing.T, sim *Simulator, r *Request) int {
 	t.Helper()
 	res, err := sim.Explain(r)
+	checkBatch(t, sim, r, res, err)
 	if err != nil {
 		return 0 // a request naming missing objects has no path to decide
 	}
@@ -72,6 +73,59 @@ func checkDecide(t *testing.T, sim *Simulator, r *Request) int {
 		}
 	}
 	return len(res)
+}
+
+// batches keeps one Batch per simulator, so that its scratch space is reused across
+// the requests of a test, as a caller deciding many requests reuses it.
+var batches = map[*Simulator]*Batch{}
+
+// checkBatch checks that Batch.Decide and an untraced SimulateWith give r what Explain
+// gave it (res, err): Batch the primary decisions without reason or trace, SimulateWith
+// every result with the same path and expectation, untraced unless the expectation
+// fails (then traced, as Explain), and without the AuthPolicy view.
+func checkBatch(t *testing.T, sim *Simulator, r *Request, res []*Result, err error) {
+	t.Helper()
+	b := batches[sim]
+	if b == nil {
+		b = sim.Batch()
+		batches[sim] = b
+	}
+	ds, berr := b.Decide(r)
+	brief, serr := sim.SimulateWith([]*Request{r}, Options{})
+	if (err != nil) != (berr != nil) || (err != nil) != (serr != nil) {
+		t.Fatalf("%s: Explain error %v, Batch.Decide error %v, SimulateWith error %v", r.Describe(), err, berr, serr)
+	}
+	if err != nil {
+		return
+	}
+	var prim []*Result
+	for _, x := range res {
+		if x.Primary {
+			prim = append(prim, x)
+		}
+	}
+	if len(ds) != len(prim) {
+		t.Fatalf("%s: Batch.Decide made %d decisions, Explain %d", r.Describe(), len(ds), len(prim))
+	}
+	for i, x := range prim {
+		if want := untraced(x.Decision); !reflect.DeepEqual(ds[i], want) {
+			t.Errorf("%s on %s: Batch.Decide:\n got  %+v\n want %+v", r.Describe(), x.Path.Backend, ds[i], want)
+		}
+	}
+	if len(brief) != len(res) {
+		t.Fatalf("%s: SimulateWith made %d results, Explain %d", r.Describe(), len(brief), len(res))
+	}
+	for i, x := range res {
+		got := *brief[i]
+		want := *x
+		want.AuthPolicy = nil
+		if x.Expect == nil || x.Expect.Passed {
+			want.Decision = untraced(x.Decision)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s on %s: SimulateWith:\n got  %+v\n want %+v", r.Describe(), x.Path.Backend, got, want)
+		}
+	}
 }
 
 // TestDecideMatchesExplain: on the examples and every simulate scenario, under every
@@ -267,5 +321,47 @@ func TestDecideAllocations(t *testing.T) {
 				t.Errorf("%s under %s: %.0f allocations per decision", tc.name, chain.Semantics.Name, n)
 			}
 		}
+	}
+}
+
+// TestBatchAllocations: Batch.Decide routes and decides a request that reaches a
+// backend, a Service, a weighted split, nothing (no route), or a plain-HTTP listener,
+// for a service account, a SPIFFE ID or an anonymous caller, without allocating.
+func TestBatchAllocations(t *testing.T) {
+	s := loadYAML(t, baseTopology,
+		policy("g", "gw", "Allow", "", rules(`- name: billing
+  source: {type: ServiceAccount, serviceAccount: {namespace: agents, name: billing}}
+  authorization: {type: Inline, mcp: {methods: [{name: tools/call, params: [add]}]}}
+- name: spiffe
+  source: {type: SPIFFE, spiffe: "spiffe://cluster.local/ns/agents/sa/ops"}
+- name: base
+  authorization: {type: Inline, mcp: {mcpBaseProtocolMethodsOption: MATCH_BASE_PROTOCOL_METHODS}}`)),
+		policy("x", "xb", "Allow", "", rules(`- name: billing
+  source: {type: ServiceAccount, serviceAccount: {namespace: agents, name: billing}}
+  authorization: {type: Inline, mcp: {methods: [{name: tools/call}]}}`)))
+	sim := New(s, []effective.Semantics{effective.Reference()}, "cluster.local")
+	b := sim.Batch()
+	callers := []Identity{sa("billing"), sa("support"), {Kind: IdentitySPIFFE, SPIFFE: "spiffe://cluster.local/ns/agents/sa/ops"}, {Kind: IdentityAnonymous}}
+	verdicts := map[string]int{}
+	for _, path := range []string{"/mcp", "/svc", "/split/x", "/nothing"} {
+		for _, listener := range []string{"", "http"} {
+			for _, from := range callers {
+				r := &Request{Name: "a", From: from, Gateway: &NamespacedName{"gw", "gw"}, Listener: listener,
+					HTTP: HTTP{Path: path, Headers: map[string]string{"x-tenant": "t"}}, MCP: &MCP{Method: "tools/call", Tool: "add"}}
+				ds, err := b.Decide(r) // first: compiles the chains
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, d := range ds {
+					verdicts[d.Verdict]++
+				}
+				if n := testing.AllocsPerRun(20, func() { _, _ = b.Decide(r) }); n != 0 {
+					t.Errorf("%s via %q from %s: %.0f allocations per request", path, listener, from.String(), n)
+				}
+			}
+		}
+	}
+	if verdicts[Allow] == 0 || verdicts[Deny] == 0 {
+		t.Errorf("verdicts %v: the requests do not exercise both", verdicts)
 	}
 }

@@ -195,7 +195,7 @@ func (r *Request) Normalize() {
 	if r.HTTP.Path == "" {
 		r.HTTP.Path = "/mcp"
 	}
-	if len(r.HTTP.Headers) > 0 {
+	if len(r.HTTP.Headers) > 0 && !lowerNames(r.HTTP.Headers) {
 		// Names that differ only in case are joined in the order of their spelling, so
 		// the joined value is the same every time (map order is random).
 		names := make([]string, 0, len(r.HTTP.Headers))
@@ -213,4 +213,15 @@ func (r *Request) Normalize() {
 		}
 		r.HTTP.Headers = h
 	}
+}
+
+// lowerNames reports whether every header name is already lower-case, so that
+// normalizing again (Explain and Query normalize each time) copies nothing.
+func lowerNames(h map[string]string) bool {
+	for k := range h {
+		if strings.ToLower(k) != k {
+			return false
+		}
+	}
+	return true
 }

@@ -42,30 +42,20 @@ type prepared struct {
 	ans   ExtAuth
 }
 
-// decideUntraced makes simulate's decisions without building traces: routing, chain
-// lookup and the decision of each backend choice. It returns the number of decisions.
-func decideUntraced(sim *Simulator, r *Request, e *effective.Engine, sink *int) int {
-	choices, err := sim.resolve(r)
+// decideUntraced makes simulate's decisions without building traces or results:
+// routing, chain lookup and the decision of each backend choice (Batch.Decide). It
+// returns the number of decisions.
+func decideUntraced(b *Batch, r *Request, sink *int) int {
+	ds, err := b.Decide(r)
 	if err != nil {
 		panic(err)
 	}
-	principal := r.From.Principal(sim.TrustDomain)
-	gw := effective.GatewayRef(r.Gateway.Namespace, r.Gateway.Name)
-	for _, ch := range choices {
-		p := principal
-		if ch.info.Protocol == "HTTP" {
-			p = ""
-		}
-		port := r.HTTP.Port
-		if port == 0 {
-			port = sim.listenerPort(r, ch.info)
-		}
-		d := decide(e.Chain(gw, ch.info.Listener, ch.backend), newCtx(r, p, port), r.ExtAuth, false, nil)
-		if d.Verdict == Allow {
+	for i := range ds {
+		if ds[i].Verdict == Allow {
 			*sink++
 		}
 	}
-	return len(choices)
+	return len(ds)
 }
 
 func BenchmarkDecideOne(b *testing.B) {
@@ -79,10 +69,13 @@ func BenchmarkDecideOne(b *testing.B) {
 					b.Fatal(err)
 				}
 				if r.MCP != nil && r.MCP.Method == "tools/call" && res[0].Verdict == Allow && res[0].Path.BackendKind == "XBackend" {
-					ch, _ := sim.resolve(r)
-					gw := effective.GatewayRef(r.Gateway.Namespace, r.Gateway.Name)
-					one = &prepared{chain: sim.Engines[0].Chain(gw, ch[0].info.Listener, ch[0].backend),
-						ctx: newCtx(r, r.From.Principal(sim.TrustDomain), sim.listenerPort(r, ch[0].info)), ans: r.ExtAuth}
+					var rt routing
+					if err := sim.resolve(r, &rt, false); err != nil {
+						b.Fatal(err)
+					}
+					ch := &rt.choices[0]
+					one = &prepared{chain: sim.chain(0, rt.gw, ch),
+						ctx: newCtx(r, r.From.Principal(sim.TrustDomain), listenerPort(rt.gw, ch.info.Listener)), ans: r.ExtAuth}
 					break
 				}
 			}
@@ -104,10 +97,10 @@ func BenchmarkDecideBatch(b *testing.B) {
 	for _, size := range stages.BenchSizes() {
 		b.Run(size, func(b *testing.B) {
 			sim, reqs := generatedSim(b, size)
-			e := sim.Engines[0]
+			batch := sim.Batch()
 			allowed, n := 0, 0
 			for _, r := range reqs {
-				n += decideUntraced(sim, r, e, &allowed)
+				n += decideUntraced(batch, r, &allowed)
 			}
 			if allowed == 0 || allowed == n {
 				b.Fatalf("%d of %d decisions allow: the batch does not exercise both verdicts", allowed, n)
@@ -116,7 +109,7 @@ func BenchmarkDecideBatch(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				n += decideUntraced(sim, reqs[i%len(reqs)], e, &allowed)
+				n += decideUntraced(batch, reqs[i%len(reqs)], &allowed)
 			}
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "decisions/s")
 		})

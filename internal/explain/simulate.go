@@ -3,6 +3,7 @@ package explain
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"strings"
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -27,6 +28,10 @@ type Simulator struct {
 	// activations are the CEL variables of queries without headers or time, shared by
 	// every query of the same request line and MCP call (see Query).
 	activations activationCache
+	// chains[i] caches the chains of Engines[i] by routed path (see chain).
+	chains []chainCache
+	// seed keys principals in compiled chains (see principalKey).
+	seed maphash.Seed
 }
 
 // New prepares a simulator. sems must not be empty; the first is the primary semantics.
@@ -41,6 +46,8 @@ func New(s *snapshot.Snapshot, sems []effective.Semantics, trustDomain string) *
 	for _, sem := range sems {
 		sim.Engines = append(sim.Engines, effective.NewEngine(s, sem, trustDomain))
 	}
+	sim.chains = make([]chainCache, len(sim.Engines))
+	sim.seed = maphash.MakeSeed()
 	return sim
 }
 
@@ -94,42 +101,84 @@ type Result struct {
 	AuthPolicy *AuthPolicyInfo `json:"authPolicy,omitempty"`
 }
 
+// choice is one backend a request reaches (or the gateway alone, without a route).
 type choice struct {
-	info    PathInfo
-	backend *topology.Ref // XBackend whose policies apply
-	pre     []Step
+	// info holds the names only when resolved with detail; Listener and Protocol always.
+	info PathInfo
+	// backend is the XBackend whose policies apply, when hasBackend.
+	backend    topology.Ref
+	hasBackend bool
+	// target is the routed backendRef of an XBackend (a pointer into the graph), nil
+	// when the request named the backend: it keys the chain cache.
+	target *topology.BackendTarget
+	pre    []Step
 }
+
+// routing is the scratch space of resolve, reused across requests by one goroutine so
+// that routing a request allocates nothing.
+type routing struct {
+	gw      *snapshot.Gateway
+	choices []choice
+	req     topology.RouteRequest
+	res     topology.RouteResult
+}
+
+// Options says what Simulate builds beside each result's verdict, explicitness, level,
+// deciding rule and path.
+type Options struct {
+	// Trace makes every decision traced: its Reason and Trace, as Explain gives them.
+	// Without it decisions are made untraced (as Decide makes them: same verdict,
+	// explicitness, level, deciding rule and branches), except those whose expectation
+	// fails, which are traced so that the failure can say why.
+	Trace bool
+	// AuthPolicy adds what Kuadrant's effective AuthPolicy asks of each request
+	// (Result.AuthPolicy).
+	AuthPolicy bool
+}
+
+// Full is what Explain gives: traced decisions and the AuthPolicy view.
+var Full = Options{Trace: true, AuthPolicy: true}
 
 // Explain decides one request. It returns one result per (backend, semantics): a
 // weighted route rule yields one result per backend, each semantics one result per
 // backend, primary semantics first. A request that names missing objects is an error
 // wrapping ErrInput.
 func (sim *Simulator) Explain(r *Request) ([]*Result, error) {
+	var rt routing
+	return sim.explain(r, &rt, Full, nil)
+}
+
+func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result) ([]*Result, error) {
 	r.Normalize()
-	choices, err := sim.resolve(r)
-	if err != nil {
-		return nil, err
+	if err := sim.resolve(r, rt, true); err != nil {
+		return out, err
 	}
-	var out []*Result
-	for _, ch := range choices {
-		principal := r.From.Principal(sim.TrustDomain)
-		pre := append([]Step(nil), ch.pre...)
-		if principal != "" && ch.info.Protocol == string(gwapiv1.HTTPProtocolType) {
-			pre = append(pre, Step{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
-				Reason: fmt.Sprintf("listener %s is plain HTTP: no client certificate, the caller %s is seen as anonymous", ch.info.Listener, r.From.String())})
-			principal = ""
+	for k := range rt.choices {
+		ch := &rt.choices[k]
+		noCert := ch.info.Protocol == string(gwapiv1.HTTPProtocolType)
+		pre := ch.pre
+		if o.Trace {
+			pre = append([]Step(nil), ch.pre...)
+			if noCert && r.From.Principal(sim.TrustDomain) != "" {
+				pre = append(pre, Step{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
+					Reason: fmt.Sprintf("listener %s is plain HTTP: no client certificate, the caller %s is seen as anonymous", ch.info.Listener, r.From.String())})
+			}
 		}
 		port := r.HTTP.Port
 		if port == 0 {
-			port = sim.listenerPort(r, ch.info)
+			port = rt.listenerPort(ch.info.Listener)
 		}
-		c := newCtx(r, principal, port)
-		gw := effective.GatewayRef(r.Gateway.Namespace, r.Gateway.Name)
-		var group []*Result
-		for i, e := range sim.Engines {
-			chain := e.Chain(gw, ch.info.Listener, ch.backend)
-			d := decide(chain, c, r.ExtAuth, true, pre)
-			group = append(group, &Result{Name: r.Name, Decision: d, Request: r, Path: ch.info, Primary: i == 0})
+		c := &reqCtx{}
+		c.initCaller(r, sim.TrustDomain, noCert, port)
+		group := make([]*Result, len(sim.Engines))
+		for i := range sim.Engines {
+			var d Decision
+			if o.Trace {
+				d = decide(sim.chain(i, rt.gw, ch), c, r.ExtAuth, true, pre)
+			} else {
+				d = sim.decideUntraced(i, rt.gw, ch, c, r.ExtAuth)
+			}
+			group[i] = &Result{Name: r.Name, Decision: d, Request: r, Path: ch.info, Primary: i == 0}
 		}
 		for _, g := range group[1:] {
 			if g.Verdict != group[0].Verdict || g.Level != group[0].Level || g.DecidedBy != group[0].DecidedBy {
@@ -139,10 +188,20 @@ func (sim *Simulator) Explain(r *Request) ([]*Result, error) {
 				break
 			}
 		}
-		group[0].Expect = check(r, &group[0].Decision)
-		if ap := sim.authPolicyFor(r, ch.info); ap != nil {
-			for _, g := range group {
-				g.AuthPolicy = ap
+		if x := check(r, &group[0].Decision); x != nil {
+			if !x.Passed && !o.Trace {
+				// The failure is printed with its reason: trace this decision (the
+				// verdict, level and deciding rule are the untraced ones).
+				pre = append(append([]Step(nil), ch.pre...), sim.plainHTTPStep(r, ch)...)
+				group[0].Decision = decide(sim.chain(0, rt.gw, ch), c, r.ExtAuth, true, pre)
+			}
+			group[0].Expect = x
+		}
+		if o.AuthPolicy {
+			if ap := sim.authPolicyFor(r, ch.info); ap != nil {
+				for _, g := range group {
+					g.AuthPolicy = ap
+				}
 			}
 		}
 		out = append(out, group...)
@@ -150,21 +209,74 @@ func (sim *Simulator) Explain(r *Request) ([]*Result, error) {
 	return out, nil
 }
 
-// Simulate decides a batch, reusing compiled chains. It stops at the first request that
-// names missing objects.
+// plainHTTPStep is the trace step that says a caller's identity is lost on a plain-HTTP listener.
+func (sim *Simulator) plainHTTPStep(r *Request, ch *choice) []Step {
+	if ch.info.Protocol != string(gwapiv1.HTTPProtocolType) || r.From.Principal(sim.TrustDomain) == "" {
+		return nil
+	}
+	return []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
+		Reason: fmt.Sprintf("listener %s is plain HTTP: no client certificate, the caller %s is seen as anonymous", ch.info.Listener, r.From.String())}}
+}
+
+// Simulate decides a batch as Explain does each request (traced, with the AuthPolicy
+// view), reusing compiled chains. It stops at the first request that names missing
+// objects.
 func (sim *Simulator) Simulate(reqs []*Request) ([]*Result, error) {
+	return sim.SimulateWith(reqs, Full)
+}
+
+// SimulateWith is Simulate building what o asks for beside each decision: a batch whose
+// output needs no trace is decided untraced.
+func (sim *Simulator) SimulateWith(reqs []*Request, o Options) ([]*Result, error) {
 	var out []*Result
+	var rt routing
 	for _, r := range reqs {
-		res, err := sim.Explain(r)
-		if err != nil {
+		var err error
+		if out, err = sim.explain(r, &rt, o, out); err != nil {
 			if r.Line > 0 {
 				return nil, fmt.Errorf("request %q (line %d): %w", r.Name, r.Line, err)
 			}
 			return nil, fmt.Errorf("request %q: %w", r.Name, err)
 		}
-		out = append(out, res...)
 	}
 	return out, nil
+}
+
+// Batch decides requests one after another without building results: routing, chain
+// lookup and untraced decisions, with scratch space reused from one request to the
+// next, so that a request that routes to a backend allocates nothing (CEL conditions
+// aside). Use one Batch per goroutine.
+type Batch struct {
+	sim *Simulator
+	rt  routing
+	c   reqCtx
+	out []Decision
+}
+
+// Batch returns a Batch deciding with sim.
+func (sim *Simulator) Batch() *Batch { return &Batch{sim: sim} }
+
+// Decide normalizes r, routes it, and decides it on each backend it reaches under the
+// primary semantics, as Explain would (verdict, explicitness, level, deciding rule and
+// branches; no reason or trace). The decisions are in the order of Explain's primary
+// results and valid until the next call.
+func (b *Batch) Decide(r *Request) ([]Decision, error) {
+	sim := b.sim
+	r.Normalize()
+	if err := sim.resolve(r, &b.rt, false); err != nil {
+		return nil, err
+	}
+	b.out = b.out[:0]
+	for k := range b.rt.choices {
+		ch := &b.rt.choices[k]
+		port := r.HTTP.Port
+		if port == 0 {
+			port = b.rt.listenerPort(ch.info.Listener)
+		}
+		b.c.initCaller(r, sim.TrustDomain, ch.info.Protocol == string(gwapiv1.HTTPProtocolType), port)
+		b.out = append(b.out, sim.decideUntraced(0, b.rt.gw, ch, &b.c, r.ExtAuth))
+	}
+	return b.out, nil
 }
 
 func check(r *Request, d *Decision) *Expectation {
@@ -198,50 +310,70 @@ func listenerProtocol(gw *snapshot.Gateway, name string) string {
 	return ""
 }
 
-func (sim *Simulator) listenerPort(r *Request, info PathInfo) int {
-	if info.Listener == "" || r.Gateway == nil {
+// listenerPort is the port of the gateway's listener name, 0 without a listener.
+func (rt *routing) listenerPort(name string) int {
+	if name != "" && name == rt.res.Listener {
+		return rt.res.ListenerPort // routing found it: no second scan of the gateway's listeners
+	}
+	return listenerPort(rt.gw, name)
+}
+
+// listenerPort is the port of a gateway's listener, 0 without a listener.
+func listenerPort(gw *snapshot.Gateway, name string) int {
+	if name == "" || gw == nil {
 		return 0
 	}
-	if gw := sim.gateway(*r.Gateway); gw != nil {
-		for _, l := range gw.Spec.Listeners {
-			if string(l.Name) == info.Listener {
-				return int(l.Port)
-			}
+	for _, l := range gw.Spec.Listeners {
+		if string(l.Name) == name {
+			return int(l.Port)
 		}
 	}
 	return 0
 }
 
-// resolve finds the path(s) of a request: explicit names skip routing.
-func (sim *Simulator) resolve(r *Request) ([]choice, error) {
+func (sim *Simulator) listenerPort(r *Request, info PathInfo) int {
+	if info.Listener == "" || r.Gateway == nil {
+		return 0
+	}
+	return listenerPort(sim.gateway(*r.Gateway), info.Listener)
+}
+
+// resolve finds the path(s) of a request into rt (rt.gw, rt.choices): explicit names
+// skip routing. Without detail, the choices' PathInfo carries only Listener and
+// Protocol, and no trace step is built: what an untraced decision reads.
+func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
+	rt.choices = rt.choices[:0]
 	if r.Backend != nil && r.Service != nil {
-		return nil, fmt.Errorf("%w: give either a backend (XBackend) or a service, not both", ErrInput)
+		return fmt.Errorf("%w: give either a backend (XBackend) or a service, not both", ErrInput)
 	}
 	if r.Gateway == nil {
 		gws, err := sim.inferGateway(r)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		r.Gateway = gws
 	}
-	gw := sim.gateway(*r.Gateway)
-	if gw == nil {
-		return nil, fmt.Errorf("%w: gateway %s not found", ErrInput, r.Gateway)
+	rt.req = topology.RouteRequest{Gateway: topology.GatewayRef(r.Gateway.Namespace, r.Gateway.Name), Listener: r.Listener,
+		Port: r.HTTP.Port, Host: r.HTTP.Host, Path: r.HTTP.Path, Method: r.HTTP.Method, Headers: r.HTTP.Headers, Terse: !detail}
+	// Routing fails only for a missing gateway.
+	if err := sim.Graph.RouteInto(&rt.req, &rt.res); err != nil {
+		rt.gw = nil
+		return fmt.Errorf("%w: gateway %s not found", ErrInput, r.Gateway)
 	}
-	base := PathInfo{Gateway: r.Gateway.String()}
+	routed := &rt.res
+	gw := routed.Gateway
+	rt.gw = gw
+	var base PathInfo
+	if detail {
+		base.Gateway = r.Gateway.String()
+	}
 	if r.Listener != "" {
 		if listenerProtocol(gw, r.Listener) == "" {
-			return nil, fmt.Errorf("%w: gateway %s has no listener %q", ErrInput, r.Gateway, r.Listener)
+			return fmt.Errorf("%w: gateway %s has no listener %q", ErrInput, r.Gateway, r.Listener)
 		}
 	}
-	rr := topology.RouteRequest{Gateway: topology.GatewayRef(r.Gateway.Namespace, r.Gateway.Name), Listener: r.Listener,
-		Port: r.HTTP.Port, Host: r.HTTP.Host, Path: r.HTTP.Path, Method: r.HTTP.Method, Headers: r.HTTP.Headers}
-	var routed *topology.RouteResult
-	if res, err := sim.Graph.Route(rr); err == nil {
-		routed = res
-	}
 	base.Listener = r.Listener
-	if base.Listener == "" && routed != nil {
+	if base.Listener == "" {
 		base.Listener = routed.Listener
 	}
 	if base.Listener == "" {
@@ -255,97 +387,136 @@ func (sim *Simulator) resolve(r *Request) ([]choice, error) {
 		if allHTTP {
 			base.Protocol = string(gwapiv1.HTTPProtocolType)
 		}
+	} else if base.Listener == routed.Listener {
+		base.Protocol = string(routed.Protocol) // no second scan of the gateway's listeners
 	} else {
 		base.Protocol = listenerProtocol(gw, base.Listener)
 	}
 	if r.Route != nil {
 		if sim.Graph.HTTPRoute(topology.HTTPRouteRef(r.Route.Namespace, r.Route.Name)) == nil {
-			return nil, fmt.Errorf("%w: httproute %s not found", ErrInput, r.Route)
+			return fmt.Errorf("%w: httproute %s not found", ErrInput, r.Route)
 		}
-		base.Route = r.Route.String()
+		if detail {
+			base.Route = r.Route.String()
+		}
 	}
 	switch {
 	case r.Backend != nil:
 		ref := topology.XBackendRef(r.Backend.Namespace, r.Backend.Name)
 		if sim.Graph.XBackend(ref) == nil {
-			return nil, fmt.Errorf("%w: xbackend %s not found", ErrInput, r.Backend)
+			return fmt.Errorf("%w: xbackend %s not found", ErrInput, r.Backend)
 		}
 		info := base
-		info.Backend, info.BackendKind = "XBackend "+r.Backend.String(), "XBackend"
-		return []choice{{info: info, backend: &ref}}, nil
+		info.BackendKind = "XBackend"
+		if detail {
+			info.Backend = "XBackend " + r.Backend.String()
+		}
+		rt.choices = append(rt.choices, choice{info: info, backend: ref, hasBackend: true})
+		return nil
 	case r.Service != nil:
 		info := base
-		info.Backend, info.BackendKind = "Service "+r.Service.String(), "Service"
-		return []choice{{info: info, pre: []Step{{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo,
-			Reason: "backend is a core Service: no backend-level policies"}}}}, nil
+		info.BackendKind = "Service"
+		ch := choice{info: info}
+		if detail {
+			ch.info.Backend = "Service " + r.Service.String()
+			ch.pre = []Step{{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo,
+				Reason: "backend is a core Service: no backend-level policies"}}
+		}
+		rt.choices = append(rt.choices, ch)
+		return nil
 	}
 	base.Resolved = true
-	if routed == nil || routed.Route == nil || (r.Route != nil && (routed.Route.Namespace != r.Route.Namespace || routed.Route.Name != r.Route.Name)) {
+	if routed.Route == nil || (r.Route != nil && (routed.Route.Namespace != r.Route.Namespace || routed.Route.Name != r.Route.Name)) {
 		if r.Route != nil {
-			if ch, ok := sim.onlyRule(r, base); ok {
-				return ch, nil
+			if sim.onlyRule(r, rt, base, detail) {
+				return nil
 			}
 		}
+		if r.Route != nil && routed.Route != nil {
+			return fmt.Errorf("%w: the request routes to %s/%s, not to %s; give --backend or --service", ErrInput, routed.Route.Namespace, routed.Route.Name, r.Route)
+		}
 		info := base
-		info.Problem = "no route"
-		reason := "no route matches the request: the data plane answers 404; only gateway-level policies run"
-		if routed != nil && routed.Reason != "" {
-			reason = "no route: " + routed.Reason + "; only gateway-level policies run (RBAC runs before routing)"
-		}
-		if r.Route != nil && routed != nil && routed.Route != nil {
-			reason = fmt.Sprintf("the request routes to %s/%s, not to %s; give --backend or --service", routed.Route.Namespace, routed.Route.Name, r.Route)
-			return nil, fmt.Errorf("%w: %s", ErrInput, reason)
-		}
 		info.Route = ""
-		return []choice{{info: info, pre: []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo, Reason: reason}}}}, nil
+		ch := choice{info: info}
+		if detail {
+			ch.info.Problem = "no route"
+			reason := "no route matches the request: the data plane answers 404; only gateway-level policies run"
+			if routed.Reason != "" {
+				reason = "no route: " + routed.Reason + "; only gateway-level policies run (RBAC runs before routing)"
+			}
+			ch.pre = []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo, Reason: reason}}
+		}
+		rt.choices = append(rt.choices, ch)
+		return nil
 	}
-	base.Route = routed.Route.Namespace + "/" + routed.Route.Name
-	idx := routed.RuleIndex
-	base.RuleIndex, base.RuleName = &idx, routed.RuleName
+	if detail {
+		base.Route = routed.Route.Namespace + "/" + routed.Route.Name
+		idx := routed.RuleIndex
+		base.RuleIndex, base.RuleName = &idx, routed.RuleName
+	}
 	if routed.RouteListener != "" && base.Listener == "" {
 		base.Listener = routed.RouteListener
 	}
-	return sim.backendChoices(base, routed.Backends, routed.RuleProblem, routed.Redirect), nil
+	sim.backendChoices(rt, base, routed.Backends, routed.RuleProblem, routed.Redirect, detail)
+	return nil
 }
 
-func (sim *Simulator) backendChoices(base PathInfo, backends []topology.BackendTarget, ruleProblem string, redirect bool) []choice {
-	gwOnly := func(problem string) []choice {
-		info := base
-		info.Problem = problem
-		return []choice{{info: info, pre: []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
-			Reason: problem + "; only gateway-level policies run"}}}}
+func (sim *Simulator) backendChoices(rt *routing, base PathInfo, backends []topology.BackendTarget, ruleProblem string, redirect, detail bool) {
+	gwOnly := func(problem string) {
+		ch := choice{info: base}
+		if detail {
+			ch.info.Problem = problem
+			ch.pre = []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
+				Reason: problem + "; only gateway-level policies run"}}
+		}
+		rt.choices = append(rt.choices, ch)
 	}
 	switch {
 	case redirect:
-		return gwOnly("the rule answers with a redirect (no backend)")
+		gwOnly("the rule answers with a redirect (no backend)")
+		return
 	case ruleProblem != "":
-		return gwOnly("the data plane answers 500: " + ruleProblem)
-	case len(backends) == 0:
-		return gwOnly("the rule has no backend")
-	}
-	var out []choice
-	for _, b := range backends {
-		info := base
-		w := b.Weight
-		if len(backends) > 1 {
-			info.Weight = &w
+		if detail {
+			gwOnly("the data plane answers 500: " + ruleProblem)
+		} else {
+			gwOnly("")
 		}
-		info.BackendKind = b.Kind
-		info.Backend = b.Kind + " " + b.Ref.Namespace + "/" + b.Ref.Name
+		return
+	case len(backends) == 0:
+		gwOnly("the rule has no backend")
+		return
+	}
+	for i := range backends {
+		b := &backends[i]
+		ch := choice{info: base}
+		ch.info.BackendKind = b.Kind
+		if detail {
+			if len(backends) > 1 {
+				w := b.Weight
+				ch.info.Weight = &w
+			}
+			ch.info.Backend = b.Kind + " " + b.Ref.Namespace + "/" + b.Ref.Name
+		}
 		switch {
 		case b.Problem != "":
-			info.Problem = b.Problem
-			out = append(out, choice{info: info, pre: []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
-				Reason: "the data plane answers 500: " + b.Problem + "; only gateway-level policies run"}}})
+			if detail {
+				ch.info.Problem = b.Problem
+				ch.pre = []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
+					Reason: "the data plane answers 500: " + b.Problem + "; only gateway-level policies run"}}
+			}
 		case b.Kind == topology.BackendXBackend:
-			ref := topology.XBackendRef(b.Ref.Namespace, b.Ref.Name)
-			out = append(out, choice{info: info, backend: &ref, pre: assumedStep(b)})
+			ch.backend, ch.hasBackend, ch.target = topology.XBackendRef(b.Ref.Namespace, b.Ref.Name), true, b
+			if detail {
+				ch.pre = assumedStep(*b)
+			}
 		default:
-			out = append(out, choice{info: info, pre: append(assumedStep(b), Step{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo,
-				Reason: "backend is a core Service: no backend-level policies"})})
+			if detail {
+				ch.pre = append(assumedStep(*b), Step{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo,
+					Reason: "backend is a core Service: no backend-level policies"})
+			}
 		}
+		rt.choices = append(rt.choices, ch)
 	}
-	return out
 }
 
 // assumedStep notes a backend object that is not in the input and was assumed to exist.
@@ -358,7 +529,7 @@ func assumedStep(b topology.BackendTarget) []Step {
 
 // onlyRule handles --route when routing did not pick that route: a route with a single
 // rule is unambiguous.
-func (sim *Simulator) onlyRule(r *Request, base PathInfo) ([]choice, bool) {
+func (sim *Simulator) onlyRule(r *Request, rt *routing, base PathInfo, detail bool) bool {
 	var match []topology.Path
 	for _, p := range sim.Graph.Paths(topology.GatewayRef(r.Gateway.Namespace, r.Gateway.Name)) {
 		if p.Route != nil && p.Route.Namespace == r.Route.Namespace && p.Route.Name == r.Route.Name {
@@ -366,25 +537,33 @@ func (sim *Simulator) onlyRule(r *Request, base PathInfo) ([]choice, bool) {
 		}
 	}
 	if len(match) == 0 {
-		return nil, false
+		return false
 	}
 	idx := match[0].RuleIndex
 	var backends []topology.BackendTarget
 	for _, p := range match {
 		if p.RuleIndex != idx {
-			return nil, false
+			return false
 		}
 		if p.Backend.Kind != topology.BackendNone {
 			backends = append(backends, p.Backend)
 		}
 	}
-	base.Route, base.RuleIndex, base.RuleName = r.Route.String(), &idx, match[0].RuleName
+	base.RuleName = match[0].RuleName
+	if detail {
+		base.Route, base.RuleIndex = r.Route.String(), &idx
+	}
 	base.Resolved = false
 	if base.Listener == "" {
 		base.Listener = match[0].Listener
 		base.Protocol = listenerProtocol(match[0].Gateway, base.Listener)
 	}
-	return sim.backendChoices(base, backends, match[0].RuleProblem, false), true
+	// The targets are copies: no pointer into the graph keys their chains.
+	sim.backendChoices(rt, base, backends, match[0].RuleProblem, false, detail)
+	for i := range rt.choices {
+		rt.choices[i].target = nil
+	}
+	return true
 }
 
 func (sim *Simulator) inferGateway(r *Request) (*NamespacedName, error) {

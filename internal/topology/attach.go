@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"hash/maphash"
 	"sort"
 	"strings"
 
@@ -49,6 +50,12 @@ type listenerInfo struct {
 	allowed       *gwapiv1.AllowedRoutes
 	selector      labels.Selector // for From=Selector; nil when invalid
 	selectorErr   string
+	// named is the gateway's first listener of this name: this one, unless the
+	// gateway repeats the name.
+	named *listenerInfo
+	// table is the route table of the listener's port (gatewayIndex.ports), nil when no
+	// route is attached on the port.
+	table *portTable
 }
 
 // portTable is the route table of one port: the virtual hosts of every listener on it.
@@ -56,7 +63,26 @@ type portTable struct {
 	exact    map[string]*vhost
 	wildcard map[string]*vhost // keyed by ".example.com" for "*.example.com"
 	any      *vhost
+	// hosts are the exact domains' hashes (hostHash) beside their virtual hosts, for a
+	// table of at most maxHostScan domains: lookup compares hashes held in a cache line
+	// or two, where a small Go map compares the host with every key of its length,
+	// reading each key's bytes.
+	hosts []hostSlot
+	scan  bool // lookup scans hosts, not exact
 }
+
+type hostSlot struct {
+	hash uint64
+	vh   *vhost
+}
+
+// maxHostScan is the most exact domains a port table scans by hash (lookup); larger
+// tables are hashed maps, which compare one key.
+const maxHostScan = 8
+
+var hostSeed = maphash.MakeSeed()
+
+func hostHash(host string) uint64 { return maphash.String(hostSeed, host) }
 
 type vhost struct {
 	domain  string
@@ -67,6 +93,14 @@ type vhost struct {
 type vhostEntry struct {
 	m         *matchEntry
 	listeners []string // listeners on the port the route is attached to, spec order
+
+	// What rejects most entries, copied from m, with the bytes of path and method in
+	// one string per virtual host (packEntries): scanning the entries reads a few
+	// cache lines instead of m, its path and its method for each entry.
+	kind  pathKind
+	never bool
+	// path is m.path, or for a regular expression m.rePrefix.
+	path, method string
 }
 
 func (g *Graph) buildGateway(gw *snapshot.Gateway, routes []*routeInfo) *gatewayIndex {
@@ -152,9 +186,48 @@ func (g *Graph) buildGateway(gw *snapshot.Gateway, routes []*routeInfo) *gateway
 		for _, vh := range pt.all() {
 			sort.SliceStable(vh.entries, func(i, j int) bool { return precedes(vh.entries[i].m, vh.entries[j].m) })
 			sort.Slice(vh.routes, func(i, j int) bool { return vh.routes[i].key < vh.routes[j].key })
+			vh.packEntries()
 		}
+		pt.index()
+	}
+	for _, li := range gi.listeners {
+		li.table = gi.ports[li.port]
 	}
 	return gi
+}
+
+// index prepares the scan of a small table's exact domains by hash (see hosts).
+func (pt *portTable) index() {
+	pt.scan = len(pt.exact) <= maxHostScan
+	pt.hosts = pt.hosts[:0]
+	if pt.scan {
+		for d, vh := range pt.exact {
+			pt.hosts = append(pt.hosts, hostSlot{hostHash(d), vh})
+		}
+	}
+}
+
+// packEntries copies into each entry what rejects most requests (see vhostEntry).
+func (vh *vhost) packEntries() {
+	var b strings.Builder
+	path := func(m *matchEntry) string {
+		if m.kind == pathRegex {
+			return m.rePrefix
+		}
+		return m.path
+	}
+	for i := range vh.entries {
+		b.WriteString(path(vh.entries[i].m))
+		b.WriteString(vh.entries[i].m.method)
+	}
+	arena := b.String()
+	for i := range vh.entries {
+		e := &vh.entries[i]
+		e.kind, e.never = e.m.kind, e.m.never
+		p := path(e.m)
+		e.path, arena = arena[:len(p)], arena[len(p):]
+		e.method, arena = arena[:len(e.m.method)], arena[len(e.m.method):]
+	}
 }
 
 func containsRoute(l []*routeInfo, r *routeInfo) bool {
@@ -214,8 +287,17 @@ func (pt *portTable) all() []*vhost {
 // lookup finds the virtual host for a lower-cased host the way Envoy picks one:
 // exact domain, else the longest matching wildcard suffix, else "*".
 func (pt *portTable) lookup(host string) *vhost {
-	if vh := pt.exact[host]; vh != nil {
-		return vh
+	if !pt.scan {
+		if vh := pt.exact[host]; vh != nil {
+			return vh
+		}
+	} else if len(pt.hosts) > 0 {
+		h := hostHash(host)
+		for _, s := range pt.hosts {
+			if s.hash == h && s.vh.domain == host {
+				return s.vh
+			}
+		}
 	}
 	if len(pt.wildcard) > 0 {
 		for i := 1; i < len(host); i++ { // i ≥ 1: a wildcard needs at least one character before the suffix
@@ -279,6 +361,13 @@ func (g *Graph) listenerInfos(gw *snapshot.Gateway) []*listenerInfo {
 				if li.selectorErr != "" {
 					g.problem(GatewayRef(gw.Namespace, gw.Name), gw.Source, field, "listener "+li.name+": "+li.selectorErr)
 				}
+			}
+		}
+		li.named = li
+		for _, prev := range out[:i] {
+			if prev.name == li.name {
+				li.named = prev
+				break
 			}
 		}
 		out[i] = li

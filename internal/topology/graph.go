@@ -64,17 +64,25 @@ type RouteRequest struct {
 	Path     string            // may include "?query"
 	Method   string            // the caller always sets it
 	Headers  map[string]string // lower-case names
+	// Terse leaves RouteResult.Reason empty, so that routing formats no string, for a
+	// caller that does not report why nothing serves a request.
+	Terse bool
 }
 
 // RouteResult is where routing sends a request.
 type RouteResult struct {
-	Gateway   *snapshot.Gateway
-	Listener  string              // the listener that took the request ("" if none)
-	Route     *snapshot.HTTPRoute // nil when no route matched
-	RuleIndex int
-	RuleName  string          // the rule's name, or "" when unnamed
-	Backends  []BackendTarget // every backendRef of the matched rule (weight 0 skipped), in order
-	Reason    string          // why nothing matched (no listener for host/port, no route, no rule match), human readable
+	Gateway  *snapshot.Gateway
+	Listener string // the listener that took the request ("" if none)
+	// Protocol and ListenerPort are those of the first listener of the gateway named
+	// Listener ("" and 0 without a listener): the listener that took the request
+	// unless the gateway repeats a listener name (which Gateway API forbids).
+	Protocol     gwapiv1.ProtocolType
+	ListenerPort int
+	Route        *snapshot.HTTPRoute // nil when no route matched
+	RuleIndex    int
+	RuleName     string          // the rule's name, or "" when unnamed
+	Backends     []BackendTarget // every backendRef of the matched rule (weight 0 skipped), in order
+	Reason       string          // why nothing matched (no listener for host/port, no route, no rule match), human readable
 
 	// Port is the gateway port that took the request: the listener's port, or, when no
 	// listener hostname matches on a port whose first listener is plain HTTP, that port

@@ -32,10 +32,10 @@ func hostMatches(pattern, host string) bool {
 
 // StripPort removes a trailing ":port" from an authority (IPv6 literals in brackets kept).
 func StripPort(host string) string {
-	i := strings.LastIndexByte(host, ':')
-	if i < 0 {
+	if strings.IndexByte(host, ':') < 0 { // IndexByte is vectorised, LastIndexByte is not
 		return host
 	}
+	i := strings.LastIndexByte(host, ':')
 	if strings.IndexByte(host, ']') > i { // "[::1]" without port
 		return host
 	}
@@ -49,6 +49,9 @@ func StripPort(host string) string {
 
 // hostPort returns the numeric port of an authority, or 0.
 func hostPort(host string) int {
+	if strings.IndexByte(host, ':') < 0 {
+		return 0
+	}
 	i := strings.LastIndexByte(host, ':')
 	if i < 0 || i == len(host)-1 || strings.IndexByte(host, ']') > i {
 		return 0

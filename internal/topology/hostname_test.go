@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -103,17 +104,36 @@ func TestPortTableLookup(t *testing.T) {
 		{"example.com", ""},
 		{"other.org", ""},
 	}
-	for _, tt := range tests {
-		got := ""
-		if vh := pt.lookup(tt.host); vh != nil {
-			got = vh.domain
+	for _, scan := range []bool{false, true} { // the exact domains in the map, then scanned by hash
+		if scan {
+			pt.index()
+			if !pt.scan || len(pt.hosts) != len(pt.exact) {
+				t.Fatalf("index: scan %v, %d hashes for %d domains", pt.scan, len(pt.hosts), len(pt.exact))
+			}
 		}
-		if got != tt.want {
-			t.Errorf("lookup(%q) = %q, want %q", tt.host, got, tt.want)
+		for _, tt := range tests {
+			got := ""
+			if vh := pt.lookup(tt.host); vh != nil {
+				got = vh.domain
+			}
+			if got != tt.want {
+				t.Errorf("scan %v: lookup(%q) = %q, want %q", scan, tt.host, got, tt.want)
+			}
 		}
 	}
 	pt.vhost("*")
 	if vh := pt.lookup("other.org"); vh == nil || vh.domain != "*" {
 		t.Errorf("lookup(other.org) with a catch-all host = %v", vh)
+	}
+	// A table too large to scan looks its exact domains up in the map.
+	for i := 0; i <= maxHostScan; i++ {
+		pt.vhost(fmt.Sprintf("h%d.example.org", i))
+	}
+	pt.index()
+	if pt.scan {
+		t.Fatalf("a table of %d exact domains is scanned", len(pt.exact))
+	}
+	if vh := pt.lookup("api.example.com"); vh == nil || vh.domain != "api.example.com" {
+		t.Errorf("map lookup(api.example.com) = %v", vh)
 	}
 }

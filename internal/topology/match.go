@@ -71,11 +71,14 @@ type matchEntry struct {
 	rule       *ruleInfo
 	matchIndex int
 
-	kind   pathKind
-	path   string // Exact value, or PathPrefix value without trailing "/" ("/" kept for the root)
-	re     *regexp.Regexp
-	never  bool // an invalid match the data plane drops: never matches
-	method string
+	kind pathKind
+	path string // Exact value, or PathPrefix value without trailing "/" ("/" kept for the root)
+	re   *regexp.Regexp
+	// rePrefix is the literal every match of re starts with: a path without it is
+	// rejected before running the regular expression.
+	rePrefix string
+	never    bool // an invalid match the data plane drops: never matches
+	method   string
 	// headers and query hold the matchers; a request must satisfy all of them.
 	headers []valueMatcher
 	query   []valueMatcher
@@ -188,6 +191,7 @@ func (g *Graph) compileMatch(ri *routeInfo, rl *ruleInfo, idx int, m gwapiv1.HTT
 					bad(".path.value", fmt.Sprintf("invalid regular expression %q: %v (the match never matches)", v, err))
 				} else {
 					e.re = re
+					e.rePrefix, _ = re.LiteralPrefix()
 				}
 			default:
 				bad(".path.type", fmt.Sprintf("unsupported path match type %q: the reference controller drops this match", typ))
@@ -245,17 +249,27 @@ func (g *Graph) compileMatch(ri *routeInfo, rl *ruleInfo, idx int, m gwapiv1.HTT
 
 // matchPath reports whether a path (query removed) satisfies the entry's path match.
 func (e *matchEntry) matchPath(path string) bool {
-	switch e.kind {
+	if e.kind == pathRegex {
+		return matchPath(e.kind, e.rePrefix, e, path)
+	}
+	return matchPath(e.kind, e.path, e, path)
+}
+
+// matchPath reports whether a path (query removed) satisfies a path match of a kind and
+// value (e's, or a copy of them); for pathRegex, value is the literal prefix of e's
+// regular expression, which a path must start with.
+func matchPath(kind pathKind, value string, e *matchEntry, path string) bool {
+	switch kind {
 	case pathExact:
-		return path == e.path
+		return path == value
 	case pathRegex:
-		return e.re != nil && e.re.MatchString(path)
+		return strings.HasPrefix(path, value) && e.re != nil && e.re.MatchString(path)
 	default:
-		if e.path == "/" {
+		if value == "/" {
 			return true
 		}
 		// Segment-wise prefix: /mcp matches /mcp and /mcp/x, not /mcpx.
-		return strings.HasPrefix(path, e.path) && (len(path) == len(e.path) || path[len(e.path)] == '/')
+		return strings.HasPrefix(path, value) && (len(path) == len(value) || path[len(value)] == '/')
 	}
 }
 
@@ -265,20 +279,6 @@ type request struct {
 	rawQ    string
 	method  string
 	headers map[string]string
-	query   map[string][]string // parsed lazily
-	parsed  bool
-}
-
-func (r *request) queryValue(name string) (string, bool) {
-	if !r.parsed {
-		r.parsed = true
-		r.query = parseQuery(r.rawQ)
-	}
-	v, ok := r.query[name]
-	if !ok || len(v) == 0 {
-		return "", false
-	}
-	return v[0], true
 }
 
 func (e *matchEntry) matches(r *request) bool {
@@ -288,6 +288,23 @@ func (e *matchEntry) matches(r *request) bool {
 	if e.method != "" && !strings.EqualFold(e.method, r.method) {
 		return false
 	}
+	return e.matchesFields(r)
+}
+
+// matches is e.m.matches reading the path and method from the entry's copies: the
+// match entry itself is read only for a request that passes them.
+func (v *vhostEntry) matches(r *request) bool {
+	if v.never || !matchPath(v.kind, v.path, v.m, r.path) {
+		return false
+	}
+	if v.method != "" && !strings.EqualFold(v.method, r.method) {
+		return false
+	}
+	return v.m.matchesFields(r)
+}
+
+// matchesFields reports whether a request satisfies e's header and query matches.
+func (e *matchEntry) matchesFields(r *request) bool {
 	for i := range e.headers {
 		h := &e.headers[i]
 		v, ok := r.headers[h.name]
@@ -297,7 +314,7 @@ func (e *matchEntry) matches(r *request) bool {
 	}
 	for i := range e.query {
 		q := &e.query[i]
-		v, ok := r.queryValue(q.name)
+		v, ok := queryValue(r.rawQ, q.name)
 		if !ok || !q.matches(v) {
 			return false
 		}

@@ -25,11 +25,24 @@ import (
 // routes are considered (no fall-through to a less specific host), and the first
 // match in precedence order (see precedes) wins.
 func (g *Graph) Route(req RouteRequest) (*RouteResult, error) {
+	res := &RouteResult{}
+	if err := g.RouteInto(&req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// RouteInto is Route writing into a result the caller owns (overwritten entirely), so
+// that routing many requests allocates nothing: a request that reaches a rule builds no
+// string and allocates no memory; only the reasons of a request nothing serves are
+// formatted.
+func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 	gi := g.gatewayIndex(req.Gateway)
 	if gi == nil {
-		return nil, fmt.Errorf("route request: %w: %s/%s", ErrGatewayNotFound, req.Gateway.Namespace, req.Gateway.Name)
+		*res = RouteResult{}
+		return fmt.Errorf("route request: %w: %s/%s", ErrGatewayNotFound, req.Gateway.Namespace, req.Gateway.Name)
 	}
-	res := &RouteResult{Gateway: gi.gw}
+	*res = RouteResult{Gateway: gi.gw}
 	host := lowerASCII(StripPort(req.Host))
 	port := req.Port
 	if port == 0 && req.Listener == "" {
@@ -37,28 +50,34 @@ func (g *Graph) Route(req RouteRequest) (*RouteResult, error) {
 			port = p
 		}
 	}
-	li, why := gi.selectListener(req.Listener, port, host)
+	li, why := gi.selectListener(req.Listener, port, host, req.Terse)
 	if li == nil {
 		res.Reason = why
 		if p := gi.portOf(req.Listener, port); p != 0 && gi.plainHTTPPort(p) {
 			res.Port = p
-			res.Reason += fmt.Sprintf(" (port %d is plain HTTP: its single filter chain still accepts the request, gateway-level policies run, then 404)", p)
+			if !req.Terse {
+				res.Reason += fmt.Sprintf(" (port %d is plain HTTP: its single filter chain still accepts the request, gateway-level policies run, then 404)", p)
+			}
 		}
-		return res, nil
+		return nil
 	}
 	res.Listener, res.Port = li.name, int(li.port)
+	res.Protocol, res.ListenerPort = li.named.protocol, int(li.named.port)
 	var vh *vhost
-	if pt := gi.ports[li.port]; pt != nil {
-		vh = pt.lookup(host)
+	if li.table != nil {
+		vh = li.table.lookup(host)
 	}
 	if vh == nil {
+		if req.Terse {
+			return nil
+		}
 		res.Reason = fmt.Sprintf("no route attached to Gateway %s/%s on port %d serves host %q (404)", gi.gw.Namespace, gi.gw.Name, li.port, host)
-		return res, nil
+		return nil
 	}
 	res.Hostname = vh.domain
 
 	r := request{path: req.Path, method: req.Method, headers: req.Headers}
-	if i := strings.IndexAny(r.path, "?#"); i >= 0 {
+	if i := QueryStart(r.path); i >= 0 {
 		if r.path[i] == '?' {
 			r.rawQ = r.path[i+1:]
 			if j := strings.IndexByte(r.rawQ, '#'); j >= 0 {
@@ -72,7 +91,7 @@ func (g *Graph) Route(req RouteRequest) (*RouteResult, error) {
 	}
 	for i := range vh.entries {
 		e := &vh.entries[i]
-		if !e.m.matches(&r) {
+		if !e.matches(&r) {
 			continue
 		}
 		rl := e.m.rule
@@ -86,14 +105,28 @@ func (g *Graph) Route(req RouteRequest) (*RouteResult, error) {
 				break
 			}
 		}
-		return res, nil
+		return nil
+	}
+	if req.Terse {
+		return nil
 	}
 	names := make([]string, len(vh.routes))
 	for i, ri := range vh.routes {
 		names[i] = ri.key
 	}
 	res.Reason = fmt.Sprintf("no rule of HTTPRoute %s (host %s) matches %s %s (404)", strings.Join(names, ", "), vh.domain, req.Method, req.Path)
-	return res, nil
+	return nil
+}
+
+// QueryStart is the index of the first '?' or '#' of a request path, or -1: where the
+// path proper ends. (strings.IndexAny builds a set for every call.)
+func QueryStart(path string) int {
+	for i := 0; i < len(path); i++ {
+		if c := path[i]; c == '?' || c == '#' {
+			return i
+		}
+	}
+	return -1
 }
 
 // ErrGatewayNotFound is returned by Route for a gateway missing from the snapshot.
@@ -143,8 +176,9 @@ func (gi *gatewayIndex) plainHTTPPort(port int) bool {
 	return programmed
 }
 
-// selectListener picks the listener that takes a request, or says why none does.
-func (gi *gatewayIndex) selectListener(name string, port int, host string) (*listenerInfo, string) {
+// selectListener picks the listener that takes a request, or says why none does
+// (unless terse).
+func (gi *gatewayIndex) selectListener(name string, port int, host string, terse bool) (*listenerInfo, string) {
 	var best *listenerInfo
 	bestScore := -1
 	named := false
@@ -154,6 +188,9 @@ func (gi *gatewayIndex) selectListener(name string, port int, host string) (*lis
 		}
 		if name != "" {
 			named = true
+			if terse && (li.notProgrammed != "" || (port != 0 && int(li.port) != port) || !hostMatches(li.host, host)) {
+				return nil, ""
+			}
 			switch {
 			case li.notProgrammed != "":
 				return nil, fmt.Sprintf("listener %s of Gateway %s/%s carries no routes: %s", li.name, gi.gw.Namespace, gi.gw.Name, li.notProgrammed)
@@ -170,7 +207,7 @@ func (gi *gatewayIndex) selectListener(name string, port int, host string) (*lis
 			best, bestScore = li, s
 		}
 	}
-	if best != nil {
+	if best != nil || terse {
 		return best, ""
 	}
 	if name != "" && !named {
@@ -192,18 +229,21 @@ func lowerASCII(s string) string {
 	return s
 }
 
-// parseQuery splits a raw query into parameters. Values are compared raw (not
-// percent-decoded), as Envoy's query_parameters matcher does.
-func parseQuery(raw string) map[string][]string {
-	m := map[string][]string{}
+// queryValue returns the value of the first parameter of a raw query named name, as
+// Envoy's query_parameters matcher sees it: values are compared raw (not
+// percent-decoded), a parameter without "=" has the empty value, and empty pairs
+// ("a=1&&b=2") are skipped. It scans the query instead of building a map, so matching
+// allocates nothing.
+func queryValue(raw, name string) (string, bool) {
 	for raw != "" {
 		var kv string
 		kv, raw, _ = strings.Cut(raw, "&")
 		if kv == "" {
 			continue
 		}
-		k, v, _ := strings.Cut(kv, "=")
-		m[k] = append(m[k], v)
+		if k, v, _ := strings.Cut(kv, "="); k == name {
+			return v, true
+		}
 	}
-	return m
+	return "", false
 }

@@ -2,8 +2,13 @@ package topology
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/agpol/agpol/internal/cluster"
 )
 
 type routeCase struct {
@@ -19,6 +24,29 @@ type routeCase struct {
 	reason        string // substring of Reason when route == ""
 }
 
+// checkTerse checks that RouteInto with Terse, into a result that held another
+// request's, routes req as Route did (res), without a reason, and allocates nothing
+// when a rule serves the request.
+func checkTerse(t *testing.T, g *Graph, req RouteRequest, res *RouteResult) {
+	t.Helper()
+	terse := req
+	terse.Terse = true
+	got := RouteResult{Listener: "stale", Reason: "stale", Backends: []BackendTarget{{}}}
+	if err := g.RouteInto(&terse, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := *res
+	want.Reason = ""
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("terse RouteInto:\n got  %+v\n want %+v", got, want)
+	}
+	if res.Route != nil {
+		if n := testing.AllocsPerRun(20, func() { _ = g.RouteInto(&terse, &got) }); n != 0 {
+			t.Errorf("RouteInto allocates %.0f times per request", n)
+		}
+	}
+}
+
 func runRouteCases(t *testing.T, g *Graph, cases []routeCase) {
 	t.Helper()
 	for _, tt := range cases {
@@ -30,6 +58,7 @@ func runRouteCases(t *testing.T, g *Graph, cases []routeCase) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			checkTerse(t, g, tt.req, res)
 			if res.Listener != tt.listener {
 				t.Errorf("listener = %q, want %q (reason %q)", res.Listener, tt.listener, res.Reason)
 			}
@@ -189,5 +218,68 @@ func TestMatchPrecedence(t *testing.T) {
 	}
 	if probs[0].Source.Line >= probs[1].Source.Line || probs[1].Source.Line >= probs[2].Source.Line {
 		t.Errorf("problem lines not at their fields: %d %d %d", probs[0].Source.Line, probs[1].Source.Line, probs[2].Source.Line)
+	}
+}
+
+func TestQueryValue(t *testing.T) {
+	for _, tt := range []struct {
+		raw, name, want string
+		ok              bool
+	}{
+		{"a=1&b=2", "b", "2", true},
+		{"a=1&a=2", "a", "1", true}, // the first value
+		{"a&b=2", "a", "", true},    // no "=": empty value
+		{"a=&b=2", "a", "", true},
+		{"&&a=1&", "a", "1", true},      // empty pairs skipped
+		{"a=x%20y", "a", "x%20y", true}, // raw, not decoded
+		{"ab=1", "a", "", false},
+		{"", "a", "", false},
+		{"A=1", "a", "", false}, // names are case-sensitive
+		{"=1&a=2", "", "1", true},
+	} {
+		got, ok := queryValue(tt.raw, tt.name)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("queryValue(%q, %q) = %q, %v; want %q, %v", tt.raw, tt.name, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestRouteListenerProtocolAndPort: a result names the protocol and port of the first
+// listener called Listener, also when a gateway repeats a name (Gateway API forbids it,
+// but manifests given as files are not validated) and routing took the second one.
+func TestRouteListenerProtocolAndPort(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "gw.yaml"), []byte(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: dup, namespace: infra}
+spec:
+  gatewayClassName: c
+  listeners:
+  - {name: web, protocol: HTTP, port: 80, hostname: a.example.com}
+  - {name: web, protocol: HTTPS, port: 443, hostname: b.example.com, tls: {mode: Terminate, certificateRefs: [{name: c}]}}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := cluster.LoadFiles(cluster.FileOptions{Filenames: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := BuildGraph(s)
+	for _, tt := range []struct {
+		host     string
+		port     int
+		protocol string
+	}{
+		{"a.example.com", 80, "HTTP"},
+		{"b.example.com", 443, "HTTP"}, // took the second "web"; the first is HTTP on 80
+	} {
+		res, err := g.Route(RouteRequest{Gateway: GatewayRef("infra", "dup"), Host: tt.host, Path: "/", Method: "GET"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Listener != "web" || res.Port != tt.port || string(res.Protocol) != tt.protocol || res.ListenerPort != 80 {
+			t.Errorf("%s: listener %q port %d protocol %q listener port %d", tt.host, res.Listener, res.Port, res.Protocol, res.ListenerPort)
+		}
 	}
 }

@@ -265,6 +265,9 @@ type conditionEvaluator struct {
 	unknowns []*cel.AttributePatternType
 	patterns map[string][]kuadrantv1.PatternExpression
 	missing  map[string]bool
+	// act holds vars and unknowns for CEL, made on first use (actErr if it cannot be).
+	act    cel.PartialActivation
+	actErr error
 }
 
 func newConditionEvaluator(e *Effective, req Request) *conditionEvaluator {
@@ -351,30 +354,51 @@ func kuadrantEnv() (*cel.Env, error) {
 	return celEnv, celErr
 }
 
+// compiledPredicate is a `when` predicate compiled for partial evaluation, or why it
+// cannot be.
+type compiledPredicate struct {
+	prg    cel.Program
+	reason string
+}
+
+// predicates memoises compiled predicates by expression (string → *compiledPredicate):
+// compiling is most of the cost of Requirements, the same few expressions come back for
+// every request on a path, and a cel.Program is safe for concurrent use.
+var predicates sync.Map
+
+func compilePredicate(expr string) *compiledPredicate {
+	if p, ok := predicates.Load(expr); ok {
+		return p.(*compiledPredicate)
+	}
+	p := &compiledPredicate{}
+	env, err := kuadrantEnv()
+	if err != nil {
+		p.reason = err.Error()
+	} else if ast, iss := env.Compile(expr); iss.Err() != nil {
+		p.reason = "invalid CEL: " + iss.Err().Error()
+	} else if p.prg, err = env.Program(ast, cel.EvalOptions(cel.OptPartialEval), cel.CostLimit(1_000_000)); err != nil {
+		p.prg, p.reason = nil, err.Error()
+	}
+	v, _ := predicates.LoadOrStore(expr, p)
+	return v.(*compiledPredicate)
+}
+
 // predicate evaluates a CEL predicate over Kuadrant's well-known attributes.
 func (c *conditionEvaluator) predicate(expr string) Check {
 	ch := Check{Expression: expr, Result: Unknown}
-	env, err := kuadrantEnv()
-	if err != nil {
-		ch.Reason = err.Error()
+	p := compilePredicate(expr)
+	if p.prg == nil {
+		ch.Reason = p.reason
 		return ch
 	}
-	ast, iss := env.Compile(expr)
-	if iss.Err() != nil {
-		ch.Reason = "invalid CEL: " + iss.Err().Error()
+	if c.act == nil && c.actErr == nil {
+		c.act, c.actErr = cel.PartialVars(c.vars, c.unknowns...)
+	}
+	if c.actErr != nil {
+		ch.Reason = c.actErr.Error()
 		return ch
 	}
-	prg, err := env.Program(ast, cel.EvalOptions(cel.OptPartialEval), cel.CostLimit(1_000_000))
-	if err != nil {
-		ch.Reason = err.Error()
-		return ch
-	}
-	act, err := cel.PartialVars(c.vars, c.unknowns...)
-	if err != nil {
-		ch.Reason = err.Error()
-		return ch
-	}
-	out, _, err := prg.Eval(act)
+	out, _, err := p.prg.Eval(c.act)
 	switch {
 	case err != nil:
 		ch.Reason = "cannot be evaluated offline: " + err.Error()

@@ -132,3 +132,30 @@ func TestPredicateInvalidCEL(t *testing.T) {
 		t.Errorf("non-bool = %+v", ch)
 	}
 }
+
+// TestPredicateCompiledOnce: a predicate is compiled once and its program evaluated for
+// each request on its own variables (the memo holds programs, not results), invalid
+// expressions included.
+func TestPredicateCompiledOnce(t *testing.T) {
+	const expr = "request.method == 'POST' && request.host.endsWith('.example.com')"
+	if compilePredicate(expr) != compilePredicate(expr) {
+		t.Fatal("the predicate was compiled twice")
+	}
+	for _, tt := range []struct {
+		req  Request
+		want Tri
+	}{
+		{Request{Method: "POST", Host: "a.example.com"}, True},
+		{Request{Method: "GET", Host: "a.example.com"}, False},
+		{Request{Method: "POST", Host: "a.example.org"}, False},
+		{Request{Method: "POST"}, Unknown}, // host not supplied
+	} {
+		if ch := newConditionEvaluator(&Effective{}, tt.req).predicate(expr); ch.Result != tt.want {
+			t.Errorf("%+v: %s (%s), want %s", tt.req, ch.Result, ch.Reason, tt.want)
+		}
+	}
+	bad := compilePredicate("request.method ==")
+	if bad.prg != nil || bad != compilePredicate("request.method ==") || !strings.Contains(bad.reason, "invalid CEL") {
+		t.Errorf("invalid predicate = %+v", bad)
+	}
+}
