@@ -20,10 +20,28 @@ type AuthPolicyInfo struct {
 	Evaluation *authpolicy.Evaluation `json:"evaluation"`
 }
 
-// kuadrant computes the effective AuthPolicies once, on first use.
+// kuadrant computes the effective AuthPolicies once, on first use, and folds the
+// policies of each path once: many requests take the same path.
 type kuadrant struct {
 	once   sync.Once
 	result *authpolicy.Result
+	paths  sync.Map // kuadrantPath → *authpolicy.PathResult (nil when the path has no effective policy)
+}
+
+type kuadrantPath struct{ gateway, listener, route, rule string }
+
+// forPrefix is result.ForPrefix, kept per path; nil when no AuthPolicy applies there.
+func (k *kuadrant) forPrefix(gateway, listener, route, rule string) *authpolicy.PathResult {
+	key := kuadrantPath{gateway, listener, route, rule}
+	if v, ok := k.paths.Load(key); ok {
+		return v.(*authpolicy.PathResult)
+	}
+	pr, err := k.result.ForPrefix(gateway, listener, route, rule)
+	if err != nil || pr == nil || pr.Effective == nil || len(pr.Effective.Policies) == 0 {
+		pr = nil
+	}
+	v, _ := k.paths.LoadOrStore(key, pr)
+	return v.(*authpolicy.PathResult)
 }
 
 // authPolicyFor returns the AuthPolicy view of a request on a routed path, or nil when no
@@ -37,8 +55,8 @@ func (sim *Simulator) authPolicyFor(r *Request, p PathInfo) *AuthPolicyInfo {
 	if rule == "" {
 		rule = fmt.Sprintf("rule-%d", *p.RuleIndex+1) // Kuadrant's synthetic rule names
 	}
-	pr, err := sim.kuadrant.result.ForPrefix(p.Gateway, p.Listener, p.Route, rule)
-	if err != nil || pr == nil || pr.Effective == nil || len(pr.Effective.Policies) == 0 {
+	pr := sim.kuadrant.forPrefix(p.Gateway, p.Listener, p.Route, rule)
+	if pr == nil {
 		return nil
 	}
 	info := &AuthPolicyInfo{Path: pr.Path.String()}
