@@ -74,6 +74,8 @@ type FileOptions struct {
 // object's identity, namespace defaulting and typing use what was recorded at reading;
 // once Object has been called, every operation works on that object, as if it had been
 // held from the start (so a caller that edits it sees its edits typed by Build).
+// RawObjects come from ReadFiles, ReadLive or NewRawObject; the zero value holds nothing
+// and must not be used.
 type RawObject struct {
 	Source snapshot.Source
 	r      *rawState
@@ -871,8 +873,11 @@ func newFilePositions() *FilePositions {
 
 func (p *FilePositions) keep(f *keptFile) { p.files[f.name] = f }
 
-// Position implements snapshot.PositionResolver.
+// Position implements snapshot.PositionResolver. A nil *FilePositions knows no position.
 func (p *FilePositions) Position(src snapshot.Source, fieldPath string) (int, int, bool) {
+	if p == nil {
+		return 0, 0, false
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n, shift := p.document(src)
@@ -1046,7 +1051,10 @@ func (f *keptFile) decode(doc int) map[string]any {
 			}
 		}
 	}
-	// Parse the stream up to the document, as when it was read.
+	// Parse the stream up to the document, as when it was read. The bytes are those that
+	// were read and decoded then, kept unchanged in memory, and decoding is deterministic:
+	// a failure here is a bug in agpol, and Object has no error to return, hence the panics
+	// (recovered by the command with a bug-report hint).
 	dec := yaml.NewDecoder(bytes.NewReader(f.data))
 	for i := 0; ; i++ {
 		var n yaml.Node

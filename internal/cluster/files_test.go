@@ -783,3 +783,17 @@ spec:
 		t.Errorf("annotations = %v, want app=x from the merge and tier=api overriding it", ann)
 	}
 }
+
+// A nil *FilePositions (a typed nil in the PositionResolver) knows no position: a field
+// of the wrong type is then reported at the object's line, not with a panic.
+func TestBuildNilFilePositions(t *testing.T) {
+	objs, _, err := readStdin([]byte("apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  ports:\n  - port: x\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build(objs, (*FilePositions)(nil), "files")
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Line != 1 || !strings.Contains(err.Error(), "spec.ports[0].port: expected an integer, got string") {
+		t.Errorf("Build: %v, want an input error at line 1 naming spec.ports[0].port", err)
+	}
+}

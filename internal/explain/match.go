@@ -95,7 +95,9 @@ func (c *reqCtx) initCaller(r *Request, td string, noCert bool, port int) {
 	switch {
 	case noCert:
 		c.init(r, "", port)
-	case r.From.Kind == IdentityServiceAccount:
+	case r.From.Kind == IdentityServiceAccount && r.From.Namespace != "" && r.From.Name != "":
+		// (An incomplete service account, built in code, takes the string path below:
+		// its pieces would read as anonymous.)
 		c.init(r, "", port)
 		c.td, c.saNS, c.saName = td, r.From.Namespace, r.From.Name
 	default:

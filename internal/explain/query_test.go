@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agpol/agpol/internal/cluster"
@@ -75,9 +76,13 @@ func checkDecide(t *testing.T, sim *Simulator, r *Request) int {
 	return len(res)
 }
 
-// batches keeps one Batch per simulator, so that its scratch space is reused across
-// the requests of a test, as a caller deciding many requests reuses it.
-var batches = map[*Simulator]*Batch{}
+// batches keeps one Batch per simulator while the test that made it runs, so that its
+// scratch space is reused across the requests of a test, as a caller deciding many
+// requests reuses it.
+var batches = struct {
+	sync.Mutex
+	m map[*Simulator]*Batch
+}{m: map[*Simulator]*Batch{}}
 
 // checkBatch checks that Batch.Decide and an untraced SimulateWith give r what Explain
 // gave it (res, err): Batch the primary decisions without reason or trace, SimulateWith
@@ -85,11 +90,18 @@ var batches = map[*Simulator]*Batch{}
 // fails (then traced, as Explain), and without the AuthPolicy view.
 func checkBatch(t *testing.T, sim *Simulator, r *Request, res []*Result, err error) {
 	t.Helper()
-	b := batches[sim]
+	batches.Lock()
+	b := batches.m[sim]
 	if b == nil {
 		b = sim.Batch()
-		batches[sim] = b
+		batches.m[sim] = b
+		t.Cleanup(func() {
+			batches.Lock()
+			delete(batches.m, sim)
+			batches.Unlock()
+		})
 	}
+	batches.Unlock()
 	ds, berr := b.Decide(r)
 	brief, serr := sim.SimulateWith([]*Request{r}, Options{})
 	if (err != nil) != (berr != nil) || (err != nil) != (serr != nil) {

@@ -190,8 +190,9 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 		}
 		if x := check(r, &group[0].Decision); x != nil {
 			if !x.Passed && !o.Trace {
-				// The failure is printed with its reason: trace this decision (the
-				// verdict, level and deciding rule are the untraced ones).
+				// The failure is printed with its reason: decide it again, traced (the
+				// traced decision replaces the untraced one; both give the same verdict,
+				// level and deciding rule, which the expectation was checked against).
 				pre = append(append([]Step(nil), ch.pre...), sim.plainHTTPStep(r, ch)...)
 				group[0].Decision = decide(sim.chain(0, rt.gw, ch), c, r.ExtAuth, true, pre)
 			}

@@ -10,8 +10,8 @@ import (
 // the cluster refused to list (RBAC), kinds it does not serve, and other loading
 // warnings. Text output prints the same warnings on stderr; a program reading the JSON
 // needs them in the document, so that a partial answer is never taken for a whole one.
-// Every field is omitted when the input was complete, so reports of complete inputs
-// are unchanged. Reports embed it, which puts its fields at the top level.
+// Each field is omitted when there is nothing to say (a complete read without warnings
+// leaves reports as they were). Reports embed it, which puts its fields at the top level.
 type Completeness struct {
 	// Partial is true when some objects of the kinds agpol reads could not be read, so
 	// the answer may miss policies, routes or backends.
@@ -22,8 +22,7 @@ type Completeness struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// CompletenessOf is the completeness of the answers computed from the snapshots (one,
-// or the two sides of a diff, whose warnings are prefixed with the side's label).
+// CompletenessOf is the completeness of the answers computed from the snapshots.
 func CompletenessOf(snaps ...*snapshot.Snapshot) Completeness {
 	return completenessOf(snaps, nil)
 }
@@ -46,8 +45,8 @@ func completenessOf(snaps []*snapshot.Snapshot, labels []string) Completeness {
 		}
 		c.Partial = c.Partial || s.Partial
 		for _, k := range s.NotInstalled {
-			if !seen["kind "+k] {
-				seen["kind "+k] = true
+			if !seen[k] {
+				seen[k] = true
 				c.NotInstalled = append(c.NotInstalled, k)
 			}
 		}

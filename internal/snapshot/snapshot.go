@@ -127,25 +127,6 @@ func (r *Raw) Decoded() *unstructured.Unstructured {
 	return r.obj.Load()
 }
 
-// Transient returns the object without keeping it: the held one when there is one, else
-// a fresh decoding that the caller may drop (for one pass over many objects, such as
-// writing them out, that should not leave every one decoded).
-func (r *Raw) Transient() *unstructured.Unstructured {
-	if r == nil {
-		return nil
-	}
-	if u := r.obj.Load(); u != nil {
-		return u
-	}
-	r.mu.Lock()
-	decode := r.decode
-	r.mu.Unlock()
-	if u := r.obj.Load(); u != nil || decode == nil {
-		return u
-	}
-	return decode()
-}
-
 // Typed wrappers: the upstream or agpol type plus its Origin.
 type (
 	// GatewayClass is a gateway.networking.k8s.io GatewayClass.

@@ -1,12 +1,12 @@
 package whatif
 
 import (
-	"runtime"
 	"sort"
 	"sync"
 
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/parallel"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -287,31 +287,4 @@ func (e *Engine) Request(t *Target, id explain.Identity, op Op) *explain.Request
 }
 
 // forEachTarget runs f for every target index on all cores.
-func forEachTarget(n int, f func(i int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if workers > n {
-		workers = n
-	}
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			f(i)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	next := make(chan int, workers)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				f(i)
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-}
+func forEachTarget(n int, f func(i int)) { parallel.For(n, f) }

@@ -106,8 +106,9 @@ type jsonReport struct {
 	// NotRevalidated counts the objects read from a cluster that were not validated
 	// again against the embedded CRDs (agpol lint --revalidate-live validates them).
 	NotRevalidated int `json:"notRevalidated,omitempty"`
-	// Partial, NotInstalled and Warnings say what the read of the cluster missed, as in
-	// every other agpol report; absent when it was complete.
+	// Partial, NotInstalled and Warnings say what the read of the cluster missed and
+	// what else loading warned about, as in every other agpol report; each is absent
+	// when there is nothing to say.
 	Partial      bool           `json:"partial,omitempty"`
 	NotInstalled []string       `json:"notInstalled,omitempty"`
 	Warnings     []string       `json:"warnings,omitempty"`
@@ -156,7 +157,7 @@ func SARIF(w io.Writer, r *lint.Report, o Options) error {
 	if o.ToolVersion != "" {
 		run.Tool.Driver.WithVersion(o.ToolVersion)
 	}
-	if r.NotRevalidated > 0 || r.Partial || len(r.NotInstalled) > 0 {
+	if r.NotRevalidated > 0 || r.Partial || len(r.NotInstalled) > 0 || len(r.Warnings) > 0 {
 		props := sarif.NewPropertyBag()
 		if r.NotRevalidated > 0 {
 			props.Add("notRevalidated", r.NotRevalidated)
@@ -167,7 +168,7 @@ func SARIF(w io.Writer, r *lint.Report, o Options) error {
 		if len(r.NotInstalled) > 0 {
 			props.Add("notInstalled", r.NotInstalled)
 		}
-		if r.Partial && len(r.Warnings) > 0 {
+		if len(r.Warnings) > 0 {
 			props.Add("warnings", r.Warnings)
 		}
 		run.WithProperties(props)
