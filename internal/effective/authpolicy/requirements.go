@@ -1,7 +1,6 @@
 package authpolicy
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -94,8 +93,8 @@ func Requirements(e *Effective, req Request) *Evaluation {
 	}
 	c := newConditionEvaluator(e, req)
 	if w, ok := e.Rules["conditions#"]; ok {
-		var preds []kuadrantv1.WhenPredicate
-		if err := json.Unmarshal(w.Spec, &preds); err != nil {
+		preds, err := parseWhen(w.Spec)
+		if err != nil {
 			ev.Problems = append(ev.Problems, fmt.Sprintf("when of %s: %v", w.Source, err))
 		}
 		var results []Tri
@@ -110,7 +109,7 @@ func Requirements(e *Effective, req Request) *Evaluation {
 		r := e.Rules[k]
 		switch r.Group {
 		case "authentication":
-			spec, err := kuadrantv1.ParseAuthentication(r.Spec)
+			spec, err := parseAuthentication(r.Spec)
 			if err != nil {
 				ev.Problems = append(ev.Problems, fmt.Sprintf("authentication %s of %s: %v", r.Name, r.Source, err))
 				continue
@@ -120,7 +119,7 @@ func Requirements(e *Effective, req Request) *Evaluation {
 			req.Method, req.Present, req.Credential = describeAuthentication(spec)
 			ev.Authentication = append(ev.Authentication, req)
 		case "authorization":
-			spec, err := kuadrantv1.ParseAuthorization(r.Spec)
+			spec, err := parseAuthorization(r.Spec)
 			if err != nil {
 				ev.Problems = append(ev.Problems, fmt.Sprintf("authorization %s of %s: %v", r.Name, r.Source, err))
 				continue
@@ -273,7 +272,7 @@ type conditionEvaluator struct {
 func newConditionEvaluator(e *Effective, req Request) *conditionEvaluator {
 	c := &conditionEvaluator{req: req, patterns: map[string][]kuadrantv1.PatternExpression{}, missing: map[string]bool{}}
 	for _, r := range e.Group("patterns") {
-		if np, err := kuadrantv1.ParseNamedPattern(r.Spec); err == nil {
+		if np, err := parseNamedPattern(r.Spec); err == nil {
 			c.patterns[r.Name] = np.AllOf
 		}
 	}
