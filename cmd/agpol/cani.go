@@ -87,7 +87,9 @@ func (a *app) engine(ctx context.Context, w *whatifFlags, l *loadFlags, sems []e
 	if err != nil {
 		return nil, nil, err
 	}
+	end := a.progress.Stage("compiling the policies")
 	e := whatif.New(s, sems, whatif.Options{TrustDomain: w.trustDomain, Inventory: inv, ExtAuth: ext})
+	end()
 	if inv != nil {
 		known := map[string]bool{}
 		for _, t := range e.Targets {

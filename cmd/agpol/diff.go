@@ -78,7 +78,9 @@ Use -o markdown for a pull-request comment and --fail-on to fail CI.
 			if err != nil {
 				return err
 			}
+			end := a.progress.Stage("comparing every decision")
 			d := whatif.Diff(before, after, f)
+			end()
 			w := a.streams.Out
 			switch o.output {
 			case "json", "yaml":

@@ -107,7 +107,9 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 			ctx := lint.NewContext(s)
 			ctx.Undecodable = undecodable
 			ctx.RevalidateLive = o.revalidateLive
+			end := a.progress.Stagef("linting %d objects", s.Len()+len(undecodable))
 			report := lint.Run(ctx, lint.Options{Checks: checks, Config: cfg})
+			end()
 			if n := report.NotRevalidated; n > 0 && o.output != "json" && o.output != "sarif" {
 				// JSON and SARIF carry the count in the report itself.
 				objects := "objects"

@@ -59,7 +59,9 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 			opts.Namespace = ""
 		}
 		liveNamespace = opts.Namespace
+		end := a.progress.Stage("reading the cluster")
 		live, err = cluster.ReadLive(ctx, opts)
+		end()
 		if err != nil {
 			return nil, err
 		}
@@ -67,7 +69,9 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 		origins = append(origins, "cluster")
 	}
 	if len(l.files) > 0 {
+		end := a.progress.Stage("reading manifests")
 		fileObjs, pos, err := cluster.ReadFiles(cluster.FileOptions{Filenames: l.files, Recursive: l.recursive, Stdin: a.streams.In})
+		end()
 		if err != nil {
 			return nil, err
 		}

@@ -53,7 +53,9 @@ csv (one wide table, a row per identity, a column per path and operation) and js
 			if err != nil {
 				return err
 			}
+			end := a.progress.Stagef("deciding %d identities × %d targets", len(e.Identities), len(e.Targets))
 			m := e.Matrix(f)
+			end()
 			w := a.streams.Out
 			switch o.output {
 			case "csv":

@@ -13,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/agpol/agpol/internal/cluster"
+	"github.com/agpol/agpol/internal/render"
 )
 
 // Exit codes, the same for every command and output format.
@@ -52,6 +53,8 @@ type app struct {
 	streams genericiooptions.IOStreams
 	config  *genericclioptions.ConfigFlags
 	name    string // "agpol" or "kubectl agpol"
+	// progress shows long stages on a terminal (stderr); it writes nothing elsewhere.
+	progress *render.Progress
 }
 
 func run(ctx context.Context, args []string, streams genericiooptions.IOStreams) (code int) {
@@ -61,13 +64,14 @@ func run(ctx context.Context, args []string, streams genericiooptions.IOStreams)
 			code = exitUsage
 		}
 	}()
-	a := &app{streams: streams, name: "agpol"}
+	a := &app{streams: streams, name: "agpol", progress: render.NewProgress(streams.ErrOut)}
 	if len(args) > 0 && strings.HasPrefix(filepath.Base(args[0]), "kubectl-") {
 		a.name = "kubectl agpol"
 	}
 	root := a.newRootCmd()
 	root.SetArgs(args[1:])
 	err := root.ExecuteContext(ctx)
+	a.progress.Stop() // erase a status line before the error is printed
 	return a.exitCode(err)
 }
 

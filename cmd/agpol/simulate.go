@@ -85,8 +85,10 @@ and any failure exits 1.
 			if err != nil {
 				return err
 			}
+			end := a.progress.Stagef("simulating %d requests", len(rf.Requests))
 			sim := explain.New(s, sems, td)
 			results, err := sim.SimulateWith(rf.Requests, simulateDetail(o.output))
+			end()
 			if err != nil {
 				if errors.Is(err, explain.ErrInput) {
 					return fmt.Errorf("%s: %w%s", o.requests, err, partialHint(s))
