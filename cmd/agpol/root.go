@@ -58,13 +58,17 @@ type app struct {
 }
 
 func run(ctx context.Context, args []string, streams genericiooptions.IOStreams) (code int) {
+	var a *app
 	defer func() {
 		if r := recover(); r != nil {
+			if a != nil {
+				a.progress.Stop()
+			}
 			fmt.Fprintf(streams.ErrOut, "error: internal error: %v\n\nThis is a bug in agpol; please report it with the command you ran.\n%s", r, debug.Stack())
 			code = exitUsage
 		}
 	}()
-	a := &app{streams: streams, name: "agpol", progress: render.NewProgress(streams.ErrOut)}
+	a = &app{streams: streams, name: "agpol", progress: render.NewProgress(streams.ErrOut)}
 	if len(args) > 0 && strings.HasPrefix(filepath.Base(args[0]), "kubectl-") {
 		a.name = "kubectl agpol"
 	}
