@@ -458,7 +458,20 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 	if routed.RouteListener != "" && base.Listener == "" {
 		base.Listener = routed.RouteListener
 	}
+	first := len(rt.choices)
 	sim.backendChoices(rt, base, routed.Backends, routed.RuleProblem, routed.Redirect, detail)
+	if detail && routed.IgnoredMethod != "" {
+		rule := routed.RuleName
+		if rule == "" {
+			rule = fmt.Sprintf("%d", routed.RuleIndex)
+		}
+		note := Step{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
+			Reason: fmt.Sprintf("HTTPRoute %s rule %s matches method %s only, yet takes this %s request: the data plane does not check HTTPRoute method matches (the kube-agentic-networking translator drops them)",
+				base.Route, rule, routed.IgnoredMethod, r.HTTP.Method)}
+		for i := first; i < len(rt.choices); i++ {
+			rt.choices[i].pre = append([]Step{note}, rt.choices[i].pre...)
+		}
+	}
 	return nil
 }
 

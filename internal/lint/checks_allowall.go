@@ -279,6 +279,42 @@ another policy's rule admits them. Either way it does not do what it says.`,
 everyone, and says so), or delete it.`,
 		Run: runRulelessAllow,
 	})
+	Register(&Check{
+		Code: "AGP410", Severity: SeverityWarning, Category: CategoryAllowAll,
+		Title: "HTTPRoute method match the data plane does not check",
+		Explanation: `The match names an HTTP method. Gateway API routes only requests of that method there,
+but the kube-agentic-networking translator drops method matches when it builds the
+Envoy routes (translateHTTPRouteMatch reads path, headers and query parameters only),
+and does not rank them either. So the rule takes requests of every method that its path,
+headers and query parameters match: a rule written for GET also receives POST (MCP
+tool calls), and a rule meant to take the other methods behind it may never see them.
+agpol routes as the data plane does, and explain says when a request reached a rule
+whose method is another.`,
+		Fix: `Tell the methods apart where the data plane checks them: in the access policy (a CEL rule
+over request.method), or with a header or path match. Remove the method if it only
+documents intent.`,
+		Run: runIgnoredMethodMatch,
+	})
+}
+
+func runIgnoredMethodMatch(ctx *Context) []Finding {
+	var out []Finding
+	for _, r := range ctx.Snapshot.HTTPRoutes {
+		if ctx.Rejected(r.Origin) {
+			continue
+		}
+		for i, rule := range r.Spec.Rules {
+			for j, m := range rule.Matches {
+				if m.Method == nil || *m.Method == "" {
+					continue
+				}
+				f := ctx.Blame(r.Origin, fmt.Sprintf("spec.rules[%d].matches[%d].method", i, j))
+				f.Message = fmt.Sprintf("the match names method %s, which the data plane does not check: the rule also takes every other method on the same path, headers and query", *m.Method)
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
 
 func runRulelessAllow(ctx *Context) []Finding {

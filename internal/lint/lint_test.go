@@ -149,6 +149,7 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 			"AGP409 XAccessPolicy infra/fires-alone spec @AGP409.yaml:6",
 			"AGP409 XAccessPolicy tools/fires-with-others spec @AGP409.yaml:16",
 		},
+		"AGP410": {"AGP410 HTTPRoute tools/fires spec.rules[0].matches[1].method @AGP410.yaml:14"},
 		"AGP501": {"AGP501 XAccessPolicy tools/fires apiVersion @AGP501.yaml:1"},
 		"AGP502": {"AGP502 XAccessPolicy tools/fires-older spec.rules[0].name @AGP502.yaml:14"},
 	}

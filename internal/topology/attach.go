@@ -94,13 +94,13 @@ type vhostEntry struct {
 	m         *matchEntry
 	listeners []string // listeners on the port the route is attached to, spec order
 
-	// What rejects most entries, copied from m, with the bytes of path and method in
-	// one string per virtual host (packEntries): scanning the entries reads a few
-	// cache lines instead of m, its path and its method for each entry.
+	// What rejects most entries, copied from m, with the bytes of the paths in one
+	// string per virtual host (packEntries): scanning the entries reads a few cache
+	// lines instead of m and its path for each entry.
 	kind  pathKind
 	never bool
 	// path is m.path, or for a regular expression m.rePrefix.
-	path, method string
+	path string
 }
 
 func (g *Graph) buildGateway(gw *snapshot.Gateway, routes []*routeInfo) *gatewayIndex {
@@ -218,7 +218,6 @@ func (vh *vhost) packEntries() {
 	}
 	for i := range vh.entries {
 		b.WriteString(path(vh.entries[i].m))
-		b.WriteString(vh.entries[i].m.method)
 	}
 	arena := b.String()
 	for i := range vh.entries {
@@ -226,7 +225,6 @@ func (vh *vhost) packEntries() {
 		e.kind, e.never = e.m.kind, e.m.never
 		p := path(e.m)
 		e.path, arena = arena[:len(p)], arena[len(p):]
-		e.method, arena = arena[:len(e.m.method)], arena[len(e.m.method):]
 	}
 }
 

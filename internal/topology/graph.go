@@ -94,6 +94,10 @@ type RouteResult struct {
 	// MatchIndex is the index of the match (in spec.rules[RuleIndex].matches) that
 	// selected the rule; 0 for a rule without matches.
 	MatchIndex int
+	// IgnoredMethod is the method that match names when the request's method is another:
+	// the data plane does not check HTTPRoute method matches (the kube-agentic-networking
+	// translator drops them), so the request was routed there all the same. "" otherwise.
+	IgnoredMethod string
 	// Hostname is the virtual host domain that served the request ("*" for any host).
 	Hostname string
 	// RouteListener is the listener the matched route is attached to. The reference

@@ -15,10 +15,11 @@ import (
 // and the Envoy configuration the kube-agentic-networking translator generates
 // (httproute.go translateHTTPRouteMatch, sortRoutes).
 //
-// Where the reference translator (v0.1.0) departs from Gateway API, agpol follows
-// Gateway API, as these are translator gaps rather than chosen semantics:
-//   - translateHTTPRouteMatch drops `method`, so the reference data plane matches any
-//     method; agpol matches it and ranks method matches above header matches.
+// Where the reference translator (v0.1.0) departs from Gateway API:
+//   - translateHTTPRouteMatch drops `method`, so the data plane routes every method by
+//     the other fields of a match, and sortRoutes does not rank method matches. agpol
+//     does the same, as a request's fate is the data plane's, and reports the method it
+//     passed over (RouteResult.IgnoredMethod; lint AGP410).
 //   - it matches every query param Exact, even with type RegularExpression.
 //   - sortRoutes uses sort.Slice over routes gathered in lister order, so the reference
 //     breaks cross-route ties arbitrarily; agpol uses the Gateway API tie-breakers.
@@ -78,7 +79,9 @@ type matchEntry struct {
 	// rejected before running the regular expression.
 	rePrefix string
 	never    bool // an invalid match the data plane drops: never matches
-	method   string
+	// method is the match's method, which the data plane does not check (see above):
+	// kept only to say so.
+	method string
 	// headers and query hold the matchers; a request must satisfy all of them.
 	headers []valueMatcher
 	query   []valueMatcher
@@ -87,9 +90,9 @@ type matchEntry struct {
 	pathLen  int  // precedence: length of the path value (regex: pattern length, as upstream)
 }
 
-// precedes reports whether match a takes precedence over match b. Gateway API order:
-// Exact path, then the longest path value, then a method match, then more header
-// matches, then more query param matches; ties across routes go to the oldest route,
+// precedes reports whether match a takes precedence over match b. Gateway API order,
+// less the method (which the data plane drops): Exact path, then the longest path value,
+// then more header matches, then more query param matches; ties across routes go to the oldest route,
 // then "{namespace}/{name}"; within a route, rule and match order. As in the reference
 // (httproute.go sortRoutes), a catch-all (PathPrefix "/" alone) always sorts last and a
 // RegularExpression path ranks among prefixes by its pattern length (Gateway API leaves
@@ -103,9 +106,6 @@ func precedes(a, b *matchEntry) bool {
 	}
 	if a.pathLen != b.pathLen {
 		return a.pathLen > b.pathLen
-	}
-	if (a.method != "") != (b.method != "") {
-		return a.method != ""
 	}
 	if len(a.headers) != len(b.headers) {
 		return len(a.headers) > len(b.headers)
@@ -243,7 +243,7 @@ func (g *Graph) compileMatch(ri *routeInfo, rl *ruleInfo, idx int, m gwapiv1.HTT
 		}
 		e.query = append(e.query, vm)
 	}
-	e.catchAll = e.kind == pathPrefix && e.path == "/" && e.method == "" && len(e.headers) == 0 && len(e.query) == 0 && !e.never
+	e.catchAll = e.kind == pathPrefix && e.path == "/" && len(e.headers) == 0 && len(e.query) == 0 && !e.never
 	return e
 }
 
@@ -285,19 +285,13 @@ func (e *matchEntry) matches(r *request) bool {
 	if e.never || !e.matchPath(r.path) {
 		return false
 	}
-	if e.method != "" && !strings.EqualFold(e.method, r.method) {
-		return false
-	}
 	return e.matchesFields(r)
 }
 
-// matches is e.m.matches reading the path and method from the entry's copies: the
-// match entry itself is read only for a request that passes them.
+// matches is e.m.matches reading the path from the entry's copy: the match entry itself
+// is read only for a request that passes it.
 func (v *vhostEntry) matches(r *request) bool {
 	if v.never || !matchPath(v.kind, v.path, v.m, r.path) {
-		return false
-	}
-	if v.method != "" && !strings.EqualFold(v.method, r.method) {
 		return false
 	}
 	return v.m.matchesFields(r)

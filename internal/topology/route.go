@@ -97,6 +97,9 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 		rl := e.m.rule
 		res.Route = e.m.route.route
 		res.RuleIndex, res.RuleName, res.MatchIndex = rl.index, rl.name, e.m.matchIndex
+		if m := e.m.method; m != "" && !strings.EqualFold(m, r.method) {
+			res.IgnoredMethod = m
+		}
 		res.Backends, res.Redirect, res.RuleProblem = rl.backends, rl.redirect, rl.problem
 		res.RouteListener = e.listeners[0]
 		for _, l := range e.listeners {

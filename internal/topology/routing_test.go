@@ -22,6 +22,7 @@ type routeCase struct {
 	hostname      string // virtual host domain, checked when set
 	routeListener string // checked when set
 	reason        string // substring of Reason when route == ""
+	ignoredMethod string // the method of the match the data plane passed over
 }
 
 // checkTerse checks that RouteInto with Terse, into a result that held another
@@ -87,6 +88,9 @@ func runRouteCases(t *testing.T, g *Graph, cases []routeCase) {
 			}
 			if tt.hostname != "" && res.Hostname != tt.hostname {
 				t.Errorf("hostname = %q, want %q", res.Hostname, tt.hostname)
+			}
+			if res.IgnoredMethod != tt.ignoredMethod {
+				t.Errorf("ignored method = %q, want %q", res.IgnoredMethod, tt.ignoredMethod)
 			}
 			if tt.routeListener != "" && res.RouteListener != tt.routeListener {
 				t.Errorf("route listener = %q, want %q", res.RouteListener, tt.routeListener)
@@ -161,16 +165,19 @@ func TestMatchPrecedence(t *testing.T) {
 		{name: "longest prefix, deeper", req: r("GET", "/foo/bar/baz", nil), listener: "http", route: "prec/a", rule: "prefix-foo-bar"},
 		{name: "prefix is segment-wise", req: r("GET", "/foobar", nil), listener: "http", route: "prec/a", rule: "catch-all"},
 		{name: "query string is not part of the path", req: r("GET", "/foo?x=/y", nil), listener: "http", route: "prec/a", rule: "exact-foo"},
-		{name: "method match wins", req: r("POST", "/m", nil), listener: "http", route: "prec/a", rule: "m-post"},
-		{name: "method mismatch falls back", req: r("GET", "/m/x", nil), listener: "http", route: "prec/a", rule: "m-any"},
+		// The data plane drops method matches: they neither rank nor reject (match.go).
+		{name: "a method match does not rank: rule order", req: r("POST", "/m", nil), listener: "http", route: "prec/a", rule: "m-any"},
+		{name: "method mismatch, first rule", req: r("GET", "/m/x", nil), listener: "http", route: "prec/a", rule: "m-any"},
 		{name: "more headers win", req: r("GET", "/h", map[string]string{"x-a": "1", "x-b": "2"}), listener: "http", route: "prec/a", rule: "h-two"},
 		{name: "header names are case-insensitive", req: r("GET", "/h", xa), listener: "http", route: "prec/a", rule: "h-one"},
 		{name: "header value must match", req: r("GET", "/h", map[string]string{"x-a": "2"}), listener: "http", route: "prec/a", rule: "catch-all"},
 		{name: "more query params win", req: r("GET", "/q?b=2&a=1", nil), listener: "http", route: "prec/a", rule: "q-two"},
 		{name: "one query param", req: r("GET", "/q?a=1", nil), listener: "http", route: "prec/a", rule: "q-one"},
 		{name: "query value must match", req: r("GET", "/q?a=2", nil), listener: "http", route: "prec/a", rule: "catch-all"},
-		{name: "method beats headers", req: r("GET", "/mh", xa), listener: "http", route: "prec/a", rule: "mh-method"},
+		{name: "headers beat a method match", req: r("GET", "/mh", xa), listener: "http", route: "prec/a", rule: "mh-header"},
 		{name: "headers when method differs", req: r("POST", "/mh", xa), listener: "http", route: "prec/a", rule: "mh-header"},
+		{name: "a method match takes any method", req: r("POST", "/mh", nil), listener: "http", route: "prec/a", rule: "mh-method", ignoredMethod: "GET"},
+		{name: "a method match takes its own method", req: r("get", "/mh", nil), listener: "http", route: "prec/a", rule: "mh-method"},
 		{name: "headers beat query params", req: r("GET", "/hq?a=1&b=2", xa), listener: "http", route: "prec/a", rule: "hq-header"},
 		{name: "query params without header", req: r("GET", "/hq?a=1&b=2", nil), listener: "http", route: "prec/a", rule: "hq-query"},
 		{name: "exact beats regex", req: r("GET", "/r/1", nil), listener: "http", route: "prec/a", rule: "r-exact"},
@@ -185,7 +192,8 @@ func TestMatchPrecedence(t *testing.T) {
 		{name: "tie: same age, namespace/name", req: r("GET", "/alpha", nil), listener: "http", route: "prec/c", rule: "alpha"},
 		{name: "tie in a route: first rule", req: r("GET", "/dup", nil), listener: "http", route: "prec/a", rule: "dup-1"},
 		{name: "match index", req: r("DELETE", "/multi/x", nil), listener: "http", route: "prec/a", rule: "multi", matchIndex: 0},
-		{name: "second match", req: r("GET", "/multi/x", nil), listener: "http", route: "prec/a", rule: "multi", matchIndex: 1},
+		{name: "first match whatever the method", req: r("GET", "/multi/x", nil), listener: "http", route: "prec/a", rule: "multi", matchIndex: 0, ignoredMethod: "DELETE"},
+		{name: "second match", req: r("GET", "/multi/y", nil), listener: "http", route: "prec/a", rule: "multi", matchIndex: 1},
 		{name: "catch-all last", req: r("GET", "/zzz", nil), listener: "http", route: "prec/a", rule: "catch-all"},
 		{name: "empty path is /", req: r("GET", "", nil), listener: "http", route: "prec/a", rule: "catch-all"},
 		{name: "exact host vhost only", req: r("GET", "/wide-only", nil), listener: "http", route: "prec/a", rule: "catch-all"},

@@ -1,0 +1,43 @@
+package explain
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agpol/agpol/internal/effective"
+)
+
+// An HTTPRoute match that names a method takes requests of any method in the data
+// plane (the translator drops method matches): the request is routed there, and the
+// trace says why.
+func TestIgnoredMethodMatch(t *testing.T) {
+	topo := strings.Replace(baseTopology, "  - matches: [{path: {type: PathPrefix, value: /mcp}}]\n",
+		"  - matches: [{path: {type: PathPrefix, value: /mcp}, method: GET}]\n", 1)
+	if topo == baseTopology {
+		t.Fatal("the topology has no /mcp match to restrict")
+	}
+	sim := New(loadYAML(t, topo), []effective.Semantics{effective.Reference()}, "")
+	for _, tc := range []struct {
+		method string
+		note   bool
+	}{{"POST", true}, {"GET", false}} {
+		r := &Request{Name: "t", From: sa("billing"), Gateway: &NamespacedName{"gw", "gw"}, Listener: "https",
+			HTTP: HTTP{Method: tc.method, Path: "/mcp"}, MCP: &MCP{Method: "tools/list"}}
+		res, err := sim.Explain(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res[0].Path.Backend != "XBackend app/xb" {
+			t.Fatalf("%s /mcp went to %q (%s), want XBackend app/xb", tc.method, res[0].Path.Backend, res[0].Path.Problem)
+		}
+		found := false
+		for _, s := range res[0].Trace {
+			if strings.Contains(s.Reason, "matches method GET only, yet takes this POST request") {
+				found = true
+			}
+		}
+		if found != tc.note {
+			t.Errorf("%s: ignored-method note in the trace = %v, want %v: %+v", tc.method, found, tc.note, res[0].Trace)
+		}
+	}
+}
