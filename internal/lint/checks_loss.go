@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"sort"
 
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	"github.com/agpol/agpol/internal/apis/agentic/v1alpha1"
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/topology"
@@ -134,4 +136,41 @@ func sortRefs(refs []topology.Ref) {
 		}
 		return a.Group < b.Group
 	})
+}
+
+func init() {
+	Register(&Check{
+		Code: "AGP508", Severity: SeverityWarning, Category: CategoryLoss,
+		Title: "HTTPRoute query param regular expression compared as text",
+		Explanation: `The match gives a query parameter type: RegularExpression. The kube-agentic-networking
+translator builds every query parameter matcher as an exact string match, whatever
+the type: the data plane compares the parameter with the pattern's text ("[a-z]+"),
+never as a regular expression. The match almost never matches, so the rule does not
+receive the requests it was written for; they go to a less specific rule, or get 404.`,
+		Fix: `Use type: Exact with the values you expect, or match on the path or a header, which the
+data plane does match as regular expressions.`,
+		Run: runQueryRegexAsText,
+	})
+}
+
+func runQueryRegexAsText(ctx *Context) []Finding {
+	var out []Finding
+	for _, r := range ctx.Snapshot.HTTPRoutes {
+		if ctx.Rejected(r.Origin) {
+			continue
+		}
+		for i, rule := range r.Spec.Rules {
+			for j, m := range rule.Matches {
+				for k, q := range m.QueryParams {
+					if q.Type == nil || *q.Type != gwapiv1.QueryParamMatchRegularExpression {
+						continue
+					}
+					f := ctx.Blame(r.Origin, fmt.Sprintf("spec.rules[%d].matches[%d].queryParams[%d].type", i, j, k))
+					f.Message = fmt.Sprintf("query param %q is matched against the text %q, not as a regular expression: the data plane builds an exact match", q.Name, q.Value)
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	return out
 }

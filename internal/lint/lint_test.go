@@ -115,6 +115,7 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 		},
 		"AGP208": {"AGP208 HTTPRoute tools/fires spec.rules[0].backendRefs[0] @AGP208.yaml:39"},
 		"AGP507": {"AGP507 XAccessPolicy tools/fires spec.externalAuth @AGP507.yaml:32"},
+		"AGP508": {"AGP508 HTTPRoute tools/fires spec.rules[0].matches[0].queryParams[1].type @AGP508.yaml:15"},
 		"AGP301": {
 			"AGP301 XAccessPolicy tools/fires spec.rules[0].authorization.cel.expression @AGP301.yaml:17",
 			"AGP301 XAccessPolicy tools/fires spec.rules[1].authorization.cel.expression @AGP301.yaml:22",

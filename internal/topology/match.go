@@ -20,7 +20,8 @@ import (
 //     the other fields of a match, and sortRoutes does not rank method matches. agpol
 //     does the same, as a request's fate is the data plane's, and reports the method it
 //     passed over (RouteResult.IgnoredMethod; lint AGP410).
-//   - it matches every query param Exact, even with type RegularExpression.
+//   - it matches every query param Exact, even with type RegularExpression: the value
+//     is compared as literal text, never compiled. agpol does the same (lint AGP508).
 //   - sortRoutes uses sort.Slice over routes gathered in lister order, so the reference
 //     breaks cross-route ties arbitrarily; agpol uses the Gateway API tie-breakers.
 
@@ -225,23 +226,14 @@ func (g *Graph) compileMatch(ri *routeInfo, rl *ruleInfo, idx int, m gwapiv1.HTT
 		e.headers = append(e.headers, vm)
 	}
 	seenQuery := map[string]bool{}
-	for k, q := range m.QueryParams {
+	for _, q := range m.QueryParams {
 		name := string(q.Name) // query param names are case-sensitive
 		if seenQuery[name] {
 			continue
 		}
 		seenQuery[name] = true
-		vm := valueMatcher{name: name, value: q.Value}
-		if q.Type != nil && *q.Type == gwapiv1.QueryParamMatchRegularExpression {
-			if re, err := regexp.Compile(`^(?:` + q.Value + `)$`); err != nil {
-				vm.never = true
-				g.problem(ri.ref, ri.route.Source, fmt.Sprintf("%s.queryParams[%d].value", field, k),
-					fmt.Sprintf("invalid regular expression %q: %v (the match never matches)", q.Value, err))
-			} else {
-				vm.re = re
-			}
-		}
-		e.query = append(e.query, vm)
+		// Exact, whatever the type says: see the note at the top of this file.
+		e.query = append(e.query, valueMatcher{name: name, value: q.Value})
 	}
 	e.catchAll = e.kind == pathPrefix && e.path == "/" && len(e.headers) == 0 && len(e.query) == 0 && !e.never
 	return e
