@@ -3,6 +3,8 @@ package lint
 import (
 	"fmt"
 
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	"github.com/agpol/agpol/internal/apis/agentic/v1alpha1"
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/topology"
@@ -299,22 +301,30 @@ documents intent.`,
 
 func runIgnoredMethodMatch(ctx *Context) []Finding {
 	var out []Finding
+	forEachRouteMatch(ctx, func(r *snapshot.HTTPRoute, field string, m *gwapiv1.HTTPRouteMatch) {
+		if m.Method == nil || *m.Method == "" {
+			return
+		}
+		f := ctx.Blame(r.Origin, field+".method")
+		f.Message = fmt.Sprintf("the match names method %s, which the data plane does not check: the rule also takes every other method on the same path, headers and query", *m.Method)
+		out = append(out, f)
+	})
+	return out
+}
+
+// forEachRouteMatch calls f for every match of every HTTPRoute the API server would
+// accept, with the match's field path (spec.rules[i].matches[j]).
+func forEachRouteMatch(ctx *Context, f func(r *snapshot.HTTPRoute, field string, m *gwapiv1.HTTPRouteMatch)) {
 	for _, r := range ctx.Snapshot.HTTPRoutes {
 		if ctx.Rejected(r.Origin) {
 			continue
 		}
-		for i, rule := range r.Spec.Rules {
-			for j, m := range rule.Matches {
-				if m.Method == nil || *m.Method == "" {
-					continue
-				}
-				f := ctx.Blame(r.Origin, fmt.Sprintf("spec.rules[%d].matches[%d].method", i, j))
-				f.Message = fmt.Sprintf("the match names method %s, which the data plane does not check: the rule also takes every other method on the same path, headers and query", *m.Method)
-				out = append(out, f)
+		for i := range r.Spec.Rules {
+			for j := range r.Spec.Rules[i].Matches {
+				f(r, fmt.Sprintf("spec.rules[%d].matches[%d]", i, j), &r.Spec.Rules[i].Matches[j])
 			}
 		}
 	}
-	return out
 }
 
 func runRulelessAllow(ctx *Context) []Finding {

@@ -155,22 +155,15 @@ data plane does match as regular expressions.`,
 
 func runQueryRegexAsText(ctx *Context) []Finding {
 	var out []Finding
-	for _, r := range ctx.Snapshot.HTTPRoutes {
-		if ctx.Rejected(r.Origin) {
-			continue
-		}
-		for i, rule := range r.Spec.Rules {
-			for j, m := range rule.Matches {
-				for k, q := range m.QueryParams {
-					if q.Type == nil || *q.Type != gwapiv1.QueryParamMatchRegularExpression {
-						continue
-					}
-					f := ctx.Blame(r.Origin, fmt.Sprintf("spec.rules[%d].matches[%d].queryParams[%d].type", i, j, k))
-					f.Message = fmt.Sprintf("query param %q is matched against the text %q, not as a regular expression: the data plane builds an exact match", q.Name, q.Value)
-					out = append(out, f)
-				}
+	forEachRouteMatch(ctx, func(r *snapshot.HTTPRoute, field string, m *gwapiv1.HTTPRouteMatch) {
+		for k, q := range m.QueryParams {
+			if q.Type == nil || *q.Type != gwapiv1.QueryParamMatchRegularExpression {
+				continue
 			}
+			f := ctx.Blame(r.Origin, fmt.Sprintf("%s.queryParams[%d].type", field, k))
+			f.Message = fmt.Sprintf("query param %q is matched against the text %q, not as a regular expression: the data plane builds an exact match", q.Name, q.Value)
+			out = append(out, f)
 		}
-	}
+	})
 	return out
 }
