@@ -70,7 +70,25 @@ func (m *Matrix) Groups(mt *MatrixTarget, ungroup bool) []Group {
 		}
 		return out
 	}
-	// Classes with equal rows merge.
+	merged := mt.mergeClasses()
+	var out []Group
+	index := map[int]int{}
+	for i := range m.Identities {
+		c := merged[mt.classOf[i]]
+		g, ok := index[c]
+		if !ok {
+			g = len(out)
+			index[c] = g
+			out = append(out, Group{})
+		}
+		out[g].Identities = append(out[g].Identities, i)
+	}
+	return out
+}
+
+// mergeClasses maps each class of the target to the first class whose outcomes equal
+// its own (itself when no earlier class has them); classes no identity is in map to 0.
+func (mt *MatrixTarget) mergeClasses() []int {
 	merged := make([]int, len(mt.outcomes))
 	byKey := map[string]int{}
 	var b strings.Builder
@@ -90,19 +108,7 @@ func (m *Matrix) Groups(mt *MatrixTarget, ungroup bool) []Group {
 		byKey[k] = c
 		merged[c] = c
 	}
-	var out []Group
-	index := map[int]int{}
-	for i := range m.Identities {
-		c := merged[mt.classOf[i]]
-		g, ok := index[c]
-		if !ok {
-			g = len(out)
-			index[c] = g
-			out = append(out, Group{})
-		}
-		out[g].Identities = append(out[g].Identities, i)
-	}
-	return out
+	return merged
 }
 
 func writeOutcome(b *strings.Builder, o Outcome) {
@@ -180,31 +186,13 @@ func (m *Matrix) Rows(ungroup bool) []Row {
 		}
 		return rows
 	}
-	// Per target, intern each class's outcome vector; an identity's signature is the
-	// sequence of its classes' interned vectors.
+	// Per target, merge classes with equal outcomes; an identity's signature is the
+	// sequence of its classes' merged classes.
 	sigs := make([][]byte, len(m.Identities))
-	var b strings.Builder
 	for _, mt := range m.Targets {
-		intern := map[string]uint32{}
-		ids := make([]uint32, len(mt.outcomes))
-		for c, row := range mt.outcomes {
-			if row == nil {
-				continue
-			}
-			b.Reset()
-			for _, o := range row {
-				writeOutcome(&b, o)
-			}
-			k := b.String()
-			v, ok := intern[k]
-			if !ok {
-				v = uint32(len(intern))
-				intern[k] = v
-			}
-			ids[c] = v
-		}
+		merged := mt.mergeClasses()
 		for i := range m.Identities {
-			sigs[i] = binary.AppendUvarint(sigs[i], uint64(ids[mt.classOf[i]]))
+			sigs[i] = binary.AppendUvarint(sigs[i], uint64(merged[mt.classOf[i]]))
 		}
 	}
 	var rows []Row
