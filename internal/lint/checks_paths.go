@@ -361,11 +361,8 @@ func runUnreachableBackendRule(ctx *Context) []Finding {
 		if len(gws) == 0 {
 			continue
 		}
-		type gwLevel struct {
-			principals map[string]bool
-			any        bool
-		}
-		var levels []gwLevel
+		// levels holds, per Gateway, the principals its Allow rules admit.
+		var levels []map[string]bool
 		open := false
 		for _, gw := range gws {
 			ps, any, enforcing := levelPrincipals(ctx, gw)
@@ -373,7 +370,7 @@ func runUnreachableBackendRule(ctx *Context) []Finding {
 				open = true
 				break
 			}
-			levels = append(levels, gwLevel{ps, any})
+			levels = append(levels, ps)
 		}
 		if open {
 			continue
@@ -389,8 +386,8 @@ func runUnreachableBackendRule(ctx *Context) []Finding {
 					continue
 				}
 				admitted := false
-				for _, l := range levels {
-					if l.principals[id] {
+				for _, ps := range levels {
+					if ps[id] {
 						admitted = true
 						break
 					}
