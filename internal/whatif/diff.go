@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/parallel"
 )
 
 // Change kinds.
@@ -161,7 +162,7 @@ func Diff(before, after *Engine, f Filter) *DiffResult {
 	})
 	changes := make([][]*Change, len(pairs))
 	compared := make([]int, len(pairs))
-	forEachTarget(len(pairs), func(k int) {
+	parallel.For(len(pairs), func(k int) {
 		p := pairs[k]
 		t := p.a
 		if t == nil {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
-	"github.com/agpol/agpol/internal/parallel"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -285,6 +284,3 @@ func (e *Engine) Request(t *Target, id explain.Identity, op Op) *explain.Request
 	}
 	return r
 }
-
-// forEachTarget runs f for every target index on all cores.
-func forEachTarget(n int, f func(i int)) { parallel.For(n, f) }

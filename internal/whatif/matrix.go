@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/parallel"
 )
 
 // Filter narrows the space. Empty fields match everything.
@@ -144,7 +145,7 @@ func (e *Engine) Matrix(f Filter) *Matrix {
 		}
 	}
 	m.Targets = make([]*MatrixTarget, len(idx))
-	forEachTarget(len(idx), func(k int) {
+	parallel.For(len(idx), func(k int) {
 		i := idx[k]
 		t, st := e.Targets[i], e.state[i]
 		mt := &MatrixTarget{Target: t, classOf: make([]int32, len(m.Identities))}
