@@ -74,7 +74,7 @@ type crdEntry struct {
 var (
 	indexOnce sync.Once
 	index     map[schema.GroupKind]*crdEntry
-	files     []string // the embedded files, sorted
+	ordered   []*crdEntry // the index's entries, in file name order
 	indexErr  error
 
 	defsOnce sync.Once
@@ -88,8 +88,9 @@ var (
 // A CRD is decoded in full on first use (crdEntry.load).
 func buildIndex() {
 	index = map[schema.GroupKind]*crdEntry{}
-	files, indexErr = fs.Glob(data, "data/*.yaml")
-	if indexErr != nil {
+	files, err := fs.Glob(data, "data/*.yaml")
+	if err != nil {
+		indexErr = err
 		return
 	}
 	sort.Strings(files)
@@ -111,6 +112,7 @@ func buildIndex() {
 			gk = schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
 		}
 		index[gk] = e
+		ordered = append(ordered, e)
 	}
 }
 
@@ -179,15 +181,7 @@ func entries() ([]*crdEntry, error) {
 	if indexErr != nil {
 		return nil, indexErr
 	}
-	byFile := map[string]*crdEntry{}
-	for _, e := range index {
-		byFile[e.file] = e
-	}
-	out := make([]*crdEntry, 0, len(files))
-	for _, f := range files {
-		out = append(out, byFile[f])
-	}
-	return out, nil
+	return ordered, nil
 }
 
 // Definitions lists the embedded CRDs, sorted by file name. It decodes every CRD.

@@ -89,9 +89,16 @@ type chainSlot struct {
 	target *topology.BackendTarget
 }
 
+// cached reports whether the chain of a choice under Engines[i] is kept in sim.chains:
+// not for an XBackend the request named, which no pointer into the graph identifies
+// (nor in a Simulator not made by New, without chain caches).
+func (sim *Simulator) cached(i int, ch *choice) bool {
+	return (!ch.hasBackend || ch.target != nil) && i < len(sim.chains)
+}
+
 // chain returns the chain of a choice on gateway gw under Engines[i].
 func (sim *Simulator) chain(i int, gw *snapshot.Gateway, ch *choice) *effective.Chain {
-	if (ch.hasBackend && ch.target == nil) || i >= len(sim.chains) {
+	if !sim.cached(i, ch) {
 		return sim.engineChain(i, gw, ch)
 	}
 	return sim.compiled(i, gw, ch).chain
@@ -99,9 +106,7 @@ func (sim *Simulator) chain(i int, gw *snapshot.Gateway, ch *choice) *effective.
 
 // decideUntraced decides a choice on gateway gw under Engines[i] without a trace.
 func (sim *Simulator) decideUntraced(i int, gw *snapshot.Gateway, ch *choice, c *reqCtx, ans ExtAuth) Decision {
-	if (ch.hasBackend && ch.target == nil) || i >= len(sim.chains) {
-		// An XBackend the request named: no pointer into the graph identifies its path.
-		// (Or a Simulator not made by New, without chain caches.)
+	if !sim.cached(i, ch) {
 		return decide(sim.engineChain(i, gw, ch), c, ans, false, nil)
 	}
 	return decideCompiled(sim.compiled(i, gw, ch), c.callerKey(sim.seed), c, ans)

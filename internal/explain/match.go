@@ -52,12 +52,6 @@ type celResult struct {
 	err error
 }
 
-func newCtx(r *Request, principal string, port int) *reqCtx {
-	c := &reqCtx{}
-	c.init(r, principal, port)
-	return c
-}
-
 func (c *reqCtx) init(r *Request, principal string, port int) {
 	*c = reqCtx{principal: principal, httpMethod: r.HTTP.Method, path: r.HTTP.Path, host: r.HTTP.Host,
 		headers: r.HTTP.Headers, time: r.HTTP.Time, port: port}

@@ -155,21 +155,12 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 	}
 	for k := range rt.choices {
 		ch := &rt.choices[k]
-		noCert := ch.info.Protocol == string(gwapiv1.HTTPProtocolType)
 		pre := ch.pre
 		if o.Trace {
-			pre = append([]Step(nil), ch.pre...)
-			if noCert && r.From.Principal(sim.TrustDomain) != "" {
-				pre = append(pre, Step{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
-					Reason: fmt.Sprintf("listener %s is plain HTTP: no client certificate, the caller %s is seen as anonymous", ch.info.Listener, r.From.String())})
-			}
-		}
-		port := r.HTTP.Port
-		if port == 0 {
-			port = rt.listenerPort(ch.info.Listener)
+			pre = sim.tracedPre(r, ch)
 		}
 		c := &reqCtx{}
-		c.initCaller(r, sim.TrustDomain, noCert, port)
+		sim.initChoice(c, r, rt, ch)
 		group := make([]*Result, len(sim.Engines))
 		for i := range sim.Engines {
 			var d Decision
@@ -193,8 +184,7 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 				// The failure is printed with its reason: decide it again, traced (the
 				// traced decision replaces the untraced one; both give the same verdict,
 				// level and deciding rule, which the expectation was checked against).
-				pre = append(append([]Step(nil), ch.pre...), sim.plainHTTPStep(r, ch)...)
-				group[0].Decision = decide(sim.chain(0, rt.gw, ch), c, r.ExtAuth, true, pre)
+				group[0].Decision = decide(sim.chain(0, rt.gw, ch), c, r.ExtAuth, true, sim.tracedPre(r, ch))
 			}
 			group[0].Expect = x
 		}
@@ -210,13 +200,26 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 	return out, nil
 }
 
-// plainHTTPStep is the trace step that says a caller's identity is lost on a plain-HTTP listener.
-func (sim *Simulator) plainHTTPStep(r *Request, ch *choice) []Step {
-	if ch.info.Protocol != string(gwapiv1.HTTPProtocolType) || r.From.Principal(sim.TrustDomain) == "" {
-		return nil
+// tracedPre is the trace steps that precede a traced decision of choice ch: the
+// choice's own (a fresh copy), then, on a plain-HTTP listener, the step that says the
+// caller's identity is lost.
+func (sim *Simulator) tracedPre(r *Request, ch *choice) []Step {
+	pre := append([]Step(nil), ch.pre...)
+	if ch.info.Protocol == string(gwapiv1.HTTPProtocolType) && r.From.Principal(sim.TrustDomain) != "" {
+		pre = append(pre, Step{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
+			Reason: fmt.Sprintf("listener %s is plain HTTP: no client certificate, the caller %s is seen as anonymous", ch.info.Listener, r.From.String())})
 	}
-	return []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
-		Reason: fmt.Sprintf("listener %s is plain HTTP: no client certificate, the caller %s is seen as anonymous", ch.info.Listener, r.From.String())}}
+	return pre
+}
+
+// initChoice prepares c for request r on choice ch: the caller as the listener sees it
+// (anonymous on plain HTTP), the port the request gives or else the listener's.
+func (sim *Simulator) initChoice(c *reqCtx, r *Request, rt *routing, ch *choice) {
+	port := r.HTTP.Port
+	if port == 0 {
+		port = rt.listenerPort(ch.info.Listener)
+	}
+	c.initCaller(r, sim.TrustDomain, ch.info.Protocol == string(gwapiv1.HTTPProtocolType), port)
 }
 
 // Simulate decides a batch as Explain does each request (traced, with the AuthPolicy
@@ -270,11 +273,7 @@ func (b *Batch) Decide(r *Request) ([]Decision, error) {
 	b.out = b.out[:0]
 	for k := range b.rt.choices {
 		ch := &b.rt.choices[k]
-		port := r.HTTP.Port
-		if port == 0 {
-			port = b.rt.listenerPort(ch.info.Listener)
-		}
-		b.c.initCaller(r, sim.TrustDomain, ch.info.Protocol == string(gwapiv1.HTTPProtocolType), port)
+		sim.initChoice(&b.c, r, &b.rt, ch)
 		b.out = append(b.out, sim.decideUntraced(0, b.rt.gw, ch, &b.c, r.ExtAuth))
 	}
 	return b.out, nil

@@ -239,14 +239,6 @@ func (g *Graph) compileMatch(ri *routeInfo, rl *ruleInfo, idx int, m gwapiv1.HTT
 	return e
 }
 
-// matchPath reports whether a path (query removed) satisfies the entry's path match.
-func (e *matchEntry) matchPath(path string) bool {
-	if e.kind == pathRegex {
-		return matchPath(e.kind, e.rePrefix, e, path)
-	}
-	return matchPath(e.kind, e.path, e, path)
-}
-
 // matchPath reports whether a path (query removed) satisfies a path match of a kind and
 // value (e's, or a copy of them); for pathRegex, value is the literal prefix of e's
 // regular expression, which a path must start with.
@@ -269,19 +261,11 @@ func matchPath(kind pathKind, value string, e *matchEntry, path string) bool {
 type request struct {
 	path    string
 	rawQ    string
-	method  string
 	headers map[string]string
 }
 
-func (e *matchEntry) matches(r *request) bool {
-	if e.never || !e.matchPath(r.path) {
-		return false
-	}
-	return e.matchesFields(r)
-}
-
-// matches is e.m.matches reading the path from the entry's copy: the match entry itself
-// is read only for a request that passes it.
+// matches reports whether a request satisfies the entry's match, reading the path from
+// the entry's copy: the match entry itself is read only for a request that passes it.
 func (v *vhostEntry) matches(r *request) bool {
 	if v.never || !matchPath(v.kind, v.path, v.m, r.path) {
 		return false

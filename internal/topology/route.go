@@ -76,7 +76,7 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 	}
 	res.Hostname = vh.domain
 
-	r := request{path: req.Path, method: req.Method, headers: req.Headers}
+	r := request{path: req.Path, headers: req.Headers}
 	if i := QueryStart(r.path); i >= 0 {
 		if r.path[i] == '?' {
 			r.rawQ = r.path[i+1:]
@@ -97,7 +97,7 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 		rl := e.m.rule
 		res.Route = e.m.route.route
 		res.RuleIndex, res.RuleName, res.MatchIndex = rl.index, rl.name, e.m.matchIndex
-		if m := e.m.method; m != "" && !strings.EqualFold(m, r.method) {
+		if m := e.m.method; m != "" && !strings.EqualFold(m, req.Method) {
 			res.IgnoredMethod = m
 		}
 		res.Backends, res.Redirect, res.RuleProblem = rl.backends, rl.redirect, rl.problem

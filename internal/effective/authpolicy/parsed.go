@@ -30,8 +30,9 @@ func parsedOnce[T any](kind string, raw []byte, parse func([]byte) (T, error)) (
 		return p.value.(T), p.err
 	}
 	t, err := parse(raw)
-	parsedBodies.Store(key, parsedBody{t, err})
-	return t, err
+	v, _ := parsedBodies.LoadOrStore(key, parsedBody{t, err})
+	p := v.(parsedBody)
+	return p.value.(T), p.err
 }
 
 func parseAuthentication(raw []byte) (*kuadrantv1.AuthenticationSpec, error) {

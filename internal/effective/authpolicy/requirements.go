@@ -358,6 +358,8 @@ func kuadrantEnv() (*cel.Env, error) {
 type compiledPredicate struct {
 	prg    cel.Program
 	reason string
+	// attrs are the well-known attributes the expression reads (attrRe), each once.
+	attrs []string
 }
 
 // predicates memoises compiled predicates by expression (string → *compiledPredicate):
@@ -370,6 +372,11 @@ func compilePredicate(expr string) *compiledPredicate {
 		return p.(*compiledPredicate)
 	}
 	p := &compiledPredicate{}
+	for _, a := range attrRe.FindAllString(expr, -1) {
+		if !contains(p.attrs, a) {
+			p.attrs = append(p.attrs, a)
+		}
+	}
 	env, err := kuadrantEnv()
 	if err != nil {
 		p.reason = err.Error()
@@ -401,10 +408,11 @@ func (c *conditionEvaluator) predicate(expr string) Check {
 	switch {
 	case err != nil:
 		ch.Reason = "cannot be evaluated offline: " + err.Error()
-		c.noteAttributes(expr)
+		c.noteAttributes(c.unknownAttrs(p.attrs))
 	case types.IsUnknown(out):
-		ch.Reason = "depends on " + strings.Join(c.unknownAttrs(expr), ", ") + ", which cannot be known offline"
-		c.noteAttributes(expr)
+		unknown := c.unknownAttrs(p.attrs)
+		ch.Reason = "depends on " + strings.Join(unknown, ", ") + ", which cannot be known offline"
+		c.noteAttributes(unknown)
 	case out.Type() == types.BoolType:
 		if out.Value() == true {
 			ch.Result = True
@@ -417,11 +425,12 @@ func (c *conditionEvaluator) predicate(expr string) Check {
 	return ch
 }
 
-// unknownAttrs lists the attributes of an expression that the request does not supply.
-func (c *conditionEvaluator) unknownAttrs(expr string) []string {
+// unknownAttrs lists the attributes of an expression (its compiledPredicate.attrs) that
+// the request does not supply.
+func (c *conditionEvaluator) unknownAttrs(attrs []string) []string {
 	var out []string
-	for _, a := range attrRe.FindAllString(expr, -1) {
-		if !c.known(a) && !contains(out, a) {
+	for _, a := range attrs {
+		if !c.known(a) {
 			out = append(out, a)
 		}
 	}
@@ -431,8 +440,8 @@ func (c *conditionEvaluator) unknownAttrs(expr string) []string {
 	return out
 }
 
-func (c *conditionEvaluator) noteAttributes(expr string) {
-	for _, a := range c.unknownAttrs(expr) {
+func (c *conditionEvaluator) noteAttributes(unknown []string) {
+	for _, a := range unknown {
 		c.missing[a] = true
 	}
 }
