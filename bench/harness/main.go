@@ -11,6 +11,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"os"
@@ -18,7 +19,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -59,9 +60,10 @@ func main() {
 	}
 }
 
-func median(d []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+// median is the middle of v (the upper one of an even count); v is left unsorted.
+func median[T cmp.Ordered](v []T) T {
+	s := slices.Clone(v)
+	slices.Sort(s)
 	return s[len(s)/2]
 }
 
@@ -112,8 +114,7 @@ func offline(args []string) error {
 		for i, r := range rs {
 			v[i] = r[k]
 		}
-		sort.Float64s(v)
-		return v[len(v)/2]
+		return median(v)
 	}
 	f, p := med(floor, "ms"), med(pipe, "ms")
 	fc, pc := med(floor, "cpu_ms"), med(pipe, "cpu_ms")
@@ -152,8 +153,7 @@ func scaling(args []string) error {
 		objS, objL = a["objects"], b["objects"]
 		fmt.Fprintf(os.Stderr, "scaling: run %d: %.0f objects %.1f ms (cpu %.1f), %.0f objects %.1f ms (cpu %.1f)\n", i+1, objS, a["ms"], a["cpu_ms"], objL, b["ms"], b["cpu_ms"])
 	}
-	med := func(v []float64) float64 { sort.Float64s(v); return v[len(v)/2] }
-	ms1, ms2, c1, c2 := med(ts), med(tl), med(cs), med(cl)
+	ms1, ms2, c1, c2 := median(ts), median(tl), median(cs), median(cl)
 	fmt.Printf("small_objects=%.0f large_objects=%.0f object_ratio=%.3f small_ms=%.1f large_ms=%.1f time_ratio=%.3f small_cpu_ms=%.1f large_cpu_ms=%.1f cpu_time_ratio=%.3f\n",
 		objS, objL, objL/objS, ms1, ms2, ms2/ms1, c1, c2, c2/c1)
 	return nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agpol/agpol/hack/gen/topogen"
+	"github.com/agpol/agpol/internal/snapshot"
 )
 
 // Seed is the generator seed of every benchmark topology.
@@ -84,4 +85,16 @@ func Generated(tb testing.TB, size string) *Fixture {
 	}
 	f.Files = files
 	return f
+}
+
+// GeneratedSnapshot is Generated followed by Load: the fixture of a named size and its
+// snapshot. Call it from a benchmark's setup, before b.ResetTimer.
+func GeneratedSnapshot(tb testing.TB, size string) (*Fixture, *snapshot.Snapshot) {
+	tb.Helper()
+	f := Generated(tb, size)
+	s, err := Load(f.Files)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return f, s
 }

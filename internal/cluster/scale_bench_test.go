@@ -11,7 +11,8 @@ import (
 	"github.com/agpol/agpol/internal/cluster"
 )
 
-func BenchmarkDecodeFloor(b *testing.B) {
+// benchRead times read on the files of each size; read must return every object.
+func benchRead[T any](b *testing.B, read func(files []string) ([]T, error)) {
 	for _, size := range stages.BenchSizes() {
 		b.Run(size, func(b *testing.B) {
 			f := stages.Generated(b, size)
@@ -19,7 +20,7 @@ func BenchmarkDecodeFloor(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				objs, err := stages.DecodeFloor(f.Files)
+				objs, err := read(f.Files)
 				if err != nil || len(objs) != f.Stats.Total() {
 					b.Fatalf("%d objects, want %d: %v", len(objs), f.Stats.Total(), err)
 				}
@@ -28,21 +29,13 @@ func BenchmarkDecodeFloor(b *testing.B) {
 	}
 }
 
+func BenchmarkDecodeFloor(b *testing.B) { benchRead(b, stages.DecodeFloor) }
+
 func BenchmarkReadFiles(b *testing.B) {
-	for _, size := range stages.BenchSizes() {
-		b.Run(size, func(b *testing.B) {
-			f := stages.Generated(b, size)
-			b.SetBytes(f.Stats.Bytes)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				objs, _, err := cluster.ReadFiles(cluster.FileOptions{Filenames: f.Files})
-				if err != nil || len(objs) != f.Stats.Total() {
-					b.Fatalf("%d objects, want %d: %v", len(objs), f.Stats.Total(), err)
-				}
-			}
-		})
-	}
+	benchRead(b, func(files []string) ([]cluster.RawObject, error) {
+		objs, _, err := cluster.ReadFiles(cluster.FileOptions{Filenames: files})
+		return objs, err
+	})
 }
 
 // BenchmarkBuild is Build on what ReadFiles returns. Objects read from files are typed

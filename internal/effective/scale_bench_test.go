@@ -16,11 +16,7 @@ import (
 func BenchmarkAdmit(b *testing.B) {
 	for _, size := range stages.BenchSizes() {
 		b.Run(size, func(b *testing.B) {
-			f := stages.Generated(b, size)
-			s, err := stages.Load(f.Files)
-			if err != nil {
-				b.Fatal(err)
-			}
+			_, s := stages.GeneratedSnapshot(b, size)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -36,11 +32,7 @@ func BenchmarkAdmit(b *testing.B) {
 func BenchmarkChains(b *testing.B) {
 	for _, size := range stages.BenchSizes() {
 		b.Run(size, func(b *testing.B) {
-			f := stages.Generated(b, size)
-			s, err := stages.Load(f.Files)
-			if err != nil {
-				b.Fatal(err)
-			}
+			_, s := stages.GeneratedSnapshot(b, size)
 			g := topology.BuildGraph(s)
 			b.ReportAllocs()
 			b.ResetTimer()

@@ -16,7 +16,6 @@ import (
 	"testing"
 
 	"github.com/agpol/agpol/internal/cluster"
-	"github.com/agpol/agpol/internal/effective"
 )
 
 // FuzzParseRequestFile: any bytes give a request file or a *FileError naming the file;
@@ -197,27 +196,7 @@ spec:
 			}
 		}
 	}
-	sb.WriteString(`---
-apiVersion: agentic.networking.x-k8s.io/v0alpha0
-kind: XBackend
-metadata: {name: xb, namespace: app}
-spec: {mcp: {serviceName: s, port: 80}}
----
-apiVersion: agentic.networking.x-k8s.io/v0alpha0
-kind: XBackend
-metadata: {name: xb2, namespace: app}
-spec: {mcp: {serviceName: s, port: 80}}
----
-apiVersion: v1
-kind: Service
-metadata: {name: svc, namespace: app}
-spec: {ports: [{port: 80}]}
----
-apiVersion: v1
-kind: Service
-metadata: {name: s, namespace: app}
-spec: {ports: [{port: 80}]}
-`)
+	sb.WriteString(baseBackends)
 	policies := b.pick(5)
 	for i := 0; i < policies; i++ {
 		ns, ref := "gw", "{group: gateway.networking.k8s.io, kind: Gateway, name: gw}"
@@ -324,14 +303,7 @@ func FuzzDecide(f *testing.F) {
 	f.Add([]byte{1, 1, 0, 1, 2, 0, 0, 1, 2, 3, 4, 3, 1, 3, 1, 1, 2, 3, 3, 1, 2, 1, 1, 1, 1, 2, 1})
 	f.Add([]byte("\x01\x01\x01\x01\x02\x02\x02\x02\x03\x03\x03\x03\x04\x04\x04\x04\x05\x05\x05"))
 	f.Add([]byte("ExternalAuth CEL headers spiffe"))
-	sems := make([]effective.Semantics, 0, len(effective.PresetNames()))
-	for _, name := range effective.PresetNames() {
-		s, err := effective.Preset(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		sems = append(sems, s)
-	}
+	sems := allSemantics(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b := &byteSource{data: data}
 		manifests := fuzzTopology(b)

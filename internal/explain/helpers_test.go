@@ -38,7 +38,10 @@ spec:
     backendRefs:
     - {group: agentic.networking.x-k8s.io, kind: XBackend, name: xb, weight: 1}
     - {group: agentic.networking.x-k8s.io, kind: XBackend, name: xb2, weight: 1}
----
+` + baseBackends
+
+// baseBackends: XBackends app/xb and app/xb2 (MCP on Service app/s), Services app/svc and app/s.
+const baseBackends = `---
 apiVersion: agentic.networking.x-k8s.io/v0alpha0
 kind: XBackend
 metadata: {name: xb, namespace: app}

@@ -15,11 +15,7 @@ import (
 
 func generatedSim(b *testing.B, size string) (*Simulator, []*Request) {
 	b.Helper()
-	f := stages.Generated(b, size)
-	s, err := stages.Load(f.Files)
-	if err != nil {
-		b.Fatal(err)
-	}
+	f, s := stages.GeneratedSnapshot(b, size)
 	data, err := os.ReadFile(f.Requests)
 	if err != nil {
 		b.Fatal(err)

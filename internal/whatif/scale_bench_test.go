@@ -9,26 +9,15 @@ import (
 
 	"github.com/agpol/agpol/bench/stages"
 	"github.com/agpol/agpol/internal/effective"
-	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/whatif"
 )
-
-func load(b *testing.B, size string) *snapshot.Snapshot {
-	b.Helper()
-	f := stages.Generated(b, size)
-	s, err := stages.Load(f.Files)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return s
-}
 
 var reference = []effective.Semantics{effective.Reference()}
 
 func BenchmarkMatrix(b *testing.B) {
 	for _, size := range stages.BenchSizes() {
 		b.Run(size, func(b *testing.B) {
-			s := load(b, size)
+			_, s := stages.GeneratedSnapshot(b, size)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -44,7 +33,7 @@ func BenchmarkMatrix(b *testing.B) {
 func BenchmarkDiff(b *testing.B) {
 	for _, size := range stages.BenchSizes() {
 		b.Run(size, func(b *testing.B) {
-			before := load(b, size)
+			_, before := stages.GeneratedSnapshot(b, size)
 			after := *before
 			after.XAccessPolicies = nil
 			for i, p := range before.XAccessPolicies {
