@@ -80,10 +80,10 @@ type evaluator struct {
 	ans   ExtAuth
 	trace bool
 	steps []Step
-	// keys are the chain's principal keys (compiledChain.principals) and caller the
-	// caller's (reqCtx.callerKey); nil when tracing, which reports every rule.
-	keys   [][]uint64
-	caller uint64
+	// flat is the compiled chain and rq the request's symbols for an untraced decision
+	// on a compiled chain (decideFlat); nil otherwise.
+	flat *compiledChain
+	rq   reqSyms
 
 	allowBy, allowLevel       string
 	ruleLessBy, ruleLessLevel string
@@ -135,27 +135,28 @@ func (ev *evaluator) finish(verdict string, explicit bool, level, by, reason str
 
 // decide evaluates a chain, branching over unknown authorizers.
 func decide(chain *effective.Chain, c *reqCtx, ans ExtAuth, trace bool, pre []Step) Decision {
-	return decideKeyed(chain, nil, 0, c, ans, trace, pre)
+	return evaluate(chain, nil, reqSyms{}, c, ans, trace, pre)
 }
 
-// decideCompiled is an untraced decide that passes over the Allow rules whose principal
-// key is not the caller's (key caller) without reading them: the same decision.
-func decideCompiled(cc *compiledChain, caller uint64, c *reqCtx, ans ExtAuth) Decision {
-	return decideKeyed(cc.chain, cc.principals, caller, c, ans, false, nil)
+// decideFlat is an untraced decide on a compiled chain, whose Allow rules it reads from
+// their flat form (compiledChain): the same decision.
+func decideFlat(cc *compiledChain, rq reqSyms, c *reqCtx, ans ExtAuth) Decision {
+	return evaluate(cc.chain, cc, rq, c, ans, false, nil)
 }
 
-func decideKeyed(chain *effective.Chain, keys [][]uint64, caller uint64, c *reqCtx, ans ExtAuth, trace bool, pre []Step) Decision {
-	if trace {
-		keys = nil
+func evaluate(chain *effective.Chain, flat *compiledChain, rq reqSyms, c *reqCtx, ans ExtAuth, trace bool, pre []Step) Decision {
+	sem := &chain.Semantics
+	if flat != nil {
+		sem = flat.sem
 	}
-	ev := &evaluator{chain: chain, sem: &chain.Semantics, c: c, ans: ans, trace: trace, keys: keys, caller: caller}
+	ev := &evaluator{chain: chain, sem: sem, c: c, ans: ans, trace: trace, flat: flat, rq: rq}
 	if trace {
 		ev.steps = append(ev.steps, pre...)
 	}
 	ev.run()
 	if ev.unknown == "" {
 		ev.d.Trace = ev.steps
-		ev.d.Semantics = chain.Semantics.Name
+		ev.d.Semantics = sem.Name
 		return ev.d
 	}
 	lvl := ev.unknown
@@ -163,8 +164,8 @@ func decideKeyed(chain *effective.Chain, keys [][]uint64, caller uint64, c *reqC
 	aAllow, aDeny := ans, ans
 	aAllow.set(lvl, AnswerAllow)
 	aDeny.set(lvl, AnswerDeny)
-	dA := decideKeyed(chain, keys, caller, c, aAllow, trace, pre)
-	dD := decideKeyed(chain, keys, caller, c, aDeny, trace, pre)
+	dA := evaluate(chain, flat, rq, c, aAllow, trace, pre)
+	dD := evaluate(chain, flat, rq, c, aDeny, trace, pre)
 	branches := append(leafBranches(dA, aAllow), leafBranches(dD, aDeny)...)
 	if dA.Verdict == dD.Verdict && dA.Verdict != Indeterminate {
 		dA.Branches = branches
@@ -182,7 +183,7 @@ func decideKeyed(chain *effective.Chain, keys [][]uint64, caller uint64, c *reqC
 		return dA
 	}
 	pending.Verdict = Indeterminate
-	pending.Semantics = chain.Semantics.Name
+	pending.Semantics = sem.Name
 	pending.Branches = branches
 	pending.Trace = ev.steps
 	if trace {
@@ -218,11 +219,16 @@ func (e ExtAuth) String() string {
 }
 
 func (ev *evaluator) run() {
-	levels := ev.chain.Levels()
+	var levels []*effective.Level
 	any := false
-	for _, l := range levels {
-		if l.HasPolicies() {
-			any = true
+	if ev.flat != nil {
+		levels, any = ev.flat.levelPtrs, ev.flat.anyPolicies
+	} else {
+		levels = ev.chain.Levels()
+		for _, l := range levels {
+			if l.HasPolicies() {
+				any = true
+			}
 		}
 	}
 	if !any {
@@ -240,7 +246,7 @@ func (ev *evaluator) run() {
 	switch ev.sem.ExtAuthPlacement {
 	case effective.ExtAuthPerLevel:
 		for i, l := range levels {
-			if ev.extStep(l); ev.done || ev.unknown != "" {
+			if ev.extStepAt(i, l); ev.done || ev.unknown != "" {
 				return
 			}
 			if ev.allowStep(i, l); ev.done {
@@ -253,14 +259,14 @@ func (ev *evaluator) run() {
 				return
 			}
 		}
-		for _, l := range levels {
-			if ev.extStep(l); ev.done || ev.unknown != "" {
+		for i, l := range levels {
+			if ev.extStepAt(i, l); ev.done || ev.unknown != "" {
 				return
 			}
 		}
 	default:
-		for _, l := range levels {
-			if ev.extStep(l); ev.done || ev.unknown != "" {
+		for i, l := range levels {
+			if ev.extStepAt(i, l); ev.done || ev.unknown != "" {
 				return
 			}
 		}
@@ -279,6 +285,41 @@ func (ev *evaluator) run() {
 		ev.finish(Allow, false, ev.extLevel, ev.extBy, ev.sprintf("the authorizer behind %s allowed and no Allow policy enforces", ev.extBy))
 	default:
 		ev.finish(Allow, false, string(effective.LevelNone), DecidedNoPolicy, "no Allow policy enforces and no authorizer was consulted")
+	}
+}
+
+// extStepAt is extStep for level i, l, which a compiled chain passes over without
+// reading l when the level has no ExternalAuth part (extStep would do nothing).
+func (ev *evaluator) extStepAt(i int, l *effective.Level) {
+	if ev.flat != nil {
+		ev.extFlat(&ev.flat.levels[i])
+		return
+	}
+	ev.extStep(l)
+}
+
+// extFlat is extStep, untraced, on a level of a compiled chain.
+func (ev *evaluator) extFlat(fl *flatLevel) {
+	cc := ev.flat
+	if fl.extPolicy {
+		by := fl.extBy
+		for j := fl.extStart; j < fl.extEnd && by == ""; j++ {
+			if fr := &cc.rules[j]; fr.selects(&ev.rq) && cc.permits(fr, &ev.rq, ev.c) {
+				by = fr.id
+			}
+		}
+		if by != "" {
+			if ev.consult(fl.name, by, !fl.extFilter, ""); ev.done || ev.unknown != "" {
+				return
+			}
+		}
+	}
+	for j := fl.legStart; j < fl.legEnd; j++ {
+		if fr := &cc.rules[j]; fr.selects(&ev.rq) && cc.permits(fr, &ev.rq, ev.c) {
+			if ev.consult(fl.name, fr.id, false, ""); ev.done || ev.unknown != "" {
+				return
+			}
+		}
 	}
 }
 
@@ -314,7 +355,7 @@ func (ev *evaluator) extStep(l *effective.Level) {
 			}
 		}
 		if by != "" {
-			ev.consult(l, by, !l.ExtAuthFilter, l.ExtAuthNote)
+			ev.consult(l.Name, by, !l.ExtAuthFilter, l.ExtAuthNote)
 			if ev.done || ev.unknown != "" {
 				return
 			}
@@ -331,56 +372,70 @@ func (ev *evaluator) extStep(l *effective.Level) {
 			continue
 		}
 		ev.ruleStep(l.Name, "extauth", r, OutcomeMatched, "legacy ExternalAuth rule: tools/call from its source goes to the authorizer")
-		ev.consult(l, r.ID(), false, "")
+		ev.consult(l.Name, r.ID(), false, "")
 		if ev.done || ev.unknown != "" {
 			return
 		}
 	}
 }
 
-func (ev *evaluator) consult(l *effective.Level, by string, noFilter bool, note string) {
+// consult calls the authorizer of level name for the policy or rule by.
+func (ev *evaluator) consult(name effective.LevelName, by string, noFilter bool, note string) {
 	if noFilter {
 		if ev.trace {
-			ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeSkipped, Reason: note + ": the authorizer is never called"})
+			ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeSkipped, Reason: note + ": the authorizer is never called"})
 		}
 		return
 	}
-	if ev.chain.SharedExtAuth && ev.sem.ExtAuthPlacement == effective.ExtAuthFirst {
-		if l.Name == effective.LevelBackend && ev.consultedShared {
+	if ev.sharedExtAuth() && ev.sem.ExtAuthPlacement == effective.ExtAuthFirst {
+		if name == effective.LevelBackend && ev.consultedShared {
 			if ev.trace {
-				ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeInfo,
+				ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeInfo,
 					Reason: "same ExternalAuth config as the gateway's: one ext_authz filter, already called"})
 			}
 			return
 		}
 		ev.consultedShared = true
 	}
-	switch ev.ans.get(l.Name) {
+	switch ev.ans.get(name) {
 	case AnswerDeny:
 		if ev.trace {
-			ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Reason: "authorizer answered deny"})
+			ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Reason: "authorizer answered deny"})
 		}
-		ev.finish(Deny, true, string(l.Name), by, ev.sprintf("the %s authorizer behind %s denied", string(l.Name), by))
+		ev.finish(Deny, true, string(name), by, ev.sprintf("the %s authorizer behind %s denied", string(name), by))
 	case AnswerAllow:
 		if ev.trace {
-			ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Reason: "authorizer answered allow"})
+			ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Reason: "authorizer answered allow"})
 		}
-		ev.extBy, ev.extLevel = by, string(l.Name)
+		ev.extBy, ev.extLevel = by, string(name)
 	default:
 		if ev.trace {
-			ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted,
+			ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted,
 				Reason: "authorizer answer unknown (give --extauth allow|deny)"})
 		}
-		ev.unknown = l.Name
-		ev.d = Decision{Verdict: Indeterminate, Explicit: false, Level: string(l.Name), DecidedBy: by,
-			Reason: ev.sprintf("depends on the %s authorizer behind %s", string(l.Name), by)}
+		ev.unknown = name
+		ev.d = Decision{Verdict: Indeterminate, Explicit: false, Level: string(name), DecidedBy: by,
+			Reason: ev.sprintf("depends on the %s authorizer behind %s", string(name), by)}
 	}
+}
+
+// sharedExtAuth is the chain's SharedExtAuth, read from the compiled chain when there
+// is one.
+func (ev *evaluator) sharedExtAuth() bool {
+	if ev.flat != nil {
+		return ev.flat.sharedExtAuth
+	}
+	return ev.chain.SharedExtAuth
 }
 
 // allowStep runs the Allow filter of level i of the chain.
 func (ev *evaluator) allowStep(i int, l *effective.Level) {
 	if ev.sem.AllowCombine == effective.CombineAllPolicies {
 		ev.allowPerPolicy(l)
+		return
+	}
+	if ev.flat != nil {
+		ev.allowFlat(&ev.flat.levels[i])
 		return
 	}
 	if len(l.Merged) == 0 {
@@ -407,18 +462,7 @@ func (ev *evaluator) allowStep(i int, l *effective.Level) {
 	}
 	selected := false
 	var near, weak []string
-	var keys []uint64
-	if ev.keys != nil {
-		keys = ev.keys[i]
-	}
-	for j, r := range l.Merged {
-		if keys != nil {
-			// A rule whose principal cannot be the caller's does nothing untraced:
-			// not selected, not matched.
-			if k := keys[j]; k != keyAny && k != ev.caller {
-				continue
-			}
-		}
+	for _, r := range l.Merged {
 		var why string
 		var w *string
 		if ev.trace {
@@ -470,6 +514,34 @@ func (ev *evaluator) allowStep(i int, l *effective.Level) {
 		}
 	}
 	ev.finish(Deny, false, string(l.Name), DecidedImplicitDeny, reason)
+}
+
+// allowFlat is allowStep, untraced, on a level of a compiled chain: the rules that do
+// not select the caller are passed over on their principal symbol alone.
+func (ev *evaluator) allowFlat(fl *flatLevel) {
+	cc := ev.flat
+	if fl.start == fl.end {
+		if fl.ruleLess != "" {
+			ev.ruleLessBy, ev.ruleLessLevel = fl.ruleLess, string(fl.name)
+		}
+		return
+	}
+	selected := false
+	for j := fl.start; j < fl.end; j++ {
+		fr := &cc.rules[j]
+		if !fr.selects(&ev.rq) {
+			continue
+		}
+		if cc.permits(fr, &ev.rq, ev.c) {
+			ev.allowBy, ev.allowLevel = fr.id, string(fl.name)
+			return
+		}
+		selected = true
+	}
+	if ev.sem.AllowCombine == effective.CombinePR220 && !selected {
+		return
+	}
+	ev.finish(Deny, false, string(fl.name), DecidedImplicitDeny, "")
 }
 
 func callerString(c *reqCtx) string {

@@ -3,7 +3,6 @@ package explain
 import (
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"strings"
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -30,8 +29,8 @@ type Simulator struct {
 	activations activationCache
 	// chains[i] caches the chains of Engines[i] by routed path (see chain).
 	chains []chainCache
-	// seed keys principals in compiled chains (see principalKey).
-	seed maphash.Seed
+	// syms interns the strings compiled chains compare (see symbols).
+	syms symbols
 }
 
 // New prepares a simulator. sems must not be empty; the first is the primary semantics.
@@ -47,7 +46,6 @@ func New(s *snapshot.Snapshot, sems []effective.Semantics, trustDomain string) *
 		sim.Engines = append(sim.Engines, effective.NewEngine(s, sem, trustDomain))
 	}
 	sim.chains = make([]chainCache, len(sim.Engines))
-	sim.seed = maphash.MakeSeed()
 	return sim
 }
 
@@ -167,7 +165,7 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 			if o.Trace {
 				d = decide(sim.chain(i, rt.gw, ch), c, r.ExtAuth, true, pre)
 			} else {
-				d = sim.decideUntraced(i, rt.gw, ch, c, r.ExtAuth)
+				d, _ = sim.decideUntraced(i, rt.gw, ch, c, r.ExtAuth, nil)
 			}
 			group[i] = &Result{Name: r.Name, Decision: d, Request: r, Path: ch.info, Primary: i == 0}
 		}
@@ -255,6 +253,7 @@ type Batch struct {
 	rt  routing
 	c   reqCtx
 	out []Decision
+	buf []byte // scratch for the caller's principal
 }
 
 // Batch returns a Batch deciding with sim.
@@ -274,7 +273,9 @@ func (b *Batch) Decide(r *Request) ([]Decision, error) {
 	for k := range b.rt.choices {
 		ch := &b.rt.choices[k]
 		sim.initChoice(&b.c, r, &b.rt, ch)
-		b.out = append(b.out, sim.decideUntraced(0, b.rt.gw, ch, &b.c, r.ExtAuth))
+		var d Decision
+		d, b.buf = sim.decideUntraced(0, b.rt.gw, ch, &b.c, r.ExtAuth, b.buf)
+		b.out = append(b.out, d)
 	}
 	return b.out, nil
 }
