@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agpol/agpol/bench/stages"
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/snapshot"
@@ -141,9 +142,15 @@ func checkBatch(t *testing.T, sim *Simulator, r *Request, res []*Result, err err
 }
 
 // TestDecideMatchesExplain: on the examples and every simulate scenario, under every
-// preset, Decide gives each request the verdict, level, deciding rule and branches
-// Explain gives it, under the file's answers and under every other pair of answers.
+// preset (and the reference with incomplete sources matching nobody), each primary in
+// turn, Decide and Batch.Decide give each
+// request the verdict, level, deciding rule and branches Explain gives it, under the
+// file's answers and under every other pair of answers.
 func TestDecideMatchesExplain(t *testing.T) {
+	sems := allSemantics(t)
+	sourceNone := effective.Reference()
+	sourceNone.Name, sourceNone.SourceFailOpen = "reference-source-none", effective.SourceNone
+	sems = append(sems, sourceNone)
 	dirs := []string{"../../testdata/examples"}
 	m, _ := filepath.Glob("../../testdata/simulate/*")
 	dirs = append(dirs, m...)
@@ -169,15 +176,21 @@ func TestDecideMatchesExplain(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sim := New(s, allSemantics(t), rf.TrustDomain)
+			// Batch.Decide decides under the primary semantics: make each one primary.
+			sims := []*Simulator{New(s, sems, rf.TrustDomain)}
+			for _, sem := range sems[1:] {
+				sims = append(sims, New(s, []effective.Semantics{sem}, rf.TrustDomain))
+			}
 			n := 0
-			for _, r := range rf.Requests {
-				n += checkDecide(t, sim, r)
-				for _, g := range answers {
-					for _, b := range answers {
-						rr := *r
-						rr.ExtAuth = ExtAuth{Gateway: g, Backend: b}
-						n += checkDecide(t, sim, &rr)
+			for _, sim := range sims {
+				for _, r := range rf.Requests {
+					n += checkDecide(t, sim, r)
+					for _, g := range answers {
+						for _, b := range answers {
+							rr := *r
+							rr.ExtAuth = ExtAuth{Gateway: g, Backend: b}
+							n += checkDecide(t, sim, &rr)
+						}
 					}
 				}
 			}
@@ -376,4 +389,36 @@ func TestBatchAllocations(t *testing.T) {
 	if verdicts[Allow] == 0 || verdicts[Deny] == 0 {
 		t.Errorf("verdicts %v: the requests do not exercise both", verdicts)
 	}
+}
+
+// TestDecideMatchesExplainGenerated: the same on the small generated topology (hack/gen,
+// as the benchmarks use it) and its request file, under every semantics: many policies
+// per level, CEL, ExternalAuth, v0alpha0 and base-protocol rules, callers of many
+// namespaces.
+func TestDecideMatchesExplainGenerated(t *testing.T) {
+	f, s := stages.GeneratedSnapshot(t, "small")
+	data, err := os.ReadFile(f.Requests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rf, err := ParseRequestFile(f.Requests, data, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := rf.Requests
+	if testing.Short() {
+		reqs = reqs[:200]
+	}
+	sim := New(s, allSemantics(t), rf.TrustDomain)
+	n := 0
+	for _, r := range reqs {
+		n += checkDecide(t, sim, r)
+		if t.Failed() {
+			t.FailNow()
+		}
+	}
+	if n < len(reqs) {
+		t.Fatalf("only %d decisions compared for %d requests", n, len(reqs))
+	}
+	t.Logf("%d decisions compared", n)
 }
