@@ -91,6 +91,9 @@ type rawState struct {
 	fresh bool
 	// id is the identity recorded at reading (namespace kept up to date by DefaultNamespace).
 	id snapshot.Identity
+	// apiVersion, kind and annotations are recorded at reading too, for the object's header.
+	apiVersion, kind string
+	annotations      map[string]string
 }
 
 // NewRawObject holds an object already decoded (read from the cluster, or built by a caller).
@@ -638,7 +641,16 @@ func readObject(u *unstructured.Unstructured, src snapshot.Source, lazy lazyObje
 	if err != nil {
 		return NewRawObject(u, src)
 	}
-	return RawObject{Source: src, r: &rawState{raw: snapshot.LazyRaw(lazy.object), lazy: lazy, typed: t, fresh: true, id: snapshot.IdentityOf(u)}}
+	st := &rawState{lazy: lazy, typed: t, fresh: true, id: snapshot.IdentityOf(u), apiVersion: u.GetAPIVersion(), kind: u.GetKind(), annotations: u.GetAnnotations()}
+	st.raw = snapshot.NewLazyRaw(snapshot.Lazy{Decode: lazy.object, Fresh: lazy.transient, Header: st.header})
+	return RawObject{Source: src, r: st}
+}
+
+// header is the header of the object as recorded at reading (with the namespace
+// DefaultNamespace gave it), for snapshot.Raw.Header while the object is not decoded.
+func (st *rawState) header() snapshot.Header {
+	return snapshot.Header{APIVersion: st.apiVersion, Kind: st.kind, Namespace: st.id.Namespace, Name: st.id.Name,
+		Annotations: st.annotations}
 }
 
 func checkHeader(u *unstructured.Unstructured) error {
