@@ -172,10 +172,11 @@ type suppressor struct {
 func newSuppressor(ctx *Context, cfg *Config) *suppressor {
 	s := &suppressor{byObject: map[string][]annotationSuppression{}}
 	for _, o := range ctx.Origins() {
-		if o.Object() == nil {
+		h, found := o.Header()
+		if !found {
 			continue
 		}
-		val, ok := o.Object().GetAnnotations()[SuppressAnnotation]
+		val, ok := h.Annotations[SuppressAnnotation]
 		if !ok {
 			continue
 		}
