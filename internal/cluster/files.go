@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -702,16 +703,19 @@ func readObject(u *unstructured.Unstructured, src snapshot.Source, lazy lazyObje
 		return NewRawObject(u, src)
 	}
 	st := &rawState{lazy: lazy, typed: t, fresh: true, id: snapshot.IdentityOf(u), apiVersion: u.GetAPIVersion(), kind: u.GetKind(), annotations: u.GetAnnotations()}
-	st.raw = snapshot.NewLazyRaw(snapshot.Lazy{Decode: lazy.object, Fresh: lazy.transient, Header: st.header})
+	st.raw = snapshot.NewLazyRaw(snapshot.Lazy{Decode: lazy.object, Fresh: lazy.transient, Header: st.header, Annotations: st.annots})
 	return RawObject{Source: src, r: st}
 }
 
 // header is the header of the object as recorded at reading (with the namespace
 // DefaultNamespace gave it), for snapshot.Raw.Header while the object is not decoded.
 func (st *rawState) header() snapshot.Header {
-	return snapshot.Header{APIVersion: st.apiVersion, Kind: st.kind, Namespace: st.id.Namespace, Name: st.id.Name,
-		Annotations: st.annotations}
+	return snapshot.Header{APIVersion: st.apiVersion, Kind: st.kind, Namespace: st.id.Namespace, Name: st.id.Name}
 }
+
+// annots returns the annotations of the object as recorded at reading, as GetAnnotations
+// returns them (a copy), for snapshot.Raw.Annotations while the object is not decoded.
+func (st *rawState) annots() map[string]string { return maps.Clone(st.annotations) }
 
 func checkHeader(u *unstructured.Unstructured) error {
 	if _, ok := u.Object["kind"].(string); !ok {

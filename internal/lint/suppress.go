@@ -172,11 +172,7 @@ type suppressor struct {
 func newSuppressor(ctx *Context, cfg *Config) *suppressor {
 	s := &suppressor{byObject: map[string][]annotationSuppression{}}
 	for _, o := range ctx.Origins() {
-		h, found := o.Header()
-		if !found {
-			continue
-		}
-		val, ok := h.Annotations[SuppressAnnotation]
+		val, ok := o.Annotations()[SuppressAnnotation]
 		if !ok {
 			continue
 		}

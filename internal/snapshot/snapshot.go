@@ -74,17 +74,15 @@ func (o Origin) Object() *unstructured.Unstructured {
 	return o.raw.Object()
 }
 
-// Header is what names an object, and its annotations: the values Object's GetAPIVersion,
-// GetKind, GetNamespace, GetName and GetAnnotations return.
+// Header is what names an object: the values Object's GetAPIVersion, GetKind,
+// GetNamespace and GetName return.
 type Header struct {
 	APIVersion, Kind, Namespace, Name string
-	Annotations                       map[string]string
 }
 
 // HeaderOf returns the header of an object.
 func HeaderOf(u *unstructured.Unstructured) Header {
-	return Header{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(),
-		Annotations: u.GetAnnotations()}
+	return Header{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
 }
 
 // GroupVersionKind is what Object().GroupVersionKind() returns: empty when the
@@ -104,6 +102,15 @@ func (o Origin) Header() (h Header, ok bool) {
 		return Header{}, false
 	}
 	return o.raw.Header()
+}
+
+// Annotations returns what Object().GetAnnotations() would (nil when there is no
+// object), without decoding the object again when its reader recorded them.
+func (o Origin) Annotations() map[string]string {
+	if o.raw == nil {
+		return nil
+	}
+	return o.raw.Annotations()
 }
 
 // Fresh returns a copy of the object as read that the caller may modify, decoded again
@@ -139,6 +146,8 @@ type Lazy struct {
 	Fresh func() *unstructured.Unstructured
 	// Header, when set, returns what HeaderOf would of the object Decode returns.
 	Header func() Header
+	// Annotations, when set, returns what GetAnnotations would of the object Decode returns.
+	Annotations func() map[string]string
 }
 
 // NewRaw holds an object already decoded (objects read live, overlays, tests).
@@ -199,6 +208,22 @@ func (r *Raw) Header() (Header, bool) {
 		return Header{}, false
 	}
 	return HeaderOf(u), true
+}
+
+// Annotations returns Object().GetAnnotations(), without decoding the object when it has
+// not been and its reader recorded them; nil when there is no object.
+func (r *Raw) Annotations() map[string]string {
+	if r == nil {
+		return nil
+	}
+	if u := r.obj.Load(); u == nil && r.lazy.Annotations != nil {
+		return r.lazy.Annotations()
+	}
+	u := r.Object()
+	if u == nil {
+		return nil
+	}
+	return u.GetAnnotations()
 }
 
 // Fresh returns a copy of Object() that the caller owns: decoded again without being
