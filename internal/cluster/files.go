@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -18,6 +19,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/agpol/agpol/internal/parallel"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -91,6 +93,9 @@ type rawState struct {
 	fresh bool
 	// id is the identity recorded at reading (namespace kept up to date by DefaultNamespace).
 	id snapshot.Identity
+	// apiVersion, kind and annotations are recorded at reading too, for the object's header.
+	apiVersion, kind string
+	annotations      map[string]string
 }
 
 // NewRawObject holds an object already decoded (read from the cluster, or built by a caller).
@@ -189,12 +194,36 @@ func defaultsNamespace(group, kind string) bool {
 
 // ReadFiles reads every object of the named files, directories and "-" in order.
 // It stops at the first malformed document with an *InputError.
+//
+// Files are read one after the other, in order, and parsed in parallel (parallel.For);
+// the objects, and the error reported, are those of parsing each file after the
+// previous one: the first error in file order, the document limit counted over the
+// files in order, and a reading error only when every file read before it parsed.
 func ReadFiles(opts FileOptions) ([]RawObject, *FilePositions, error) {
 	lim := DefaultLimits
 	if opts.Limits != nil {
 		lim = *opts.Limits
 	}
-	r := &fileReader{lim: lim, positions: newFilePositions()}
+	type input struct {
+		name string
+		data []byte
+	}
+	var (
+		inputs []input
+		total  int64
+		// stop is what ended reading early, reported if the files read before it parse.
+		stop error
+	)
+	add := func(name string, data []byte) bool {
+		total += int64(len(data))
+		if total > lim.MaxTotalBytes {
+			stop = &InputError{File: name, Err: fmt.Errorf("input is larger than %s in all", byteSize(lim.MaxTotalBytes))}
+			return false
+		}
+		inputs = append(inputs, input{name, data})
+		return true
+	}
+read:
 	for _, name := range opts.Filenames {
 		if name == "-" {
 			in := opts.Stdin
@@ -203,24 +232,58 @@ func ReadFiles(opts FileOptions) ([]RawObject, *FilePositions, error) {
 			}
 			data, err := readLimited(in, lim.MaxFileBytes)
 			if err != nil {
-				return nil, nil, &InputError{File: "<stdin>", Err: err}
+				stop = &InputError{File: "<stdin>", Err: err}
+				break
 			}
-			if err := r.parse("<stdin>", data); err != nil {
-				return nil, nil, err
+			if !add("<stdin>", data) {
+				break
 			}
 			continue
 		}
 		files, err := expand(name, opts.Recursive)
 		if err != nil {
-			return nil, nil, err
+			stop = err
+			break
 		}
 		for _, f := range files {
-			if err := r.readFile(f); err != nil {
-				return nil, nil, err
+			data, err := readFile(f, lim)
+			if err != nil {
+				stop = err
+				break read
+			}
+			if !add(f, data) {
+				break read
 			}
 		}
 	}
-	return r.out, r.positions, nil
+	parsed := make([]*fileReader, len(inputs))
+	var shared sync.Map
+	parallel.For(len(inputs), func(i int) {
+		r := &fileReader{lim: lim, shared: &shared}
+		r.err = r.parse(inputs[i].name, inputs[i].data)
+		parsed[i] = r
+	})
+	positions := newFilePositions()
+	var out []RawObject
+	docs := 0
+	for i, r := range parsed {
+		// A file stops at the first document past the limit, counted from its start
+		// (parse): here the count goes on from the files before it.
+		if docs+r.docs > lim.MaxDocuments {
+			return nil, nil, &InputError{File: inputs[i].name, Err: fmt.Errorf("more than %d documents", lim.MaxDocuments)}
+		}
+		if r.err != nil {
+			return nil, nil, r.err
+		}
+		docs += r.docs
+		positions.keep(r.file)
+		out = append(out, r.out...)
+		parsed[i] = nil
+	}
+	if stop != nil {
+		return nil, nil, stop
+	}
+	return out, positions, nil
 }
 
 // expand turns a path into the files to read: a file as is; a directory's .yaml, .yml
@@ -278,19 +341,23 @@ func cleanPathErr(err error) error {
 	return err
 }
 
+// fileReader parses one file.
 type fileReader struct {
-	lim       Limits
-	total     int64
-	docs      int
-	out       []RawObject
-	positions *FilePositions
-	strings   map[string]string // see converter.strings
+	lim Limits
+	// docs counts the documents parsed, including the one an error stopped at.
+	docs    int
+	out     []RawObject
+	file    *keptFile
+	strings map[string]string // see converter.strings
+	shared  *sync.Map         // see converter.shared
+	err     error
 }
 
-func (r *fileReader) readFile(name string) error {
+// readFile reads a file named on the command line or found in a directory.
+func readFile(name string, lim Limits) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return &InputError{File: name, Err: cleanPathErr(err)}
+		return nil, &InputError{File: name, Err: cleanPathErr(err)}
 	}
 	defer f.Close()
 	// A file named on the command line may also be a pipe or a character device
@@ -299,19 +366,19 @@ func (r *fileReader) readFile(name string) error {
 	if st, err := f.Stat(); err == nil {
 		m := st.Mode()
 		if !m.IsRegular() && m&(fs.ModeNamedPipe|fs.ModeCharDevice) == 0 {
-			return &InputError{File: name, Err: fmt.Errorf("not a regular file (%s)", fileType(m))}
+			return nil, &InputError{File: name, Err: fmt.Errorf("not a regular file (%s)", fileType(m))}
 		}
-		if m.IsRegular() && st.Size() <= r.lim.MaxFileBytes {
+		if m.IsRegular() && st.Size() <= lim.MaxFileBytes {
 			// The bytes are kept for the whole run (objects are decoded again from
 			// them): read into a buffer of the file's size, not one grown by doubling.
 			in = sizedReader{f, st.Size()}
 		}
 	}
-	data, err := readLimited(in, r.lim.MaxFileBytes)
+	data, err := readLimited(in, lim.MaxFileBytes)
 	if err != nil {
-		return &InputError{File: name, Err: err}
+		return nil, &InputError{File: name, Err: err}
 	}
-	return r.parse(name, data)
+	return data, nil
 }
 
 func fileType(m fs.FileMode) string {
@@ -363,11 +430,8 @@ func readLimited(in io.Reader, max int64) ([]byte, error) {
 	return data, nil
 }
 
+// parse parses the file's data; the total size was checked by ReadFiles.
 func (r *fileReader) parse(name string, data []byte) error {
-	r.total += int64(len(data))
-	if r.total > r.lim.MaxTotalBytes {
-		return &InputError{File: name, Err: fmt.Errorf("input is larger than %s in all", byteSize(r.lim.MaxTotalBytes))}
-	}
 	if bytes.IndexByte(data, 0) >= 0 {
 		return &InputError{File: name, Err: errors.New("binary file (contains NUL bytes), not YAML or JSON")}
 	}
@@ -376,7 +440,7 @@ func (r *fileReader) parse(name string, data []byte) error {
 		return &InputError{File: name, Line: line, Err: errors.New("invalid UTF-8")}
 	}
 	f := &keptFile{name: name, data: data, lim: r.lim, lazy: documentsSplittable(data)}
-	r.positions.keep(f)
+	r.file = f
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	lines := lineIndex{data: data, line: 1}
 	for doc := 0; ; doc++ {
@@ -560,7 +624,7 @@ func (r *fileReader) document(f *keptFile, doc int, start docStart, n *yaml.Node
 	if r.strings == nil {
 		r.strings = map[string]string{}
 	}
-	c := converter{lim: r.lim, strings: r.strings}
+	c := converter{lim: r.lim, strings: r.strings, shared: r.shared}
 	v, err := c.convert(root, 0)
 	if err != nil {
 		return &InputError{File: name, Line: c.errLine, Err: err}
@@ -638,8 +702,20 @@ func readObject(u *unstructured.Unstructured, src snapshot.Source, lazy lazyObje
 	if err != nil {
 		return NewRawObject(u, src)
 	}
-	return RawObject{Source: src, r: &rawState{raw: snapshot.LazyRaw(lazy.object), lazy: lazy, typed: t, fresh: true, id: snapshot.IdentityOf(u)}}
+	st := &rawState{lazy: lazy, typed: t, fresh: true, id: snapshot.IdentityOf(u), apiVersion: u.GetAPIVersion(), kind: u.GetKind(), annotations: u.GetAnnotations()}
+	st.raw = snapshot.NewLazyRaw(snapshot.Lazy{Decode: lazy.object, Fresh: lazy.transient, Header: st.header, Annotations: st.annots})
+	return RawObject{Source: src, r: st}
 }
+
+// header is the header of the object as recorded at reading (with the namespace
+// DefaultNamespace gave it), for snapshot.Raw.Header while the object is not decoded.
+func (st *rawState) header() snapshot.Header {
+	return snapshot.Header{APIVersion: st.apiVersion, Kind: st.kind, Namespace: st.id.Namespace, Name: st.id.Name}
+}
+
+// annots returns the annotations of the object as recorded at reading, as GetAnnotations
+// returns them (a copy), for snapshot.Raw.Annotations while the object is not decoded.
+func (st *rawState) annots() map[string]string { return maps.Clone(st.annotations) }
 
 func checkHeader(u *unstructured.Unstructured) error {
 	if _, ok := u.Object["kind"].(string); !ok {
@@ -684,6 +760,9 @@ type converter struct {
 	// keys of label maps) of every object, and most are the same few words (API
 	// versions, kinds, namespaces, enum values) over and over.
 	strings map[string]string
+	// shared, when set, interns the strings strings has not seen over all the files
+	// read, which are parsed in parallel, each with its own strings.
+	shared  *sync.Map
 	nodes   int
 	errLine int
 	// alias is the outermost alias being expanded: an error inside an expansion is
@@ -807,6 +886,10 @@ func (c *converter) str(s string) string {
 	}
 	if x, ok := c.strings[s]; ok {
 		return x
+	}
+	if c.shared != nil {
+		x, _ := c.shared.LoadOrStore(s, s)
+		s = x.(string)
 	}
 	c.strings[s] = s
 	return s

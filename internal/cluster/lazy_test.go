@@ -53,6 +53,27 @@ func sameAsHeld(t *testing.T, data []byte, lim *Limits) (alone bool) {
 	if fmt.Sprint(lazyErr) != fmt.Sprint(heldErr) {
 		t.Fatalf("Build error %v, want %v", lazyErr, heldErr)
 	}
+	// Header, Annotations and Fresh answer as the held object does, without leaving the object decoded.
+	for i, o := range lazy {
+		undecoded := o.r.raw.Decoded() == nil
+		h, ok := o.r.raw.Header()
+		if want := snapshot.HeaderOf(held[i].Object()); !ok || h != want {
+			t.Errorf("object %d: header %+v, want %+v", i, h, want)
+		}
+		if got, want := o.r.raw.Annotations(), held[i].Object().GetAnnotations(); !reflect.DeepEqual(got, want) {
+			t.Errorf("object %d: annotations %v, want %v", i, got, want)
+		}
+		fresh := o.r.raw.Fresh()
+		if want := held[i].Object(); !reflect.DeepEqual(fresh, want) {
+			t.Errorf("object %d fresh:\n%v\nwant\n%v", i, fresh, want)
+		}
+		if _, isDoc := o.r.lazy.(*docRef); undecoded && isDoc && o.r.raw.Decoded() != nil {
+			t.Errorf("object %d: decoded by Header, Annotations or Fresh", i)
+		}
+		if fresh != nil && fresh == o.r.raw.Decoded() {
+			t.Errorf("object %d: Fresh returned the object Object holds", i)
+		}
+	}
 	for i, o := range lazy {
 		if got, want := o.Object(), held[i].Object(); !reflect.DeepEqual(got, want) {
 			t.Errorf("object %d decoded again:\n%v\nwant\n%v", i, got, want)

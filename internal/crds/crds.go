@@ -309,7 +309,13 @@ const blockingMessage = "some validation rules were not checked because the obje
 
 // Validate validates a copy of obj as a create request would: the object itself is not modified.
 func (v *Validator) Validate(ctx context.Context, obj *unstructured.Unstructured) Result {
-	u := obj.DeepCopy()
+	return v.ValidateOwned(ctx, obj.DeepCopy())
+}
+
+// ValidateOwned is Validate for an object the caller owns and no longer needs as it
+// was: it validates u itself, without a copy, pruning and defaulting it on the way
+// (Result.Defaulted is u, when set).
+func (v *Validator) ValidateOwned(ctx context.Context, u *unstructured.Unstructured) Result {
 	var res Result
 	if errs := v.validateTypeMeta(u); len(errs) > 0 {
 		res.Errors = errs

@@ -82,11 +82,12 @@ gateway.networking.k8s.io/v1 for Gateway API kinds.`,
 type schemaItem struct {
 	origin    snapshot.Origin
 	result    crds.Result
-	noSchema  error                      // the lookup error when no CRD serves the version
-	legacy    bool                       // the legacy agentic group, validated as the current one
-	decodeErr error                      // set for undecodable objects
-	gvk       schema.GroupVersionKind    // what to validate obj as
-	obj       *unstructured.Unstructured // what to validate; nil once validated
+	noSchema  error                   // the lookup error when no CRD serves the version
+	legacy    bool                    // the legacy agentic group, validated as the current one
+	decodeErr error                   // set for undecodable objects
+	read      schema.GroupVersionKind // the object's own group, version and kind
+	gvk       schema.GroupVersionKind // what to validate the object as
+	relabel   bool                    // validate the object with its apiVersion set to gvk's
 }
 
 // schemaRun is the schema validation of a whole context.
@@ -118,18 +119,18 @@ func schemaResults(ctx *Context) schemaRun {
 		var out []schemaItem
 		var todo []int // indexes in out of the items to validate
 		for _, o := range ctx.Origins() {
-			if o.Object() == nil {
+			h, ok := o.Header()
+			if !ok {
 				continue // built in code, not read: nothing to validate
 			}
-			gvk := o.Object().GroupVersionKind()
-			it := schemaItem{origin: o, decodeErr: undecodable[refOf(o.Object()).Key()+"@"+o.Source.String()]}
+			gvk := h.GroupVersionKind()
+			it := schemaItem{origin: o, read: gvk, decodeErr: undecodable[originRef(o).Key()+"@"+o.Source.String()]}
 			if gvk.Group == "" {
 				if it.decodeErr != nil {
 					out = append(out, it) // core kinds have no CRD; report the decode error
 				}
 				continue
 			}
-			obj := o.Object()
 			legacyGroup := gvk.Group == agentic.LegacyGroupName
 			if !o.Source.IsFile() && !ctx.RevalidateLive && !writtenAtV0alpha0(o) {
 				// Validated by the API server when stored, and pruned by it: validating
@@ -145,17 +146,15 @@ func schemaResults(ctx *Context) schemaRun {
 			if legacyGroup {
 				it.legacy = true
 				gvk.Group = agentic.GroupName
-				obj = obj.DeepCopy()
-				obj.SetAPIVersion(gvk.GroupVersion().String())
+				it.relabel = true
 			}
 			if storedLegacy(o) {
 				// Written at v0alpha0, stored (no conversion) and read back at v1alpha1
 				// without spec.action: the API server validated it as v0alpha0.
 				gvk.Version = v0alpha0.Version
-				obj = obj.DeepCopy()
-				obj.SetAPIVersion(gvk.GroupVersion().String())
+				it.relabel = true
 			}
-			it.gvk, it.obj = gvk, obj
+			it.gvk = gvk
 			todo = append(todo, len(out))
 			out = append(out, it)
 		}
@@ -169,6 +168,10 @@ func schemaResults(ctx *Context) schemaRun {
 // independent, and validators are safe for concurrent use (the API server shares them
 // between requests). Each item is written by the one call that validates it, so the
 // results, and their order, do not depend on the schedule.
+//
+// Each object is validated as a fresh copy (snapshot.Origin.Fresh): decoded again from
+// its file for this call alone, so that neither a copy for the validator nor every
+// object decoded at once is needed.
 func validateItems(items []schemaItem, todo []int) {
 	parallel.For(len(todo), func(n int) {
 		it := &items[todo[n]]
@@ -176,12 +179,15 @@ func validateItems(items []schemaItem, todo []int) {
 		if err != nil {
 			it.noSchema = err
 		} else {
-			it.result = v.Validate(context.Background(), it.obj)
+			obj := it.origin.Fresh()
+			if it.relabel {
+				obj.SetAPIVersion(it.gvk.GroupVersion().String())
+			}
+			it.result = v.ValidateOwned(context.Background(), obj)
 			// Lint reads only the errors and unknown fields: not keeping a defaulted
 			// copy of every object leaves the garbage collector less to scan.
 			it.result.Defaulted = nil
 		}
-		it.obj = nil
 	})
 }
 
@@ -191,7 +197,7 @@ func runSchemaErrors(ctx *Context) []Finding {
 		for _, e := range it.result.Errors {
 			out = append(out, schemaFinding(ctx, it.origin, e))
 		}
-		if it.decodeErr != nil && len(it.result.Errors) == 0 && (it.noSchema == nil || it.origin.Object().GroupVersionKind().Group == "") {
+		if it.decodeErr != nil && len(it.result.Errors) == 0 && (it.noSchema == nil || it.read.Group == "") {
 			f := ctx.Blame(it.origin, "")
 			f.Message = fmt.Sprintf("agpol cannot read this object, so other checks skip it: %v", it.decodeErr)
 			out = append(out, f)
@@ -230,7 +236,7 @@ func runUnknownFields(ctx *Context) []Finding {
 func runUnservedVersion(ctx *Context) []Finding {
 	var out []Finding
 	for _, it := range schemaItems(ctx) {
-		gvk := it.origin.Object().GroupVersionKind()
+		gvk := it.read
 		switch {
 		case it.legacy:
 			f := ctx.Blame(it.origin, "apiVersion")
@@ -258,16 +264,16 @@ func (c *Context) Rejected(o snapshot.Origin) bool {
 	if !o.Source.IsFile() {
 		return false
 	}
-	rejected := Memo(c, "rejected", func() map[any]bool {
-		m := map[any]bool{}
+	rejected := Memo(c, "rejected", func() map[*snapshot.Raw]bool {
+		m := map[*snapshot.Raw]bool{}
 		for _, it := range schemaResults(c).items {
 			if len(it.result.Errors) > 0 || it.decodeErr != nil {
-				m[it.origin.Object()] = true
+				m[it.origin.Raw()] = true
 			}
 		}
 		return m
 	})
-	return rejected[o.Object()]
+	return rejected[o.Raw()]
 }
 
 // servedVersions is " (served: v1, v1beta1)" for a kind with an embedded CRD.

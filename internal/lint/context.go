@@ -76,7 +76,17 @@ func (c *Context) FromFilesOnly() bool {
 // Blame starts a finding about a field of an object: object reference and the
 // field's source position filled in.
 func (c *Context) Blame(o snapshot.Origin, fieldPath string) Finding {
-	return Finding{Object: refOf(o.Object()), FieldPath: fieldPath, Source: c.Snapshot.FieldPosition(o.Source, fieldPath)}
+	return Finding{Object: originRef(o), FieldPath: fieldPath, Source: c.Snapshot.FieldPosition(o.Source, fieldPath)}
+}
+
+// originRef is refOf(o.Object()), read from the object's header so that the object is
+// not decoded again (and kept) just to be named.
+func originRef(o snapshot.Origin) ObjectRef {
+	h, ok := o.Header()
+	if !ok {
+		return ObjectRef{}
+	}
+	return ObjectRef{APIVersion: h.APIVersion, Kind: h.Kind, Namespace: h.Namespace, Name: h.Name}
 }
 
 func refOf(u *unstructured.Unstructured) ObjectRef {

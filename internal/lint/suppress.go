@@ -172,10 +172,7 @@ type suppressor struct {
 func newSuppressor(ctx *Context, cfg *Config) *suppressor {
 	s := &suppressor{byObject: map[string][]annotationSuppression{}}
 	for _, o := range ctx.Origins() {
-		if o.Object() == nil {
-			continue
-		}
-		val, ok := o.Object().GetAnnotations()[SuppressAnnotation]
+		val, ok := o.Annotations()[SuppressAnnotation]
 		if !ok {
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/agpol/agpol/internal/apis/agentic/v0alpha0"
@@ -73,12 +74,80 @@ func (o Origin) Object() *unstructured.Unstructured {
 	return o.raw.Object()
 }
 
+// Header is what names an object: the values Object's GetAPIVersion, GetKind,
+// GetNamespace and GetName return.
+type Header struct {
+	APIVersion, Kind, Namespace, Name string
+}
+
+// HeaderOf returns the header of an object.
+func HeaderOf(u *unstructured.Unstructured) Header {
+	return Header{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
+}
+
+// GroupVersionKind is what Object().GroupVersionKind() returns: empty when the
+// apiVersion does not parse.
+func (h Header) GroupVersionKind() schema.GroupVersionKind {
+	gv, err := schema.ParseGroupVersion(h.APIVersion)
+	if err != nil {
+		return schema.GroupVersionKind{}
+	}
+	return gv.WithKind(h.Kind)
+}
+
+// Header returns the header of the object as read, without decoding it again when its
+// reader recorded it; ok is false when there is no object.
+func (o Origin) Header() (h Header, ok bool) {
+	if o.raw == nil {
+		return Header{}, false
+	}
+	return o.raw.Header()
+}
+
+// Annotations returns what Object().GetAnnotations() would (nil when there is no
+// object), without decoding the object again when its reader recorded them.
+func (o Origin) Annotations() map[string]string {
+	if o.raw == nil {
+		return nil
+	}
+	return o.raw.Annotations()
+}
+
+// Fresh returns a copy of the object as read that the caller may modify, decoded again
+// from the file's bytes when it can be without keeping it (nil when there is no object).
+// Its content is that of Object; unlike Object, it leaves nothing decoded behind.
+func (o Origin) Fresh() *unstructured.Unstructured {
+	if o.raw == nil {
+		return nil
+	}
+	return o.raw.Fresh()
+}
+
+// Raw returns what holds the object; copies of an Origin return the same pointer, so it
+// tells objects apart (as a map key, for instance).
+func (o Origin) Raw() *Raw { return o.raw }
+
 // Raw holds an object as read: either the object itself, or a function that decodes it
 // again, run at most once (on the first Object call) and safe for concurrent use.
 type Raw struct {
 	obj    atomic.Pointer[unstructured.Unstructured]
 	mu     sync.Mutex
 	decode func() *unstructured.Unstructured
+	// lazy is set by NewLazyRaw and never changed; it is used only while obj is nil.
+	lazy Lazy
+}
+
+// Lazy says how to rebuild an object read from a file, and what it is without rebuilding it.
+type Lazy struct {
+	// Decode rebuilds the object; it must return the same content each time.
+	Decode func() *unstructured.Unstructured
+	// Fresh, when set, rebuilds a copy of the object that nothing else holds (nil when it
+	// cannot). It must be safe for concurrent use.
+	Fresh func() *unstructured.Unstructured
+	// Header, when set, returns what HeaderOf would of the object Decode returns.
+	Header func() Header
+	// Annotations, when set, returns what GetAnnotations would of the object Decode returns.
+	Annotations func() map[string]string
 }
 
 // NewRaw holds an object already decoded (objects read live, overlays, tests).
@@ -94,6 +163,12 @@ func NewRaw(u *unstructured.Unstructured) *Raw {
 // return the same content each time it is called.
 func LazyRaw(decode func() *unstructured.Unstructured) *Raw {
 	return &Raw{decode: decode}
+}
+
+// NewLazyRaw holds an object that l.Decode rebuilds when it is first asked for; l.Header
+// and l.Fresh, when set, answer Header and Fresh without keeping the object decoded.
+func NewLazyRaw(l Lazy) *Raw {
+	return &Raw{decode: l.Decode, lazy: l}
 }
 
 // Object returns the object, decoding it on the first call; later calls (from any
@@ -117,6 +192,56 @@ func (r *Raw) Object() *unstructured.Unstructured {
 	r.obj.Store(u)
 	r.decode = nil // what rebuilt it (file bytes) is no longer needed here
 	return u
+}
+
+// Header returns HeaderOf(Object()), without decoding the object when it has not been
+// and its reader recorded the header; ok is false when there is no object.
+func (r *Raw) Header() (Header, bool) {
+	if r == nil {
+		return Header{}, false
+	}
+	if u := r.obj.Load(); u == nil && r.lazy.Header != nil {
+		return r.lazy.Header(), true
+	}
+	u := r.Object()
+	if u == nil {
+		return Header{}, false
+	}
+	return HeaderOf(u), true
+}
+
+// Annotations returns Object().GetAnnotations(), without decoding the object when it has
+// not been and its reader recorded them; nil when there is no object.
+func (r *Raw) Annotations() map[string]string {
+	if r == nil {
+		return nil
+	}
+	if u := r.obj.Load(); u == nil && r.lazy.Annotations != nil {
+		return r.lazy.Annotations()
+	}
+	u := r.Object()
+	if u == nil {
+		return nil
+	}
+	return u.GetAnnotations()
+}
+
+// Fresh returns a copy of Object() that the caller owns: decoded again without being
+// kept when the object has not been decoded and its reader can, else a deep copy.
+func (r *Raw) Fresh() *unstructured.Unstructured {
+	if r == nil {
+		return nil
+	}
+	if u := r.obj.Load(); u == nil && r.lazy.Fresh != nil {
+		if u := r.lazy.Fresh(); u != nil {
+			return u
+		}
+	}
+	u := r.Object()
+	if u == nil {
+		return nil
+	}
+	return u.DeepCopy()
 }
 
 // Decoded returns the object if it has been decoded (or was given), else nil, without decoding it.
