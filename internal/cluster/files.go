@@ -257,14 +257,21 @@ read:
 		}
 	}
 	parsed := make([]*fileReader, len(inputs))
-	var shared sync.Map
+	shared := &internTable{m: map[string]string{}}
 	parallel.For(len(inputs), func(i int) {
-		r := &fileReader{lim: lim, shared: &shared}
+		r := &fileReader{lim: lim, shared: shared}
 		r.err = r.parse(inputs[i].name, inputs[i].data)
+		// The file's own intern table is not needed past its parse: dropped here, not
+		// at the join, so that the tables of every file are not live at once.
+		r.strings = nil
 		parsed[i] = r
 	})
 	positions := newFilePositions()
-	var out []RawObject
+	n := 0
+	for _, r := range parsed {
+		n += len(r.out)
+	}
+	out := make([]RawObject, 0, n)
 	docs := 0
 	for i, r := range parsed {
 		// A file stops at the first document past the limit, counted from its start
@@ -349,7 +356,7 @@ type fileReader struct {
 	out     []RawObject
 	file    *keptFile
 	strings map[string]string // see converter.strings
-	shared  *sync.Map         // see converter.shared
+	shared  *internTable      // see converter.shared
 	err     error
 }
 
@@ -762,7 +769,7 @@ type converter struct {
 	strings map[string]string
 	// shared, when set, interns the strings strings has not seen over all the files
 	// read, which are parsed in parallel, each with its own strings.
-	shared  *sync.Map
+	shared  *internTable
 	nodes   int
 	errLine int
 	// alias is the outermost alias being expanded: an error inside an expansion is
@@ -888,8 +895,7 @@ func (c *converter) str(s string) string {
 		return x
 	}
 	if c.shared != nil {
-		x, _ := c.shared.LoadOrStore(s, s)
-		s = x.(string)
+		s = c.shared.intern(s)
 	}
 	c.strings[s] = s
 	return s
@@ -1290,4 +1296,23 @@ func step(n *yaml.Node, seg string) (at, next *yaml.Node) {
 		}
 	}
 	return nil, nil
+}
+
+// internTable interns strings across the files parsed in parallel. A plain map under a
+// mutex: each file's own table (converter.strings) answers most lookups, so this one is
+// asked once per distinct string of a file, and holds fewer bytes per string than a
+// sync.Map.
+type internTable struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (t *internTable) intern(s string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if x, ok := t.m[s]; ok {
+		return x
+	}
+	t.m[s] = s
+	return s
 }
