@@ -180,6 +180,11 @@ func validateItems(items []schemaItem, todo []int) {
 			it.noSchema = err
 		} else {
 			obj := it.origin.Fresh()
+			if obj == nil {
+				// Not expected: an item has a header, so an object was read.
+				it.decodeErr = fmt.Errorf("the object could not be decoded again for validation")
+				return
+			}
 			if it.relabel {
 				obj.SetAPIVersion(it.gvk.GroupVersion().String())
 			}
