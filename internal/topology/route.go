@@ -234,8 +234,10 @@ func lowerASCII(s string) string {
 
 // queryValue returns the value of the first parameter of a raw query named name, as
 // Envoy's query_parameters matcher sees it: values are compared raw (not
-// percent-decoded), a parameter without "=" has the empty value, and empty pairs
-// ("a=1&&b=2") are skipped. It scans the query instead of building a map, so matching
+// percent-decoded: the router's RouteEntryImplBase::matchRoute parses the query with
+// Http::Utility::parseQueryString, not parseAndDecodeQueryString, which only other
+// filters use), the first of repeated names counts, a parameter without "=" has the
+// empty value, and empty pairs ("a=1&&b=2") are skipped. It scans the query instead of building a map, so matching
 // allocates nothing.
 func queryValue(raw, name string) (string, bool) {
 	for raw != "" {
