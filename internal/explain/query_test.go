@@ -150,7 +150,14 @@ func TestDecideMatchesExplain(t *testing.T) {
 	sems := allSemantics(t)
 	sourceNone := effective.Reference()
 	sourceNone.Name, sourceNone.SourceFailOpen = "reference-source-none", effective.SourceNone
-	sems = append(sems, sourceNone)
+	// The legacy built-in allowances under a merged Allow filter: no preset has them
+	// there, but the flat path reads them (session close, HTTP GET) like any rule.
+	builtinMerged := effective.Reference()
+	builtinMerged.Name, builtinMerged.BaseMethods = "reference-builtin-allowances", effective.BaseMethodsBuiltin
+	// The L7 fields as the API documents them (no preset enforces them).
+	l7 := effective.Reference()
+	l7.Name, l7.L7Fields = "reference-l7-enforced", effective.Enforced
+	sems = append(sems, sourceNone, builtinMerged, l7)
 	dirs := []string{"../../testdata/examples"}
 	m, _ := filepath.Glob("../../testdata/simulate/*")
 	dirs = append(dirs, m...)
