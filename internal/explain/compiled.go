@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/agpol/agpol/internal/effective"
@@ -8,48 +9,67 @@ import (
 	"github.com/agpol/agpol/internal/topology"
 )
 
-// compiledChain is a chain with what untraced decisions read of it laid out flat, in a
-// few contiguous arrays: each rule's principal and permission as symbols (exact
-// stand-ins for the strings, see symbols), so that deciding a request reads a few cache
-// lines of the chain instead of every level, policy, rule, permission and method
-// matcher it points to. The permissions flat cannot hold (CEL, L7 matchers, legacy HTTP
-// methods) are read from the rule itself, as the traced path does.
+// compiledChain is a chain with what untraced decisions read of it laid out as one
+// program: a contiguous []uint32 (code) holding every rule's principal and permission as
+// symbols (exact stand-ins for the strings, see symbols), so that deciding a request
+// reads a few consecutive cache lines instead of every level, policy, rule, permission
+// and method matcher the chain points to. The layout of code, for the chain's n rules
+// numbered in level order (each level's Allow rules, its ExternalAuth rules, its legacy
+// ExternalAuth rules):
+//
+//	code[0:n]          the principal column: rule j's principal symbol (or symAny, symNone)
+//	code[n+3j : n+3j+3] rule j: permission flags, then where its method matchers start and end
+//	then, rule by rule, its method matchers (methodWords each: the name's symbol, or
+//	prefixBit|i for the prefix prefixes[i]; where its params start and end) followed by
+//	their params' symbols.
+//
+// A level is scanned on its principal column alone; only a rule that selects the caller
+// has its permission read. What the program cannot hold (CEL, L7 matchers, legacy HTTP
+// methods: permComplex) is matched on the rule itself, as the traced path does. The rule
+// IDs are read only for the rule that decides.
 type compiledChain struct {
-	chain *effective.Chain
-	sem   *effective.Semantics // the engine's, shared by its chains
-	// levels are chain.Levels(), with what deciding reads of each.
-	levels      []flatLevel
-	levelPtrs   []*effective.Level // chain.Levels()
-	anyPolicies bool               // some level has a policy (Level.HasPolicies)
-	// sharedExtAuth is chain.SharedExtAuth.
+	sem *effective.Semantics // the engine's, shared by its chains
+	// anyPolicies: some level has a policy (Level.HasPolicies); sharedExtAuth is
+	// chain.SharedExtAuth; n is the number of levels.
+	anyPolicies   bool
 	sharedExtAuth bool
-	rules         []flatRule
-	methods       []flatMethod
-	params        []uint32 // the symbols of methods' params.name values
+	n             uint8
+	// nRules is the number of rules: where their entries start in code.
+	nRules int32
+	levels [maxLevels]flatLevel
+	code   []uint32
+
+	// Read only for the deciding rule, a complex permission, or a prefix matcher.
+	ids      []string          // ids[j] is rule j's ID; policy IDs follow the rules'
+	rules    []*effective.Rule // rules[j] is rule j
+	prefixes []string
+	chain    *effective.Chain
+	lp       [maxLevels]*effective.Level // chain.Levels()
 }
 
-type flatLevel struct {
-	l    *effective.Level
-	name effective.LevelName
-	// rules[start:end] are l.Merged, in order.
-	start, end int32
-	// ruleLess is the ID of l.RuleLessAllow() ("" when none).
-	ruleLess string
+// maxLevels is the most levels a chain has: the gateway's and the backend's.
+const maxLevels = 2
 
+type flatLevel struct {
+	name effective.LevelName
+	// rules start:end are l.Merged, in order.
+	start, end int32
+	// ruleLess is the index in ids of the ID of l.RuleLessAllow(), -1 when none.
+	ruleLess int32
 	// extPolicy is set when the level has an ExternalAuth policy (l.ExtAuth): extBy is
-	// its ID when it has no rules, else rules[extStart:extEnd] are its rules; extFilter
-	// is l.ExtAuthFilter.
+	// the index in ids of its ID when it has no rules (else -1), and rules
+	// extStart:extEnd are its rules; extFilter is l.ExtAuthFilter.
 	extPolicy        bool
 	extFilter        bool
-	extBy            string
+	extBy            int32
 	extStart, extEnd int32
-	// rules[legStart:legEnd] are l.LegacyExt.
+	// rules legStart:legEnd are l.LegacyExt.
 	legStart, legEnd int32
 }
 
-// Permission flags of a flat rule.
+// Permission flags of a rule.
 const (
-	permAny uint8 = 1 << iota
+	permAny uint32 = 1 << iota
 	permNotToolsCall
 	permBase
 	permSessionClose
@@ -58,23 +78,13 @@ const (
 	permComplex
 )
 
-type flatRule struct {
-	// principal is the symbol of the SPIFFE ID the rule selects, or symAny or symNone.
-	principal uint32
-	perm      uint8
-	// methods[mStart:mEnd] are the rule's method matchers.
-	mStart, mEnd uint32
-	id           string // rule.ID()
-	rule         *effective.Rule
-}
-
-type flatMethod struct {
-	name uint32 // the symbol of an exact method name; 0 for a prefix
-	// prefix is the name of a prefix matcher (a method category), "" for an exact one.
-	prefix string
-	// params[pStart:pEnd] are the params.name values the method requires (none: any).
-	pStart, pEnd uint32
-}
+// ruleWords and methodWords are the sizes of a rule's and a method matcher's entries.
+const (
+	ruleWords   = 3
+	methodWords = 3
+	// prefixBit marks a method matcher's first word as the index of a prefix.
+	prefixBit = uint32(1) << 31
+)
 
 // Principal symbols a rule can hold besides an interned SPIFFE ID.
 const (
@@ -140,121 +150,163 @@ func (s *symbols) lookup(c *reqCtx, buf []byte, out *reqSyms) []byte {
 }
 
 func compileChain(syms *symbols, sem *effective.Semantics, c *effective.Chain) *compiledChain {
-	cc := &compiledChain{chain: c, sem: sem, levelPtrs: c.Levels(), sharedExtAuth: c.SharedExtAuth}
-	for _, l := range cc.levelPtrs {
-		fl := flatLevel{l: l, name: l.Name}
+	levels := c.Levels()
+	if len(levels) > maxLevels {
+		panic(fmt.Sprintf("explain: a chain of %d levels (at most %d: gateway and backend)", len(levels), maxLevels))
+	}
+	cc := &compiledChain{chain: c, sem: sem, sharedExtAuth: c.SharedExtAuth, n: uint8(len(levels))}
+	copy(cc.lp[:], levels)
+	// Number the rules level by level, then lay out the program.
+	add := func(rules []*effective.Rule) (start, end int32) {
+		start = int32(len(cc.rules))
+		cc.rules = append(cc.rules, rules...)
+		return start, int32(len(cc.rules))
+	}
+	var policyIDs []string
+	policyID := func(id string) int32 {
+		policyIDs = append(policyIDs, id)
+		return int32(len(policyIDs) - 1) // made absolute below
+	}
+	for i, l := range levels {
+		fl := &cc.levels[i]
+		*fl = flatLevel{name: l.Name, ruleLess: -1, extBy: -1}
 		if p := l.RuleLessAllow(); p != nil {
-			fl.ruleLess = p.ID()
+			fl.ruleLess = policyID(p.ID())
 		}
 		cc.anyPolicies = cc.anyPolicies || l.HasPolicies()
-		fl.start, fl.end = cc.add(syms, l.Merged)
+		fl.start, fl.end = add(l.Merged)
 		if p := l.ExtAuth; p != nil {
 			fl.extPolicy, fl.extFilter = true, l.ExtAuthFilter
 			if p.RuleLess {
-				fl.extBy = p.ID()
+				fl.extBy = policyID(p.ID())
 			} else {
-				fl.extStart, fl.extEnd = cc.add(syms, p.Rules)
+				fl.extStart, fl.extEnd = add(p.Rules)
 			}
 		}
-		fl.legStart, fl.legEnd = cc.add(syms, l.LegacyExt)
-		cc.levels = append(cc.levels, fl)
+		fl.legStart, fl.legEnd = add(l.LegacyExt)
 	}
+	n := len(cc.rules)
+	cc.nRules = int32(n)
+	for i := range cc.levels[:cc.n] {
+		fl := &cc.levels[i]
+		if fl.ruleLess >= 0 {
+			fl.ruleLess += int32(n)
+		}
+		if fl.extBy >= 0 {
+			fl.extBy += int32(n)
+		}
+	}
+	cc.ids = make([]string, n, n+len(policyIDs))
+	for j, r := range cc.rules {
+		cc.ids[j] = r.ID()
+	}
+	cc.ids = append(cc.ids, policyIDs...)
+	code := make([]uint32, n+ruleWords*n, n+ruleWords*n+methodWords*n)
+	for j, r := range cc.rules {
+		code[j] = principalSymbol(syms, &r.Principal)
+		code = cc.appendPermission(syms, code, n+ruleWords*j, &r.Permission)
+	}
+	cc.code = code
 	return cc
 }
 
-// add flattens rules into cc.rules and returns where they are.
-func (cc *compiledChain) add(syms *symbols, rules []*effective.Rule) (start, end int32) {
-	start = int32(len(cc.rules))
-	for _, r := range rules {
-		cc.rules = append(cc.rules, cc.flatten(syms, r))
+func principalSymbol(syms *symbols, p *effective.Principal) uint32 {
+	switch {
+	case p.None:
+		return symNone
+	case p.Any:
+		return symAny
 	}
-	return start, int32(len(cc.rules))
+	return syms.intern(p.Value)
 }
 
-func (cc *compiledChain) flatten(syms *symbols, r *effective.Rule) flatRule {
-	fr := flatRule{id: r.ID(), rule: r}
-	switch p := &r.Principal; {
-	case p.None:
-		fr.principal = symNone
-	case p.Any:
-		fr.principal = symAny
-	default:
-		fr.principal = syms.intern(p.Value)
-	}
-	p := &r.Permission
+// appendPermission fills the rule entry at code[at:] with permission p and appends its
+// method matchers and their params to code.
+func (cc *compiledChain) appendPermission(syms *symbols, code []uint32, at int, p *effective.Permission) []uint32 {
+	var perm uint32
 	if p.Any {
-		fr.perm |= permAny
+		perm |= permAny
 	}
 	if p.NotToolsCall {
-		fr.perm |= permNotToolsCall
+		perm |= permNotToolsCall
 	}
 	if p.Base {
-		fr.perm |= permBase
+		perm |= permBase
 	}
 	if p.SessionClose {
-		fr.perm |= permSessionClose
+		perm |= permSessionClose
 	}
 	if p.CEL != nil || p.L7 != nil || len(p.HTTPMethods) > 0 {
-		fr.perm |= permComplex
+		perm |= permComplex
 	}
-	fr.mStart = uint32(len(cc.methods))
+	code[at] = perm
+	code[at+1] = uint32(len(code))
 	for i := range p.Methods {
 		m := &p.Methods[i]
-		fm := flatMethod{pStart: uint32(len(cc.params))}
+		k := len(code)
+		code = append(code, 0, 0, 0)
 		if m.Prefix {
-			fm.prefix = m.Name
+			code[k] = prefixBit | uint32(len(cc.prefixes))
+			cc.prefixes = append(cc.prefixes, m.Name)
 		} else {
-			fm.name = syms.intern(m.Name)
+			code[k] = syms.intern(m.Name)
 		}
+		code[k+1] = uint32(len(code))
 		for _, v := range m.Params {
-			cc.params = append(cc.params, syms.intern(v))
+			code = append(code, syms.intern(v))
 		}
-		fm.pEnd = uint32(len(cc.params))
-		cc.methods = append(cc.methods, fm)
+		code[k+2] = uint32(len(code))
 	}
-	fr.mEnd = uint32(len(cc.methods))
-	return fr
+	code[at+2] = uint32(len(code))
+	return code
 }
 
-// selects reports whether rule fr selects the caller (matchPrincipal).
-func (fr *flatRule) selects(rq *reqSyms) bool {
-	return fr.principal == symAny || fr.principal == rq.caller
+// selects reports whether rule j selects the caller (matchPrincipal).
+func (cc *compiledChain) selects(j int32, rq *reqSyms) bool {
+	p := cc.code[j]
+	return p == symAny || p == rq.caller
 }
 
-// permits is matchPermission for a flat rule of cc.
-func (cc *compiledChain) permits(fr *flatRule, rq *reqSyms, c *reqCtx) bool {
-	if fr.perm&permComplex != 0 {
-		return matchPermission(&fr.rule.Permission, c, nil)
+// permits is matchPermission for rule j.
+func (cc *compiledChain) permits(j int32, rq *reqSyms, c *reqCtx) bool {
+	code := cc.code
+	at := int(cc.nRules) + ruleWords*int(j)
+	perm := code[at]
+	if perm&permComplex != 0 {
+		return matchPermission(&cc.rules[j].Permission, c, nil)
 	}
-	if fr.perm&permAny != 0 || (fr.perm&permNotToolsCall != 0 && !c.toolsCall) {
+	if perm&permAny != 0 || (perm&permNotToolsCall != 0 && !c.toolsCall) {
 		return true
 	}
 	if c.hasMCP {
-		for _, m := range cc.methods[fr.mStart:fr.mEnd] {
-			if m.name == 0 {
-				if len(c.mcpMethod) < len(m.prefix) || c.mcpMethod[:len(m.prefix)] != m.prefix {
+		for k, end := code[at+1], code[at+2]; k < end; {
+			name, pStart, pEnd := code[k], code[k+1], code[k+2]
+			k = pEnd // the next matcher follows this one's params
+			if name&prefixBit != 0 {
+				prefix := cc.prefixes[name&^prefixBit]
+				if len(c.mcpMethod) < len(prefix) || c.mcpMethod[:len(prefix)] != prefix {
 					continue
 				}
-			} else if m.name != rq.method {
+			} else if name != rq.method {
 				continue
 			}
-			if m.pStart == m.pEnd {
+			if pStart == pEnd {
 				return true
 			}
 			if rq.tool == 0 {
 				continue
 			}
-			for _, p := range cc.params[m.pStart:m.pEnd] {
+			for _, p := range code[pStart:pEnd] {
 				if p == rq.tool {
 					return true
 				}
 			}
 		}
 	}
-	if fr.perm&permBase != 0 && matchBase(c) {
+	if perm&permBase != 0 && matchBase(c) {
 		return true
 	}
-	if fr.perm&permSessionClose != 0 && c.httpMethod == "DELETE" {
+	if perm&permSessionClose != 0 && c.httpMethod == "DELETE" {
 		_, ok := c.headers["mcp-session-id"]
 		return ok
 	}

@@ -84,6 +84,8 @@ type evaluator struct {
 	// on a compiled chain (decideFlat); nil otherwise.
 	flat *compiledChain
 	rq   reqSyms
+	// levels are chain.Levels() when not deciding on a compiled chain.
+	levels []*effective.Level
 
 	allowBy, allowLevel       string
 	ruleLessBy, ruleLessLevel string
@@ -219,13 +221,13 @@ func (e ExtAuth) String() string {
 }
 
 func (ev *evaluator) run() {
-	var levels []*effective.Level
-	any := false
+	n, any := 0, false
 	if ev.flat != nil {
-		levels, any = ev.flat.levelPtrs, ev.flat.anyPolicies
+		n, any = int(ev.flat.n), ev.flat.anyPolicies
 	} else {
-		levels = ev.chain.Levels()
-		for _, l := range levels {
+		ev.levels = ev.chain.Levels()
+		n = len(ev.levels)
+		for _, l := range ev.levels {
 			if l.HasPolicies() {
 				any = true
 			}
@@ -245,33 +247,33 @@ func (ev *evaluator) run() {
 	}
 	switch ev.sem.ExtAuthPlacement {
 	case effective.ExtAuthPerLevel:
-		for i, l := range levels {
-			if ev.extStepAt(i, l); ev.done || ev.unknown != "" {
+		for i := 0; i < n; i++ {
+			if ev.extStepAt(i); ev.done || ev.unknown != "" {
 				return
 			}
-			if ev.allowStep(i, l); ev.done {
+			if ev.allowStep(i); ev.done {
 				return
 			}
 		}
 	case effective.ExtAuthLast:
-		for i, l := range levels {
-			if ev.allowStep(i, l); ev.done {
+		for i := 0; i < n; i++ {
+			if ev.allowStep(i); ev.done {
 				return
 			}
 		}
-		for i, l := range levels {
-			if ev.extStepAt(i, l); ev.done || ev.unknown != "" {
+		for i := 0; i < n; i++ {
+			if ev.extStepAt(i); ev.done || ev.unknown != "" {
 				return
 			}
 		}
 	default:
-		for i, l := range levels {
-			if ev.extStepAt(i, l); ev.done || ev.unknown != "" {
+		for i := 0; i < n; i++ {
+			if ev.extStepAt(i); ev.done || ev.unknown != "" {
 				return
 			}
 		}
-		for i, l := range levels {
-			if ev.allowStep(i, l); ev.done {
+		for i := 0; i < n; i++ {
+			if ev.allowStep(i); ev.done {
 				return
 			}
 		}
@@ -288,35 +290,42 @@ func (ev *evaluator) run() {
 	}
 }
 
-// extStepAt is extStep for level i, l, which a compiled chain passes over without
-// reading l when the level has no ExternalAuth part (extStep would do nothing).
-func (ev *evaluator) extStepAt(i int, l *effective.Level) {
+// level is the chain's level i.
+func (ev *evaluator) level(i int) *effective.Level {
+	if ev.flat != nil {
+		return ev.flat.lp[i]
+	}
+	return ev.levels[i]
+}
+
+// extStepAt is extStep for level i, which a compiled chain runs from its program.
+func (ev *evaluator) extStepAt(i int) {
 	if ev.flat != nil {
 		ev.extFlat(&ev.flat.levels[i])
 		return
 	}
-	ev.extStep(l)
+	ev.extStep(ev.levels[i])
 }
 
 // extFlat is extStep, untraced, on a level of a compiled chain.
 func (ev *evaluator) extFlat(fl *flatLevel) {
 	cc := ev.flat
 	if fl.extPolicy {
-		by := fl.extBy
-		for j := fl.extStart; j < fl.extEnd && by == ""; j++ {
-			if fr := &cc.rules[j]; fr.selects(&ev.rq) && cc.permits(fr, &ev.rq, ev.c) {
-				by = fr.id
+		by := fl.extBy // a rule-less ExternalAuth delegates every request
+		for j := fl.extStart; j < fl.extEnd && by < 0; j++ {
+			if cc.selects(j, &ev.rq) && cc.permits(j, &ev.rq, ev.c) {
+				by = j
 			}
 		}
-		if by != "" {
-			if ev.consult(fl.name, by, !fl.extFilter, ""); ev.done || ev.unknown != "" {
+		if by >= 0 {
+			if ev.consult(fl.name, cc.ids[by], !fl.extFilter, ""); ev.done || ev.unknown != "" {
 				return
 			}
 		}
 	}
 	for j := fl.legStart; j < fl.legEnd; j++ {
-		if fr := &cc.rules[j]; fr.selects(&ev.rq) && cc.permits(fr, &ev.rq, ev.c) {
-			if ev.consult(fl.name, fr.id, false, ""); ev.done || ev.unknown != "" {
+		if cc.selects(j, &ev.rq) && cc.permits(j, &ev.rq, ev.c) {
+			if ev.consult(fl.name, cc.ids[j], false, ""); ev.done || ev.unknown != "" {
 				return
 			}
 		}
@@ -429,15 +438,16 @@ func (ev *evaluator) sharedExtAuth() bool {
 }
 
 // allowStep runs the Allow filter of level i of the chain.
-func (ev *evaluator) allowStep(i int, l *effective.Level) {
+func (ev *evaluator) allowStep(i int) {
 	if ev.sem.AllowCombine == effective.CombineAllPolicies {
-		ev.allowPerPolicy(l)
+		ev.allowPerPolicy(ev.level(i))
 		return
 	}
 	if ev.flat != nil {
 		ev.allowFlat(&ev.flat.levels[i])
 		return
 	}
+	l := ev.levels[i]
 	if len(l.Merged) == 0 {
 		if p := l.RuleLessAllow(); p != nil {
 			ev.ruleLessBy, ev.ruleLessLevel = p.ID(), string(l.Name)
@@ -521,19 +531,18 @@ func (ev *evaluator) allowStep(i int, l *effective.Level) {
 func (ev *evaluator) allowFlat(fl *flatLevel) {
 	cc := ev.flat
 	if fl.start == fl.end {
-		if fl.ruleLess != "" {
-			ev.ruleLessBy, ev.ruleLessLevel = fl.ruleLess, string(fl.name)
+		if fl.ruleLess >= 0 {
+			ev.ruleLessBy, ev.ruleLessLevel = cc.ids[fl.ruleLess], string(fl.name)
 		}
 		return
 	}
 	selected := false
 	for j := fl.start; j < fl.end; j++ {
-		fr := &cc.rules[j]
-		if !fr.selects(&ev.rq) {
+		if !cc.selects(j, &ev.rq) {
 			continue
 		}
-		if cc.permits(fr, &ev.rq, ev.c) {
-			ev.allowBy, ev.allowLevel = fr.id, string(fl.name)
+		if cc.permits(j, &ev.rq, ev.c) {
+			ev.allowBy, ev.allowLevel = cc.ids[j], string(fl.name)
 			return
 		}
 		selected = true
