@@ -32,9 +32,12 @@ const (
 )
 
 type gatewayIndex struct {
-	gw          *snapshot.Gateway
-	ref         Ref
-	listeners   []*listenerInfo
+	gw        *snapshot.Gateway
+	ref       Ref
+	listeners []*listenerInfo
+	// sel is what choosing a listener for a request reads of each listener, in spec
+	// order, in one array (see listenerSel).
+	sel         []listenerSel
 	ports       map[int32]*portTable
 	attachments []Attachment
 	paths       []Path
@@ -56,6 +59,33 @@ type listenerInfo struct {
 	// table is the route table of the listener's port (gatewayIndex.ports), nil when no
 	// route is attached on the port.
 	table *portTable
+}
+
+// listenerSel is what selectListener reads of a listener when the request names none:
+// scanning a gateway's listeners reads one array, and their hostnames from one string,
+// instead of each listener's listenerInfo and hostname.
+type listenerSel struct {
+	host        string // li.host
+	port        int32
+	programmed  bool // li.notProgrammed == ""
+	specificity int  // hostnameSpecificity(li.host)
+	li          *listenerInfo
+}
+
+// selectionTable builds gi.sel from gi.listeners.
+func (gi *gatewayIndex) selectionTable() {
+	var b strings.Builder
+	for _, li := range gi.listeners {
+		b.WriteString(li.host)
+	}
+	arena := b.String()
+	gi.sel = make([]listenerSel, len(gi.listeners))
+	for i, li := range gi.listeners {
+		host := arena[:len(li.host)]
+		arena = arena[len(li.host):]
+		gi.sel[i] = listenerSel{host: host, port: li.port, programmed: li.notProgrammed == "",
+			specificity: hostnameSpecificity(li.host), li: li}
+	}
 }
 
 // portTable is the route table of one port: the virtual hosts of every listener on it.
@@ -106,6 +136,7 @@ type vhostEntry struct {
 func (g *Graph) buildGateway(gw *snapshot.Gateway, routes []*routeInfo) *gatewayIndex {
 	gi := &gatewayIndex{gw: gw, ref: GatewayRef(gw.Namespace, gw.Name), ports: map[int32]*portTable{}}
 	gi.listeners = g.listenerInfos(gw)
+	gi.selectionTable()
 
 	type portVhostKey struct {
 		port   int32

@@ -182,6 +182,28 @@ func (gi *gatewayIndex) plainHTTPPort(port int) bool {
 // selectListener picks the listener that takes a request, or says why none does
 // (unless terse).
 func (gi *gatewayIndex) selectListener(name string, port int, host string, terse bool) (*listenerInfo, string) {
+	if name == "" {
+		// The same choice as the loop below makes without a name, on gi.sel.
+		best, bestScore := -1, -1
+		for i := range gi.sel {
+			s := &gi.sel[i]
+			if !s.programmed || (port != 0 && int(s.port) != port) || !hostMatches(s.host, host) {
+				continue
+			}
+			if s.specificity > bestScore {
+				best, bestScore = i, s.specificity
+			}
+		}
+		switch {
+		case best >= 0:
+			return gi.sel[best].li, ""
+		case terse:
+			return nil, ""
+		case port != 0:
+			return nil, fmt.Sprintf("no listener of Gateway %s/%s on port %d accepts host %q", gi.gw.Namespace, gi.gw.Name, port, host)
+		}
+		return nil, fmt.Sprintf("no listener of Gateway %s/%s accepts host %q", gi.gw.Namespace, gi.gw.Name, host)
+	}
 	var best *listenerInfo
 	bestScore := -1
 	named := false
