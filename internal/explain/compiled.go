@@ -323,7 +323,8 @@ type chainCache struct {
 }
 
 type chainSlot struct {
-	gw       *snapshot.Gateway
+	gw *snapshot.Gateway
+	// listener is the listener's name when the semantics enforces sectionName, else "".
 	listener string
 	// target is the routed XBackend backendRef, nil for a path without an XBackend.
 	target *topology.BackendTarget
@@ -359,7 +360,10 @@ func (sim *Simulator) decideUntraced(i int, gw *snapshot.Gateway, ch *choice, c 
 // compiled returns the compiled chain of a choice on gateway gw under Engines[i]; the
 // choice's XBackend, if any, must be a routed one (ch.target set).
 func (sim *Simulator) compiled(i int, gw *snapshot.Gateway, ch *choice) *compiledChain {
-	k := chainSlot{gw: gw, listener: ch.info.Listener, target: ch.target}
+	k := chainSlot{gw: gw, target: ch.target}
+	if sim.Engines[i].Semantics.SectionName == effective.Enforced {
+		k.listener = ch.info.Listener // else the chain is the same on every listener (Engine.Chain)
+	}
 	cc := &sim.chains[i]
 	cc.mu.RLock()
 	c, ok := cc.m[k]

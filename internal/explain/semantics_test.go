@@ -105,3 +105,51 @@ func TestMultiSemanticsDisagreement(t *testing.T) {
 		t.Errorf("verdicts per semantics: %v", got)
 	}
 }
+
+// TestSectionNameChainsPerListener: one simulator decides the same route through two
+// listeners. Under a semantics that enforces sectionName, a policy on one listener
+// applies there only, so each listener has its own chain (the compiled-chain cache
+// keys on the listener then); under reference both listeners share one chain.
+func TestSectionNameChainsPerListener(t *testing.T) {
+	only := strings.Replace(policy("gw-p", "gw", "Allow", "", rules(saTools("g", "support", "add"))),
+		"name: gw}", "name: gw, sectionName: http}", 1)
+	s := loadYAML(t, baseTopology, only)
+	enforced := sem(t, effective.PresetReference)
+	enforced.SectionName = effective.Enforced
+	via := func(listener string) *Request { // routed, not named: its chain is cached
+		r := call("billing", "add")
+		r.Listener, r.Backend, r.HTTP.Path = listener, nil, "/mcp"
+		return r
+	}
+	for _, tc := range []struct {
+		name  string
+		sem   effective.Semantics
+		order []string
+		want  map[string]string // listener -> verdict
+	}{
+		{"enforced, http first", enforced, []string{"http", "https"}, map[string]string{"http": Deny, "https": Allow}},
+		{"enforced, https first", enforced, []string{"https", "http"}, map[string]string{"http": Deny, "https": Allow}},
+		{"reference, http first", sem(t, effective.PresetReference), []string{"http", "https"}, map[string]string{"http": Deny, "https": Deny}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sim := New(s, []effective.Semantics{tc.sem}, "cluster.local")
+			b := sim.Batch()
+			for _, l := range tc.order {
+				res, err := sim.Explain(via(l))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res[0].Path.BackendKind != "XBackend" || !res[0].Path.Resolved {
+					t.Fatalf("via %s: the request does not route to the XBackend: %+v", l, res[0].Path)
+				}
+				ds, err := b.Decide(via(l))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res[0].Verdict != tc.want[l] || ds[0].Verdict != tc.want[l] {
+					t.Errorf("via %s: Explain %s, Batch.Decide %s, want %s", l, res[0].Verdict, ds[0].Verdict, tc.want[l])
+				}
+			}
+		})
+	}
+}
