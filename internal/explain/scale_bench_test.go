@@ -124,7 +124,30 @@ func BenchmarkDecideBatch(b *testing.B) {
 	}
 }
 
-// BenchmarkSimulate is Simulator.Simulate as agpol simulate runs it: traced decisions.
+// BenchmarkSimulateText is SimulateWith as agpol simulate decides for its text output:
+// results with their paths and expectations, decisions untraced.
+func BenchmarkSimulateText(b *testing.B) {
+	for _, size := range stages.BenchSizes() {
+		b.Run(size, func(b *testing.B) {
+			sim, reqs := generatedSim(b, size)
+			runtime.GC()
+			n := 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i += len(reqs) { // a batch at a time, as the command decides its file
+				batch := reqs[:min(len(reqs), b.N-i)]
+				res, err := sim.SimulateWith(batch, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				n += len(res)
+			}
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "decisions/s")
+		})
+	}
+}
+
+// BenchmarkSimulate is Simulator.Simulate as agpol simulate -o json runs it: traced decisions.
 func BenchmarkSimulate(b *testing.B) {
 	for _, size := range stages.BenchSizes() {
 		b.Run(size, func(b *testing.B) {

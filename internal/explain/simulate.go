@@ -119,6 +119,31 @@ type routing struct {
 	choices []choice
 	req     topology.RouteRequest
 	res     topology.RouteResult
+
+	// What explain reuses from one request to the next: the request prepared for
+	// matching (nothing a decision returns points into it), the caller's principal,
+	// and the results not yet handed out (see results).
+	c         reqCtx
+	buf       []byte
+	slab      []Result
+	lastChunk int
+}
+
+// maxResultChunk is the most results allocated at once for a batch.
+const maxResultChunk = 64
+
+// results returns n zeroed results carved from rt's slab, so that a batch allocates
+// its results a chunk at a time; chunks grow from n to maxResultChunk, so a single
+// request allocates only its own.
+func (rt *routing) results(n int) []Result {
+	if len(rt.slab) < n {
+		size := max(n, min(2*rt.lastChunk, maxResultChunk))
+		rt.lastChunk = size
+		rt.slab = make([]Result, size)
+	}
+	g := rt.slab[:n:n]
+	rt.slab = rt.slab[n:]
+	return g
 }
 
 // Options says what Simulate builds beside each result's verdict, explicitness, level,
@@ -157,22 +182,22 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 		if o.Trace {
 			pre = sim.tracedPre(r, ch)
 		}
-		c := &reqCtx{}
+		c := &rt.c
 		sim.initChoice(c, r, rt, ch)
-		group := make([]*Result, len(sim.Engines))
+		group := rt.results(len(sim.Engines))
 		for i := range sim.Engines {
 			var d Decision
 			if o.Trace {
 				d = decide(sim.chain(i, rt.gw, ch), c, r.ExtAuth, true, pre)
 			} else {
-				d, _ = sim.decideUntraced(i, rt.gw, ch, c, r.ExtAuth, nil)
+				d, rt.buf = sim.decideUntraced(i, rt.gw, ch, c, r.ExtAuth, rt.buf)
 			}
-			group[i] = &Result{Name: r.Name, Decision: d, Request: r, Path: ch.info, Primary: i == 0}
+			group[i] = Result{Name: r.Name, Decision: d, Request: r, Path: ch.info, Primary: i == 0}
 		}
 		for _, g := range group[1:] {
 			if g.Verdict != group[0].Verdict || g.Level != group[0].Level || g.DecidedBy != group[0].DecidedBy {
-				for _, x := range group {
-					x.Disagreement = true
+				for i := range group {
+					group[i].Disagreement = true
 				}
 				break
 			}
@@ -188,12 +213,14 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 		}
 		if o.AuthPolicy {
 			if ap := sim.authPolicyFor(r, ch.info); ap != nil {
-				for _, g := range group {
-					g.AuthPolicy = ap
+				for i := range group {
+					group[i].AuthPolicy = ap
 				}
 			}
 		}
-		out = append(out, group...)
+		for i := range group {
+			out = append(out, &group[i])
+		}
 	}
 	return out, nil
 }
