@@ -393,7 +393,7 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 	rt.gw = gw
 	var base PathInfo
 	if detail {
-		base.Gateway = r.Gateway.String()
+		base.Gateway = routed.GatewayKey // r.Gateway's namespace/name, made once by the graph
 	}
 	if r.Listener != "" {
 		if listenerProtocol(gw, r.Listener) == "" {
@@ -478,7 +478,7 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 		return nil
 	}
 	if detail {
-		base.Route = routed.Route.Namespace + "/" + routed.Route.Name
+		base.Route = routed.RouteKey
 		idx := routed.RuleIndex
 		base.RuleIndex, base.RuleName = &idx, routed.RuleName
 	}
@@ -536,7 +536,10 @@ func (sim *Simulator) backendChoices(rt *routing, base PathInfo, backends []topo
 				w := b.Weight
 				ch.info.Weight = &w
 			}
-			ch.info.Backend = b.Kind + " " + b.Ref.Namespace + "/" + b.Ref.Name
+			ch.info.Backend = b.Name
+			if ch.info.Backend == "" { // a target the graph did not make
+				ch.info.Backend = b.Kind + " " + b.Ref.Namespace + "/" + b.Ref.Name
+			}
 		}
 		switch {
 		case b.Problem != "":

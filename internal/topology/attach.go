@@ -34,6 +34,7 @@ const (
 type gatewayIndex struct {
 	gw        *snapshot.Gateway
 	ref       Ref
+	key       string // "namespace/name"
 	listeners []*listenerInfo
 	// sel is what choosing a listener for a request reads of each listener, in spec
 	// order, in one array (see listenerSel).
@@ -134,7 +135,7 @@ type vhostEntry struct {
 }
 
 func (g *Graph) buildGateway(gw *snapshot.Gateway, routes []*routeInfo) *gatewayIndex {
-	gi := &gatewayIndex{gw: gw, ref: GatewayRef(gw.Namespace, gw.Name), ports: map[int32]*portTable{}}
+	gi := &gatewayIndex{gw: gw, ref: GatewayRef(gw.Namespace, gw.Name), key: gw.Namespace + "/" + gw.Name, ports: map[int32]*portTable{}}
 	gi.listeners = g.listenerInfos(gw)
 	gi.selectionTable()
 

@@ -88,6 +88,7 @@ func (g *Graph) resolveBackends(ri *routeInfo, rl *ruleInfo, refs []gwapiv1.HTTP
 			t.Ref = Ref{Group: NormalizeGroup(group), Kind: kind, Namespace: ns, Name: name}
 			t.Problem = fmt.Sprintf("unsupported backend kind %s (InvalidKind)", kind)
 		}
+		t.Name = t.Kind + " " + t.Ref.Namespace + "/" + t.Ref.Name
 		if t.Problem != "" && rl.problem == "" {
 			rl.problem = fmt.Sprintf("route rule answers 500: backendRefs[%d]: %s", i, t.Problem)
 		}

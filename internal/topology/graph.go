@@ -71,7 +71,11 @@ type RouteRequest struct {
 
 // RouteResult is where routing sends a request.
 type RouteResult struct {
-	Gateway  *snapshot.Gateway
+	Gateway *snapshot.Gateway
+	// GatewayKey and RouteKey are the gateway's and the matched route's
+	// "namespace/name" (RouteKey "" when no route matched), made once per graph.
+	GatewayKey, RouteKey string
+
 	Listener string // the listener that took the request ("" if none)
 	// Protocol and ListenerPort are those of the first listener of the gateway named
 	// Listener ("" and 0 without a listener): the listener that took the request
@@ -115,8 +119,10 @@ type RouteResult struct {
 
 // BackendTarget is one resolved backendRef.
 type BackendTarget struct {
-	Kind     string // "XBackend", "Service", or "Unsupported"
-	Ref      Ref    // resolved namespace/name (group folded via NormalizeGroup)
+	Kind string // "XBackend", "Service", or "Unsupported"
+	Ref  Ref    // resolved namespace/name (group folded via NormalizeGroup)
+	// Name is "Kind namespace/name", e.g. "XBackend pay/ledger", made once.
+	Name     string
 	Group    string // group as written in the backendRef (the reference ignores it for routing, §12; lint needs it)
 	Weight   int32
 	XBackend *snapshot.XBackend // nil if missing

@@ -42,7 +42,7 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 		*res = RouteResult{}
 		return fmt.Errorf("route request: %w: %s/%s", ErrGatewayNotFound, req.Gateway.Namespace, req.Gateway.Name)
 	}
-	*res = RouteResult{Gateway: gi.gw}
+	*res = RouteResult{Gateway: gi.gw, GatewayKey: gi.key}
 	host := lowerASCII(StripPort(req.Host))
 	port := req.Port
 	if port == 0 && req.Listener == "" {
@@ -95,7 +95,7 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 			continue
 		}
 		rl := e.m.rule
-		res.Route = e.m.route.route
+		res.Route, res.RouteKey = e.m.route.route, e.m.route.key
 		res.RuleIndex, res.RuleName, res.MatchIndex = rl.index, rl.name, e.m.matchIndex
 		if m := e.m.method; m != "" && !strings.EqualFold(m, req.Method) {
 			res.IgnoredMethod = m
