@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // Identity kinds.
@@ -219,7 +220,8 @@ func (r *Request) Normalize() {
 // normalizing again (Explain and Query normalize each time) copies nothing.
 func lowerNames(h map[string]string) bool {
 	for k := range h {
-		if strings.ToLower(k) != k {
+		upper, nonASCII := topology.ASCIICase(k)
+		if upper || (nonASCII && strings.ToLower(k) != k) {
 			return false
 		}
 	}

@@ -244,14 +244,39 @@ func (gi *gatewayIndex) selectListener(name string, port int, host string, terse
 	return nil, fmt.Sprintf("no listener of Gateway %s/%s accepts host %q", gi.gw.Namespace, gi.gw.Name, host)
 }
 
-// lowerASCII lower-cases ASCII letters, allocating only when there is one to change.
+// lowerASCII lower-cases s (strings.ToLower) when it has an ASCII capital letter,
+// allocating only then.
 func lowerASCII(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' {
-			return strings.ToLower(s)
-		}
+	if upper, _ := ASCIICase(s); upper {
+		return strings.ToLower(s)
 	}
 	return s
+}
+
+// ASCIICase reports whether s has an ASCII capital letter ('A' to 'Z') and whether it
+// has a byte outside ASCII (0x80 or above), reading eight bytes at a time: the checks
+// that decide whether a name needs lower-casing, for a per-request name such as a host
+// or a header name.
+func ASCIICase(s string) (upper, nonASCII bool) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	var caps, all uint64
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		low := w &^ highs // each byte's low seven bits: adding below carries into no other byte
+		// A byte's high bit is set in the first sum when it is 'A' or above, in the second
+		// when it is above 'Z'; bytes outside ASCII (high bit set in w) are no capitals.
+		caps |= (low + (0x80-'A')*ones) &^ (low + (0x80-'Z'-1)*ones) &^ w
+		all |= w
+	}
+	upper, nonASCII = caps&highs != 0, all&highs != 0
+	for ; i < len(s); i++ {
+		c := s[i]
+		upper = upper || ('A' <= c && c <= 'Z')
+		nonASCII = nonASCII || c >= 0x80
+	}
+	return upper, nonASCII
 }
 
 // queryValue returns the value of the first parameter of a raw query named name, as
