@@ -35,7 +35,7 @@ kv() { # kv KEY LINE: the value of KEY=VALUE in LINE
 	local k="$1" line="$2"
 	sed -n "s/.*\b$k=\([^ ]*\).*/\1/p" <<<"$line"
 }
-calc() { awk "BEGIN { printf \"%s\", $1 }"; }
+calc() { awk "BEGIN { printf \"%s\", ($1) }"; } # parenthesised: in awk's printf a bare > redirects
 
 declare -a summary=()
 fails=0
