@@ -122,14 +122,21 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 }
 
 // QueryStart is the index of the first '?' or '#' of a request path, or -1: where the
-// path proper ends. (strings.IndexAny builds a set for every call.)
+// path proper ends. (Two vectorised IndexByte scans; strings.IndexAny builds a set for
+// every call.)
 func QueryStart(path string) int {
-	for i := 0; i < len(path); i++ {
-		if c := path[i]; c == '?' || c == '#' {
-			return i
-		}
+	q := strings.IndexByte(path, '?')
+	if q == 0 {
+		return 0
 	}
-	return -1
+	scan := path
+	if q > 0 {
+		scan = path[:q] // a '#' counts only before the '?'
+	}
+	if h := strings.IndexByte(scan, '#'); h >= 0 {
+		return h
+	}
+	return q
 }
 
 // ErrGatewayNotFound is returned by Route for a gateway missing from the snapshot.
@@ -262,8 +269,9 @@ func ASCIICase(s string) (upper, nonASCII bool) {
 	var caps, all uint64
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		b := s[i : i+8] // constant indexes into b: one load, no bounds check per byte
+		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 		low := w &^ highs // each byte's low seven bits: adding below carries into no other byte
 		// A byte's high bit is set in the first sum when it is 'A' or above, in the second
 		// when it is above 'Z'; bytes outside ASCII (high bit set in w) are no capitals.

@@ -298,3 +298,27 @@ spec:
 		}
 	}
 }
+
+func TestQueryStart(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		want int
+	}{
+		{"", -1}, {"/mcp", -1}, {"?", 0}, {"#", 0}, {"/mcp?a=1", 4}, {"/mcp#frag", 4},
+		{"/mcp?a=1#f", 4}, {"/mcp#f?a=1", 4}, {"/a/b/c?x#y", 6}, {"/a/b/c#x?y", 6}, {"?#", 0}, {"#?", 0},
+	} {
+		if got := QueryStart(tc.path); got != tc.want {
+			t.Errorf("QueryStart(%q) = %d, want %d", tc.path, got, tc.want)
+		}
+		naive := -1
+		for i := 0; i < len(tc.path); i++ {
+			if c := tc.path[i]; c == '?' || c == '#' {
+				naive = i
+				break
+			}
+		}
+		if naive != tc.want {
+			t.Fatalf("bad case %q: the first '?' or '#' is at %d", tc.path, naive)
+		}
+	}
+}
