@@ -13,7 +13,8 @@
 #   bench/cachesim.sh                 # this checkout, medium topology
 #   BASE=HEAD~3 bench/cachesim.sh     # also REV, and the ratio new/base
 #
-# Environment: SIZE (medium; large takes 15-25 minutes under valgrind), N (requests
+# Environment: OUT (its folder, default bench/out/cachesim), SIZE (medium; large takes
+# 25 minutes under valgrind, both sides), N (requests
 # counted, default 20000), LL (simulated last-level cache in bytes, default 2097152: the
 # share of a busy 32 MB L3 that a medium topology's working set competes for), BASE (a
 # revision to compare: built from a git worktree with this checkout's
@@ -27,7 +28,7 @@ export GOTOOLCHAIN=local
 size="${SIZE:-medium}"
 n="${N:-20000}"
 ll="${LL:-2097152}"
-out="$repo/bench/out/cachesim"
+out="${OUT:-$repo/bench/out/cachesim}"
 mkdir -p "$out"
 
 command -v valgrind >/dev/null || { echo "cachesim: valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
