@@ -6,8 +6,9 @@
 #
 # Timings on a shared machine swing by 2-3x between runs of the same code (the decision
 # loop reads whatever of the topology other work on the host left in the shared L3);
-# these counts do not: the same binary gives the same figures every run, so two
-# revisions can be compared exactly. A count is not a time: a miss to memory costs far
+# these counts do not depend on the load: the same binary's figures vary by about 2%
+# from run to run (hash seeds and addresses are random per process), so two revisions
+# can be compared where timings cannot. A count is not a time: a miss to memory costs far
 # more than an instruction. Read them together, and time with bench/run.sh.
 #
 #   bench/cachesim.sh                 # this checkout, medium topology
