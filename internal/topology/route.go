@@ -190,7 +190,8 @@ func (gi *gatewayIndex) plainHTTPPort(port int) bool {
 // (unless terse).
 func (gi *gatewayIndex) selectListener(name string, port int, host string, terse bool) (*listenerInfo, string) {
 	if name == "" {
-		// The same choice as the loop below makes without a name, on gi.sel.
+		// The most specific hostname among the programmed listeners on the port that
+		// accept the host; ties go to the first in spec order. Read from gi.sel.
 		best, bestScore := -1, -1
 		for i := range gi.sel {
 			s := &gi.sel[i]
@@ -211,29 +212,24 @@ func (gi *gatewayIndex) selectListener(name string, port int, host string, terse
 		}
 		return nil, fmt.Sprintf("no listener of Gateway %s/%s accepts host %q", gi.gw.Namespace, gi.gw.Name, host)
 	}
+	// The named listener, which must take the request. (Every listener of that name is
+	// checked: Gateway API forbids repeating one, but a manifest may.)
 	var best *listenerInfo
 	bestScore := -1
-	named := false
 	for _, li := range gi.listeners {
-		if name != "" && li.name != name {
+		if li.name != name {
 			continue
 		}
-		if name != "" {
-			named = true
-			if terse && (li.notProgrammed != "" || (port != 0 && int(li.port) != port) || !hostMatches(li.host, host)) {
-				return nil, ""
-			}
-			switch {
-			case li.notProgrammed != "":
-				return nil, fmt.Sprintf("listener %s of Gateway %s/%s carries no routes: %s", li.name, gi.gw.Namespace, gi.gw.Name, li.notProgrammed)
-			case port != 0 && int(li.port) != port:
-				return nil, fmt.Sprintf("listener %s of Gateway %s/%s is on port %d, not %d", li.name, gi.gw.Namespace, gi.gw.Name, li.port, port)
-			case !hostMatches(li.host, host):
-				return nil, fmt.Sprintf("listener %s of Gateway %s/%s (hostname %s) does not accept host %q", li.name, gi.gw.Namespace, gi.gw.Name, li.host, host)
-			}
+		if terse && (li.notProgrammed != "" || (port != 0 && int(li.port) != port) || !hostMatches(li.host, host)) {
+			return nil, ""
 		}
-		if li.notProgrammed != "" || (port != 0 && int(li.port) != port) || !hostMatches(li.host, host) {
-			continue
+		switch {
+		case li.notProgrammed != "":
+			return nil, fmt.Sprintf("listener %s of Gateway %s/%s carries no routes: %s", li.name, gi.gw.Namespace, gi.gw.Name, li.notProgrammed)
+		case port != 0 && int(li.port) != port:
+			return nil, fmt.Sprintf("listener %s of Gateway %s/%s is on port %d, not %d", li.name, gi.gw.Namespace, gi.gw.Name, li.port, port)
+		case !hostMatches(li.host, host):
+			return nil, fmt.Sprintf("listener %s of Gateway %s/%s (hostname %s) does not accept host %q", li.name, gi.gw.Namespace, gi.gw.Name, li.host, host)
 		}
 		if s := hostnameSpecificity(li.host); s > bestScore {
 			best, bestScore = li, s
@@ -242,13 +238,7 @@ func (gi *gatewayIndex) selectListener(name string, port int, host string, terse
 	if best != nil || terse {
 		return best, ""
 	}
-	if name != "" && !named {
-		return nil, fmt.Sprintf("Gateway %s/%s has no listener named %s", gi.gw.Namespace, gi.gw.Name, name)
-	}
-	if port != 0 {
-		return nil, fmt.Sprintf("no listener of Gateway %s/%s on port %d accepts host %q", gi.gw.Namespace, gi.gw.Name, port, host)
-	}
-	return nil, fmt.Sprintf("no listener of Gateway %s/%s accepts host %q", gi.gw.Namespace, gi.gw.Name, host)
+	return nil, fmt.Sprintf("Gateway %s/%s has no listener named %s", gi.gw.Namespace, gi.gw.Name, name)
 }
 
 // lowerASCII lower-cases s (strings.ToLower) when it has an ASCII capital letter,
