@@ -33,10 +33,7 @@ out="${OUT:-$repo/bench/out/cachesim}"
 mkdir -p "$out"
 
 command -v valgrind >/dev/null || { echo "cachesim: valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
-
-build() { # build DIR BINARY: the explain test binary of the checkout in DIR
-	(cd "$1" && go test -c -o "$2" ./internal/explain)
-}
+. bench/lib.sh
 
 count() { # count BINARY NAME: prints "name instructions l1_misses ll_misses" per request
 	local bin="$1" name="$2" log="$out/$2.log"
@@ -58,24 +55,15 @@ count() { # count BINARY NAME: prints "name instructions l1_misses ll_misses" pe
 
 log() { printf 'cachesim: %s\n' "$*" >&2; }
 
-if [[ ! -f "$out/../topo/requests-$size.yaml" ]]; then
-	log "generating the $size topology"
-	go run ./hack/gen -size "$size" -seed 1 -out "$out/../topo/$size" -requests 2000 \
-		-requests-file "$out/../topo/requests-$size.yaml" >&2
-fi
+ensure_topology "$size"
 
 log "building this checkout"
-build "$repo" "$out/new.test"
+build_explain "$repo" "$out/new.test"
 rows=()
 if [[ -n "${BASE:-}" ]]; then
 	rev="$(git rev-parse --short "$BASE")"
-	wt="$out/base-tree"
-	git worktree remove --force "$wt" 2>/dev/null || rm -rf "$wt"
-	git worktree add -q --detach "$wt" "$rev"
-	trap 'git worktree remove --force "$wt" 2>/dev/null || true' EXIT
-	cp internal/explain/scale_bench_test.go "$wt/internal/explain/"
 	log "building $rev"
-	build "$wt" "$out/base.test"
+	build_base "$rev" "$out/base.test"
 	log "counting $rev ($size, $n requests, LL $ll bytes)"
 	rows+=("$(count "$out/base.test" "base-$rev")")
 fi
