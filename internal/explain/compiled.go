@@ -44,7 +44,6 @@ type compiledChain struct {
 	rules    []*effective.Rule // rules[j] is rule j
 	prefixes []string
 	chain    *effective.Chain
-	lp       [maxLevels]*effective.Level // chain.Levels()
 }
 
 // maxLevels is the most levels a chain has: the gateway's and the backend's.
@@ -155,7 +154,6 @@ func compileChain(syms *symbols, sem *effective.Semantics, c *effective.Chain) *
 		panic(fmt.Sprintf("explain: a chain of %d levels (at most %d: gateway and backend)", len(levels), maxLevels))
 	}
 	cc := &compiledChain{chain: c, sem: sem, sharedExtAuth: c.SharedExtAuth, n: uint8(len(levels))}
-	copy(cc.lp[:], levels)
 	// Number the rules level by level, then lay out the program.
 	add := func(rules []*effective.Rule) (start, end int32) {
 		start = int32(len(cc.rules))

@@ -293,7 +293,7 @@ func (ev *evaluator) run() {
 // level is the chain's level i.
 func (ev *evaluator) level(i int) *effective.Level {
 	if ev.flat != nil {
-		return ev.flat.lp[i]
+		return ev.chain.Levels()[i] // the engine's chains keep their levels: no allocation
 	}
 	return ev.levels[i]
 }
