@@ -18,9 +18,11 @@ build_base() {
 	build_explain "$wt" "$2"
 }
 
-# ensure_topology SIZE: the generated topology and request file of a size, in bench/out.
+# ensure_topology SIZE: the generated topology and request file of a size, in bench/out
+# (generated again, whole, when its request file is missing).
 ensure_topology() {
 	if [[ ! -f bench/out/topo/requests-$1.yaml ]]; then
+		rm -rf "bench/out/topo/$1"
 		go run ./hack/gen -size "$1" -seed 1 -out "bench/out/topo/$1" -requests 2000 \
 			-requests-file "bench/out/topo/requests-$1.yaml" >&2
 	fi

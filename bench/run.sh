@@ -53,12 +53,9 @@ go build -o "$out/bin/agpol" ./cmd/agpol
 go build -o "$out/bin/harness" ./bench/harness
 h="$out/bin/harness"
 
+. bench/lib.sh
 for size in small medium large; do
-	if [[ ! -f "$out/topo/requests-$size.yaml" ]]; then
-		rm -rf "$out/topo/$size"
-		go run ./hack/gen -size "$size" -seed 1 -out "$out/topo/$size" -requests 2000 \
-			-requests-file "$out/topo/requests-$size.yaml"
-	fi
+	ensure_topology "$size"
 done
 
 # 1 and 3: decode floor vs pipeline, and peak RSS of each, on the large topology.
