@@ -537,9 +537,6 @@ func (sim *Simulator) backendChoices(rt *routing, base PathInfo, backends []topo
 				ch.info.Weight = &w
 			}
 			ch.info.Backend = b.Name
-			if ch.info.Backend == "" { // a target the graph did not make
-				ch.info.Backend = b.Kind + " " + b.Ref.Namespace + "/" + b.Ref.Name
-			}
 		}
 		switch {
 		case b.Problem != "":
