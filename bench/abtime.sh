@@ -21,7 +21,7 @@ bench="${BENCH:-DecideBatch}"
 size="${SIZE:-large}"
 runs="${RUNS:-6}"
 benchtime="${BENCHTIME:-1s}"
-out="${OUT:-$repo/bench/out/abtime}"
+out="$(realpath -m "${OUT:-$repo/bench/out/abtime}")" # absolute: the base is built in a worktree
 [[ -n "${BASE:-}" ]] || { echo "abtime: BASE=REV is required (the revision to compare with)" >&2; exit 2; }
 mkdir -p "$out"
 . bench/lib.sh

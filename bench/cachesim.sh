@@ -29,7 +29,7 @@ export GOTOOLCHAIN=local
 size="${SIZE:-medium}"
 n="${N:-20000}"
 ll="${LL:-2097152}"
-out="${OUT:-$repo/bench/out/cachesim}"
+out="$(realpath -m "${OUT:-$repo/bench/out/cachesim}")" # absolute: the base is built in a worktree
 mkdir -p "$out"
 
 command -v valgrind >/dev/null || { echo "cachesim: valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }

@@ -41,6 +41,35 @@ func (e *FileError) Error() string {
 type parser struct {
 	file      string
 	defaultNS string
+	// strs interns the values requests repeat (gateways, callers, methods, paths,
+	// hosts, headers, tools): a file's requests share one copy of each, which keeps a
+	// file of thousands of requests small and lets deciding them read values already
+	// in cache instead of one scattered string per request and field.
+	strs map[string]string
+}
+
+// parsedRequest is a request with the parts most requests have, allocated together:
+// the requests of a file are one slice of these, so that deciding them in file order
+// reads memory in order.
+type parsedRequest struct {
+	req     Request
+	mcp     MCP
+	gateway NamespacedName
+}
+
+// intern returns the file's copy of s.
+func (p *parser) intern(s string) string {
+	if v, ok := p.strs[s]; ok {
+		return v
+	}
+	p.strs[s] = s
+	return s
+}
+
+// value is str for a value requests repeat: interned.
+func (p *parser) value(n *yaml.Node) (string, error) {
+	s, err := p.str(n)
+	return p.intern(s), err
 }
 
 func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
@@ -54,7 +83,7 @@ func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
 // ParseRequestFile parses and validates a request file strictly: unknown fields and bad
 // values are errors naming file:line. Names without a namespace use defaultNS.
 func ParseRequestFile(name string, data []byte, defaultNS string) (*RequestFile, error) {
-	p := &parser{file: name, defaultNS: defaultNS}
+	p := &parser{file: name, defaultNS: defaultNS, strs: map[string]string{}}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -95,8 +124,10 @@ func ParseRequestFile(name string, data []byte, defaultNS string) (*RequestFile,
 		return nil, p.errf(reqs, "requests must be a list")
 	}
 	names := map[string]int{}
+	slab := make([]parsedRequest, len(reqs.Content))
+	out.Requests = make([]*Request, 0, len(reqs.Content))
 	for i, n := range reqs.Content {
-		r, err := p.request(n)
+		r, err := p.request(n, &slab[i])
 		if err != nil {
 			return nil, err
 		}
@@ -147,15 +178,21 @@ func (p *parser) str(n *yaml.Node) (string, error) {
 }
 
 func (p *parser) nn(n *yaml.Node) (*NamespacedName, error) {
-	s, err := p.str(n)
+	x := new(NamespacedName)
+	return x, p.nnInto(n, x)
+}
+
+// nnInto is nn into x.
+func (p *parser) nnInto(n *yaml.Node, x *NamespacedName) error {
+	s, err := p.value(n)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	x, err := ParseNamespacedName(s, p.defaultNS)
-	if err != nil {
-		return nil, p.errf(n, "%v", err)
+	if *x, err = ParseNamespacedName(s, p.defaultNS); err != nil {
+		return p.errf(n, "%v", err)
 	}
-	return &x, nil
+	x.Namespace = p.intern(x.Namespace) // the default namespace, or a part of s
+	return nil
 }
 
 func (p *parser) answer(n *yaml.Node) (Answer, error) {
@@ -170,22 +207,24 @@ func (p *parser) answer(n *yaml.Node) (Answer, error) {
 	return "", p.errf(n, "invalid authorizer answer %q: use allow or deny", s)
 }
 
-func (p *parser) request(n *yaml.Node) (*Request, error) {
-	r := &Request{Line: n.Line, From: Identity{Kind: IdentityAnonymous}}
+// request parses n into pr and returns its request.
+func (p *parser) request(n *yaml.Node, pr *parsedRequest) (*Request, error) {
+	r := &pr.req
+	*r = Request{Line: n.Line, From: Identity{Kind: IdentityAnonymous}}
 	err := p.fields(n, map[string]func(*yaml.Node) error{
 		"name": func(v *yaml.Node) (err error) { r.Name, err = p.str(v); return },
 		"from": func(v *yaml.Node) (err error) { r.From, err = p.from(v); return },
-		"gateway": func(v *yaml.Node) (err error) {
-			r.Gateway, err = p.nn(v)
-			return
+		"gateway": func(v *yaml.Node) error {
+			r.Gateway = &pr.gateway
+			return p.nnInto(v, r.Gateway)
 		},
-		"listener": func(v *yaml.Node) (err error) { r.Listener, err = p.str(v); return },
+		"listener": func(v *yaml.Node) (err error) { r.Listener, err = p.value(v); return },
 		"route":    func(v *yaml.Node) (err error) { r.Route, err = p.nn(v); return },
 		"backend":  func(v *yaml.Node) (err error) { r.Backend, err = p.nn(v); return },
 		"service":  func(v *yaml.Node) (err error) { r.Service, err = p.nn(v); return },
 		"http":     func(v *yaml.Node) error { return p.http(v, &r.HTTP) },
 		"mcp": func(v *yaml.Node) error {
-			r.MCP = &MCP{}
+			r.MCP = &pr.mcp
 			return p.mcp(v, r.MCP)
 		},
 		"extauth": func(v *yaml.Node) error {
@@ -248,11 +287,12 @@ func (p *parser) from(n *yaml.Node) (Identity, error) {
 			if err != nil {
 				return p.errf(v, "invalid serviceAccount %q: use NAMESPACE/NAME", s)
 			}
+			id.Namespace, id.Name = p.intern(id.Namespace), p.intern(id.Name)
 			return nil
 		},
 		"spiffe": func(v *yaml.Node) error {
 			count++
-			s, err := p.str(v)
+			s, err := p.value(v)
 			if err != nil {
 				return err
 			}
@@ -288,22 +328,22 @@ func (p *parser) http(n *yaml.Node, h *HTTP) error {
 			if err != nil {
 				return err
 			}
-			switch strings.ToUpper(s) {
+			switch m := strings.ToUpper(s); m {
 			case "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH":
-				h.Method = strings.ToUpper(s)
+				h.Method = p.intern(m)
 				return nil
 			}
 			return p.errf(v, "invalid HTTP method %q", s)
 		},
 		"path": func(v *yaml.Node) error {
-			s, err := p.str(v)
+			s, err := p.value(v)
 			if err == nil && !strings.HasPrefix(s, "/") {
 				return p.errf(v, "path must start with /")
 			}
 			h.Path = s
 			return err
 		},
-		"host": func(v *yaml.Node) (err error) { h.Host, err = p.str(v); return },
+		"host": func(v *yaml.Node) (err error) { h.Host, err = p.value(v); return },
 		"port": func(v *yaml.Node) error {
 			i, err := strconv.Atoi(v.Value)
 			if v.Kind != yaml.ScalarNode || err != nil || i < 1 || i > 65535 {
@@ -322,11 +362,11 @@ func (p *parser) http(n *yaml.Node, h *HTTP) error {
 				if val.Kind != yaml.ScalarNode {
 					return p.errf(val, "header %s: value must be a string", k.Value)
 				}
-				name := strings.ToLower(k.Value)
+				name := p.intern(strings.ToLower(k.Value))
 				if old, ok := h.Headers[name]; ok {
 					h.Headers[name] = old + "," + val.Value
 				} else {
-					h.Headers[name] = val.Value
+					h.Headers[name] = p.intern(val.Value)
 				}
 			}
 			return nil
@@ -348,9 +388,9 @@ func (p *parser) http(n *yaml.Node, h *HTTP) error {
 
 func (p *parser) mcp(n *yaml.Node, m *MCP) error {
 	err := p.fields(n, map[string]func(*yaml.Node) error{
-		"method": func(v *yaml.Node) (err error) { m.Method, err = p.str(v); return },
-		"tool":   func(v *yaml.Node) (err error) { m.Tool, err = p.str(v); return },
-		"uri":    func(v *yaml.Node) (err error) { m.URI, err = p.str(v); return },
+		"method": func(v *yaml.Node) (err error) { m.Method, err = p.value(v); return },
+		"tool":   func(v *yaml.Node) (err error) { m.Tool, err = p.value(v); return },
+		"uri":    func(v *yaml.Node) (err error) { m.URI, err = p.value(v); return },
 	})
 	if err != nil {
 		return err
