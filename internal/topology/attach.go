@@ -122,8 +122,13 @@ type vhost struct {
 }
 
 type vhostEntry struct {
-	m         *matchEntry
-	listeners []string // listeners on the port the route is attached to, spec order
+	m *matchEntry
+	// listeners are the listeners on the port the route is attached to, in spec order;
+	// moved into hit by packEntries.
+	listeners []string
+	// hit is what routing answers when the entry takes a request, in one record
+	// (packEntries).
+	hit *routeHit
 
 	// What rejects most entries, copied from m, with the bytes of the paths in one
 	// string per virtual host (packEntries): scanning the entries reads a few cache
@@ -132,6 +137,22 @@ type vhostEntry struct {
 	never bool
 	// path is m.path, or for a regular expression m.rePrefix.
 	path string
+}
+
+// routeHit is what RouteInto reads of a vhost entry that takes a request, copied from
+// its match, route and rule: one record (the records of a virtual host lie in one
+// slice) where the match, route, rule and listener list are four scattered objects.
+type routeHit struct {
+	route      *snapshot.HTTPRoute
+	routeKey   string
+	ruleName   string
+	method     string
+	backends   []BackendTarget
+	problem    string
+	listeners  []string
+	ruleIndex  int32
+	matchIndex int32
+	redirect   bool
 }
 
 func (g *Graph) buildGateway(gw *snapshot.Gateway, routes []*routeInfo) *gatewayIndex {
@@ -252,11 +273,17 @@ func (vh *vhost) packEntries() {
 		b.WriteString(path(vh.entries[i].m))
 	}
 	arena := b.String()
+	hits := make([]routeHit, len(vh.entries))
 	for i := range vh.entries {
 		e := &vh.entries[i]
 		e.kind, e.never = e.m.kind, e.m.never
 		p := path(e.m)
 		e.path, arena = arena[:len(p)], arena[len(p):]
+		m, rl := e.m, e.m.rule
+		hits[i] = routeHit{route: m.route.route, routeKey: m.route.key, ruleName: rl.name, method: m.method,
+			backends: rl.backends, problem: rl.problem, listeners: e.listeners,
+			ruleIndex: int32(rl.index), matchIndex: int32(m.matchIndex), redirect: rl.redirect}
+		e.hit, e.listeners = &hits[i], nil
 	}
 }
 

@@ -119,15 +119,17 @@ type RouteResult struct {
 
 // BackendTarget is one resolved backendRef.
 type BackendTarget struct {
-	Kind string // "XBackend", "Service", or "Unsupported"
-	Ref  Ref    // resolved namespace/name (group folded via NormalizeGroup)
+	// Kind, Problem and Ref come first: they are what deciding a routed request reads,
+	// 64 bytes together.
+	Kind    string // "XBackend", "Service", or "Unsupported"
+	Problem string // "", or why the data plane answers 500: missing object, cross-namespace Service without ReferenceGrant, unsupported kind
+	Ref     Ref    // resolved namespace/name (group folded via NormalizeGroup)
 	// Name is "Kind namespace/name", e.g. "XBackend pay/ledger", made once.
 	Name     string
 	Group    string // group as written in the backendRef (the reference ignores it for routing, §12; lint needs it)
 	Weight   int32
 	XBackend *snapshot.XBackend // nil if missing
 	Service  *snapshot.Service  // nil if missing or not a Service
-	Problem  string             // "", or why the data plane answers 500: missing object, cross-namespace Service without ReferenceGrant, unsupported kind
 
 	// Field is the field path of the backendRef in its route, e.g. "spec.rules[0].backendRefs[1]".
 	Field string

@@ -94,15 +94,15 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 		if !e.matches(&r) {
 			continue
 		}
-		rl := e.m.rule
-		res.Route, res.RouteKey = e.m.route.route, e.m.route.key
-		res.RuleIndex, res.RuleName, res.MatchIndex = rl.index, rl.name, e.m.matchIndex
-		if m := e.m.method; m != "" && !strings.EqualFold(m, req.Method) {
+		h := e.hit
+		res.Route, res.RouteKey = h.route, h.routeKey
+		res.RuleIndex, res.RuleName, res.MatchIndex = int(h.ruleIndex), h.ruleName, int(h.matchIndex)
+		if m := h.method; m != "" && !strings.EqualFold(m, req.Method) {
 			res.IgnoredMethod = m
 		}
-		res.Backends, res.Redirect, res.RuleProblem = rl.backends, rl.redirect, rl.problem
-		res.RouteListener = e.listeners[0]
-		for _, l := range e.listeners {
+		res.Backends, res.Redirect, res.RuleProblem = h.backends, h.redirect, h.problem
+		res.RouteListener = h.listeners[0]
+		for _, l := range h.listeners {
 			if l == li.name {
 				res.RouteListener = l
 				break
