@@ -155,8 +155,9 @@ type routeHit struct {
 	redirect   bool
 }
 
-func (g *Graph) buildGateway(gw *snapshot.Gateway, routes []*routeInfo) *gatewayIndex {
-	gi := &gatewayIndex{gw: gw, ref: GatewayRef(gw.Namespace, gw.Name), key: gw.Namespace + "/" + gw.Name, ports: map[int32]*portTable{}}
+// buildGateway indexes gateway gw, whose "namespace/name" is key.
+func (g *Graph) buildGateway(gw *snapshot.Gateway, key string, routes []*routeInfo) *gatewayIndex {
+	gi := &gatewayIndex{gw: gw, ref: GatewayRef(gw.Namespace, gw.Name), key: key, ports: map[int32]*portTable{}}
 	gi.listeners = g.listenerInfos(gw)
 	gi.selectionTable()
 

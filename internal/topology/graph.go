@@ -331,9 +331,22 @@ func BuildGraph(s *snapshot.Snapshot) *Graph {
 		routes = append(routes, ri)
 	}
 
+	// The gateways' "namespace/name" keys lie in one string, and the map's keys are
+	// slices of it: looking a gateway up compares the request's names with bytes that
+	// stay in cache, not with two strings of each gateway object.
+	var keys strings.Builder
 	for _, gw := range s.Gateways {
-		gi := g.buildGateway(gw, routes)
-		g.gateways[nsName{gw.Namespace, gw.Name}] = gi
+		keys.WriteString(gw.Namespace)
+		keys.WriteByte('/')
+		keys.WriteString(gw.Name)
+	}
+	arena := keys.String()
+	for _, gw := range s.Gateways {
+		n := len(gw.Namespace)
+		key := arena[:n+1+len(gw.Name)]
+		arena = arena[len(key):]
+		gi := g.buildGateway(gw, key, routes)
+		g.gateways[nsName{key[:n], key[n+1:]}] = gi
 		g.gwOrder = append(g.gwOrder, gi)
 	}
 	sort.Slice(g.gwOrder, func(i, j int) bool {
