@@ -166,3 +166,29 @@ func BenchmarkSimulate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParseRequestFile parses a topology's request file (stages.Requests requests),
+// as agpol simulate --requests does before deciding them.
+func BenchmarkParseRequestFile(b *testing.B) {
+	for _, size := range stages.BenchSizes() {
+		b.Run(size, func(b *testing.B) {
+			f := stages.Generated(b, size)
+			data, err := os.ReadFile(f.Requests)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				rf, err := ParseRequestFile(f.Requests, data, "default")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(rf.Requests) != stages.Requests {
+					b.Fatalf("%d requests, want %d", len(rf.Requests), stages.Requests)
+				}
+			}
+		})
+	}
+}
