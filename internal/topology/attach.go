@@ -123,11 +123,8 @@ type vhost struct {
 
 type vhostEntry struct {
 	m *matchEntry
-	// listeners are the listeners on the port the route is attached to, in spec order;
-	// moved into hit by packEntries.
-	listeners []string
-	// hit is what routing answers when the entry takes a request, in one record
-	// (packEntries).
+	// hit is what routing answers when the entry takes a request, in one record; while
+	// the table is built, only its listeners are set (packEntries fills it).
 	hit *routeHit
 
 	// What rejects most entries, copied from m, with the bytes of the paths in one
@@ -135,6 +132,8 @@ type vhostEntry struct {
 	// lines instead of m and its path for each entry.
 	kind  pathKind
 	never bool
+	// fields: m has header or query matches (else a matching path is enough).
+	fields bool
 	// path is m.path, or for a regular expression m.rePrefix.
 	path string
 }
@@ -143,12 +142,13 @@ type vhostEntry struct {
 // its match, route and rule: one record (the records of a virtual host lie in one
 // slice) where the match, route, rule and listener list are four scattered objects.
 type routeHit struct {
-	route      *snapshot.HTTPRoute
-	routeKey   string
-	ruleName   string
-	method     string
-	backends   []BackendTarget
-	problem    string
+	route    *snapshot.HTTPRoute
+	routeKey string
+	ruleName string
+	method   string
+	backends []BackendTarget
+	problem  string
+	// listeners are the listeners on the port the route is attached to, spec order.
 	listeners  []string
 	ruleIndex  int32
 	matchIndex int32
@@ -225,11 +225,12 @@ func (g *Graph) buildGateway(gw *snapshot.Gateway, key string, routes []*routeIn
 			}
 			for _, m := range ri.matches {
 				if i, ok := idx[m]; ok {
-					vh.entries[i].listeners = appendUnique(vh.entries[i].listeners, li.name)
+					h := vh.entries[i].hit
+					h.listeners = appendUnique(h.listeners, li.name)
 					continue
 				}
 				idx[m] = len(vh.entries)
-				vh.entries = append(vh.entries, vhostEntry{m: m, listeners: []string{li.name}})
+				vh.entries = append(vh.entries, vhostEntry{m: m, hit: &routeHit{listeners: []string{li.name}}})
 			}
 		}
 		for _, rule := range ri.rules {
@@ -278,13 +279,14 @@ func (vh *vhost) packEntries() {
 	for i := range vh.entries {
 		e := &vh.entries[i]
 		e.kind, e.never = e.m.kind, e.m.never
+		e.fields = len(e.m.headers) > 0 || len(e.m.query) > 0
 		p := path(e.m)
 		e.path, arena = arena[:len(p)], arena[len(p):]
 		m, rl := e.m, e.m.rule
 		hits[i] = routeHit{route: m.route.route, routeKey: m.route.key, ruleName: rl.name, method: m.method,
-			backends: rl.backends, problem: rl.problem, listeners: e.listeners,
+			backends: rl.backends, problem: rl.problem, listeners: e.hit.listeners,
 			ruleIndex: int32(rl.index), matchIndex: int32(m.matchIndex), redirect: rl.redirect}
-		e.hit, e.listeners = &hits[i], nil
+		e.hit = &hits[i]
 	}
 }
 

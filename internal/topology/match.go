@@ -270,7 +270,7 @@ func (v *vhostEntry) matches(r *request) bool {
 	if v.never || !matchPath(v.kind, v.path, v.m, r.path) {
 		return false
 	}
-	return v.m.matchesFields(r)
+	return !v.fields || v.m.matchesFields(r)
 }
 
 // matchesFields reports whether a request satisfies e's header and query matches.
