@@ -251,8 +251,23 @@ func (g *Graph) buildGateway(gw *snapshot.Gateway, key string, routes []*routeIn
 	return gi
 }
 
-// index prepares the scan of a small table's exact domains by hash (see hosts).
+// index prepares the scan of a small table's exact domains by hash (see hosts), and
+// lays the exact domains out in one string: a lookup compares the host with a domain's
+// bytes, which then lie together and stay in cache.
 func (pt *portTable) index() {
+	vhs := make([]*vhost, 0, len(pt.exact))
+	var b strings.Builder
+	for _, vh := range pt.exact {
+		vhs = append(vhs, vh)
+		b.WriteString(vh.domain)
+	}
+	arena := b.String()
+	exact := make(map[string]*vhost, len(vhs))
+	for _, vh := range vhs { // in the order their domains were written
+		vh.domain, arena = arena[:len(vh.domain)], arena[len(vh.domain):]
+		exact[vh.domain] = vh
+	}
+	pt.exact = exact
 	pt.scan = len(pt.exact) <= maxHostScan
 	pt.hosts = pt.hosts[:0]
 	if pt.scan {
