@@ -100,7 +100,10 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 		if m := h.method; m != "" && !strings.EqualFold(m, req.Method) {
 			res.IgnoredMethod = m
 		}
-		res.Backends, res.Redirect, res.RuleProblem = h.backends, h.redirect, h.problem
+		res.Backends, res.Redirect = h.backends, h.redirect
+		if h.problem != nil {
+			res.RuleProblem = *h.problem
+		}
 		res.RouteListener = h.listeners[0]
 		for _, l := range h.listeners {
 			if l == li.name {

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/agpol/agpol/internal/cluster"
 )
@@ -320,5 +321,12 @@ func TestQueryStart(t *testing.T) {
 		if naive != tc.want {
 			t.Fatalf("bad case %q: the first '?' or '#' is at %d", tc.path, naive)
 		}
+	}
+}
+
+// TestRouteHitSize: a route hit fills two cache lines exactly (see routeHit).
+func TestRouteHitSize(t *testing.T) {
+	if n := unsafe.Sizeof(routeHit{}); n != 128 {
+		t.Errorf("routeHit is %d bytes, want 128", n)
 	}
 }
