@@ -29,7 +29,10 @@ import (
 // methods: permComplex) is matched on the rule itself, as the traced path does. The rule
 // IDs are read only for the rule that decides.
 type compiledChain struct {
-	sem *effective.Semantics // the engine's, shared by its chains
+	// What every decision reads comes first, in the first 64 bytes.
+	code []uint32
+	ids  []string             // ids[j] is rule j's ID; policy IDs follow the rules' (read for the deciding rule)
+	sem  *effective.Semantics // the engine's, shared by its chains
 	// anyPolicies: some level has a policy (Level.HasPolicies); sharedExtAuth is
 	// chain.SharedExtAuth; n is the number of levels.
 	anyPolicies   bool
@@ -38,10 +41,8 @@ type compiledChain struct {
 	// nRules is the number of rules: where their entries start in code.
 	nRules int32
 	levels [maxLevels]flatLevel
-	code   []uint32
 
-	// Read only for the deciding rule, a complex permission, or a prefix matcher.
-	ids      []string          // ids[j] is rule j's ID; policy IDs follow the rules'
+	// Read only for a complex permission, a prefix matcher, or a trace.
 	rules    []*effective.Rule // rules[j] is rule j
 	prefixes []string
 	chain    *effective.Chain

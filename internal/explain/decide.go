@@ -143,13 +143,15 @@ func decide(chain *effective.Chain, c *reqCtx, ans ExtAuth, trace bool, pre []St
 // decideFlat is an untraced decide on a compiled chain, whose Allow rules it reads from
 // their flat form (compiledChain): the same decision.
 func decideFlat(cc *compiledChain, rq reqSyms, c *reqCtx, ans ExtAuth) Decision {
-	return evaluate(cc.chain, cc, rq, c, ans, false, nil)
+	return evaluate(nil, cc, rq, c, ans, false, nil) // the program stands for the chain
 }
 
 func evaluate(chain *effective.Chain, flat *compiledChain, rq reqSyms, c *reqCtx, ans ExtAuth, trace bool, pre []Step) Decision {
-	sem := &chain.Semantics
+	var sem *effective.Semantics
 	if flat != nil {
-		sem = flat.sem
+		sem = flat.sem // chain may be nil: the compiled chain's is read only when needed (level)
+	} else {
+		sem = &chain.Semantics
 	}
 	ev := &evaluator{chain: chain, sem: sem, c: c, ans: ans, trace: trace, flat: flat, rq: rq}
 	if trace {
@@ -293,7 +295,7 @@ func (ev *evaluator) run() {
 // level is the chain's level i.
 func (ev *evaluator) level(i int) *effective.Level {
 	if ev.flat != nil {
-		return ev.chain.Levels()[i] // the engine's chains keep their levels: no allocation
+		return ev.flat.chain.Levels()[i] // the engine's chains keep their levels: no allocation
 	}
 	return ev.levels[i]
 }
