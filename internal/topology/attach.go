@@ -75,16 +75,14 @@ type listenerSel struct {
 
 // selectionTable builds gi.sel from gi.listeners.
 func (gi *gatewayIndex) selectionTable() {
-	var b strings.Builder
-	for _, li := range gi.listeners {
-		b.WriteString(li.host)
+	hosts := make([]string, len(gi.listeners))
+	for i, li := range gi.listeners {
+		hosts[i] = li.host
 	}
-	arena := b.String()
+	packStrings(hosts)
 	gi.sel = make([]listenerSel, len(gi.listeners))
 	for i, li := range gi.listeners {
-		host := arena[:len(li.host)]
-		arena = arena[len(li.host):]
-		gi.sel[i] = listenerSel{host: host, port: li.port, programmed: li.notProgrammed == "",
+		gi.sel[i] = listenerSel{host: hosts[i], port: li.port, programmed: li.notProgrammed == "",
 			specificity: hostnameSpecificity(li.host), li: li}
 	}
 }
@@ -259,18 +257,16 @@ func (g *Graph) buildGateway(gw *snapshot.Gateway, key string, routes []*routeIn
 // bytes, which then lie together and stay in cache.
 func (pt *portTable) index() {
 	vhs := make([]*vhost, 0, len(pt.exact))
-	var b strings.Builder
+	domains := make([]string, 0, len(pt.exact))
 	for _, vh := range pt.exact {
-		vhs = append(vhs, vh)
-		b.WriteString(vh.domain)
+		vhs, domains = append(vhs, vh), append(domains, vh.domain)
 	}
-	arena := b.String()
-	exact := make(map[string]*vhost, len(vhs))
-	for _, vh := range vhs { // in the order their domains were written
-		vh.domain, arena = arena[:len(vh.domain)], arena[len(vh.domain):]
-		exact[vh.domain] = vh
+	packStrings(domains)
+	pt.exact = make(map[string]*vhost, len(vhs))
+	for i, vh := range vhs {
+		vh.domain = domains[i]
+		pt.exact[vh.domain] = vh
 	}
-	pt.exact = exact
 	pt.scan = len(pt.exact) <= maxHostScan
 	pt.hosts = pt.hosts[:0]
 	if pt.scan {
@@ -282,24 +278,21 @@ func (pt *portTable) index() {
 
 // packEntries copies into each entry what rejects most requests (see vhostEntry).
 func (vh *vhost) packEntries() {
-	var b strings.Builder
-	path := func(m *matchEntry) string {
-		if m.kind == pathRegex {
-			return m.rePrefix
-		}
-		return m.path
-	}
+	paths := make([]string, len(vh.entries))
 	for i := range vh.entries {
-		b.WriteString(path(vh.entries[i].m))
+		if m := vh.entries[i].m; m.kind == pathRegex {
+			paths[i] = m.rePrefix
+		} else {
+			paths[i] = m.path
+		}
 	}
-	arena := b.String()
+	packStrings(paths)
 	hits := make([]routeHit, len(vh.entries))
 	for i := range vh.entries {
 		e := &vh.entries[i]
 		e.kind, e.never = e.m.kind, e.m.never
 		e.fields = len(e.m.headers) > 0 || len(e.m.query) > 0
-		p := path(e.m)
-		e.path, arena = arena[:len(p)], arena[len(p):]
+		e.path = paths[i]
 		m, rl := e.m, e.m.rule
 		hits[i] = routeHit{route: m.route.route, routeKey: m.route.key, ruleName: rl.name, method: m.method,
 			backends: rl.backends, listeners: e.hit.listeners,

@@ -164,6 +164,25 @@ type Problem struct {
 
 type nsName struct{ ns, name string }
 
+// packStrings replaces the strings of ss by copies laid out one after the other in a
+// single string: a table that a request scans or compares against then reads a few
+// neighbouring cache lines, not one string per object it was built from.
+func packStrings(ss []string) {
+	n := 0
+	for _, s := range ss {
+		n += len(s)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, s := range ss {
+		b.WriteString(s)
+	}
+	arena := b.String()
+	for i, s := range ss {
+		ss[i], arena = arena[:len(s)], arena[len(s):]
+	}
+}
+
 // GatewayRef is the Ref of a Gateway.
 func GatewayRef(namespace, name string) Ref {
 	return Ref{Group: gwapiv1.GroupName, Kind: "Gateway", Namespace: namespace, Name: name}
@@ -334,17 +353,13 @@ func BuildGraph(s *snapshot.Snapshot) *Graph {
 	// The gateways' "namespace/name" keys lie in one string, and the map's keys are
 	// slices of it: looking a gateway up compares the request's names with bytes that
 	// stay in cache, not with two strings of each gateway object.
-	var keys strings.Builder
-	for _, gw := range s.Gateways {
-		keys.WriteString(gw.Namespace)
-		keys.WriteByte('/')
-		keys.WriteString(gw.Name)
+	keys := make([]string, len(s.Gateways))
+	for i, gw := range s.Gateways {
+		keys[i] = gw.Namespace + "/" + gw.Name
 	}
-	arena := keys.String()
-	for _, gw := range s.Gateways {
-		n := len(gw.Namespace)
-		key := arena[:n+1+len(gw.Name)]
-		arena = arena[len(key):]
+	packStrings(keys)
+	for i, gw := range s.Gateways {
+		n, key := len(gw.Namespace), keys[i]
 		gi := g.buildGateway(gw, key, routes)
 		g.gateways[nsName{key[:n], key[n+1:]}] = gi
 		g.gwOrder = append(g.gwOrder, gi)

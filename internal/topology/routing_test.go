@@ -333,3 +333,21 @@ func TestRouteHitSize(t *testing.T) {
 		t.Errorf("routeHit is %d bytes, want 128", n)
 	}
 }
+
+// TestPackStrings: packed strings keep their values and lie one after the other.
+func TestPackStrings(t *testing.T) {
+	want := []string{"infra/gw-1", "", "tools.example.com", "/mcp"}
+	got := append([]string(nil), want...)
+	packStrings(got)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("packStrings changed the values: %q, want %q", got, want)
+	}
+	base := unsafe.StringData(got[0])
+	off := 0
+	for i, s := range got {
+		if s != "" && unsafe.StringData(s) != (*byte)(unsafe.Add(unsafe.Pointer(base), off)) {
+			t.Errorf("string %d (%q) is not at offset %d of the first", i, s, off)
+		}
+		off += len(s)
+	}
+}
