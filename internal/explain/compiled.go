@@ -308,7 +308,7 @@ func (cc *compiledChain) permits(j int32, rq *reqSyms, c *reqCtx) bool {
 			k = pEnd // the next matcher follows this one's params
 			if name&prefixBit != 0 {
 				prefix := cc.prefixes[name&^prefixBit]
-				if len(c.mcpMethod) < len(prefix) || c.mcpMethod[:len(prefix)] != prefix {
+				if !strings.HasPrefix(c.mcpMethod, prefix) {
 					continue
 				}
 			} else if name != rq.method {
