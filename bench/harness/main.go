@@ -3,6 +3,7 @@
 //
 //	harness offline -dir DIR [-runs N]      decode floor vs load+admission+all chains, interleaved
 //	harness once -mode floor|pipeline -dir DIR  one run in this process: time and peak RSS
+//	harness retained -dir DIR               what stays live after the pipeline, by part
 //	harness decide -dir DIR -requests FILE  decisions per second on one core (simulate)
 //	harness live -dir DIR -agpol BIN -kubectl BIN   see live.go
 //
@@ -36,7 +37,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: harness offline|once|decide|live [flags]")
+		fmt.Fprintln(os.Stderr, "usage: harness offline|once|retained|scaling|decide|live [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -45,6 +46,8 @@ func main() {
 		err = offline(os.Args[2:])
 	case "once":
 		err = once(os.Args[2:])
+	case "retained":
+		err = retained(os.Args[2:])
 	case "scaling":
 		err = scaling(os.Args[2:])
 	case "decide":
@@ -188,7 +191,11 @@ func once(args []string) error {
 	mode := fs.String("mode", "pipeline", "floor, pipeline, lint or none")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile")
 	memprofile := fs.String("memprofile", "", "write a heap profile of what is live at the end")
+	memrate := fs.Int("memprofilerate", 0, "bytes per heap profile sample (runtime.MemProfileRate; 0 keeps Go's 512 KiB, 1 records every allocation)")
 	_ = fs.Parse(args)
+	if *memrate > 0 {
+		runtime.MemProfileRate = *memrate
+	}
 	files, err := stages.ManifestFiles(*dir)
 	if err != nil {
 		return err
@@ -271,13 +278,17 @@ func writeHeapProfile(path string) error {
 // fileRSS is the part of the resident set that maps files (the program's own code and
 // read-only data, shared and reclaimable), from /proc/self/status; 0 where unknown.
 // The peak RSS less this is the memory the process allocated.
-func fileRSS() int64 {
+func fileRSS() int64 { return statusBytes("RssFile") }
+
+// statusBytes is a field of /proc/self/status given in kB (RssFile, RssAnon), in bytes;
+// 0 where unknown.
+func statusBytes(field string) int64 {
 	data, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "RssFile:"); ok {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			if err == nil {
 				return kb * 1024

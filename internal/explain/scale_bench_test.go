@@ -124,6 +124,27 @@ func BenchmarkDecideBatch(b *testing.B) {
 	}
 }
 
+// BenchmarkDecideHot is BenchmarkDecideBatch on the request file's first 200 requests
+// only: what they read of the topology (some hundreds of KB on large) stays in the
+// core's own cache, so this is the decision path's cost without the waits on memory
+// that the whole file's working set, larger than a core's cache, adds to
+// BenchmarkDecideBatch. The gap between the two is the price of those misses.
+func BenchmarkDecideHot(b *testing.B) {
+	for _, size := range stages.BenchSizes() {
+		b.Run(size, func(b *testing.B) {
+			sim, reqs := generatedSim(b, size)
+			reqs = reqs[:min(len(reqs), 200)]
+			batch := sim.Batch()
+			allowed := 0
+			runtime.GC()
+			b.ReportAllocs()
+			b.ResetTimer()
+			n := batchLoop(batch, reqs, b.N, &allowed)
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "decisions/s")
+		})
+	}
+}
+
 // BenchmarkSimulateText is SimulateWith as agpol simulate decides for its text output:
 // results with their paths and expectations, decisions untraced.
 func BenchmarkSimulateText(b *testing.B) {
