@@ -90,8 +90,7 @@ func memRecords() []runtime.MemProfileRecord {
 	}
 }
 
-// classify names the part of an allocation by its stack (innermost call first): cel-go
-// anywhere in it, else the innermost of agpol's functions.
+// classify names the part of an allocation by its stack.
 func classify(stack []uintptr) string {
 	var fns []string
 	frames := runtime.CallersFrames(stack)
@@ -102,6 +101,13 @@ func classify(stack []uintptr) string {
 			break
 		}
 	}
+	return classifyFuncs(fns)
+}
+
+// classifyFuncs names the part of an allocation by the functions of its stack, innermost
+// first: cel-go anywhere in it, else a typed decoding, else the innermost of agpol's
+// functions; without any, what main or a package's initialization allocated.
+func classifyFuncs(fns []string) string {
 	for _, fn := range fns {
 		if strings.HasPrefix(fn, "github.com/google/cel-go/") {
 			return "cel"
