@@ -196,11 +196,7 @@ func once(args []string) error {
 	if *memrate > 0 {
 		runtime.MemProfileRate = *memrate
 	}
-	files, err := stages.ManifestFiles(*dir)
-	if err != nil {
-		return err
-	}
-	size, err := stages.InputBytes(files)
+	files, size, err := manifests(*dir)
 	if err != nil {
 		return err
 	}
@@ -261,6 +257,16 @@ func once(args []string) error {
 	fmt.Printf("mode=%s input_bytes=%d ms=%s cpu_ms=%s maxrss_bytes=%d idle_rss_bytes=%d file_rss_bytes=%d gogc=%s%s\n",
 		*mode, size, ms(el), ms(cpuTime(ru)-cpuTime(idle)), ru.Maxrss*1024, idle.Maxrss*1024, fileRSS(), gogc(), extra)
 	return nil
+}
+
+// manifests lists the manifest files of dir (as agpol -f DIR reads them) and their total size.
+func manifests(dir string) ([]string, int64, error) {
+	files, err := stages.ManifestFiles(dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	size, err := stages.InputBytes(files)
+	return files, size, err
 }
 
 // writeHeapProfile writes what is live now (after a collection) and every allocation

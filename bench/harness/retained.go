@@ -38,11 +38,7 @@ func retained(args []string) error {
 		runtime.MemProfileRate = 1
 		fmt.Fprintln(os.Stderr, "harness retained: GODEBUG=memprofilerate=1 not set: what packages allocate before main is undercounted")
 	}
-	files, err := stages.ManifestFiles(*dir)
-	if err != nil {
-		return err
-	}
-	size, err := stages.InputBytes(files)
+	files, size, err := manifests(*dir)
 	if err != nil {
 		return err
 	}
