@@ -27,9 +27,10 @@ var retainedParts = []string{"typed", "objects", "files", "cel", "engine", "grap
 //	init     what the program's packages allocate before main (library tables)
 //
 // and runtime_bytes: the resident set of the idle process less its program pages, its
-// heap and the heap profile (the Go runtime's own memory). Run it with GODEBUG=memprofilerate=1, so that
-// allocations made before main are recorded too; it sets the rate itself otherwise.
-// Recording every allocation makes the run some 20 times slower: its times mean nothing.
+// heap and the heap profile (the Go runtime's own memory). Run it with
+// GODEBUG=memprofilerate=1, so that allocations made before main are recorded too; it
+// sets the rate itself otherwise. Recording every allocation makes the run some 20 times
+// slower: its times mean nothing.
 func retained(args []string) error {
 	fs := newFlagSet("retained")
 	dir := fs.String("dir", "", "manifest directory")
@@ -109,6 +110,9 @@ func classifyFuncs(fns []string) string {
 			return "cel"
 		}
 	}
+	if typedDecode(fns) {
+		return "typed"
+	}
 	const agpol = "github.com/agpol/agpol/internal/"
 	for _, fn := range fns {
 		pkg, ok := strings.CutPrefix(fn, agpol)
@@ -116,8 +120,6 @@ func classifyFuncs(fns []string) string {
 			continue
 		}
 		switch {
-		case typedDecode(fns):
-			return "typed"
 		case strings.HasPrefix(pkg, "cluster.readLimited"), strings.HasPrefix(pkg, "cluster.readFile"):
 			return "files"
 		case strings.HasPrefix(pkg, "snapshot."), strings.HasPrefix(pkg, "cluster."):
