@@ -134,6 +134,10 @@ func ParseRequestFile(name string, data []byte, defaultNS string) (*RequestFile,
 		if r.Name == "" {
 			r.Name = fmt.Sprintf("request-%d", i+1)
 		}
+		// The parser has capitalised the method and lower-cased the header names: only
+		// the defaults are left to fill, and Normalize need not check that again.
+		r.HTTP.defaults()
+		r.normal = true
 		if prev, ok := names[r.Name]; ok {
 			return nil, p.errf(n, "duplicate request name %q (first at line %d)", r.Name, prev)
 		}

@@ -65,3 +65,51 @@ func TestRequestFileValues(t *testing.T) {
 		t.Errorf("changing request b changed request a: gateway %s, tool %s", a.Gateway, a.MCP.Tool)
 	}
 }
+
+// TestRequestFileNormalForm: a request file's requests come out of the parser as
+// Normalize leaves them (Normalize does nothing more to them): method and path
+// defaulted, method in capitals, header names in lower case.
+func TestRequestFileNormalForm(t *testing.T) {
+	const file = `apiVersion: agpol.dev/v1alpha1
+kind: SimulationRequests
+requests:
+- name: defaults
+  from: {serviceAccount: agents/billing}
+  gateway: edge
+- name: spelled
+  from: {serviceAccount: agents/billing}
+  gateway: edge
+  http: {method: delete, path: /x, headers: {MCP-Session-Id: s1, X-A: a, x-a: b}}
+`
+	rf, err := ParseRequestFile("requests.yaml", []byte(file), "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		r            *Request
+		method, path string
+		headers      map[string]string
+	}{
+		{rf.Requests[0], "POST", "/mcp", nil},
+		{rf.Requests[1], "DELETE", "/x", map[string]string{"mcp-session-id": "s1", "x-a": "a,b"}},
+	} {
+		if !c.r.normal {
+			t.Errorf("%s: not marked normal", c.r.Name)
+		}
+		got := *c.r
+		got.normal = false
+		got.Normalize() // what Normalize would make of it, were it not marked
+		if got.HTTP.Method != c.method || c.r.HTTP.Method != c.method || got.HTTP.Path != c.path || c.r.HTTP.Path != c.path {
+			t.Errorf("%s: method %q path %q, normalized %q %q; want %q %q", c.r.Name, c.r.HTTP.Method, c.r.HTTP.Path,
+				got.HTTP.Method, got.HTTP.Path, c.method, c.path)
+		}
+		if len(c.r.HTTP.Headers) != len(c.headers) {
+			t.Errorf("%s: headers %v, want %v", c.r.Name, c.r.HTTP.Headers, c.headers)
+		}
+		for k, v := range c.headers {
+			if c.r.HTTP.Headers[k] != v || got.HTTP.Headers[k] != v {
+				t.Errorf("%s: header %s = %q (normalized %q), want %q", c.r.Name, k, c.r.HTTP.Headers[k], got.HTTP.Headers[k], v)
+			}
+		}
+	}
+}
