@@ -192,7 +192,8 @@ func (h HTTP) HeaderList() []string {
 	return out
 }
 
-// Normalize fills defaults: method POST, path /mcp, lower-case header names.
+// Normalize fills defaults: method POST, path /mcp, lower-case header names. A request
+// of a request file is in that form as parsed, and left as it is.
 func (r *Request) Normalize() {
 	if r.normal {
 		return
