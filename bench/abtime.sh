@@ -44,13 +44,8 @@ for i in $(seq "$runs"); do
 	this+=("$(nsop "$out/new.test")") || { echo "abtime: the benchmark did not run on this checkout" >&2; exit 1; }
 	log "run $i: $rev ${base[-1]} ns/op, this checkout ${this[-1]} ns/op"
 done
-stats() { # stats VALUES...: median min max
-	printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END {
-		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%.0f %.0f %.0f", m, v[1], v[NR] }'
-}
-read -r bm blo bhi <<<"$(stats "${base[@]}")"
-read -r tm tlo thi <<<"$(stats "${this[@]}")"
+bm="$(printf '%s\n' "${base[@]}" | median)" tm="$(printf '%s\n' "${this[@]}" | median)"
 echo "Benchmark$bench/$size, $runs runs each, alternately ($benchtime each, -cpu 1), ns/op:"
-printf '%-16s median %8s  (%s-%s)\n' "$rev" "$bm" "$blo" "$bhi" "this checkout" "$tm" "$tlo" "$thi"
+printf '%-16s median %8.0f  (%s)\n' "$rev" "$bm" "$(printf '%s\n' "${base[@]}" | range)" \
+	"this checkout" "$tm" "$(printf '%s\n' "${this[@]}" | range)"
 awk -v b="$bm" -v t="$tm" 'BEGIN { printf "this / base: %.3f of the time (%.2fx as fast)\n", t / b, b / t }'

@@ -1,5 +1,15 @@
-# bench/lib.sh: what bench/cachesim.sh and bench/abtime.sh share. Source it from the
-# repository's root, with $out set to the script's folder.
+# bench/lib.sh: what bench/run.sh, bench/cachesim.sh and bench/abtime.sh share. Source
+# it from the repository's root, with $out set to the script's folder.
+
+# median: the median of the numbers on stdin, one per line.
+median() {
+	sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "%s", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# range: "lowest-highest" of the numbers on stdin, one per line, rounded.
+range() {
+	sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%.0f-%.0f", lo, hi }'
+}
 
 # build_explain DIR BINARY: the explain test binary of the checkout in DIR.
 build_explain() {

@@ -122,8 +122,6 @@ log "decisions: go test -bench on the large topology (-cpu 1, $decide_runs runs 
 bench="$(AGPOL_BENCH_LARGE=1 go test ./internal/explain -run '^$' -bench 'Benchmark(DecideOne|DecideBatch|DecideHot|SimulateText|Simulate)/large$' \
 	-cpu 1 -benchtime 2s -count "$decide_runs" -benchmem 2>&1 | grep -E '^(Benchmark|---|    )' || true)"
 printf '%s\n' "$bench" >&2
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "%s", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-range() { sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%.0f-%.0f", lo, hi }'; }
 rate() { sed -n "s/^Benchmark$1\/large[[:space:]].* \([0-9.]*\) decisions\/s.*/\1/p" <<<"$bench"; }
 batch="$(rate DecideBatch | median)"
 batch_range="$(rate DecideBatch | range)"
