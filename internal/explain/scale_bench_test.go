@@ -115,13 +115,20 @@ func BenchmarkDecideBatch(b *testing.B) {
 			if allowed == 0 || allowed == n {
 				b.Fatalf("%d of %d decisions allow: the batch does not exercise both verdicts", allowed, n)
 			}
-			runtime.GC() // the collection loading started ends before the timer does
-			b.ReportAllocs()
-			b.ResetTimer()
-			n = batchLoop(batch, reqs, b.N, &allowed)
-			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "decisions/s")
+			timeBatch(b, batch, reqs)
 		})
 	}
+}
+
+// timeBatch times b.N requests of reqs, cycled, decided by batch, and reports the
+// decisions per second.
+func timeBatch(b *testing.B, batch *Batch, reqs []*Request) {
+	allowed := 0
+	runtime.GC() // the collection loading started ends before the timer does
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := batchLoop(batch, reqs, b.N, &allowed)
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "decisions/s")
 }
 
 // BenchmarkDecideHot is BenchmarkDecideBatch on the request file's first 200 requests
@@ -133,14 +140,7 @@ func BenchmarkDecideHot(b *testing.B) {
 	for _, size := range stages.BenchSizes() {
 		b.Run(size, func(b *testing.B) {
 			sim, reqs := generatedSim(b, size)
-			reqs = reqs[:min(len(reqs), 200)]
-			batch := sim.Batch()
-			allowed := 0
-			runtime.GC()
-			b.ReportAllocs()
-			b.ResetTimer()
-			n := batchLoop(batch, reqs, b.N, &allowed)
-			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "decisions/s")
+			timeBatch(b, sim.Batch(), reqs[:min(len(reqs), 200)])
 		})
 	}
 }
