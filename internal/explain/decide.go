@@ -18,6 +18,11 @@ const (
 const (
 	DecidedImplicitDeny = "implicit-deny"
 	DecidedNoPolicy     = "no-policy"
+	// DecidedNoRoute: no route takes the request; the data plane answers 404.
+	DecidedNoRoute = "no-route"
+	// DecidedNoBackend: the route rule reaches no backend (a broken backendRef or
+	// filter, no backendRefs, a redirect): the data plane answers 500 or redirects.
+	DecidedNoBackend = "no-backend"
 )
 
 // Step outcomes.
@@ -62,9 +67,10 @@ type Decision struct {
 	Trace    []Step   `json:"trace"`
 }
 
-// DenyKind is "explicit" or "implicit" for a deny, "" otherwise.
+// DenyKind is "explicit" or "implicit" for a deny by policy, "" otherwise (and for
+// the data plane's own answer when no backend is reached).
 func (d *Decision) DenyKind() string {
-	if d.Verdict != Deny {
+	if d.Verdict != Deny || d.DecidedBy == DecidedNoRoute || d.DecidedBy == DecidedNoBackend {
 		return ""
 	}
 	if d.Explicit {

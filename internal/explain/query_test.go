@@ -67,6 +67,14 @@ func checkDecide(t *testing.T, sim *Simulator, r *Request) int {
 		chain := e.Chain(effective.GatewayRef(r.Gateway.Namespace, r.Gateway.Name), x.Path.Listener, be)
 		Decide(chain, q, "spiffe://other.example/caller") // another caller first: its CEL results are kept
 		got := Decide(chain, q, principal)
+		if x.Path.Problem != "" {
+			// No backend is reached: the data plane's own answer (Decide knows no routing).
+			ch := &choice{refused: DecidedNoBackend}
+			if x.Path.Problem == "no route" {
+				ch.refused = DecidedNoRoute
+			}
+			refuse(&got, ch)
+		}
 		if got.Reason != "" || got.Trace != nil {
 			t.Errorf("%s: untraced decision has a reason %q or a trace (%d steps)", r.Describe(), got.Reason, len(got.Trace))
 		}

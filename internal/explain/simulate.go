@@ -110,6 +110,38 @@ type choice struct {
 	// when the request named the backend: it keys the chain cache.
 	target *topology.BackendTarget
 	pre    []Step
+	// refused is set when the data plane answers the request itself instead of sending
+	// it to a backend: DecidedNoRoute (404) or DecidedNoBackend (500, redirect). The
+	// gateway level's policies still run first (RBAC runs before routing), so their
+	// deny stands; any other outcome becomes this deny.
+	refused string
+}
+
+// refuse turns the decision on a choice that reaches no backend into the deny the
+// caller gets: a gateway-level deny stands (403 before routing); an allow or an answer
+// that waits on the authorizer becomes a deny by the data plane's own answer, since
+// neither authorizer answer lets the call reach a tool.
+func refuse(d *Decision, ch *choice) {
+	if ch.refused == "" || d.Verdict == Deny {
+		return
+	}
+	was := d.Verdict
+	d.Verdict, d.Explicit, d.Level, d.DecidedBy, d.Branches = Deny, false, string(effective.LevelGateway), ch.refused, nil
+	if d.Trace == nil && d.Reason == "" {
+		return // untraced: no text
+	}
+	switch ch.refused {
+	case DecidedNoRoute:
+		d.Reason = "no route takes the request: the data plane answers 404"
+	default:
+		d.Reason = "the request reaches no backend: " + ch.info.Problem
+	}
+	if was == Indeterminate {
+		d.Reason += ", whatever the gateway authorizer answers (403 if it denies)"
+	} else {
+		d.Reason += ", after the gateway-level policies let it through"
+	}
+	d.Trace = append(d.Trace, Step{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo, Reason: d.Reason})
 }
 
 // routing is the scratch space of resolve, reused across requests by one goroutine so
@@ -192,6 +224,7 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 			} else {
 				d, rt.buf = sim.decideUntraced(i, rt.gw, ch, c, r.ExtAuth, rt.buf)
 			}
+			refuse(&d, ch)
 			group[i] = Result{Name: r.Name, Decision: d, Request: r, Path: ch.info, Primary: i == 0}
 		}
 		for _, g := range group[1:] {
@@ -208,6 +241,7 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 				// traced decision replaces the untraced one; both give the same verdict,
 				// level and deciding rule, which the expectation was checked against).
 				group[0].Decision = decide(sim.chain(0, rt.gw, ch), c, r.ExtAuth, true, sim.tracedPre(r, ch))
+				refuse(&group[0].Decision, ch)
 			}
 			group[0].Expect = x
 		}
@@ -302,6 +336,7 @@ func (b *Batch) Decide(r *Request) ([]Decision, error) {
 		sim.initChoice(&b.c, r, &b.rt, ch)
 		var d Decision
 		d, b.buf = sim.decideUntraced(0, b.rt.gw, ch, &b.c, r.ExtAuth, b.buf)
+		refuse(&d, ch)
 		b.out = append(b.out, d)
 	}
 	return b.out, nil
@@ -465,7 +500,7 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 		}
 		info := base
 		info.Route = ""
-		ch := choice{info: info}
+		ch := choice{info: info, refused: DecidedNoRoute}
 		if detail {
 			ch.info.Problem = "no route"
 			reason := "no route matches the request: the data plane answers 404; only gateway-level policies run"
@@ -504,7 +539,7 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 
 func (sim *Simulator) backendChoices(rt *routing, base PathInfo, backends []topology.BackendTarget, ruleProblem string, redirect, detail bool) {
 	gwOnly := func(problem string) {
-		ch := choice{info: base}
+		ch := choice{info: base, refused: DecidedNoBackend}
 		if detail {
 			ch.info.Problem = problem
 			ch.pre = []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
@@ -540,6 +575,7 @@ func (sim *Simulator) backendChoices(rt *routing, base PathInfo, backends []topo
 		}
 		switch {
 		case b.Problem != "":
+			ch.refused = DecidedNoBackend
 			if detail {
 				ch.info.Problem = b.Problem
 				ch.pre = []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
