@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,5 +91,48 @@ func TestExplainJSONAndErrors(t *testing.T) {
 		if _, errOut, code := runDecide(t, "", full...); code != exitUsage || !strings.HasPrefix(errOut, "error: ") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
 		}
+	}
+}
+
+// A request naming no listener and no port arrives as a real caller would (identity over
+// mTLS), and the answer says it assumed so and where the verdict would differ.
+func TestExplainListenerChoice(t *testing.T) {
+	t.Chdir("../..")
+	m := "testdata/simulate/listener-choice/manifests.yaml"
+	out, errOut, code := runDecide(t, "", "explain", "-f", m, "--from", "sa:agents/tester", "--gateway", "infra/gw",
+		"--host", "mcp.example.com", "--tool", "echo", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, errOut, out)
+	}
+	var doc struct {
+		Results []struct {
+			Decision string `json:"decision"`
+			Path     struct {
+				Listener        string `json:"listener"`
+				ListenerAssumed string `json:"listenerAssumed"`
+			} `json:"path"`
+			OtherListeners []struct{ Listener, Decision, DecidedBy string } `json:"otherListeners"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Results) != 1 {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+	r := doc.Results[0]
+	if r.Path.Listener != "secure" || !strings.Contains(r.Path.ListenerAssumed, "mTLS") {
+		t.Errorf("path %+v", r.Path)
+	}
+	if len(r.OtherListeners) != 1 || r.OtherListeners[0].Listener != "plain" || r.OtherListeners[0].Decision != "deny" {
+		t.Errorf("other listeners %+v", r.OtherListeners)
+	}
+	text, _, code := runDecide(t, "", "explain", "-f", m, "--from", "sa:agents/tester", "--gateway", "infra/gw",
+		"--host", "mcp.example.com", "--tool", "echo", "--color", "never")
+	if code != 0 || !strings.Contains(text, "on listener plain (HTTP) the verdict would be DENY") || !strings.Contains(text, "assumed: no listener or port given") {
+		t.Errorf("exit %d\n%s", code, text)
+	}
+	// A mistyped host is a 404: a deny, exit 1, with the reason in the headline.
+	text, _, code = runDecide(t, "", "explain", "-f", m, "--from", "sa:agents/tester", "--gateway", "infra/gw",
+		"--host", "mcp.exmaple.com", "--tool", "echo", "--color", "never")
+	if code != exitFail || !strings.HasPrefix(text, "DENY ") || !strings.Contains(strings.SplitN(text, "\n", 2)[0], "404") {
+		t.Errorf("no route: exit %d\n%s", code, text)
 	}
 }

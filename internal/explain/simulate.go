@@ -66,6 +66,18 @@ type PathInfo struct {
 	Resolved bool `json:"resolved"`
 	// Problem says why the data plane would not reach a backend (no route: 404, broken rule: 500).
 	Problem string `json:"problem,omitempty"`
+	// ListenerAssumed says which listener agpol chose for a request that named none,
+	// and why; empty when the request left no choice.
+	ListenerAssumed string `json:"listenerAssumed,omitempty"`
+}
+
+// ListenerVerdict is the decision the same request would get on another listener.
+type ListenerVerdict struct {
+	Listener  string `json:"listener"`
+	Protocol  string `json:"protocol"`
+	Decision  string `json:"decision"`
+	Level     string `json:"level"`
+	DecidedBy string `json:"decidedBy"`
 }
 
 // Expectation is the outcome of a request's expect fields.
@@ -97,6 +109,10 @@ type Result struct {
 	Expect       *Expectation `json:"expect,omitempty"`
 	// AuthPolicy is what Kuadrant's effective AuthPolicy asks of the request, beside the decision.
 	AuthPolicy *AuthPolicyInfo `json:"authPolicy,omitempty"`
+	// OtherListeners are the listeners, other than the one agpol assumed for a request
+	// that named none, that also take the request and would decide it otherwise (the
+	// answer depends on how the agent connects).
+	OtherListeners []ListenerVerdict `json:"otherListeners,omitempty"`
 }
 
 // choice is one backend a request reaches (or the gateway alone, without a route).
@@ -155,8 +171,14 @@ type routing struct {
 	// What explain reuses from one request to the next: the request prepared for
 	// matching (nothing a decision returns points into it), the caller's principal,
 	// and the results not yet handed out (see results).
-	c         reqCtx
-	buf       []byte
+	c   reqCtx
+	buf []byte
+	// options are the listeners that take a request naming no listener and no port
+	// (when there is a choice between a plain-HTTP and an HTTPS one), and assumed says
+	// which one resolve chose, and why (empty when the request left no choice).
+	options   []topology.ListenerOption
+	assumed   string
+	optBuf    []topology.ListenerOption
 	slab      []Result
 	lastChunk int
 }
@@ -208,6 +230,7 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 	if err := sim.resolve(r, rt, true); err != nil {
 		return out, err
 	}
+	first := len(out)
 	for k := range rt.choices {
 		ch := &rt.choices[k]
 		pre := ch.pre
@@ -255,6 +278,9 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 		for i := range group {
 			out = append(out, &group[i])
 		}
+	}
+	if len(rt.options) > 0 {
+		sim.otherListeners(r, rt, out[first:])
 	}
 	return out, nil
 }
@@ -418,6 +444,10 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 	}
 	rt.req = topology.RouteRequest{Gateway: topology.GatewayRef(r.Gateway.Namespace, r.Gateway.Name), Listener: r.Listener,
 		Port: r.HTTP.Port, Host: r.HTTP.Host, Path: r.HTTP.Path, Method: r.HTTP.Method, Headers: r.HTTP.Headers, Terse: !detail}
+	rt.options, rt.assumed = nil, ""
+	if r.Listener == "" && r.HTTP.Port == 0 {
+		sim.chooseListener(r, rt, detail)
+	}
 	// Routing fails only for a missing gateway.
 	if err := sim.Graph.RouteInto(&rt.req, &rt.res); err != nil {
 		rt.gw = nil
@@ -454,6 +484,9 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 		base.Protocol = string(routed.Protocol) // no second scan of the gateway's listeners
 	} else {
 		base.Protocol = listenerProtocol(gw, base.Listener)
+	}
+	if rt.assumed != "" {
+		base.ListenerAssumed = rt.assumed
 	}
 	if r.Route != nil {
 		if sim.Graph.HTTPRoute(topology.HTTPRouteRef(r.Route.Namespace, r.Route.Name)) == nil {
@@ -535,6 +568,106 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 		}
 	}
 	return nil
+}
+
+// chooseListener picks the listener of a request that names no listener and no port
+// the way a real caller arrives: a caller with an identity presents it over mTLS, so
+// it takes an HTTPS listener that reaches a route; an anonymous caller takes a
+// plain-HTTP one when there is one. Routing alone would take the first listener in
+// spec order among the most specific hostnames. It sets rt.req.Listener when the
+// choice matters (listeners of both kinds reach a route), with rt.options and
+// rt.assumed.
+func (sim *Simulator) chooseListener(r *Request, rt *routing, detail bool) {
+	rt.optBuf = sim.Graph.ListenerOptions(rt.req, rt.optBuf[:0])
+	opts := rt.optBuf
+	// The first listener of each kind that reaches a route, and of each kind at all.
+	var plain, tls, anyPlain, anyTLS *topology.ListenerOption
+	for i := range opts {
+		o := &opts[i]
+		if o.Protocol == gwapiv1.HTTPProtocolType {
+			anyPlain = first(anyPlain, o)
+			if o.Routed {
+				plain = first(plain, o)
+			}
+		} else {
+			anyTLS = first(anyTLS, o)
+			if o.Routed {
+				tls = first(tls, o)
+			}
+		}
+	}
+	identity := r.From.Kind == IdentityServiceAccount || r.From.Kind == IdentitySPIFFE
+	switch {
+	case plain != nil && tls != nil:
+		rt.options = opts // the verdict may differ on the other kind: otherListeners
+	case plain != nil || tls != nil:
+		// One kind of listener reaches a route: the caller uses it, whatever its identity.
+		if plain == nil {
+			plain = tls
+		}
+		rt.req.Listener = plain.Name
+		return
+	case anyPlain != nil && anyTLS != nil:
+		plain, tls = anyPlain, anyTLS // no route either way: the caller still picks by kind
+	default:
+		return
+	}
+	pick, other := plain, tls
+	if identity {
+		pick, other = tls, plain
+	}
+	rt.req.Listener = pick.Name
+	if !detail {
+		return
+	}
+	if identity {
+		rt.assumed = fmt.Sprintf("no listener or port given: the caller %s presents its identity over mTLS, so it arrives on HTTPS listener %s (port %d), not on plain-HTTP listener %s (port %d)",
+			r.From.String(), pick.Name, pick.Port, other.Name, other.Port)
+	} else {
+		rt.assumed = fmt.Sprintf("no listener or port given: an anonymous caller arrives on plain-HTTP listener %s (port %d), not on HTTPS listener %s (port %d)",
+			pick.Name, pick.Port, other.Name, other.Port)
+	}
+}
+
+func first(have, o *topology.ListenerOption) *topology.ListenerOption {
+	if have != nil {
+		return have
+	}
+	return o
+}
+
+// otherListeners decides r on each other listener of rt.options that reaches a route
+// and reports, for each result of the request (out[from:], in the order explain made
+// them), the listeners where the primary semantics' verdict would differ.
+func (sim *Simulator) otherListeners(r *Request, rt *routing, out []*Result) {
+	chosen := rt.req.Listener
+	for _, o := range rt.options {
+		if !o.Routed || o.Name == chosen {
+			continue
+		}
+		alt := *r
+		alt.Listener = o.Name
+		var art routing
+		if err := sim.resolve(&alt, &art, true); err != nil {
+			continue
+		}
+		for k := range art.choices {
+			ch := &art.choices[k]
+			sim.initChoice(&art.c, &alt, &art, ch)
+			var d Decision
+			d, art.buf = sim.decideUntraced(0, art.gw, ch, &art.c, alt.ExtAuth, art.buf)
+			refuse(&d, ch)
+			for _, res := range out {
+				if !res.Primary || res.Path.BackendKind != ch.info.BackendKind || res.Path.Backend != ch.info.Backend {
+					continue
+				}
+				if d.Verdict != res.Verdict {
+					res.OtherListeners = append(res.OtherListeners, ListenerVerdict{Listener: o.Name, Protocol: string(o.Protocol),
+						Decision: d.Verdict, Level: d.Level, DecidedBy: d.DecidedBy})
+				}
+			}
+		}
+	}
 }
 
 func (sim *Simulator) backendChoices(rt *routing, base PathInfo, backends []topology.BackendTarget, ruleProblem string, redirect, detail bool) {

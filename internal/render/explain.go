@@ -107,6 +107,7 @@ func writeResult(w io.Writer, r *explain.Result, st Styler) {
 	for _, b := range r.Branches {
 		fmt.Fprintf(w, "  if %s: %s (%s at %s)\n", b.Assume.String(), strings.ToUpper(b.Decision), b.DecidedBy, b.Level)
 	}
+	writeListenerNotes(w, r, st)
 	for _, s := range r.Trace {
 		fmt.Fprintln(w, "  "+StepLine(s, st))
 	}
@@ -122,6 +123,22 @@ func writeResult(w io.Writer, r *explain.Result, st Styler) {
 			}
 		}
 	}
+}
+
+// writeListenerNotes says which listener agpol assumed for a request that named none,
+// and on which other listeners the verdict would differ.
+func writeListenerNotes(w io.Writer, r *explain.Result, st Styler) {
+	if r.Path.ListenerAssumed != "" {
+		fmt.Fprintln(w, "  "+st.Dim("assumed: "+r.Path.ListenerAssumed))
+	}
+	for _, o := range r.OtherListeners {
+		fmt.Fprintln(w, "  "+st.Yellow(otherListener(o)))
+	}
+}
+
+func otherListener(o explain.ListenerVerdict) string {
+	return fmt.Sprintf("on listener %s (%s) the verdict would be %s (%s at %s): the answer depends on how the agent connects",
+		o.Listener, o.Protocol, strings.ToUpper(o.Decision), o.DecidedBy, o.Level)
 }
 
 // StepLine renders one trace step.
@@ -188,6 +205,9 @@ func SimulateText(w io.Writer, results []*explain.Result, st Styler) error {
 		}
 		fmt.Fprintf(w, "%s %s%s: %s by %s at %s — %s → %s\n", mark, r.Name, sem, st.Verdict(&r.Decision), r.DecidedBy, r.Level,
 			r.Request.Describe(), PathLine(r.Path))
+		for _, o := range r.OtherListeners {
+			fmt.Fprintln(w, "    "+st.Yellow(otherListener(o)))
+		}
 		if r.Expect != nil && !r.Expect.Passed {
 			for _, f := range r.Expect.Failures {
 				fmt.Fprintln(w, "    "+st.Red(f))

@@ -300,3 +300,45 @@ func queryValue(raw, name string) (string, bool) {
 	}
 	return "", false
 }
+
+// ListenerOption is a listener that would take a request naming no listener and no
+// port, and whether the request reaches a route rule there.
+type ListenerOption struct {
+	Name     string
+	Protocol gwapiv1.ProtocolType
+	Port     int
+	Routed   bool
+
+	specificity int
+}
+
+// ListenerOptions appends to buf (and returns) the programmed listeners of req.Gateway
+// that accept req.Host, most specific hostname first (ties in spec order: the order
+// Route picks in), each with whether req reaches a route rule through it. It is for a
+// request that names no listener and no port, and appends nothing when the gateway is
+// missing or the request names either. It allocates only to grow buf.
+func (g *Graph) ListenerOptions(req RouteRequest, buf []ListenerOption) []ListenerOption {
+	gi := g.gatewayIndex(req.Gateway)
+	if gi == nil || req.Listener != "" || req.Port != 0 || (hostPort(req.Host) != 0 && gi.hasPort(hostPort(req.Host))) {
+		return buf
+	}
+	host := lowerASCII(StripPort(req.Host))
+	var res RouteResult
+	start := len(buf)
+	for i := range gi.sel {
+		s := &gi.sel[i]
+		if !s.programmed || !hostMatches(s.host, host) {
+			continue
+		}
+		r := req
+		r.Listener, r.Terse = s.li.name, true
+		_ = g.RouteInto(&r, &res) // the gateway exists
+		o := ListenerOption{Name: s.li.name, Protocol: s.li.protocol, Port: int(s.li.port), Routed: res.Route != nil, specificity: s.specificity}
+		buf = append(buf, o)
+		// Insertion sort, stable: most specific first, spec order among equals.
+		for j := len(buf) - 1; j > start && buf[j-1].specificity < buf[j].specificity; j-- {
+			buf[j-1], buf[j] = buf[j], buf[j-1]
+		}
+	}
+	return buf
+}
