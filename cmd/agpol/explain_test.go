@@ -88,7 +88,7 @@ func TestExplainJSONAndErrors(t *testing.T) {
 		{"--backend", "pay/missing"},
 	} {
 		full := append([]string{"explain", "-f", "testdata/examples", "--gateway", "infra/edge"}, args...)
-		if _, errOut, code := runDecide(t, "", full...); code != exitUsage || !strings.HasPrefix(errOut, "error: ") {
+		if _, errOut, code := runDecide(t, "", full...); code != exitUsage || !strings.Contains("\n"+errOut, "\nerror: ") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
 		}
 	}

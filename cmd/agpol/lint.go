@@ -97,6 +97,7 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 			}
 			var undecodable []lint.Undecodable
 			o.load.wholeCluster = true
+			o.load.reportsDropped = true
 			o.load.skipUndecodable = func(ro cluster.RawObject, err error) {
 				undecodable = append(undecodable, lint.Undecodable{Object: ro.Object(), Source: ro.Source, Err: err})
 			}

@@ -25,6 +25,9 @@ type loadFlags struct {
 	// skipUndecodable, when set, receives each object that cannot be typed, and the
 	// object is left out of the snapshot instead of failing the load (lint reports it).
 	skipUndecodable func(o cluster.RawObject, err error)
+	// reportsDropped is set by a command that reports each field the API server would
+	// drop (lint: AGP102); other commands print one warning that they were left out.
+	reportsDropped bool
 }
 
 func (l *loadFlags) addFlags(cmd *cobra.Command) {
@@ -101,6 +104,12 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 		s.Warnings = append(s.Warnings, live.Warnings...)
 		s.Partial = live.Partial
 		s.Complete = !live.Partial && liveNamespace == ""
+	}
+	if len(s.Dropped) > 0 && !l.reportsDropped {
+		// A note on how the input was read, not a gap in it: stderr only.
+		d := s.Dropped[0]
+		fmt.Fprintf(a.streams.ErrOut, "warning: %d field(s) of the manifests are not stored by the API server and were left out, as a cluster would (first: %s %s %s/%s %s); agpol lint lists them (AGP102)\n",
+			len(s.Dropped), s.FieldPosition(d.Source, d.Path), d.Kind, d.Namespace, d.Name, d.Path)
 	}
 	for _, w := range s.Warnings {
 		fmt.Fprintf(a.streams.ErrOut, "warning: %s\n", w.Message)

@@ -96,6 +96,9 @@ type rawState struct {
 	// apiVersion, kind and annotations are recorded at reading too, for the object's header.
 	apiVersion, kind string
 	annotations      map[string]string
+	// dropped are the fields the API server would drop, found when the object was
+	// typed at reading (admit).
+	dropped []snapshot.DroppedField
 }
 
 // NewRawObject holds an object already decoded (read from the cluster, or built by a caller).
@@ -152,11 +155,35 @@ func (o RawObject) typeInto(s *snapshot.Snapshot) error {
 	if o.pristine() {
 		o.r.fresh = false // a second Build types the object again, as it types a held one
 		s.Append(o.r.typed, snapshot.NewOrigin(o.Source, o.r.raw))
+		o.record(s, o.r.dropped)
 		return nil
 	}
-	t, err := snapshot.Decode(o.Object())
+	u := o.Object()
+	var dropped []snapshot.DroppedField
+	if o.Source.IsFile() && u != nil {
+		// Typed as the API server would store it; the object as read stays as it is
+		// (lint validates it, a snapshot writes it).
+		u = u.DeepCopy()
+		dropped = admit(u)
+	}
+	t, err := snapshot.Decode(u)
 	s.Append(t, snapshot.NewOrigin(o.Source, o.r.raw))
+	if err == nil {
+		o.record(s, dropped)
+	}
 	return err
+}
+
+// record adds the fields the API server would drop of the object to s.Dropped.
+func (o RawObject) record(s *snapshot.Snapshot, dropped []snapshot.DroppedField) {
+	if len(dropped) == 0 {
+		return
+	}
+	id := o.Identity()
+	for _, d := range dropped {
+		d.Source, d.Namespace, d.Name = o.Source, id.Namespace, id.Name
+		s.Dropped = append(s.Dropped, d)
+	}
 }
 
 // defaultNamespace defaults the namespace of a namespaced object that has none (DefaultNamespace).
@@ -705,11 +732,16 @@ func readObject(u *unstructured.Unstructured, src snapshot.Source, lazy lazyObje
 			return NewRawObject(u, src)
 		}
 	}
+	id, apiVersion, kind, annotations := snapshot.IdentityOf(u), u.GetAPIVersion(), u.GetKind(), u.GetAnnotations()
+	dropped := admit(u) // in place: the object as read is decoded again from the file
 	t, err := snapshot.Decode(u)
 	if err != nil {
+		if orig := lazy.object(); orig != nil {
+			u = orig // held as read, typed (and admitted) again by Build
+		}
 		return NewRawObject(u, src)
 	}
-	st := &rawState{lazy: lazy, typed: t, fresh: true, id: snapshot.IdentityOf(u), apiVersion: u.GetAPIVersion(), kind: u.GetKind(), annotations: u.GetAnnotations()}
+	st := &rawState{lazy: lazy, typed: t, fresh: true, id: id, apiVersion: apiVersion, kind: kind, annotations: annotations, dropped: dropped}
 	st.raw = snapshot.NewLazyRaw(snapshot.Lazy{Decode: lazy.object, Fresh: lazy.transient, Header: st.header, Annotations: st.annots})
 	return RawObject{Source: src, r: st}
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/go-logr/logr"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -30,7 +31,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/testenv"
 )
 
@@ -114,8 +114,9 @@ func startServer() {
 
 // serverVerdict is what the API server says about creating u (dry run).
 type serverVerdict struct {
-	causes  []string // "field: message", sorted
-	unknown []string // unknown field paths from the warnings, sorted
+	causes  []string                   // "field: message", sorted
+	unknown []string                   // unknown field paths from the warnings, sorted
+	stored  *unstructured.Unstructured // what a dry-run create returned
 }
 
 var unknownWarning = regexp.MustCompile(`^unknown field "(.*)"$`)
@@ -139,9 +140,9 @@ func createDryRun(t *testing.T, u *unstructured.Unstructured) serverVerdict {
 		}
 	}
 	server.warnings.take()
-	_, err = server.client.Resource(gvk.GroupVersion().WithResource(resource)).Namespace(ns).Create(ctx, u.DeepCopy(),
+	stored, err := server.client.Resource(gvk.GroupVersion().WithResource(resource)).Namespace(ns).Create(ctx, u.DeepCopy(),
 		metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Warn"})
-	var v serverVerdict
+	v := serverVerdict{stored: stored}
 	for _, w := range server.warnings.take() {
 		if m := unknownWarning.FindStringSubmatch(w); m != nil {
 			v.unknown = append(v.unknown, m[1])
@@ -172,6 +173,49 @@ func normalize(s string) string {
 	return typePlaceholder.ReplaceAllString(s, "Invalid value: ")
 }
 
+// TestAdmitAgreesWithTheAPIServer: the object Admit makes offline has the spec the API
+// server stores (defaults, pruning, and pruning at the storage version: a dry-run
+// create returns the object after a round trip through the storage codec).
+func TestAdmitAgreesWithTheAPIServer(t *testing.T) {
+	needServer(t)
+	var files []string
+	for _, g := range []string{"../../testdata/lint/upstream/valid/*.yaml", "../../testdata/examples/*.yaml",
+		"../../testdata/lint/checks/AGP102*.yaml", "../../testdata/admit/*.yaml"} {
+		m, _ := filepath.Glob(g)
+		files = append(files, m...)
+	}
+	checked, changed := 0, 0
+	for _, f := range files {
+		for _, o := range readObjects(t, f) {
+			gvk := o.Object().GroupVersionKind()
+			v, err := Lookup(gvk)
+			if err != nil {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/%s/%s", filepath.Base(f), gvk.Kind, o.Object().GetName()), func(t *testing.T) {
+				want := createDryRun(t, o.Object())
+				if len(want.causes) > 0 || want.stored == nil {
+					t.Skipf("the server refuses it: %v", want.causes)
+				}
+				got := o.Object().DeepCopy()
+				if _, err := v.Admit(got); err != nil {
+					t.Fatal(err)
+				}
+				if !equality.Semantic.DeepEqual(got.Object["spec"], want.stored.Object["spec"]) {
+					t.Errorf("spec differs\noffline: %v\nserver:  %v", got.Object["spec"], want.stored.Object["spec"])
+				}
+				if !equality.Semantic.DeepEqual(got.Object["spec"], o.Object().Object["spec"]) {
+					changed++
+				}
+			})
+			checked++
+		}
+	}
+	if checked < 20 || changed < 6 {
+		t.Fatalf("only %d objects compared, %d changed by admission", checked, changed)
+	}
+}
+
 func TestAgreesWithTheAPIServer(t *testing.T) {
 	needServer(t)
 	var files []string
@@ -182,12 +226,7 @@ func TestAgreesWithTheAPIServer(t *testing.T) {
 	}
 	checked := 0
 	for _, f := range files {
-		objs, _, err := cluster.ReadFiles(cluster.FileOptions{Filenames: []string{f}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cluster.DefaultNamespace(objs, "default")
-		for _, o := range objs {
+		for _, o := range readObjects(t, f) {
 			gvk := o.Object().GroupVersionKind()
 			v, err := Lookup(gvk)
 			if err != nil {

@@ -243,6 +243,7 @@ func Lookup(gvk schema.GroupVersionKind) (*Validator, error) {
 // Validator validates objects of one CRD version.
 type Validator struct {
 	gvk        schema.GroupVersionKind
+	storage    string // the version the CRD stores objects at
 	namespaced bool
 	hasStatus  bool
 	structural *structuralschema.Structural
@@ -267,6 +268,11 @@ func newValidator(crd *apiextv1.CustomResourceDefinition, gvk schema.GroupVersio
 		return nil, fmt.Errorf("%s %s (the CRD serves %s): %w", gvk.GroupKind(), gvk.Version, strings.Join(served, ", "), ErrNoSchema)
 	}
 	v := &Validator{gvk: gvk, namespaced: crd.Spec.Scope == apiextv1.NamespaceScoped}
+	for _, sv := range crd.Spec.Versions {
+		if sv.Storage {
+			v.storage = sv.Name
+		}
+	}
 	v.hasStatus = ver.Subresources != nil && ver.Subresources.Status != nil
 	if ver.Schema == nil || ver.Schema.OpenAPIV3Schema == nil {
 		return nil, fmt.Errorf("CRD %s version %s has no schema", crd.Name, gvk.Version)
@@ -321,31 +327,12 @@ func (v *Validator) ValidateOwned(ctx context.Context, u *unstructured.Unstructu
 		res.Errors = errs
 		return res
 	}
-	// Decoding: metadata coercion, pruning, defaulting (customresource_handler.go).
-	objectMeta, foundMeta, metaUnknown, err := schemaobjectmeta.GetObjectMetaWithOptions(u.Object,
-		schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
-	if err != nil {
-		res.Errors = field.ErrorList{field.Invalid(field.NewPath("metadata"), nil, err.Error())}
-		return res
-	}
-	res.Unknown = append(res.Unknown, metaUnknown...)
-	res.Unknown = append(res.Unknown, structuralpruning.PruneWithOptions(u.Object, v.structural, true,
-		structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
-	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, v.structural)
-	if ferr, paths := schemaobjectmeta.CoerceWithOptions(nil, u.Object, v.structural, false,
-		schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true}); ferr != nil {
+	unknown, ferr := v.decode(u)
+	res.Unknown = unknown
+	if ferr != nil {
 		res.Errors = field.ErrorList{ferr}
 		return res
-	} else {
-		res.Unknown = append(res.Unknown, paths...)
 	}
-	if foundMeta {
-		if err := schemaobjectmeta.SetObjectMeta(u.Object, objectMeta); err != nil {
-			res.Errors = field.ErrorList{field.Invalid(field.NewPath("metadata"), nil, err.Error())}
-			return res
-		}
-	}
-	structuraldefaulting.Default(u.Object, v.structural)
 	// PrepareForCreate: create cannot set status.
 	if v.hasStatus {
 		delete(u.Object, "status")
@@ -354,6 +341,75 @@ func (v *Validator) ValidateOwned(ctx context.Context, u *unstructured.Unstructu
 	res.Defaulted = u
 	res.Errors = v.validate(ctx, u)
 	return res
+}
+
+// decode is what the API server does to a custom resource it decodes
+// (customresource_handler.go): metadata coercion, pruning of unknown fields,
+// defaulting. It returns the dropped fields' paths, sorted.
+func (v *Validator) decode(u *unstructured.Unstructured) ([]string, *field.Error) {
+	objectMeta, foundMeta, unknown, err := schemaobjectmeta.GetObjectMetaWithOptions(u.Object,
+		schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
+	if err != nil {
+		return unknown, field.Invalid(field.NewPath("metadata"), nil, err.Error())
+	}
+	unknown = append(unknown, structuralpruning.PruneWithOptions(u.Object, v.structural, true,
+		structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, v.structural)
+	ferr, paths := schemaobjectmeta.CoerceWithOptions(nil, u.Object, v.structural, false,
+		schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
+	unknown = append(unknown, paths...)
+	if ferr != nil {
+		return unknown, ferr
+	}
+	if foundMeta {
+		if err := schemaobjectmeta.SetObjectMeta(u.Object, objectMeta); err != nil {
+			return unknown, field.Invalid(field.NewPath("metadata"), nil, err.Error())
+		}
+	}
+	structuraldefaulting.Default(u.Object, v.structural)
+	sort.Strings(unknown) // pruning walks maps in random order
+	return unknown, nil
+}
+
+// Admission is what the API server does to an object before it stores it.
+type Admission struct {
+	// Dropped are the fields the API server drops (not in the schema of the object's
+	// version), as field paths.
+	Dropped []string
+	// DroppedStored are the fields it drops when it stores the object at another
+	// version (StoredAt) that lacks them: the CRD converts without a webhook, so the
+	// stored object is only relabelled, and read back without them.
+	DroppedStored []string
+	StoredAt      string
+}
+
+// Admit does to u, in place, what the API server does to an object before storing it,
+// as far as the object's content goes: pruning of unknown fields, defaulting from the
+// CRD's structural schema, and, when the CRD stores another version without a
+// conversion webhook, pruning and defaulting at that version too (the object keeps its
+// apiVersion: it is what a read at its own version returns). Status is kept (a file may
+// record it). It does not validate; an error means the object's metadata could not be
+// read, and u is then left partly admitted.
+func (v *Validator) Admit(u *unstructured.Unstructured) (Admission, error) {
+	var a Admission
+	dropped, ferr := v.decode(u)
+	a.Dropped = dropped
+	if ferr != nil {
+		return a, ferr
+	}
+	if v.storage == "" || v.storage == v.gvk.Version {
+		return a, nil
+	}
+	sv, err := Lookup(v.gvk.GroupKind().WithVersion(v.storage))
+	if err != nil {
+		return a, nil // the storage version is not served: nothing reads it back
+	}
+	a.StoredAt = v.storage
+	a.DroppedStored, ferr = sv.decode(u)
+	if ferr != nil {
+		return a, ferr
+	}
+	return a, nil
 }
 
 func (v *Validator) validateTypeMeta(u *unstructured.Unstructured) field.ErrorList {

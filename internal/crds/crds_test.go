@@ -9,19 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/agpol/agpol/internal/cluster"
 )
-
-func readObjects(t *testing.T, files ...string) []cluster.RawObject {
-	t.Helper()
-	objs, _, err := cluster.ReadFiles(cluster.FileOptions{Filenames: files})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cluster.DefaultNamespace(objs, "default")
-	return objs
-}
 
 func validate(t *testing.T, u *unstructured.Unstructured) Result {
 	t.Helper()
@@ -105,7 +93,7 @@ func TestExamplesOfEveryKindPass(t *testing.T) {
 }
 
 func obj(y string) *unstructured.Unstructured {
-	objs, _, err := cluster.ReadFiles(cluster.FileOptions{Filenames: []string{"-"}, Stdin: strings.NewReader(y)})
+	objs, err := decodeAll(strings.NewReader(y))
 	if err != nil {
 		panic(err)
 	}

@@ -52,6 +52,13 @@ does not have it and nothing enforces it. A misspelt field name (sourec:, servic
 or a field from a newer or older API version looks like configuration but has no
 effect.
 
+A field can also be known to the version the object is written at and unknown to the
+version the CRD stores it at: the kube-agentic-networking CRD stores XAccessPolicies at
+v1alpha1 without a conversion webhook, so a v0alpha0 object loses its v0alpha0-only
+fields (authorization.tools, rule-level externalAuth, cel.message) when it is stored.
+agpol computes every answer on objects as the API server stores them: defaults applied,
+such fields dropped.
+
 Objects read from a cluster have no unknown fields left: the API server pruned them. With
 --revalidate-live they are checked against the embedded CRDs, which finds the fields the
 cluster's CRDs know and agpol's do not.`,
@@ -227,11 +234,28 @@ func schemaFinding(ctx *Context, o snapshot.Origin, e *field.Error) Finding {
 }
 
 func runUnknownFields(ctx *Context) []Finding {
+	// Fields the object's own version knows and the version it is stored at does not:
+	// found when the object was loaded (snapshot.Dropped), by its source.
+	stored := map[snapshot.Source][]snapshot.DroppedField{}
+	for _, d := range ctx.Snapshot.Dropped {
+		if d.StoredAt != "" {
+			stored[d.Source] = append(stored[d.Source], d)
+		}
+	}
 	var out []Finding
 	for _, it := range schemaItems(ctx) {
 		for _, p := range it.result.Unknown {
 			f := ctx.Blame(it.origin, p)
 			f.Message = fmt.Sprintf("unknown field %q: the API server drops it silently, so it has no effect", p)
+			out = append(out, f)
+		}
+		if len(it.result.Errors) > 0 {
+			continue // not stored at all
+		}
+		for _, d := range stored[it.origin.Source] {
+			f := ctx.Blame(it.origin, d.Path)
+			f.Message = fmt.Sprintf("field %q is not in the %s schema: the API server stores the object at %s (the CRD has no conversion webhook) and drops it there, so it has no effect",
+				d.Path, d.StoredAt, d.StoredAt)
 			out = append(out, f)
 		}
 	}

@@ -346,6 +346,10 @@ type Snapshot struct {
 	NotInstalled []string
 	// Warnings are non-fatal problems found while loading.
 	Warnings []Warning
+	// Dropped lists the fields of objects read from files that the API server would
+	// drop when it stores them (not in the CRD schema); the objects were typed without
+	// them, as a cluster would hold them.
+	Dropped []DroppedField
 	// Partial is true when some objects could not be read (e.g. RBAC), so answers may be incomplete.
 	Partial bool
 	// Complete is true when the snapshot holds everything of the kinds agpol reads (a live read
@@ -357,6 +361,19 @@ type Snapshot struct {
 	Origins []string
 	// Positions resolves field paths to source positions, when the loader can.
 	Positions PositionResolver
+}
+
+// DroppedField is a field of an object read from a file that the API server drops.
+type DroppedField struct {
+	Source Source
+	Kind   string
+	// Namespace and Name name the object.
+	Namespace, Name string
+	// Path is the field path, e.g. "spec.rules[0].authorization.tools".
+	Path string
+	// StoredAt is set when the field is dropped only when the object is stored at that
+	// other version (no conversion webhook): e.g. v0alpha0 fields stored at v1alpha1.
+	StoredAt string
 }
 
 // PositionResolver maps a field path of an object (e.g. "spec.rules[2].authorization")

@@ -37,8 +37,11 @@ func TestBackendResolution(t *testing.T) {
 		// XBackend: any namespace without a ReferenceGrant, group not checked.
 		{rule: "xb-cross", backends: []want{{BackendXBackend, XBackendRef("xb-ns", "remote"), "agentic.networking.x-k8s.io", 1, true, ""}}},
 		{rule: "xb-any-group", backends: []want{{BackendXBackend, XBackendRef("xb-ns", "remote"), "example.com", 1, true, ""}}},
-		// kind omitted with a non-core group: not a Service, so the XBackend path (backend.go:70-80).
-		{rule: "xb-kind-omitted", backends: []want{{BackendXBackend, XBackendRef("app", "external"), "agentic.prototype.x-k8s.io", 1, true, ""}}},
+		// kind omitted with a non-core group: the API server defaults kind to Service (the
+		// HTTPRoute CRD), so the translator sees a Service of another group: unsupported.
+		// (Its XBackend path for an empty kind, backend.go:70-80, is never taken.)
+		{rule: "xb-kind-omitted", backends: []want{{BackendUnsupported, Ref{Group: "agentic.networking.x-k8s.io", Kind: "Service", Namespace: "app", Name: "external"}, "agentic.prototype.x-k8s.io", 1, false,
+			"unsupported backend kind Service (InvalidKind)"}}, ruleProblem: "answers 500"},
 		{rule: "xb-missing", backends: []want{{BackendXBackend, XBackendRef("app", "ghost"), "agentic.networking.x-k8s.io", 1, false, "XBackend app/ghost not found"}},
 			ruleProblem: "answers 500"},
 		{rule: "xb-broken-service", backends: []want{{BackendXBackend, XBackendRef("app", "broken"), "agentic.networking.x-k8s.io", 1, true,
@@ -80,7 +83,7 @@ func TestBackendResolution(t *testing.T) {
 			for i, w := range tt.backends {
 				b := res.Backends[i]
 				if b.Kind != w.kind || b.Ref != w.ref || b.Group != w.group || b.Weight != w.weight {
-					t.Errorf("backend %d = %s %v group %q weight %d, want %s %v group %q weight %d",
+					t.Errorf("backend %d = %s %#v group %q weight %d, want %s %#v group %q weight %d",
 						i, b.Kind, b.Ref, b.Group, b.Weight, w.kind, w.ref, w.group, w.weight)
 				}
 				found := b.XBackend != nil || b.Service != nil
@@ -122,7 +125,7 @@ func TestPathsAndBackendIndex(t *testing.T) {
 		"http app/backends missing-svc Service:app/nope 500",
 		"http app/backends xb-cross XBackend:xb-ns/remote",
 		"http app/backends xb-any-group XBackend:xb-ns/remote",
-		"http app/backends xb-kind-omitted XBackend:app/external",
+		"http app/backends xb-kind-omitted Unsupported:app/external 500",
 		"http app/backends xb-missing XBackend:app/ghost 500",
 		"http app/backends xb-broken-service XBackend:app/broken 500",
 		"http app/backends unsupported Unsupported:app/b1 500",
@@ -141,7 +144,7 @@ func TestPathsAndBackendIndex(t *testing.T) {
 		want []Ref
 	}{
 		{XBackendRef("xb-ns", "remote"), []Ref{gw}},
-		{XBackendRef("app", "external"), []Ref{gw}},
+		{XBackendRef("app", "external"), nil},     // kind defaulted to Service: unsupported, reaches no XBackend
 		{XBackendRef("app", "broken"), []Ref{gw}}, // reached, even though the rule answers 500
 		{XBackendRef("app", "ghost"), nil},
 		{Ref{Group: "agentic.prototype.x-k8s.io", Kind: "XBackend", Namespace: "xb-ns", Name: "remote"}, []Ref{gw}},
