@@ -160,7 +160,7 @@ func (o RawObject) typeInto(s *snapshot.Snapshot) error {
 	}
 	u := o.Object()
 	var dropped []snapshot.DroppedField
-	if o.Source.IsFile() && u != nil {
+	if !o.Source.AsStored() && u != nil {
 		// Typed as the API server would store it; the object as read stays as it is
 		// (lint validates it, a snapshot writes it).
 		u = u.DeepCopy()
@@ -473,7 +473,7 @@ func (r *fileReader) parse(name string, data []byte) error {
 		line := 1 + bytes.Count(data[:firstInvalidUTF8(data)], []byte("\n"))
 		return &InputError{File: name, Line: line, Err: errors.New("invalid UTF-8")}
 	}
-	f := &keptFile{name: name, data: data, lim: r.lim, lazy: documentsSplittable(data)}
+	f := &keptFile{name: name, data: data, lim: r.lim, lazy: documentsSplittable(data), stored: bytes.HasPrefix(data, []byte(SnapshotHeader))}
 	r.file = f
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	lines := lineIndex{data: data, line: 1}
@@ -676,7 +676,7 @@ func (r *fileReader) document(f *keptFile, doc int, start docStart, n *yaml.Node
 	if start.ok {
 		ref = &docRef{file: f, doc: doc}
 	}
-	src := snapshot.Source{File: name, Line: root.Line, Column: root.Column, Doc: doc, Item: -1}
+	src := snapshot.Source{File: name, Line: root.Line, Column: root.Column, Doc: doc, Item: -1, Stored: f.stored}
 	u := &unstructured.Unstructured{Object: obj}
 	if err := checkHeader(u); err != nil {
 		return &InputError{File: name, Line: root.Line, Err: err}
@@ -733,7 +733,10 @@ func readObject(u *unstructured.Unstructured, src snapshot.Source, lazy lazyObje
 		}
 	}
 	id, apiVersion, kind, annotations := snapshot.IdentityOf(u), u.GetAPIVersion(), u.GetKind(), u.GetAnnotations()
-	dropped := admit(u) // in place: the object as read is decoded again from the file
+	var dropped []snapshot.DroppedField
+	if !src.AsStored() {
+		dropped = admit(u) // in place: the object as read is decoded again from the file
+	}
 	t, err := snapshot.Decode(u)
 	if err != nil {
 		if orig := lazy.object(); orig != nil {
@@ -1080,6 +1083,8 @@ type keptFile struct {
 	lim  Limits
 	// lazy says its documents can be parsed alone (documentsSplittable).
 	lazy bool
+	// stored says the file is a snapshot of a cluster (it starts with SnapshotHeader).
+	stored bool
 	// docs describes each document of the file, by index.
 	docs []docStart
 }

@@ -7,9 +7,18 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// WriteSnapshot writes objects as a multi-document YAML stream that -f reads back.
-// Only objects of kinds agpol reads are written; Secrets are never among them.
+// SnapshotHeader opens a file WriteSnapshot writes. Reading it back, agpol takes its
+// objects as an API server stored them: not defaulted, pruned or validated again, as
+// objects read from the cluster are not.
+const SnapshotHeader = "# agpol snapshot: objects as the API server stored them (--snapshot-out); replay with agpol -f FILE\n"
+
+// WriteSnapshot writes objects as a multi-document YAML stream that -f reads back,
+// after SnapshotHeader. Only objects of kinds agpol reads are written; Secrets are
+// never among them.
 func WriteSnapshot(w io.Writer, objs []RawObject) error {
+	if _, err := io.WriteString(w, SnapshotHeader); err != nil {
+		return err
+	}
 	for i, o := range objs {
 		if o.Identity().Kind == "Secret" {
 			continue

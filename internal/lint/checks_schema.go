@@ -139,7 +139,7 @@ func schemaResults(ctx *Context) schemaRun {
 				continue
 			}
 			legacyGroup := gvk.Group == agentic.LegacyGroupName
-			if !o.Source.IsFile() && !ctx.RevalidateLive && !writtenAtV0alpha0(o) {
+			if o.Source.AsStored() && !ctx.RevalidateLive && !writtenAtV0alpha0(o) {
 				// Validated by the API server when stored, and pruned by it: validating
 				// again against the embedded CRDs would cost most of lint's time for
 				// findings about the embedded CRDs, not about the object.
@@ -206,6 +206,9 @@ func validateItems(items []schemaItem, todo []int) {
 func runSchemaErrors(ctx *Context) []Finding {
 	var out []Finding
 	for _, it := range schemaItems(ctx) {
+		if lostInStorage(it) {
+			continue // AGP102: the fields were dropped when the object was stored
+		}
 		for _, e := range it.result.Errors {
 			out = append(out, schemaFinding(ctx, it.origin, e))
 		}
@@ -227,7 +230,7 @@ func schemaFinding(ctx *Context, o snapshot.Origin, e *field.Error) Finding {
 	}
 	f := ctx.Blame(o, path)
 	f.Message = msg
-	if !o.Source.IsFile() {
+	if o.Source.AsStored() {
 		f.Message += " (the stored object would be rejected if it were created today)"
 	}
 	return f
@@ -248,6 +251,18 @@ func runUnknownFields(ctx *Context) []Finding {
 			f := ctx.Blame(it.origin, p)
 			f.Message = fmt.Sprintf("unknown field %q: the API server drops it silently, so it has no effect", p)
 			out = append(out, f)
+		}
+		if lostInStorage(it) {
+			// Read back from a cluster (or a snapshot of one), the object fails the schema
+			// of the version it was written at: it was accepted when created, so what it
+			// lacks now was dropped when it was stored at v1alpha1.
+			for _, e := range it.result.Errors {
+				f := schemaFinding(ctx, it.origin, e)
+				f.Message = fmt.Sprintf("written at %s and stored at %s (the CRD has no conversion webhook), the object lost the fields the %s schema does not have: read back, %s",
+					v0alpha0.Version, v1alpha1.Version, v1alpha1.Version, e.Error())
+				out = append(out, f)
+			}
+			continue
 		}
 		if len(it.result.Errors) > 0 {
 			continue // not stored at all
@@ -290,7 +305,7 @@ func runUnservedVersion(ctx *Context) []Finding {
 // objects skip it. Objects read from a cluster exist whatever their validation says
 // today, and are never considered rejected.
 func (c *Context) Rejected(o snapshot.Origin) bool {
-	if !o.Source.IsFile() {
+	if o.Source.AsStored() {
 		return false
 	}
 	rejected := Memo(c, "rejected", func() map[*snapshot.Raw]bool {
@@ -316,11 +331,18 @@ func servedVersions(group, kind string) string {
 	return ""
 }
 
+// lostInStorage reports whether a stored object written at v0alpha0 fails the v0alpha0
+// schema: the API server accepted it when it was created, so it failed only after
+// storage at v1alpha1 dropped its v0alpha0-only fields.
+func lostInStorage(it schemaItem) bool {
+	return len(it.result.Errors) > 0 && it.origin.Source.AsStored() && writtenAtV0alpha0(it.origin)
+}
+
 // writtenAtV0alpha0 reports whether a cluster object is an XAccessPolicy written at
 // v0alpha0: read at v0alpha0 (the cluster reader re-reads those at the version they
 // were written at), or read at v1alpha1 without spec.action (storedLegacy).
 func writtenAtV0alpha0(o snapshot.Origin) bool {
-	if o.Source.IsFile() || o.Object() == nil {
+	if !o.Source.AsStored() || o.Object() == nil {
 		return false
 	}
 	gvk := o.Object().GroupVersionKind()
@@ -330,7 +352,7 @@ func writtenAtV0alpha0(o snapshot.Origin) bool {
 // storedLegacy reports whether a cluster object is an XAccessPolicy read at v1alpha1
 // without spec.action, the form a v0alpha0-written policy takes in storage.
 func storedLegacy(o snapshot.Origin) bool {
-	if o.Source.IsFile() || o.Object() == nil {
+	if !o.Source.AsStored() || o.Object() == nil {
 		return false
 	}
 	gvk := o.Object().GroupVersionKind()

@@ -96,7 +96,7 @@ func NewAuthPolicyReport(paths []*authpolicy.PathResult, res *authpolicy.Result)
 				doc.Effective[r.Group] = map[string]EffectiveRuleDoc{}
 			}
 			pos := ""
-			if r.Position.IsFile() {
+			if r.Position.Known() {
 				pos = r.Position.String()
 			}
 			doc.Effective[r.Group][r.Name] = EffectiveRuleDoc{Source: r.Source, Spec: r.Spec, Position: pos}
@@ -164,7 +164,7 @@ func writeAuthPolicyPath(w io.Writer, p *authpolicy.PathResult, indent string) e
 	for _, g := range authpolicy.Groups {
 		for _, r := range e.Group(g) {
 			row := []string{indent + "    " + g, r.Name, "from " + r.Source}
-			if r.Position.IsFile() {
+			if r.Position.Known() {
 				row = append(row, r.Position.String())
 			}
 			rows.Rows = append(rows.Rows, row)

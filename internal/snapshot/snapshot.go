@@ -34,6 +34,9 @@ type Source struct {
 	Item int `json:"-"`
 	// Cluster names the kubeconfig context (or server) for objects read live.
 	Cluster string `json:"cluster,omitempty"`
+	// Stored is set for objects read from a file that --snapshot-out wrote: they are
+	// as an API server stored them (defaulted, pruned, validated when created).
+	Stored bool `json:"stored,omitempty"`
 }
 
 // String renders the source as "file:line" or "cluster:CONTEXT".
@@ -51,6 +54,11 @@ func (s Source) String() string {
 
 // IsFile reports whether the object came from a file (or stdin).
 func (s Source) IsFile() bool { return s.File != "" }
+
+// AsStored reports whether the object is as an API server stored it: read from a
+// cluster, or from a snapshot of one (--snapshot-out). Such an object was defaulted,
+// pruned and validated when it was created.
+func (s Source) AsStored() bool { return s.File == "" || s.Stored }
 
 // Origin is embedded in every typed object of a Snapshot.
 type Origin struct {

@@ -36,5 +36,8 @@ func (p Position) Source() snapshot.Source {
 // String is the resolved position as snapshot.Source prints it.
 func (p Position) String() string { return p.Source().String() }
 
+// Known reports whether the rule's origin is known (a file:line, or the cluster).
+func (p Position) Known() bool { return p.l != nil }
+
 // IsFile reports whether the rule was read from a file.
 func (p Position) IsFile() bool { return p.l != nil && p.l.origin.IsFile() }

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// TestOneAnswerWhateverTheSource: the shipped examples give the same lint, describe,
+// explain, simulate and get answers read from the files, from a real API server that
+// holds them (created as kubectl apply would), and from a --snapshot-out replay of that
+// cluster. Only what is about the source itself may differ: positions (file:line vs
+// cluster), how a finding words what it saw (a file shows the field the API server will
+// drop; a cluster, the object that lost it), and the age of objects the test created.
+func TestOneAnswerWhateverTheSource(t *testing.T) {
+	kubeconfig := startLintCluster(t)
+	t.Chdir("../..")
+	replay := filepath.Join(t.TempDir(), "snapshot.yaml")
+	if _, errOut, code := runDecide(t, "", "get", "xap", "-A", "--kubeconfig", kubeconfig, "--snapshot-out", replay); code != exitOK {
+		t.Fatalf("snapshot-out: exit %d\n%s", code, errOut)
+	}
+	sources := []struct {
+		name string
+		args []string
+	}{
+		{"files", []string{"-f", "testdata/examples"}},
+		{"live", []string{"--kubeconfig", kubeconfig}},
+		{"replay", []string{"-f", replay}},
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		norm func(string) string
+	}{
+		{"lint", []string{"lint", "-o", "json"}, lintCodes},
+		{"explain", []string{"explain", "--from", "sa:agents/billing", "--gateway", "infra/edge", "--host", "ledger.mcp.example.com", "--tool", "refund", "--extauth", "allow", "--time", "2026-05-01T10:00:00Z", "-o", "json"}, withoutSources},
+		{"simulate", []string{"simulate", "--requests", "testdata/examples/requests.yaml", "-o", "json"}, withoutSources},
+		{"describe", []string{"describe", "gateway", "infra/edge"}, withoutSources},
+		{"get", []string{"get", "xap", "-A"}, withoutAge},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var first string
+			for i, src := range sources {
+				out, errOut, code := runDecide(t, "", append(append([]string{}, tc.args...), src.args...)...)
+				if code != exitOK && code != exitFail {
+					t.Fatalf("%s: exit %d\n%s", src.name, code, errOut)
+				}
+				got := tc.norm(out)
+				if i == 0 {
+					first = got
+					continue
+				}
+				if got != first {
+					t.Errorf("%s and %s differ:\n--- %s\n%s\n--- %s\n%s", sources[0].name, src.name, sources[0].name, first, src.name, got)
+				}
+			}
+		})
+	}
+}
+
+// lintCodes is a lint JSON report as the sorted list of "code kind ns/name".
+func lintCodes(out string) string {
+	var doc struct {
+		Findings []struct {
+			Code   string `json:"code"`
+			Object struct{ Kind, Namespace, Name string }
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		return "not JSON: " + out
+	}
+	var l []string
+	for _, f := range doc.Findings {
+		l = append(l, f.Code+" "+f.Object.Kind+" "+f.Object.Namespace+"/"+f.Object.Name)
+	}
+	sort.Strings(l)
+	return strings.Join(l, "\n")
+}
+
+var sourcePositions = regexp.MustCompile(`testdata/examples/[0-9a-z-]+\.yaml(:[0-9]+)*|/[^ "()]*/snapshot\.yaml(:[0-9]+)*|cluster:envtest`)
+
+// withoutSources replaces every source position (file:line, cluster:CONTEXT) by "<pos>".
+func withoutSources(out string) string { return sourcePositions.ReplaceAllString(out, "<pos>") }
+
+// withoutAge drops the last column (AGE) of a table.
+func withoutAge(out string) string {
+	var l []string
+	for _, line := range strings.Split(out, "\n") {
+		if i := strings.LastIndex(strings.TrimRight(line, " "), "   "); i > 0 {
+			line = line[:i]
+		}
+		l = append(l, line)
+	}
+	return strings.Join(l, "\n")
+}
