@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -30,6 +29,8 @@ type Scenario struct {
 	// status the upstream controller wrote (a live cluster); otherwise agpol reads
 	// them as written, without status, and computes admission itself (files).
 	StoredToAgpol bool
+	// Sample, when set, draws the requests once the objects are typed as stored.
+	Sample func(*UpstreamObjects) []Request
 }
 
 // Request is one request: where it enters and what it carries.
@@ -223,6 +224,9 @@ func Run(up *Upstream, sc *Scenario) (*Report, error) {
 	}
 
 	sim := explain.New(snap, []effective.Semantics{effective.Reference()}, TrustDomain)
+	if sc.Sample != nil && sc.Requests == nil {
+		sc.Requests = sc.Sample(objs)
+	}
 	for i, rq := range sc.Requests {
 		rep.Requests++
 		compareRequest(rep, sc, i, rq, tr, objs, sim)
@@ -305,7 +309,7 @@ func compareRequest(rep *Report, sc *Scenario, idx int, rq Request, tr *Translat
 			return
 		}
 	}
-	now := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+	now := sampleTime
 	ereq := &EnvoyRequest{Port: port, SNI: sni, Principal: principal, Method: rq.Method, Path: rq.Path,
 		Host: rq.Host, Headers: rq.Headers, Time: now, MCP: rq.MCP}
 	paths := cfg.Paths(ereq)
