@@ -3,8 +3,12 @@ package differential
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // envInt reads a positive integer from the environment.
@@ -15,24 +19,44 @@ func envInt(name string, def int) int {
 	return def
 }
 
-// generated runs the generated scenarios first..first+n-1 (seed = index).
-func generated(t *testing.T, first, n, reqs int) *Report {
+// generated runs the generated scenarios first..first+n-1 (seed = index) on
+// GOMAXPROCS workers, each with its own upstream controller.
+func generated(t testing.TB, first, n, reqs int) *Report {
 	t.Helper()
-	up, err := NewUpstream()
-	if err != nil {
-		t.Fatal(err)
-	}
-	total := &Report{}
-	for i := first; i < first+n; i++ {
-		g := NewGenerator(uint64(i))
-		sc := g.Scenario(fmt.Sprintf("seed-%d", i))
-		sc.StoredToAgpol = i%2 == 1
-		sc.Sample = func(o *UpstreamObjects) []Request { return g.Requests(o, reqs) }
-		rep, err := Run(up, sc)
+	workers := runtime.GOMAXPROCS(0)
+	reports := make([]*Report, n)
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		up, err := NewUpstream()
 		if err != nil {
-			t.Fatalf("seed %d: %v", i, err)
+			t.Fatal(err)
 		}
-		total.Add(rep)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= n {
+					return
+				}
+				i := first + k
+				g := NewGenerator(uint64(i))
+				sc := g.Scenario(fmt.Sprintf("seed-%d", i))
+				sc.StoredToAgpol = i%2 == 1
+				sc.Sample = func(o *UpstreamObjects) []Request { return g.Requests(o, reqs) }
+				reports[k], errs[k] = Run(up, sc)
+			}
+		}()
+	}
+	wg.Wait()
+	total := &Report{}
+	for k, r := range reports {
+		if errs[k] != nil {
+			t.Fatalf("seed %d: %v", first+k, errs[k])
+		}
+		total.Add(r)
 	}
 	return total
 }
@@ -54,6 +78,34 @@ func TestGenerated(t *testing.T) {
 	for i, d := range rep.Disagreements {
 		if i == 20 {
 			t.Errorf("... and %d more", len(rep.Disagreements)-20)
+			break
+		}
+		t.Error(d)
+	}
+}
+
+// TestLong is `make differential N=...`: N generated scenarios from DIFFERENTIAL_FIRST
+// (default 1,000,000, after the fixed set), in chunks, printing the rate.
+func TestLong(t *testing.T) {
+	n := envInt("DIFFERENTIAL_N", 0)
+	if n == 0 {
+		t.Skip("set DIFFERENTIAL_N (make differential N=...)")
+	}
+	first := envInt("DIFFERENTIAL_FIRST", 1_000_000)
+	total := &Report{}
+	start := time.Now()
+	const chunk = 2000
+	for done := 0; done < n; done += chunk {
+		k := min(chunk, n-done)
+		total.Add(generated(t, first+done, k, 20))
+		el := time.Since(start).Seconds()
+		fmt.Printf("differential: %d scenarios, %d requests, %d disagreements, %.1f scenarios/s\n",
+			total.Scenarios, total.Requests, len(total.Disagreements), float64(total.Scenarios)/el)
+	}
+	logReport(t, total)
+	for i, d := range total.Disagreements {
+		if i == 50 {
+			t.Errorf("... and %d more", len(total.Disagreements)-50)
 			break
 		}
 		t.Error(d)

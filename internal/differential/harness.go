@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -113,11 +114,49 @@ func store(u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	if gvk.Group == "" {
 		return u.DeepCopy(), nil
 	}
+	// Generated scenarios repeat many objects: remember what storing gave.
+	key, err := json.Marshal(u.Object)
+	if err != nil {
+		return nil, err
+	}
+	storeMu.Lock()
+	c, ok := storeCache[string(key)]
+	storeMu.Unlock()
+	if ok {
+		if c.err != nil {
+			return nil, c.err
+		}
+		return c.obj.DeepCopy(), nil
+	}
+	obj, err := storeUncached(u.DeepCopy(), gvk)
+	storeMu.Lock()
+	if len(storeCache) > 50000 {
+		storeCache = map[string]stored{}
+	}
+	storeCache[string(key)] = stored{obj, err}
+	storeMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return obj.DeepCopy(), nil
+}
+
+type stored struct {
+	obj *unstructured.Unstructured
+	err error
+}
+
+var (
+	storeMu    sync.Mutex
+	storeCache = map[string]stored{}
+)
+
+func storeUncached(u *unstructured.Unstructured, gvk schema.GroupVersionKind) (*unstructured.Unstructured, error) {
 	v, err := crds.Lookup(gvk)
 	if err != nil {
 		return nil, err
 	}
-	res := v.Validate(context.Background(), u)
+	res := v.ValidateOwned(context.Background(), u)
 	if len(res.Errors) > 0 {
 		return nil, res.Errors.ToAggregate()
 	}
