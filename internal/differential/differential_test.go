@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agpol/agpol/internal/effective"
 )
 
 // envInt reads a positive integer from the environment.
@@ -22,6 +24,10 @@ func envInt(name string, def int) int {
 // generated runs the generated scenarios first..first+n-1 (seed = index) on
 // GOMAXPROCS workers, each with its own upstream controller.
 func generated(t testing.TB, first, n, reqs int) *Report {
+	return generatedUnder(t, first, n, reqs, nil)
+}
+
+func generatedUnder(t testing.TB, first, n, reqs int, sem *effective.Semantics) *Report {
 	t.Helper()
 	workers := runtime.GOMAXPROCS(0)
 	reports := make([]*Report, n)
@@ -45,6 +51,7 @@ func generated(t testing.TB, first, n, reqs int) *Report {
 				g := NewGenerator(uint64(i))
 				sc := g.Scenario(fmt.Sprintf("seed-%d", i))
 				sc.StoredToAgpol = i%2 == 1
+				sc.Semantics = sem
 				sc.Sample = func(o *UpstreamObjects) []Request { return g.Requests(o, reqs) }
 				reports[k], errs[k] = Run(up, sc)
 			}
@@ -63,8 +70,8 @@ func generated(t testing.TB, first, n, reqs int) *Report {
 
 func logReport(t *testing.T, r *Report) {
 	t.Helper()
-	t.Logf("scenarios %d, requests %d, compared paths %d, policies %d (admission compared %d), skipped %v, disagreements %d",
-		r.Scenarios, r.Requests, r.Compared, r.Policies, r.Admissions, r.Skipped, len(r.Disagreements))
+	t.Logf("scenarios %d, requests %d, compared paths %d (data plane verdicts %v), policies %d (admission compared %d), skipped %v, disagreements %d",
+		r.Scenarios, r.Requests, r.Compared, r.Verdicts, r.Policies, r.Admissions, r.Skipped, len(r.Disagreements))
 }
 
 // TestGenerated is the fixed seed set `make test` runs.
@@ -109,5 +116,23 @@ func TestLong(t *testing.T) {
 			break
 		}
 		t.Error(d)
+	}
+}
+
+// TestHarnessTellsSemanticsApart checks that the harness can fail: agpol's other
+// presets differ from the reference on generated scenarios, and the harness must
+// see it.
+func TestHarnessTellsSemanticsApart(t *testing.T) {
+	for _, name := range []string{effective.PresetProposal, effective.PresetPR220, effective.PresetLegacy} {
+		sem, err := effective.Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := generatedUnder(t, 0, 60, 20, &sem)
+		if len(rep.Disagreements) == 0 {
+			t.Errorf("semantics %s: no disagreement with the data plane in %d requests", name, rep.Requests)
+		} else {
+			t.Logf("semantics %s: %d disagreements, e.g. %s", name, len(rep.Disagreements), rep.Disagreements[0])
+		}
 	}
 }

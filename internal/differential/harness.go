@@ -32,6 +32,9 @@ type Scenario struct {
 	StoredToAgpol bool
 	// Sample, when set, draws the requests once the objects are typed as stored.
 	Sample func(*UpstreamObjects) []Request
+	// Semantics is agpol's semantics (the reference preset when nil; another preset
+	// shows that the harness tells semantics apart).
+	Semantics *effective.Semantics
 }
 
 // Request is one request: where it enters and what it carries.
@@ -74,12 +77,14 @@ func (d Disagreement) String() string {
 
 // Report sums up a run.
 type Report struct {
-	Scenarios     int
-	Requests      int
-	Compared      int // (request, path) pairs compared
-	Policies      int
-	Admissions    int // policies whose admission was compared
-	Skipped       map[string]int
+	Scenarios  int
+	Requests   int
+	Compared   int // (request, path) pairs compared
+	Policies   int
+	Admissions int // policies whose admission was compared
+	Skipped    map[string]int
+	// Verdicts counts the data plane's verdicts of the compared paths.
+	Verdicts      map[string]int
 	Disagreements []Disagreement
 }
 
@@ -102,6 +107,12 @@ func (r *Report) Add(o *Report) {
 			r.Skipped = map[string]int{}
 		}
 		r.Skipped[k] += v
+	}
+	for k, v := range o.Verdicts {
+		if r.Verdicts == nil {
+			r.Verdicts = map[string]int{}
+		}
+		r.Verdicts[k] += v
 	}
 	r.Disagreements = append(r.Disagreements, o.Disagreements...)
 }
@@ -238,8 +249,12 @@ func Run(up *Upstream, sc *Scenario) (*Report, error) {
 		return nil, fmt.Errorf("agpol cannot load the scenario: %w", err)
 	}
 
+	sem := effective.Reference()
+	if sc.Semantics != nil {
+		sem = *sc.Semantics
+	}
 	// Admission: agpol's computed admission against the controller's status.
-	adm := effective.Admit(snap, effective.Reference())
+	adm := effective.Admit(snap, sem)
 	byName := map[string]effective.Admission{}
 	for p, a := range adm {
 		byName[p.Namespace+"/"+p.Name] = a
@@ -262,7 +277,7 @@ func Run(up *Upstream, sc *Scenario) (*Report, error) {
 		}
 	}
 
-	sim := explain.New(snap, []effective.Semantics{effective.Reference()}, TrustDomain)
+	sim := explain.New(snap, []effective.Semantics{sem}, TrustDomain)
 	if sc.Sample != nil && sc.Requests == nil {
 		sc.Requests = sc.Sample(objs)
 	}
@@ -440,6 +455,10 @@ func compareRequest(rep *Report, sc *Scenario, idx int, rq Request, tr *Translat
 			continue
 		}
 		rep.Compared++
+		if rep.Verdicts == nil {
+			rep.Verdicts = map[string]int{}
+		}
+		rep.Verdicts[o.summary]++
 		if !verdictAgrees(o.summary, ad) {
 			fail("path %s %q: data plane %s %v, agpol %s (level %s, by %s)", o.path.Kind, key, o.summary, o.verdicts, ad.Verdict, ad.Level, ad.DecidedBy)
 			continue
