@@ -414,6 +414,13 @@ func (g *Generator) Requests(objs *UpstreamObjects, n int) []Request {
 			case l.Hostname == nil:
 				e.hosts = append(e.hosts, genHosts...)
 				e.hosts = append(e.hosts, "other.test")
+				for _, rt := range objs.HTTPRoutes {
+					for _, h := range rt.Spec.Hostnames {
+						if !strings.HasPrefix(string(h), "*") {
+							e.hosts = append(e.hosts, string(h))
+						}
+					}
+				}
 			case strings.HasPrefix(string(*l.Hostname), "*."):
 				e.hosts = []string{"x" + string(*l.Hostname)[1:], "a.example.com"}
 			default:
@@ -447,6 +454,29 @@ func (g *Generator) Requests(objs *UpstreamObjects, n int) []Request {
 	}
 	froms = append(froms, genSPIFFEs...)
 	froms = append(froms, "anonymous", "sa:ns2/zz")
+	tools := append([]string{"other"}, genTools...)
+	// Callers and tools the scenario's policies name (for scenarios not generated here).
+	for _, p := range objs.XAccessPolicies {
+		for _, r := range p.Spec.Rules {
+			if sa := r.Source.ServiceAccount; sa != nil {
+				ns := sa.Namespace
+				if ns == "" {
+					ns = p.Namespace
+				}
+				froms = append(froms, "sa:"+ns+"/"+sa.Name)
+			}
+			if r.Source.SPIFFE != nil {
+				froms = append(froms, string(*r.Source.SPIFFE))
+			}
+			if a := r.Authorization; a != nil {
+				for _, m := range a.MCP.Methods {
+					for _, prm := range m.Params {
+						tools = append(tools, string(prm))
+					}
+				}
+			}
+		}
+	}
 	var out []Request
 	for len(out) < n {
 		e := pick(g, entries)
@@ -475,7 +505,7 @@ func (g *Generator) Requests(objs *UpstreamObjects, n int) []Request {
 				"notifications/initialized", "prompts/get", "prompts/list", "resources/read", "logging/setLevel"})
 			meta := &MCPMeta{Method: m}
 			if m == "tools/call" || m == "prompts/get" || m == "resources/read" {
-				meta.ParamsName = pick(g, append([]string{"other"}, genTools...))
+				meta.ParamsName = pick(g, tools)
 			}
 			r.MCP = meta
 		}
