@@ -3,6 +3,7 @@ package differential
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"sync"
@@ -139,4 +140,43 @@ func TestHarnessTellsSemanticsApart(t *testing.T) {
 			t.Logf("semantics %s: %d disagreements, e.g. %s", name, len(rep.Disagreements), rep.Disagreements[0])
 		}
 	}
+}
+
+// TestShrink shrinks the first disagreement of generated scenario
+// DIFFERENTIAL_SHRINK (a seed) and writes it as a regression case to
+// testdata/differential/seed-N.
+func TestShrink(t *testing.T) {
+	seed := os.Getenv("DIFFERENTIAL_SHRINK")
+	if seed == "" {
+		t.Skip("set DIFFERENTIAL_SHRINK=seed")
+	}
+	i, err := strconv.Atoi(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, err := NewUpstream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := NewGenerator(uint64(i))
+	sc := g.Scenario(fmt.Sprintf("seed-%d", i))
+	sc.StoredToAgpol = i%2 == 1
+	sc.Sample = func(o *UpstreamObjects) []Request { return g.Requests(o, 20) }
+	rep, err := Run(up, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Disagreements) == 0 {
+		t.Skip("no disagreement")
+	}
+	d := rep.Disagreements[0]
+	small, err := Shrink(up, sc, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join("..", "..", "testdata", "differential", sc.Name)
+	if err := WriteCase(dir, small, d); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s (%d objects): %s", dir, len(small.Objects), d)
 }

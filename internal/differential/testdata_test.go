@@ -1,6 +1,7 @@
 package differential
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
@@ -65,7 +66,8 @@ func TestTestdata(t *testing.T) {
 		sc := loadScenario(t, name, all[name])
 		sc.Objects = append(sc.Objects, missingServices(sc.Objects)...)
 		g := NewGenerator(uint64(i))
-		sc.Sample = func(o *UpstreamObjects) []Request { return g.Requests(o, 200) }
+		recorded := recordedRequest(t, all[name][0])
+		sc.Sample = func(o *UpstreamObjects) []Request { return append(recorded, g.Requests(o, 200)...) }
 		for _, stored := range []bool{false, true} {
 			sc.StoredToAgpol, sc.Requests = stored, nil
 			rep, err := Run(up, sc)
@@ -135,4 +137,18 @@ func missingServices(objs []*unstructured.Unstructured) []*unstructured.Unstruct
 			"spec":     map[string]any{"ports": []any{map[string]any{"port": int64(8080)}}}}})
 	}
 	return out
+}
+
+// recordedRequest is the request a shrunk regression case keeps (request.json next
+// to its manifests), if any.
+func recordedRequest(t *testing.T, manifests string) []Request {
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(manifests), "request.json"))
+	if err != nil {
+		return nil
+	}
+	var r Request
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%s: %v", manifests, err)
+	}
+	return []Request{r}
 }
