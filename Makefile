@@ -43,3 +43,11 @@ FUZZTIME ?= 30s
 .PHONY: fuzz
 fuzz:
 	FUZZTIME=$(FUZZTIME) ./hack/fuzz.sh
+
+## differential: N generated scenarios (20 requests each) against the upstream translator
+## and an Envoy evaluator, beyond the fixed seed set of `make test`; prints scenarios/s.
+## DIFFERENTIAL_VALIDATE=1 also runs the API server's validation on every object.
+N ?= 100000
+.PHONY: differential
+differential:
+	DIFFERENTIAL_N=$(N) $(GO) test ./internal/differential -run '^TestLong$$' -v -timeout 0 | grep -v '^=== RUN'

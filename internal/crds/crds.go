@@ -322,6 +322,17 @@ func (v *Validator) Validate(ctx context.Context, obj *unstructured.Unstructured
 // was: it validates u itself, without a copy, pruning and defaulting it on the way
 // (Result.Defaulted is u, when set).
 func (v *Validator) ValidateOwned(ctx context.Context, u *unstructured.Unstructured) Result {
+	res := v.DefaultOwned(u)
+	if res.Defaulted != nil {
+		res.Errors = v.validate(ctx, u)
+	}
+	return res
+}
+
+// DefaultOwned does what ValidateOwned does before validating: metadata coercion,
+// pruning, defaulting (Result.Defaulted is u, unless decoding fails). The schema and
+// CEL rules are not checked.
+func (v *Validator) DefaultOwned(u *unstructured.Unstructured) Result {
 	var res Result
 	if errs := v.validateTypeMeta(u); len(errs) > 0 {
 		res.Errors = errs
@@ -339,7 +350,6 @@ func (v *Validator) ValidateOwned(ctx context.Context, u *unstructured.Unstructu
 	}
 	sort.Strings(res.Unknown) // pruning walks maps in random order
 	res.Defaulted = u
-	res.Errors = v.validate(ctx, u)
 	return res
 }
 

@@ -94,6 +94,9 @@ func MoreSenior(a, b *snapshot.XAccessPolicy) bool {
 // Admit computes the admission of every XAccessPolicy of the snapshot (§7).
 func Admit(s *snapshot.Snapshot, sem Semantics) map[*snapshot.XAccessPolicy]Admission {
 	// Policies per (namespace, target id), regardless of action, acceptance or version.
+	// A policy is listed once per targetRef, as the controller lists it
+	// (isPolicyUnderTargetLimit): two refs to one target (sectionName is not part of
+	// the id) count the policy twice toward the limit.
 	byTarget := map[string]map[targetID][]*snapshot.XAccessPolicy{}
 	for _, p := range s.XAccessPolicies {
 		m := byTarget[p.Namespace]
@@ -101,13 +104,9 @@ func Admit(s *snapshot.Snapshot, sem Semantics) map[*snapshot.XAccessPolicy]Admi
 			m = map[targetID][]*snapshot.XAccessPolicy{}
 			byTarget[p.Namespace] = m
 		}
-		seen := map[targetID]bool{}
 		for _, tr := range p.Spec.TargetRefs {
 			id := targetID{string(tr.Group), string(tr.Kind), string(tr.Name)}
-			if !seen[id] {
-				seen[id] = true
-				m[id] = append(m[id], p)
-			}
+			m[id] = append(m[id], p)
 		}
 	}
 	out := make(map[*snapshot.XAccessPolicy]Admission, len(s.XAccessPolicies))
