@@ -61,6 +61,10 @@ const (
 	// VerdictNotFound: the filters pass and the router answers 404 (no route), or
 	// a 500 direct response for a broken rule.
 	VerdictNotFound = "not-routed"
+	// VerdictRefused: the outcome depends on an external authorizer's answer, but
+	// every answer refuses the request (a 403 from the filters, or a 404 or 500 from
+	// the router): the caller never reaches a tool.
+	VerdictRefused = "refused"
 )
 
 // Disagreement is one request on which the data plane and agpol differ.
@@ -498,29 +502,35 @@ func compareRequest(rep *Report, sc *Scenario, idx int, rq Request, tr *Translat
 }
 
 func summarize(vs []string) string {
-	s := ""
+	s, refused := "", true
 	for _, v := range vs {
 		if v == "" {
 			continue
 		}
+		refused = refused && (v == VerdictDeny || v == VerdictNotFound)
 		if s == "" {
 			s = v
 		} else if s != v {
-			return VerdictNeedsAuthorizer
+			s = VerdictNeedsAuthorizer
 		}
+	}
+	if s == VerdictNeedsAuthorizer && refused {
+		return VerdictRefused
 	}
 	return s
 }
 
 // verdictAgrees compares a data plane verdict with an agpol decision. A request the
-// filters let through to no route (404) or to a broken rule (500) agrees with
-// agpol's allow for the gateway level alone, or with agpol's deny for no route.
+// filters let through to no route (404) or to a broken rule (500) agrees with agpol's
+// deny by the data plane's own answer (no-route, no-backend); so does one that every
+// authorizer answer refuses, with a 403 or with a 404 or 500.
 func verdictAgrees(envoy string, d explain.Decision) bool {
+	dataPlane := d.Verdict == explain.Deny && (d.DecidedBy == explain.DecidedNoRoute || d.DecidedBy == explain.DecidedNoBackend)
 	switch envoy {
 	case VerdictNeedsAuthorizer:
 		return d.Verdict == explain.Indeterminate
-	case VerdictNotFound:
-		return d.Verdict == explain.Allow || (d.Verdict == explain.Deny && d.DecidedBy == "no-route")
+	case VerdictNotFound, VerdictRefused:
+		return dataPlane
 	}
 	return d.Verdict == envoy
 }
