@@ -1,7 +1,6 @@
 package effective
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -11,8 +10,8 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
-	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/ext"
+	"github.com/google/cel-go/interpreter"
 )
 
 // CELVariables are the request attributes the reference controller allows in CEL
@@ -22,15 +21,12 @@ var CELVariables = []string{
 	"request.host", "request.headers", "request.time",
 }
 
-// CELCostLimit bounds the cost of one evaluation; an expression that exceeds it is an
-// evaluation error, i.e. the rule does not match.
+// CELCostLimit is agpol's runtime cost budget for one evaluation (the Kubernetes API
+// server's per-call limit for CEL rules). Envoy evaluates RBAC conditions without a
+// budget, so an evaluation that runs past it has an unknown outcome: explain decides
+// the request under both outcomes and is indeterminate when they differ. lint warns
+// on expressions whose estimated worst case exceeds it (AGP305).
 const CELCostLimit = 1_000_000
-
-// CELEstimatedCostLimit bounds the worst-case cost of an expression, estimated before it
-// is run, as the Kubernetes API server bounds CRD validation rules (its
-// StaticEstimatedCostLimit). agpol refuses to evaluate an expression above it: the
-// expression still compiles (the controller accepts it), but explain does not run it.
-const CELEstimatedCostLimit = 10_000_000
 
 // Size bounds of the request attributes for the cost estimate: Envoy's defaults
 // (max_request_headers_kb 60, max_headers_count 100) bound every string of a request
@@ -39,9 +35,6 @@ const (
 	celMaxStringSize = 60 << 10
 	celMaxHeaders    = 100
 )
-
-// ErrCELTooExpensive is the evaluation error of an expression over CELEstimatedCostLimit.
-var ErrCELTooExpensive = errors.New("CEL expression too expensive")
 
 var (
 	celVarRegex  = regexp.MustCompile(`\brequest\.[a-zA-Z0-9_.]+`)
@@ -128,10 +121,6 @@ func compileCEL(expr string) (cel.Program, error) {
 	if iss != nil && iss.Err() != nil {
 		return nil, iss.Err()
 	}
-	if est, err := e.EstimateCost(ast, celSizes{}); err == nil && est.Max > CELEstimatedCostLimit {
-		return refusedProgram{fmt.Errorf("%w: refused, not evaluated: its estimated worst-case cost %d exceeds the limit of %d (the Kubernetes API server's limit for CEL rules)",
-			ErrCELTooExpensive, est.Max, uint64(CELEstimatedCostLimit))}, nil
-	}
 	prg, err := e.Program(ast, cel.CostLimit(CELCostLimit), cel.EvalOptions(cel.OptOptimize))
 	if err != nil {
 		return nil, err
@@ -139,22 +128,32 @@ func compileCEL(expr string) (cel.Program, error) {
 	return prg, nil
 }
 
-// CELTooExpensive returns the refusal of a compiled expression whose estimated cost is
-// over CELEstimatedCostLimit, or nil.
-func CELTooExpensive(p cel.Program) error {
-	if r, ok := p.(refusedProgram); ok {
-		return r.err
-	}
-	return nil
+// CELOverBudget reports whether an evaluation error is the runtime cost budget
+// (CELCostLimit) running out.
+func CELOverBudget(err error) bool {
+	var ec interpreter.EvalCancelledError
+	return errors.As(err, &ec) && ec.Cause == interpreter.CostLimitExceeded
 }
 
-// refusedProgram stands for an expression too expensive to run: every evaluation fails.
-type refusedProgram struct{ err error }
-
-func (r refusedProgram) Eval(any) (ref.Val, *cel.EvalDetails, error) { return nil, nil, r.err }
-
-func (r refusedProgram) ContextEval(context.Context, any) (ref.Val, *cel.EvalDetails, error) {
-	return nil, nil, r.err
+// CELEstimatedCost is the worst-case cost of an expression, estimated with the request
+// attributes bounded by Envoy's defaults; ok is false when it cannot be estimated.
+func CELEstimatedCost(expr string) (cost uint64, ok bool) {
+	if ValidateCELVariables(expr) != nil {
+		return 0, false
+	}
+	e, err := env()
+	if err != nil {
+		return 0, false
+	}
+	ast, iss := e.Compile(celToolRegex.ReplaceAllString(expr, ToolNameAttribute))
+	if iss != nil && iss.Err() != nil {
+		return 0, false
+	}
+	est, err := e.EstimateCost(ast, celSizes{})
+	if err != nil {
+		return 0, false
+	}
+	return est.Max, true
 }
 
 // celSizes bounds the sizes of the request attributes for cost estimation: the request

@@ -2,6 +2,8 @@ package explain
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/agpol/agpol/internal/effective"
@@ -141,15 +143,78 @@ func (ev *evaluator) finish(verdict string, explicit bool, level, by, reason str
 	ev.d = Decision{Verdict: verdict, Explicit: explicit, Level: level, DecidedBy: by, Reason: reason}
 }
 
-// decide evaluates a chain, branching over unknown authorizers.
+// decide evaluates a chain, branching over unknown authorizers and CEL outcomes.
 func decide(chain *effective.Chain, c *reqCtx, ans ExtAuth, trace bool, pre []Step) Decision {
-	return evaluate(chain, nil, reqSyms{}, c, ans, trace, pre)
+	return decideCEL(c, trace, func() Decision { return evaluate(chain, nil, reqSyms{}, c, ans, trace, pre) })
 }
 
 // decideFlat is an untraced decide on a compiled chain, whose Allow rules it reads from
 // their flat form (compiledChain): the same decision.
 func decideFlat(cc *compiledChain, rq reqSyms, c *reqCtx, ans ExtAuth) Decision {
-	return evaluate(nil, cc, rq, c, ans, false, nil) // the program stands for the chain
+	return decideCEL(c, false, func() Decision {
+		return evaluate(nil, cc, rq, c, ans, false, nil) // the program stands for the chain
+	})
+}
+
+// maxUnknownCEL bounds the CEL conditions decideCEL decides every outcome of (2^n runs).
+const maxUnknownCEL = 4
+
+// decideCEL runs a decision. When it read a CEL condition whose evaluation ran past the
+// runtime cost budget, that condition's outcome is unknown (Envoy evaluates without a
+// budget): it decides again under every outcome of those conditions and returns the
+// verdict they share, or indeterminate when they differ.
+func decideCEL(c *reqCtx, trace bool, run func() Decision) Decision {
+	c.cel.overBudget = c.cel.overBudget[:0]
+	d := run()
+	if len(c.cel.overBudget) == 0 {
+		return d
+	}
+	conds := slices.Clone(c.cel.overBudget)
+	var exprs []string
+	for _, cond := range conds {
+		if !slices.Contains(exprs, cond.Expression) {
+			exprs = append(exprs, cond.Expression)
+		}
+	}
+	sort.Strings(exprs)
+	unknown := fmt.Sprintf("CEL %s ran past agpol's runtime cost budget of %d, so its outcome is unknown (Envoy evaluates it without a limit)",
+		strings.Join(exprs, ", "), effective.CELCostLimit)
+	same, by := len(conds) <= maxUnknownCEL, []string{d.DecidedBy}
+	if same {
+		saved := make([]celResult, len(conds))
+		for i, cond := range conds {
+			saved[i] = c.cel.results[cond]
+		}
+		for mask := 1; mask < 1<<len(conds) && same; mask++ {
+			for i, cond := range conds {
+				c.cel.results[cond] = celResult{v: mask&(1<<i) != 0}
+			}
+			o := run()
+			same = o.Verdict == d.Verdict
+			if !slices.Contains(by, o.DecidedBy) {
+				by = append(by, o.DecidedBy)
+			}
+		}
+		for i, cond := range conds {
+			c.cel.results[cond] = saved[i]
+		}
+	}
+	if same {
+		if trace {
+			note := unknown + "; the verdict is the same whatever it is"
+			if len(by) > 1 {
+				note += " (decided by " + strings.Join(by, " or ") + ", depending on it)"
+			}
+			d.Trace = append(d.Trace, Step{Level: d.Level, Phase: "default", Outcome: OutcomeInfo, Reason: note})
+		}
+		return d
+	}
+	d.Verdict, d.Explicit, d.Branches = Indeterminate, false, nil
+	if trace {
+		d.Reason = unknown + ", and the verdict depends on it"
+		d.Trace = append(d.Trace, Step{Level: d.Level, Phase: "default", Outcome: OutcomeInfo, Reason: d.Reason})
+	}
+	return d
 }
 
 func evaluate(chain *effective.Chain, flat *compiledChain, rq reqSyms, c *reqCtx, ans ExtAuth, trace bool, pre []Step) Decision {

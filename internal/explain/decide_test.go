@@ -195,10 +195,24 @@ func TestDecideCEL(t *testing.T) {
 		{name: "time", policies: []string{pol("request.time.getFullYear() == 2026")},
 			req: at(call("a", "t"), func(r *Request) { r.HTTP.Time = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC) }), want: want{Allow, "backend", "app/p#c"}},
 		{name: "strings extension", policies: []string{pol("request.mcp.tool_name.lowerAscii() == 'add'")}, req: call("a", "ADD"), want: want{Allow, "backend", "app/p#c"}},
-		{name: "expensive expression refused", policies: []string{pol("[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, a+b+c+d+e+f > 0))))))")},
+		// Past the runtime cost budget the outcome is unknown (Envoy has no budget): the
+		// rule decides the request, so the verdict is indeterminate, not a deny.
+		{name: "over the runtime budget, deciding: indeterminate", policies: []string{pol(expensiveCEL)},
+			req: call("a", "t"), want: want{Indeterminate, "backend", DecidedImplicitDeny}},
+		// At the gateway, another rule admits the call whatever the expensive rule says;
+		// the backend then refuses it: the verdict does not depend on the unknown rule.
+		{name: "over the runtime budget, not deciding: the shared verdict", policies: []string{
+			policy("g", "gw", "Allow", "", "rules:\n- name: c\n  authorization:\n    type: CEL\n    cel: {expression: \""+expensiveCEL+"\"}\n"+
+				"- name: any\n  authorization: {type: Inline, mcp: {methods: [{name: tools}]}}\n"),
+			policy("q", "xb", "Allow", "", "rules:\n- name: other\n  authorization: {type: Inline, mcp: {methods: [{name: prompts/list}]}}\n")},
 			req: call("a", "t"), want: want{Deny, "backend", DecidedImplicitDeny}},
+		{name: "within the budget, the same shape decides", policies: []string{pol("[1,2,3].all(a, [1,2,3].all(b, a+b > 0))")},
+			req: call("a", "t"), want: want{Allow, "backend", "app/p#c"}},
 	})
 }
+
+// expensiveCEL iterates 10^6 times: past the runtime cost budget on every request.
+const expensiveCEL = "[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, a+b+c+d+e+f > 0))))))"
 
 const legacyPolicy = `
 ---

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,11 +46,24 @@ type reqCtx struct {
 type celState struct {
 	act     interpreter.Activation
 	results map[*effective.CELCondition]celResult
+	// overBudget lists the conditions whose evaluation ran past the runtime cost budget
+	// that the decision under way read (decideCEL).
+	overBudget []*effective.CELCondition
+}
+
+// readOverBudget records that the decision under way read cond, over the budget.
+func (s *celState) readOverBudget(cond *effective.CELCondition) {
+	if !slices.Contains(s.overBudget, cond) {
+		s.overBudget = append(s.overBudget, cond)
+	}
 }
 
 type celResult struct {
 	v   bool
 	err error
+	// overBudget: the evaluation ran past effective.CELCostLimit, so its outcome is
+	// unknown (Envoy evaluates without a limit); err says so.
+	overBudget bool
 }
 
 func (c *reqCtx) init(r *Request, principal string, port int) {
@@ -230,10 +244,14 @@ func matchBase(c *reqCtx) bool {
 }
 
 // evalCEL evaluates a compiled condition once per request (the result does not depend
-// on the caller); an error (missing key, cost limit) is a non-match.
+// on the caller); an error (missing key) is a non-match. An evaluation over the runtime
+// cost budget is a non-match too, marked so that decideCEL decides both ways.
 func evalCEL(cond *effective.CELCondition, c *reqCtx) (bool, error) {
 	act := c.activation()
 	if r, ok := c.cel.results[cond]; ok {
+		if r.overBudget {
+			c.cel.readOverBudget(cond)
+		}
 		return r.v, r.err
 	}
 	var r celResult
@@ -241,6 +259,11 @@ func evalCEL(cond *effective.CELCondition, c *reqCtx) (bool, error) {
 	switch {
 	case err != nil:
 		r.err = err
+		if effective.CELOverBudget(err) {
+			r.overBudget = true
+			c.cel.readOverBudget(cond)
+			r.err = fmt.Errorf("its evaluation ran past agpol's runtime cost budget of %d, so its outcome is unknown (Envoy evaluates it without a limit)", effective.CELCostLimit)
+		}
 	default:
 		b, ok := out.Value().(bool)
 		if !ok {

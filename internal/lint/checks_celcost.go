@@ -12,13 +12,15 @@ import (
 func init() {
 	Register(&Check{
 		Code: "AGP305", Severity: SeverityWarning, Category: CategoryAdmission,
-		Title: "CEL rule too expensive to evaluate",
+		Title: "CEL rule may be too expensive to evaluate",
 		Explanation: `The expression compiles, and the controller accepts it, but its estimated worst-case
-cost is over the limit the Kubernetes API server puts on CEL rules (10,000,000, with
-request strings bounded by Envoy's 60 KiB of headers and 100 headers). Envoy evaluates
-it on every matching request without any limit, so a request can make the data plane
-spend that much work. agpol refuses to evaluate it: explain and simulate treat the rule
-as not matching and say so, which may differ from what the data plane decides.`,
+cost is over the runtime cost budget agpol evaluates with (1,000,000, the Kubernetes API
+server's per-call limit for CEL rules; request strings bounded by Envoy's 60 KiB of
+headers and 100 headers). Envoy evaluates it on every matching request without any
+limit, so a request can make the data plane spend that much work. For a request whose
+evaluation runs past the budget, agpol cannot know the rule's outcome: explain and
+simulate decide the request both ways and answer indeterminate (exit 3) when the rule
+could decide it.`,
 		Fix: `Rewrite the expression without nested comprehensions over request data (split,
 all, exists, map, filter inside one another), or match with Inline rules instead.`,
 		Run: runCELCost,
@@ -29,16 +31,16 @@ func runCELCost(ctx *Context) []Finding {
 	compileCELRules(ctx)
 	var out []Finding
 	report := func(o snapshot.Origin, i int, expr string) {
-		prg, err := effective.CompileCEL(expr)
-		if err != nil {
+		if _, err := effective.CompileCEL(expr); err != nil {
 			return // AGP301
 		}
-		refusal := effective.CELTooExpensive(prg)
-		if refusal == nil {
+		est, ok := effective.CELEstimatedCost(expr)
+		if !ok || est <= effective.CELCostLimit {
 			return
 		}
 		f := ctx.Blame(o, fmt.Sprintf("spec.rules[%d].authorization.cel.expression", i))
-		f.Message = fmt.Sprintf("%v; the controller accepts the rule and Envoy evaluates it on every matching request, without a limit", refusal)
+		f.Message = fmt.Sprintf("its estimated worst-case cost %d exceeds agpol's runtime budget of %d: where a request costs more, explain cannot evaluate the rule and answers indeterminate; the controller accepts the rule and Envoy evaluates it on every matching request, without a limit",
+			est, uint64(effective.CELCostLimit))
 		out = append(out, f)
 	}
 	for _, p := range ctx.Snapshot.XAccessPolicies {
