@@ -97,6 +97,17 @@ and any failure exits 1.
 			}
 			passed, failed := render.SimulateSummary(results)
 			w := a.streams.Out
+			if len(rf.Requests) == 0 {
+				// Nothing was decided: say so rather than succeed silently.
+				out := w
+				if o.output != "text" {
+					out = a.streams.ErrOut
+				}
+				fmt.Fprintf(out, "0 requests in %s: nothing was simulated\n", o.requests)
+				if o.output == "text" {
+					return nil
+				}
+			}
 			doc := explainReport(s, results)
 			if passed+failed > 0 {
 				doc.Summary = &summary{Passed: passed, Failed: failed}
