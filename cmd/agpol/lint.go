@@ -104,6 +104,10 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 			if err != nil {
 				return err
 			}
+			if s.Len()+len(undecodable) == 0 {
+				// A clean report on nothing is not a clean bill of health: say so.
+				fmt.Fprintf(a.streams.ErrOut, "note: no objects read from %s: nothing to lint\n", o.load.sourceName())
+			}
 			ctx := lint.NewContext(s)
 			ctx.Undecodable = undecodable
 			ctx.RevalidateLive = o.revalidateLive

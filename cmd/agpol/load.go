@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -105,6 +106,9 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 	for _, w := range s.Warnings {
 		fmt.Fprintf(a.streams.ErrOut, "warning: %s\n", w.Message)
 	}
+	if note := skippedNote(s); note != "" {
+		fmt.Fprintln(a.streams.ErrOut, note)
+	}
 	if l.snapshotOut != "" {
 		if err := writeSnapshot(l.snapshotOut, objs); err != nil {
 			return nil, err
@@ -124,4 +128,39 @@ func writeSnapshot(path string, objs []cluster.RawObject) error {
 		return fmt.Errorf("writing snapshot %s: %w", path, err)
 	}
 	return nil
+}
+
+// skippedNote says how many objects of kinds agpol does not use were skipped, kind by
+// kind ("" if none). agpol's own side files (request files, kind.agpol.dev) sit among
+// manifests by design and are not counted.
+func skippedNote(s *snapshot.Snapshot) string {
+	var parts []string
+	total := 0
+	for _, k := range s.SkippedKinds() {
+		if strings.HasSuffix(k, ".agpol.dev") {
+			continue
+		}
+		total += s.Skipped[k]
+		parts = append(parts, fmt.Sprintf("%s: %d", k, s.Skipped[k]))
+	}
+	if total == 0 {
+		return ""
+	}
+	noun := "objects"
+	if total == 1 {
+		noun = "object"
+	}
+	return fmt.Sprintf("note: skipped %d %s of kinds agpol does not use (%s)", total, noun, strings.Join(parts, ", "))
+}
+
+// sourceName names what load reads, for messages: the files given, the cluster, or both.
+func (l *loadFlags) sourceName() string {
+	files := strings.Join(l.files, ", ")
+	switch {
+	case len(l.files) == 0:
+		return "the cluster"
+	case l.live:
+		return files + " and the cluster"
+	}
+	return files
 }
