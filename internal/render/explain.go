@@ -11,19 +11,24 @@ import (
 	"github.com/agpol/agpol/internal/explain"
 )
 
-// ANSI styles used by the explain and describe text (only when colour is on).
+// Styles of the explain and describe text, written as style marks that a
+// TerminalWriter turns into ANSI codes when colour is on (see styleMark).
 const (
-	ansiReset  = "\x1b[0m"
-	ansiBold   = "\x1b[1m"
-	ansiDim    = "\x1b[2m"
-	ansiRed    = "\x1b[31m"
-	ansiGreen  = "\x1b[32m"
-	ansiYellow = "\x1b[33m"
-	ansiCyan   = "\x1b[36m"
+	ansiReset  = "\xff0"
+	ansiBold   = "\xff1"
+	ansiDim    = "\xff2"
+	ansiRed    = "\xffr"
+	ansiGreen  = "\xffg"
+	ansiYellow = "\xffy"
+	ansiCyan   = "\xffc"
 )
 
-// Styler applies ANSI styles when colour is on and is the identity otherwise.
+// Styler applies styles when colour is on and is the identity otherwise. What it
+// styles must be written through a TerminalWriter (Writer).
 type Styler struct{ Color bool }
+
+// Writer is w escaped for a terminal, with this Styler's styles.
+func (s Styler) Writer(w io.Writer) io.Writer { return NewTerminalWriter(w, s.Color) }
 
 func (s Styler) wrap(code, text string) string {
 	if !s.Color || text == "" {
@@ -85,6 +90,7 @@ func PathLine(p explain.PathInfo) string {
 
 // ExplainText writes results as text: verdict first, then one line per step.
 func ExplainText(w io.Writer, results []*explain.Result, st Styler) error {
+	w = st.Writer(w)
 	for i, r := range results {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -173,6 +179,7 @@ func SimulateSummary(results []*explain.Result) (passed, failed int) {
 
 // SimulateText writes one compact line per result, then the failures in detail.
 func SimulateText(w io.Writer, results []*explain.Result, st Styler) error {
+	w = st.Writer(w)
 	for _, r := range results {
 		mark := " "
 		if r.Expect != nil {

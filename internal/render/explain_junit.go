@@ -3,6 +3,7 @@ package render
 import (
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
@@ -22,15 +23,27 @@ func SimulateJUnit(w io.Writer, suite string, results []*explain.Result) error {
 		if r.Path.Weight != nil {
 			name += " [" + r.Path.Backend + "]"
 		}
-		tc := junit.Testcase{Name: name, Classname: suite, Time: "0"}
+		tc := junit.Testcase{Name: xmlText(name), Classname: suite, Time: "0"}
 		out := strings.ToUpper(r.Verdict) + " by " + r.DecidedBy + " at " + r.Level + ": " + r.Reason
+		out = xmlText(out)
 		tc.SystemOut = &junit.Output{Data: out}
 		if r.Expect != nil && !r.Expect.Passed {
-			tc.Failure = &junit.Result{Message: strings.Join(r.Expect.Failures, "; "), Type: "expectation", Data: out}
+			tc.Failure = &junit.Result{Message: xmlText(strings.Join(r.Expect.Failures, "; ")), Type: "expectation", Data: out}
 		}
 		ts.AddTestcase(tc)
 	}
 	var all junit.Testsuites
 	all.AddSuite(ts)
 	return all.WriteXML(w)
+}
+
+// xmlText is s escaped for a terminal (a report is often printed), and without the
+// control characters XML 1.0 cannot hold (the output is CDATA, written as is).
+func xmlText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' {
+			return utf8.RuneError
+		}
+		return r
+	}, EscapeTerminal(s))
 }
