@@ -23,6 +23,8 @@ type loadFlags struct {
 	// wholeCluster makes live loading list every namespace even without -A: commands
 	// that compute decisions need the whole topology, not one namespace of it.
 	wholeCluster bool
+	// allowPartial accepts a live read that could not read some kinds (lint, get).
+	allowPartial bool
 	// skipUndecodable, when set, receives each object that cannot be typed, and the
 	// object is left out of the snapshot instead of failing the load (lint reports it).
 	skipUndecodable func(o cluster.RawObject, err error)
@@ -163,4 +165,37 @@ func (l *loadFlags) sourceName() string {
 		return files + " and the cluster"
 	}
 	return files
+}
+
+// addAllowPartial adds --allow-partial, for the commands that refuse a partial read.
+func (l *loadFlags) addAllowPartial(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&l.allowPartial, "allow-partial", false, "accept a live read that could not list some kinds (RBAC): answer from what could be read instead of exiting 2")
+}
+
+// refusePartial is the error (exit 2) of a command that needs the kinds for which
+// needs is true (nil: every kind) when the live read could not read some of them,
+// unless --allow-partial was given. It names each kind and the refusal.
+func (l *loadFlags) refusePartial(s *snapshot.Snapshot, needs func(resource string) bool) error {
+	if !s.Partial || l.allowPartial {
+		return nil
+	}
+	var msgs []string
+	seen := map[string]bool{}
+	for _, w := range s.Warnings {
+		if w.Kind == "" {
+			continue
+		}
+		res, _, _ := strings.Cut(w.Kind, ".")
+		if needs != nil && !needs(res) {
+			continue
+		}
+		if !seen[w.Message] {
+			seen[w.Message] = true
+			msgs = append(msgs, w.Message)
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return &cluster.InputError{Err: fmt.Errorf("incomplete read of the cluster: %s (--allow-partial answers from what could be read)", strings.Join(msgs, "; "))}
 }

@@ -194,6 +194,11 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 			}
 			group[i] = Result{Name: r.Name, Decision: d, Request: r, Path: ch.info, Primary: i == 0}
 		}
+		if unread := sim.unread(rt.gw, ch); len(unread) > 0 {
+			for i := range group {
+				group[i].Decision = UnreadDecision(group[i].Decision, unread)
+			}
+		}
 		for _, g := range group[1:] {
 			if g.Verdict != group[0].Verdict || g.Level != group[0].Level || g.DecidedBy != group[0].DecidedBy {
 				for i := range group {
@@ -208,6 +213,9 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 				// traced decision replaces the untraced one; both give the same verdict,
 				// level and deciding rule, which the expectation was checked against).
 				group[0].Decision = decide(sim.chain(0, rt.gw, ch), c, r.ExtAuth, true, sim.tracedPre(r, ch))
+				if unread := sim.unread(rt.gw, ch); len(unread) > 0 {
+					group[0].Decision = UnreadDecision(group[0].Decision, unread)
+				}
 			}
 			group[0].Expect = x
 		}
@@ -302,6 +310,9 @@ func (b *Batch) Decide(r *Request) ([]Decision, error) {
 		sim.initChoice(&b.c, r, &b.rt, ch)
 		var d Decision
 		d, b.buf = sim.decideUntraced(0, b.rt.gw, ch, &b.c, r.ExtAuth, b.buf)
+		if unread := sim.unread(b.rt.gw, ch); len(unread) > 0 {
+			d = UnreadDecision(d, unread)
+		}
 		b.out = append(b.out, d)
 	}
 	return b.out, nil
