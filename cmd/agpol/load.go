@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -57,7 +59,11 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 		if err != nil {
 			return nil, fmt.Errorf("reading kubeconfig: %w", err)
 		}
-		opts := cluster.LiveOptions{Getter: a.config, Namespace: ns}
+		deadline, err := a.liveDeadline()
+		if err != nil {
+			return nil, err
+		}
+		opts := cluster.LiveOptions{Getter: a.config, Namespace: ns, Deadline: deadline}
 		if l.allNamespaces || l.wholeCluster || (l.live && !explicit) {
 			opts.Namespace = ""
 		}
@@ -199,3 +205,27 @@ func (l *loadFlags) refusePartial(s *snapshot.Snapshot, needs func(resource stri
 	}
 	return &cluster.InputError{Err: fmt.Errorf("incomplete read of the cluster: %s (--allow-partial answers from what could be read)", strings.Join(msgs, "; "))}
 }
+
+// liveDeadline is the deadline of a live read: --request-timeout when given (a
+// duration such as 30s, or a number of seconds, as kubectl takes it), else
+// defaultLiveDeadline.
+func (a *app) liveDeadline() (time.Duration, error) {
+	v := "0"
+	if a.config.Timeout != nil && *a.config.Timeout != "" {
+		v = *a.config.Timeout
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		v += "s"
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, usagef("invalid --request-timeout %q: use a duration such as 30s, or 0 for the default (%s)", *a.config.Timeout, defaultLiveDeadline)
+	}
+	if d == 0 {
+		d = defaultLiveDeadline
+	}
+	return d, nil
+}
+
+// defaultLiveDeadline bounds a live read without --request-timeout (tests shorten it).
+var defaultLiveDeadline = cluster.DefaultDeadline
