@@ -189,6 +189,9 @@ func (o *explainOptions) request(cmd *cobra.Command) (*explain.Request, error) {
 		if !ok || k == "" {
 			return nil, usagef("--header %q: use NAME=VALUE", h)
 		}
+		if err := explain.ValidHeaderName(k); err != nil {
+			return nil, usagef("--header: %v", err)
+		}
 		if r.HTTP.Headers == nil {
 			r.HTTP.Headers = map[string]string{}
 		}

@@ -332,6 +332,9 @@ func (p *parser) from(n *yaml.Node) (Identity, error) {
 			}
 			id, err = ParseIdentity("sa:" + s)
 			if err != nil {
+				if ns, name, ok := strings.Cut(s, "/"); ok && ns != "" && name != "" && !strings.Contains(name, "/") {
+					return p.errf(v, "invalid serviceAccount %q: %v", s, ValidServiceAccount(ns, name))
+				}
 				return p.errf(v, "invalid serviceAccount %q: use NAMESPACE/NAME", s)
 			}
 			id.Namespace, id.Name = p.intern(id.Namespace), p.intern(id.Name)
@@ -343,8 +346,8 @@ func (p *parser) from(n *yaml.Node) (Identity, error) {
 			if err != nil {
 				return err
 			}
-			if !strings.HasPrefix(s, "spiffe://") || len(s) == len("spiffe://") {
-				return p.errf(v, "invalid SPIFFE ID %q", s)
+			if err := ValidSPIFFEID(s); err != nil {
+				return p.errf(v, "%v", err)
 			}
 			id = Identity{Kind: IdentitySPIFFE, SPIFFE: s}
 			return nil
@@ -408,6 +411,9 @@ func (p *parser) http(n *yaml.Node, h *HTTP) error {
 				k, val := v.Content[i], v.Content[i+1]
 				if val.Kind != yaml.ScalarNode {
 					return p.errf(val, "header %s: value must be a string", k.Value)
+				}
+				if err := ValidHeaderName(k.Value); err != nil {
+					return p.errf(k, "%v", err)
 				}
 				name := p.intern(strings.ToLower(k.Value))
 				if old, ok := h.Headers[name]; ok {

@@ -105,3 +105,34 @@ func TestRequestFileYAMLErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRequestFileIdentitiesAndHeaders: callers and header names are checked as the
+// real system checks them (the SPIFFE library, the API server's name validation, HTTP
+// tokens), each error at its file:line.
+func TestRequestFileIdentitiesAndHeaders(t *testing.T) {
+	for _, c := range []struct{ from, want string }{
+		{"{spiffe: 'spiffe://td/a/../b'}", `r.yaml:2: invalid SPIFFE ID "spiffe://td/a/../b": path cannot contain dot segments`},
+		{"{spiffe: 'spiffe://td/a?x=1'}", `r.yaml:2: invalid SPIFFE ID "spiffe://td/a?x=1": path segment characters are limited`},
+		{"{spiffe: 'spiffe://td/a#f'}", `r.yaml:2: invalid SPIFFE ID "spiffe://td/a#f"`},
+		{"{spiffe: 'spiffe://td/a b'}", `r.yaml:2: invalid SPIFFE ID "spiffe://td/a b"`},
+		{"{spiffe: 'spiffe://TD.example/a'}", `r.yaml:2: invalid SPIFFE ID "spiffe://TD.example/a": trust domain characters are limited`},
+		{"{spiffe: 'spiffe://td/a/'}", `r.yaml:2: invalid SPIFFE ID "spiffe://td/a/"`},
+		{"{serviceAccount: Agents/billing}", `r.yaml:2: invalid serviceAccount "Agents/billing": namespace "Agents": a lowercase RFC 1123 label`},
+		{"{serviceAccount: agents/bil_ling}", `r.yaml:2: invalid serviceAccount "agents/bil_ling": name "bil_ling": a lowercase RFC 1123 subdomain`},
+	} {
+		file := "requests:\n- {name: a, from: " + c.from + ", gateway: gw}\n"
+		if _, err := ParseRequestFile("r.yaml", []byte(file), "default"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.from, err, c.want)
+		}
+	}
+	for _, ok := range []string{"{spiffe: 'spiffe://td.example/ns/a/sa/b'}", "{serviceAccount: agents/my.agent}"} {
+		file := "requests:\n- {name: a, from: " + ok + ", gateway: gw}\n"
+		if _, err := ParseRequestFile("r.yaml", []byte(file), "default"); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	file := "requests:\n- name: a\n  gateway: gw\n  http:\n    headers: {'x tenant': a}\n"
+	if _, err := ParseRequestFile("r.yaml", []byte(file), "default"); err == nil || !strings.Contains(err.Error(), `r.yaml:5: invalid header name "x tenant": not an HTTP token`) {
+		t.Errorf("header: err = %v", err)
+	}
+}
