@@ -270,13 +270,45 @@ func (sim *Simulator) SimulateWith(reqs []*Request, o Options) ([]*Result, error
 	for _, r := range reqs {
 		var err error
 		if out, err = sim.explain(r, &rt, o, out); err != nil {
-			if r.Line > 0 {
-				return nil, fmt.Errorf("request %q (line %d): %w", r.Name, r.Line, err)
-			}
-			return nil, fmt.Errorf("request %q: %w", r.Name, err)
+			return nil, requestError(r, err)
 		}
 	}
 	return out, nil
+}
+
+// SimulateEach is SimulateWith handing each result to emit as soon as it is decided,
+// in the same order, instead of keeping them: memory stays that of one request's
+// results however many requests there are. Every request is routed first, so a request
+// that names missing objects is an error before anything is emitted.
+func (sim *Simulator) SimulateEach(reqs []*Request, o Options, emit func(*Result) error) error {
+	var rt routing
+	for _, r := range reqs {
+		r.Normalize()
+		if err := sim.resolve(r, &rt, false); err != nil {
+			return requestError(r, err)
+		}
+	}
+	var out []*Result
+	for _, r := range reqs {
+		var err error
+		if out, err = sim.explain(r, &rt, o, out[:0]); err != nil {
+			return requestError(r, err)
+		}
+		for _, res := range out {
+			if err := emit(res); err != nil {
+				return err
+			}
+		}
+		clear(out)
+	}
+	return nil
+}
+
+func requestError(r *Request, err error) error {
+	if r.Line > 0 {
+		return fmt.Errorf("request %q (line %d): %w", r.Name, r.Line, err)
+	}
+	return fmt.Errorf("request %q: %w", r.Name, err)
 }
 
 // Batch decides requests one after another without building results: routing, chain

@@ -181,28 +181,37 @@ func SimulateSummary(results []*explain.Result) (passed, failed int) {
 func SimulateText(w io.Writer, results []*explain.Result, st Styler) error {
 	w = st.Writer(w)
 	for _, r := range results {
-		mark := " "
-		if r.Expect != nil {
-			if r.Expect.Passed {
-				mark = st.Green("✓")
-			} else {
-				mark = st.Red("✗")
-			}
-		}
-		sem := ""
-		if !r.Primary {
-			sem = " [" + r.Semantics + "]"
-		}
-		fmt.Fprintf(w, "%s %s%s: %s by %s at %s — %s → %s\n", mark, r.Name, sem, st.Verdict(&r.Decision), r.DecidedBy, r.Level,
-			r.Request.Describe(), PathLine(r.Path))
-		if r.Expect != nil && !r.Expect.Passed {
-			for _, f := range r.Expect.Failures {
-				fmt.Fprintln(w, "    "+st.Red(f))
-			}
-			fmt.Fprintln(w, "    "+r.Reason)
+		if err := SimulateTextResult(w, r, st); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// SimulateTextResult writes the line of one result of SimulateText (and its failures).
+// w must be st.Writer's.
+func SimulateTextResult(w io.Writer, r *explain.Result, st Styler) error {
+	mark := " "
+	if r.Expect != nil {
+		if r.Expect.Passed {
+			mark = st.Green("✓")
+		} else {
+			mark = st.Red("✗")
+		}
+	}
+	sem := ""
+	if !r.Primary {
+		sem = " [" + r.Semantics + "]"
+	}
+	_, err := fmt.Fprintf(w, "%s %s%s: %s by %s at %s — %s → %s\n", mark, r.Name, sem, st.Verdict(&r.Decision), r.DecidedBy, r.Level,
+		r.Request.Describe(), PathLine(r.Path))
+	if r.Expect != nil && !r.Expect.Passed {
+		for _, f := range r.Expect.Failures {
+			fmt.Fprintln(w, "    "+st.Red(f))
+		}
+		_, err = fmt.Fprintln(w, "    "+r.Reason)
+	}
+	return err
 }
 
 // writeAuthPolicy shows what Kuadrant's effective AuthPolicy asks of the request, beside
