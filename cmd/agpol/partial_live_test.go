@@ -110,6 +110,13 @@ func TestPartialReadLive(t *testing.T) {
 		}
 	})
 
+	t.Run("diff: the live side's answers are indeterminate", func(t *testing.T) {
+		out, errOut, code := as("no-xap", "diff", "--before", "live", "--after", "testdata/examples", "-o", "json")
+		if code == exitUsage || !strings.Contains(out, `"decision": "indeterminate"`) || !strings.Contains(out, `"decidedBy": "unread-objects"`) {
+			t.Errorf("diff: exit %d, want the live side indeterminate by unread-objects\n%.2000s\n%s", code, out, errOut)
+		}
+	})
+
 	t.Run("lint and get: exit 2 unless --allow-partial", func(t *testing.T) {
 		for _, tc := range []struct {
 			user string
