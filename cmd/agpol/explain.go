@@ -117,6 +117,11 @@ Without MCP metadata (--mcp-method none, or an HTTP method other than POST and n
 				}
 				return err
 			}
+			if o.at == "" {
+				// Decided at the current time; the report names the request's time only
+				// when the request gave one, so that two runs print the same bytes.
+				req.HTTP.Time = time.Time{}
+			}
 			w := a.streams.Out
 			switch o.output {
 			case "json":
@@ -188,6 +193,9 @@ func (o *explainOptions) request(cmd *cobra.Command) (*explain.Request, error) {
 		k, v, ok := strings.Cut(h, "=")
 		if !ok || k == "" {
 			return nil, usagef("--header %q: use NAME=VALUE", h)
+		}
+		if err := explain.ValidHeaderName(k); err != nil {
+			return nil, usagef("--header: %v", err)
 		}
 		if r.HTTP.Headers == nil {
 			r.HTTP.Headers = map[string]string{}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -102,6 +103,9 @@ Several types can be given comma-separated.`,
 			if err != nil {
 				return err
 			}
+			if err := o.load.refusePartial(s, func(res string) bool { return slices.Contains(kinds, res) }); err != nil {
+				return err
+			}
 			if isExtra {
 				return extra(a, s, kinds, name)
 			}
@@ -109,6 +113,7 @@ Several types can be given comma-separated.`,
 		},
 	}
 	o.load.addFlags(cmd)
+	o.load.addAllowPartial(cmd)
 	cmd.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table, wide, json, yaml or name; dot or mermaid for gateways (a topology graph)")
 	cmd.Flags().BoolVar(&o.noHeaders, "no-headers", false, "omit table headers")
 	return cmd

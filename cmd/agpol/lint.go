@@ -105,6 +105,13 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 			if err != nil {
 				return err
 			}
+			if err := o.load.refusePartial(s, nil); err != nil {
+				return err
+			}
+			if s.Len()+len(undecodable) == 0 {
+				// A clean report on nothing is not a clean bill of health: say so.
+				fmt.Fprintf(a.streams.ErrOut, "note: no objects read from %s: nothing to lint\n", o.load.sourceName())
+			}
 			ctx := lint.NewContext(s)
 			ctx.Undecodable = undecodable
 			ctx.RevalidateLive = o.revalidateLive
@@ -133,6 +140,7 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 		},
 	}
 	o.load.addFlags(cmd)
+	o.load.addAllowPartial(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&o.output, "output", "o", "text", "output format: "+strings.Join(output.Formats, ", "))
 	f.StringVar(&o.failOn, "fail-on", "error", "exit 1 when an unsuppressed finding is at least this severe: error, warning, info or none")

@@ -463,7 +463,12 @@ func TestLiveReadOnlyProof(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, cmd := range [][]string{{"get", "authpolicies,xap", "-A"}, {"lint"}} {
-			code, out, errOut := runGuarded(t, time.Minute, append(append([]string{}, cmd...), "--kubeconfig", kc)...)
+			// A kind it needs unread, the command refuses (exit 2) unless --allow-partial.
+			code, _, errOut := runGuarded(t, time.Minute, append(append([]string{}, cmd...), "--kubeconfig", kc)...)
+			if code != exitUsage || !strings.Contains(errOut, "error: incomplete read of the cluster: authpolicies.kuadrant.io is served only at kuadrant.io/v9") {
+				t.Errorf("%s without --allow-partial: exit %d, stderr %q", cmd[0], code, errOut)
+			}
+			code, out, errOut := runGuarded(t, time.Minute, append(append([]string{}, cmd...), "--kubeconfig", kc, "--allow-partial")...)
 			if code == exitUsage {
 				t.Fatalf("%s: exit %d\n%s%s", cmd[0], code, out, errOut)
 			}

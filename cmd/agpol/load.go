@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +25,8 @@ type loadFlags struct {
 	// wholeCluster makes live loading list every namespace even without -A: commands
 	// that compute decisions need the whole topology, not one namespace of it.
 	wholeCluster bool
+	// allowPartial accepts a live read that could not read some kinds (lint, get).
+	allowPartial bool
 	// skipUndecodable, when set, receives each object that cannot be typed, and the
 	// object is left out of the snapshot instead of failing the load (lint reports it).
 	skipUndecodable func(o cluster.RawObject, err error)
@@ -57,7 +62,11 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 		if err != nil {
 			return nil, fmt.Errorf("reading kubeconfig: %w", err)
 		}
-		opts := cluster.LiveOptions{Getter: a.config, Namespace: ns}
+		deadline, err := a.liveDeadline()
+		if err != nil {
+			return nil, err
+		}
+		opts := cluster.LiveOptions{Getter: a.config, Namespace: ns, Deadline: deadline}
 		if l.allNamespaces || l.wholeCluster || (l.live && !explicit) {
 			opts.Namespace = ""
 		}
@@ -114,6 +123,9 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 	for _, w := range s.Warnings {
 		fmt.Fprintf(a.streams.ErrOut, "warning: %s\n", w.Message)
 	}
+	if note := skippedNote(s); note != "" {
+		fmt.Fprintln(a.streams.ErrOut, note)
+	}
 	if l.snapshotOut != "" {
 		if err := writeSnapshot(l.snapshotOut, objs); err != nil {
 			return nil, err
@@ -134,3 +146,95 @@ func writeSnapshot(path string, objs []cluster.RawObject) error {
 	}
 	return nil
 }
+
+// skippedNote says how many objects of kinds agpol does not use were skipped, kind by
+// kind ("" if none). agpol's own side files (request files, kind.agpol.dev) sit among
+// manifests by design and are not counted.
+func skippedNote(s *snapshot.Snapshot) string {
+	var parts []string
+	total := 0
+	for _, k := range s.SkippedKinds() {
+		if strings.HasSuffix(k, ".agpol.dev") {
+			continue
+		}
+		total += s.Skipped[k]
+		parts = append(parts, fmt.Sprintf("%s: %d", k, s.Skipped[k]))
+	}
+	if total == 0 {
+		return ""
+	}
+	noun := "objects"
+	if total == 1 {
+		noun = "object"
+	}
+	return fmt.Sprintf("note: skipped %d %s of kinds agpol does not use (%s)", total, noun, strings.Join(parts, ", "))
+}
+
+// sourceName names what load reads, for messages: the files given, the cluster, or both.
+func (l *loadFlags) sourceName() string {
+	files := strings.Join(l.files, ", ")
+	switch {
+	case len(l.files) == 0:
+		return "the cluster"
+	case l.live:
+		return files + " and the cluster"
+	}
+	return files
+}
+
+// addAllowPartial adds --allow-partial, for the commands that refuse a partial read.
+func (l *loadFlags) addAllowPartial(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&l.allowPartial, "allow-partial", false, "accept a live read that could not list some kinds (RBAC): answer from what could be read instead of exiting 2")
+}
+
+// refusePartial is the error (exit 2) of a command that needs the kinds for which
+// needs is true (nil: every kind) when the live read could not read some of them,
+// unless --allow-partial was given. It names each kind and the refusal.
+func (l *loadFlags) refusePartial(s *snapshot.Snapshot, needs func(resource string) bool) error {
+	if !s.Partial || l.allowPartial {
+		return nil
+	}
+	var msgs []string
+	seen := map[string]bool{}
+	for _, w := range s.Warnings {
+		if w.Kind == "" {
+			continue
+		}
+		res, _, _ := strings.Cut(w.Kind, ".")
+		if needs != nil && !needs(res) {
+			continue
+		}
+		if !seen[w.Message] {
+			seen[w.Message] = true
+			msgs = append(msgs, w.Message)
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return &cluster.InputError{Err: fmt.Errorf("incomplete read of the cluster: %s (--allow-partial answers from what could be read)", strings.Join(msgs, "; "))}
+}
+
+// liveDeadline is the deadline of a live read: --request-timeout when given (a
+// duration such as 30s, or a number of seconds, as kubectl takes it), else
+// defaultLiveDeadline.
+func (a *app) liveDeadline() (time.Duration, error) {
+	v := "0"
+	if a.config.Timeout != nil && *a.config.Timeout != "" {
+		v = *a.config.Timeout
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		v += "s"
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, usagef("invalid --request-timeout %q: use a duration such as 30s, or 0 for the default (%s)", *a.config.Timeout, defaultLiveDeadline)
+	}
+	if d == 0 {
+		d = defaultLiveDeadline
+	}
+	return d, nil
+}
+
+// defaultLiveDeadline bounds a live read without --request-timeout (tests shorten it).
+var defaultLiveDeadline = cluster.DefaultDeadline

@@ -8,9 +8,11 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/klog/v2"
 
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/render"
@@ -68,6 +70,9 @@ func run(ctx context.Context, args []string, streams genericiooptions.IOStreams)
 			code = exitUsage
 		}
 	}()
+	// client-go logs failed requests through klog (E1124 … request.go:1198) on stderr:
+	// agpol reports every error itself, once, naming the server and the stage.
+	klog.SetLogger(logr.Discard())
 	a = &app{streams: streams, name: "agpol", progress: render.NewProgress(streams.ErrOut)}
 	if len(args) > 0 && strings.HasPrefix(filepath.Base(args[0]), "kubectl-") {
 		a.name = "kubectl agpol"

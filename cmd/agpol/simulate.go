@@ -86,34 +86,70 @@ and any failure exits 1.
 				return err
 			}
 			end := a.progress.Stagef("simulating %d requests", len(rf.Requests))
+			defer end()
 			sim := explain.New(s, sems, td)
-			results, err := sim.SimulateWith(rf.Requests, simulateDetail(o.output))
-			end()
+			w := a.streams.Out
+			if len(rf.Requests) == 0 {
+				// Nothing was decided: say so rather than succeed silently.
+				out := w
+				if o.output != "text" {
+					out = a.streams.ErrOut
+				}
+				fmt.Fprintf(out, "0 requests in %s: nothing was simulated\n", o.requests)
+				if o.output == "text" {
+					return nil
+				}
+			}
+			// Results are written as they are decided, never held all at once.
+			var emit func(*explain.Result) error
+			var finish func(*summary) error
+			switch o.output {
+			case "json", "yaml":
+				doc := explainReport(s, nil)
+				lw, err := render.NewListWriter(w, o.output, "results", doc)
+				if err != nil {
+					return err
+				}
+				emit = func(r *explain.Result) error { return lw.Add(r) }
+				finish = func(sum *summary) error { doc.Summary = sum; return lw.Close(doc) }
+			case "junit":
+				j := render.NewJUnitSuite(o.requests)
+				emit = func(r *explain.Result) error { j.Add(r); return nil }
+				finish = func(*summary) error { return j.Write(w) }
+			default:
+				st := render.Styler{Color: render.UseColor(render.ColorMode(o.color), w)}
+				tw := st.Writer(w)
+				emit = func(r *explain.Result) error { return render.SimulateTextResult(tw, r, st) }
+				finish = func(*summary) error { return nil }
+			}
+			if render.IsTerminal(w) {
+				end() // results reach the terminal as they come: no status line among them
+			}
+			passed, failed := 0, 0
+			err = sim.SimulateEach(rf.Requests, simulateDetail(o.output), func(r *explain.Result) error {
+				if r.Expect != nil {
+					if r.Expect.Passed {
+						passed++
+					} else {
+						failed++
+					}
+				}
+				return emit(r)
+			})
 			if err != nil {
 				if errors.Is(err, explain.ErrInput) {
 					return fmt.Errorf("%s: %w%s", o.requests, err, partialHint(s))
 				}
 				return err
 			}
-			passed, failed := render.SimulateSummary(results)
-			w := a.streams.Out
-			doc := explainReport(s, results)
+			var sum *summary
 			if passed+failed > 0 {
-				doc.Summary = &summary{Passed: passed, Failed: failed}
+				sum = &summary{Passed: passed, Failed: failed}
 			}
-			switch o.output {
-			case "json":
-				err = render.JSON(w, doc)
-			case "yaml":
-				err = render.YAML(w, doc)
-			case "junit":
-				err = render.SimulateJUnit(w, o.requests, results)
-			default:
-				err = render.SimulateText(w, results, render.Styler{Color: render.UseColor(render.ColorMode(o.color), w)})
-			}
-			if err != nil {
+			if err := finish(sum); err != nil {
 				return err
 			}
+			end()
 			if passed+failed > 0 {
 				out := w
 				if o.output != "text" {

@@ -681,40 +681,105 @@ func (r *fileReader) document(f *keptFile, doc int, start docStart, n *yaml.Node
 	if err := checkHeader(u); err != nil {
 		return &InputError{File: name, Line: root.Line, Err: err}
 	}
-	if strings.HasSuffix(u.GetKind(), "List") && u.GetAPIVersion() == "v1" {
-		items, _ := obj["items"].([]any)
-		itemNodes := listItemNodes(root)
+	if isList(u) {
 		var list *listRef
 		if ref != nil {
 			list = &listRef{doc: ref}
 		}
-		for i, it := range items {
-			m, ok := it.(map[string]any)
-			isrc := src
-			isrc.Item = i
-			if i < len(itemNodes) {
-				isrc.Line, isrc.Column = itemNodes[i].Line, itemNodes[i].Column
-			}
-			if !ok {
-				return &InputError{File: name, Line: isrc.Line, Err: fmt.Errorf("items[%d] is not an object", i)}
-			}
-			iu := &unstructured.Unstructured{Object: m}
-			if err := checkHeader(iu); err != nil {
-				return &InputError{File: name, Line: isrc.Line, Err: fmt.Errorf("items[%d]: %w", i, err)}
-			}
-			var lazy lazyObject
-			if list != nil {
-				lazy = &itemRef{list: list, item: i}
-			}
-			r.out = append(r.out, readObject(iu, isrc, lazy))
-		}
-		return nil
+		return r.list(name, u, root, src, list, 0)
 	}
 	var lazy lazyObject
 	if ref != nil {
 		lazy = ref
 	}
 	r.out = append(r.out, readObject(u, src, lazy))
+	return nil
+}
+
+// isList reports whether u is a list to flatten, as kubectl's FlattenListVisitor
+// does: a v1 List, or a typed list (XAccessPolicyList, HTTPRouteList: the body of a
+// raw API GET), a kind ending in List whose items field is a list.
+func isList(u *unstructured.Unstructured) bool {
+	if !strings.HasSuffix(u.GetKind(), "List") {
+		return false
+	}
+	if u.GetAPIVersion() == "v1" && u.GetKind() == "List" {
+		return true
+	}
+	items, found := u.Object["items"]
+	if !found {
+		return false
+	}
+	_, ok := items.([]any)
+	return ok || items == nil
+}
+
+// nestedItem is the Source.Item of an item of a List inside a List: its line is its
+// own, but its fields are not located (Position knows one level of items).
+const nestedItem = -2
+
+// maxListNesting bounds Lists inside Lists.
+const maxListNesting = 10
+
+// list reads the items of List u (root is its node) into r.out, flattening Lists inside
+// it. The items of a typed list that have no kind or apiVersion get the list's (the API
+// server leaves them out of a list's items). list, when set, decodes the items again
+// from the file; items that were changed here or are nested are held as read instead.
+func (r *fileReader) list(name string, u *unstructured.Unstructured, root *yaml.Node, src snapshot.Source, list *listRef, depth int) error {
+	if depth > maxListNesting {
+		return &InputError{File: name, Line: src.Line, Err: fmt.Errorf("Lists nested deeper than %d levels", maxListNesting)}
+	}
+	items, _ := u.Object["items"].([]any)
+	itemNodes := listItemNodes(root)
+	typed := !(u.GetAPIVersion() == "v1" && u.GetKind() == "List")
+	for i, it := range items {
+		m, ok := it.(map[string]any)
+		isrc := src
+		isrc.Item = i
+		if depth > 0 {
+			isrc.Item = nestedItem
+		}
+		var node *yaml.Node
+		if i < len(itemNodes) {
+			node = itemNodes[i]
+			for node.Kind == yaml.AliasNode && node.Alias != nil {
+				node = node.Alias
+			}
+			isrc.Line, isrc.Column = node.Line, node.Column
+		}
+		if !ok {
+			return &InputError{File: name, Line: isrc.Line, Err: fmt.Errorf("items[%d] is not an object", i)}
+		}
+		lazy := list != nil && depth == 0
+		if typed {
+			if _, has := m["kind"]; !has {
+				m["kind"] = strings.TrimSuffix(u.GetKind(), "List")
+				lazy = false
+			}
+			if _, has := m["apiVersion"]; !has {
+				m["apiVersion"] = u.GetAPIVersion()
+				lazy = false
+			}
+		}
+		iu := &unstructured.Unstructured{Object: m}
+		if err := checkHeader(iu); err != nil {
+			return &InputError{File: name, Line: isrc.Line, Err: fmt.Errorf("items[%d]: %w", i, err)}
+		}
+		if isList(iu) {
+			if node == nil {
+				node = &yaml.Node{}
+			}
+			if err := r.list(name, iu, node, isrc, nil, depth+1); err != nil {
+				return err
+			}
+			continue
+		}
+		var lz lazyObject
+		if lazy {
+			lz = &itemRef{list: list, item: i}
+		}
+		r.out = append(r.out, readObject(iu, isrc, lz))
+	}
 	return nil
 }
 
@@ -1006,6 +1071,9 @@ func (p *FilePositions) Position(src snapshot.Source, fieldPath string) (int, in
 	defer p.mu.Unlock()
 	n, shift := p.document(src)
 	if n == nil {
+		return 0, 0, false
+	}
+	if src.Item == nestedItem {
 		return 0, 0, false
 	}
 	if src.Item >= 0 {

@@ -166,6 +166,36 @@ items:
 			want: []got{{"Service", "s1", "sl.yaml", 4, 0}},
 		},
 		{
+			name: "a List inside a List is flattened (kubectl's FlattenListVisitor)",
+			files: map[string]string{"nl.yaml": `apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Service, metadata: {name: s1}}
+- apiVersion: v1
+  kind: List
+  items:
+  - {apiVersion: v1, kind: Service, metadata: {name: s2}}
+  - apiVersion: gateway.networking.k8s.io/v1
+    kind: HTTPRouteList
+    items:
+    - {apiVersion: gateway.networking.k8s.io/v1, kind: HTTPRoute, metadata: {name: r}}
+`},
+			args: []string{"nl.yaml"},
+			want: []got{{"Service", "s1", "nl.yaml", 4, 0}, {"Service", "s2", "nl.yaml", 8, -2}, {"HTTPRoute", "r", "nl.yaml", 12, -2}},
+		},
+		{
+			name: "typed lists of a raw API GET: items without kind and apiVersion get the list's",
+			files: map[string]string{"xl.json": `{"apiVersion": "agentic.networking.x-k8s.io/v1alpha1", "kind": "XAccessPolicyList",
+"metadata": {"resourceVersion": "1"},
+"items": [
+  {"metadata": {"name": "p", "namespace": "t"}, "spec": {}},
+  {"kind": "XAccessPolicy", "apiVersion": "agentic.networking.x-k8s.io/v1alpha1", "metadata": {"name": "q", "namespace": "t"}}
+]}
+`},
+			args: []string{"xl.json"},
+			want: []got{{"XAccessPolicy", "p", "xl.json", 4, 0}, {"XAccessPolicy", "q", "xl.json", 5, 1}},
+		},
+		{
 			name: "directory without -R: only its own .yaml, .yml and .json files, sorted",
 			files: map[string]string{
 				"d/b.yaml":     strings.Replace(svcA, "name: a", "name: b", 1),

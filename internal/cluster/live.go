@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,6 +30,11 @@ import (
 // DefaultChunkSize is the page size of list requests when LiveOptions.ChunkSize is 0.
 const DefaultChunkSize = 500
 
+// DefaultDeadline bounds a whole live read when LiveOptions.Deadline is 0, so that a
+// server that stops answering (a list never answered, a page stalling mid-body) is an
+// error, not a hang.
+const DefaultDeadline = 60 * time.Second
+
 // maxFallbackNamespaces bounds the per-namespace retry of a forbidden all-namespaces
 // list: beyond it agpol warns instead of sending one list per namespace and kind.
 const maxFallbackNamespaces = 64
@@ -43,6 +50,10 @@ type LiveOptions struct {
 	Namespace string
 	// ChunkSize is the page size of list requests (0: DefaultChunkSize).
 	ChunkSize int64
+	// Deadline bounds the whole read (discovery and every page of every list); 0 is
+	// DefaultDeadline. Each request is also bounded by it unless the kubeconfig flags
+	// set a shorter --request-timeout.
+	Deadline time.Duration
 	// WrapTransport, when set, wraps the HTTP transport outside agpol's read-only guard,
 	// so it sees every request agpol attempts (tests count requests with it).
 	WrapTransport func(http.RoundTripper) http.RoundTripper
@@ -83,6 +94,15 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*LiveResult, error) {
 		return nil, fmt.Errorf("reading kubeconfig: %w", err)
 	}
 	cfg := readOnlyConfig(base)
+	deadline := opts.Deadline
+	if deadline <= 0 {
+		deadline = DefaultDeadline
+	}
+	if cfg.Timeout <= 0 || cfg.Timeout > deadline {
+		cfg.Timeout = deadline // discovery takes no context: bound its requests
+	}
+	ctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
 	if opts.WrapTransport != nil {
 		cfg.Wrap(opts.WrapTransport)
 	}
@@ -103,6 +123,9 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*LiveResult, error) {
 	if err != nil {
 		var gdf *discovery.ErrGroupDiscoveryFailed
 		if !errors.As(err, &gdf) {
+			if isTimeout(err) {
+				return nil, fmt.Errorf("cannot reach the cluster %s: no answer within %s while discovering the served kinds (--request-timeout sets the limit): %w", describe, cfg.Timeout, err)
+			}
 			return nil, fmt.Errorf("cannot reach the cluster %s: %w", describe, err)
 		}
 		failed = gdf.Groups
@@ -140,6 +163,9 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*LiveResult, error) {
 		sk := plan.served[i]
 		items, err := r.read(ctx, sk, opts.Namespace)
 		if err != nil {
+			if ctx.Err() != nil || isTimeout(err) {
+				return nil, fmt.Errorf("reading the cluster %s: no answer within %s: %w (--request-timeout sets the limit)", describe, deadline, err)
+			}
 			return nil, err
 		}
 		if sk.legacy != nil {
@@ -408,12 +434,15 @@ func (r *liveReader) list(ctx context.Context, sk servedKind, ns string) ([]unst
 	}
 	opts := metav1.ListOptions{Limit: r.chunk}
 	var items []unstructured.Unstructured
-	for {
+	for page := 1; ; page++ {
 		l, err := ri.List(ctx, opts)
+		if err != nil && page > 1 && !apierrors.IsForbidden(err) && !apierrors.IsResourceExpired(err) {
+			err = fmt.Errorf("page %d: %w", page, err)
+		}
 		if err != nil {
 			if apierrors.IsResourceExpired(err) && opts.Continue != "" {
 				// The continue token expired between pages: read the whole list in one request.
-				items, opts = nil, metav1.ListOptions{}
+				items, opts, page = nil, metav1.ListOptions{}, 0
 				continue
 			}
 			if apierrors.IsForbidden(err) {
@@ -518,4 +547,13 @@ func isSecretsPath(p string) bool {
 		tail = tail[2:]
 	}
 	return len(tail) > 0 && tail[0] == "secrets"
+}
+
+// isTimeout reports whether err is a request that timed out.
+func isTimeout(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }

@@ -171,6 +171,13 @@ func TestDecideMatchesExplain(t *testing.T) {
 	dirs = append(dirs, m...)
 	answers := []Answer{AnswerUnknown, AnswerAllow, AnswerDeny}
 	for _, d := range dirs {
+		if filepath.Base(d) == "cel-runtime-budget" {
+			// Every evaluation of its rules runs to the runtime budget (tens of
+			// milliseconds): too slow for this product of semantics, answers and callers.
+			// whatif's TestEngineMatchesExplain compares the untraced and traced paths
+			// on it.
+			continue
+		}
 		t.Run(filepath.Base(d), func(t *testing.T) {
 			files, _ := filepath.Glob(filepath.Join(d, "*.yaml"))
 			var manifests []string

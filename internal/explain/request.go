@@ -6,6 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spiffe/go-spiffe/v2/spiffeid"
+	"golang.org/x/net/http/httpguts"
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/topology"
 )
@@ -31,8 +35,8 @@ func ParseIdentity(s string) (Identity, error) {
 	case s == "" || s == "anonymous":
 		return Identity{Kind: IdentityAnonymous}, nil
 	case strings.HasPrefix(s, "spiffe://"):
-		if len(s) == len("spiffe://") {
-			return Identity{}, fmt.Errorf("invalid SPIFFE ID %q", s)
+		if err := ValidSPIFFEID(s); err != nil {
+			return Identity{}, err
 		}
 		return Identity{Kind: IdentitySPIFFE, SPIFFE: s}, nil
 	case strings.HasPrefix(s, "sa:"):
@@ -40,9 +44,43 @@ func ParseIdentity(s string) (Identity, error) {
 		if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
 			return Identity{}, fmt.Errorf("invalid service account %q: use sa:NAMESPACE/NAME", s)
 		}
+		if err := ValidServiceAccount(ns, name); err != nil {
+			return Identity{}, fmt.Errorf("invalid service account %q: %v", s, err)
+		}
 		return Identity{Kind: IdentityServiceAccount, Namespace: ns, Name: name}, nil
 	}
 	return Identity{}, fmt.Errorf("invalid caller %q: use sa:NAMESPACE/NAME, spiffe://..., or anonymous", s)
+}
+
+// ValidSPIFFEID checks s as the SPIFFE library parses an ID: a lower-case trust
+// domain, path segments without "." or "..", no query, fragment, spaces or
+// trailing slash.
+func ValidSPIFFEID(s string) error {
+	if _, err := spiffeid.FromString(s); err != nil {
+		return fmt.Errorf("invalid SPIFFE ID %q: %v", s, err)
+	}
+	return nil
+}
+
+// ValidServiceAccount checks a ServiceAccount's namespace and name as the API server
+// does: the namespace a DNS-1123 label, the name a DNS-1123 subdomain.
+func ValidServiceAccount(namespace, name string) error {
+	if errs := validation.IsDNS1123Label(namespace); len(errs) > 0 {
+		return fmt.Errorf("namespace %q: %s", namespace, strings.Join(errs, "; "))
+	}
+	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+		return fmt.Errorf("name %q: %s", name, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// ValidHeaderName checks an HTTP header name: a token (RFC 9110), as the data plane
+// requires.
+func ValidHeaderName(name string) error {
+	if !httpguts.ValidHeaderFieldName(name) {
+		return fmt.Errorf("invalid header name %q: not an HTTP token", name)
+	}
+	return nil
 }
 
 // Principal is the peer principal the data plane sees ("" without a client certificate).

@@ -2,7 +2,9 @@ package explain
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,22 +84,62 @@ func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
 
 // ParseRequestFile parses and validates a request file strictly: unknown fields and bad
 // values are errors naming file:line. Names without a namespace use defaultNS.
+//
+// Every YAML document of the file is read (documents separated by ---), and their
+// requests are decided in order; empty documents are skipped. Aliases and merge keys
+// are expanded within the bounds manifests are read with.
 func ParseRequestFile(name string, data []byte, defaultNS string) (*RequestFile, error) {
 	p := &parser{file: name, defaultNS: defaultNS, strs: map[string]string{}}
-	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		return nil, &FileError{File: name, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	out := &RequestFile{}
+	names := map[string]int{}
+	tdLine := 0
+	docs := 0
+	for {
+		var doc yaml.Node
+		if err := dec.Decode(&doc); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, &FileError{File: name, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+		}
+		if len(doc.Content) == 0 || isNull(doc.Content[0]) {
+			continue // an empty document, as after a trailing ---
+		}
+		docs++
+		root, err := p.resolveDocument(doc.Content[0])
+		if err != nil {
+			return nil, err
+		}
+		td, tdNode, err := p.document(root, out, names)
+		if err != nil {
+			return nil, err
+		}
+		if tdNode != nil {
+			if tdLine > 0 && td != out.TrustDomain {
+				return nil, p.errf(tdNode, "trustDomain %q differs from %q (line %d): one request file has one trust domain", td, out.TrustDomain, tdLine)
+			}
+			out.TrustDomain, tdLine = td, tdNode.Line
+		}
 	}
-	if len(doc.Content) == 0 {
+	if docs == 0 {
 		return nil, &FileError{File: name, Msg: "empty request file"}
 	}
-	root := doc.Content[0]
+	return out, nil
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+// document parses one document of a request file, appending its requests to out.
+// It returns the document's trust domain and the node that gave it (nil if none).
+func (p *parser) document(root *yaml.Node, out *RequestFile, names map[string]int) (string, *yaml.Node, error) {
 	if root.Kind != yaml.MappingNode {
-		return nil, p.errf(root, "a request file is a mapping with trustDomain and requests")
+		return "", nil, p.errf(root, "a request file is a mapping with trustDomain and requests")
 	}
-	out := &RequestFile{}
-	var reqs *yaml.Node
+	var reqs, tdNode *yaml.Node
+	var td string
 	err := p.fields(root, map[string]func(*yaml.Node) error{
 		"apiVersion": func(v *yaml.Node) error {
 			if s, err := p.str(v); err != nil || s != RequestFileAPIVersion {
@@ -111,40 +153,41 @@ func ParseRequestFile(name string, data []byte, defaultNS string) (*RequestFile,
 			}
 			return nil
 		},
-		"trustDomain": func(v *yaml.Node) (err error) { out.TrustDomain, err = p.str(v); return },
+		"trustDomain": func(v *yaml.Node) (err error) { td, err = p.str(v); tdNode = v; return },
 		"requests":    func(v *yaml.Node) error { reqs = v; return nil },
 	})
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if reqs == nil {
-		return nil, p.errf(root, "missing requests")
+		return "", nil, p.errf(root, "missing requests")
 	}
 	if reqs.Kind != yaml.SequenceNode {
-		return nil, p.errf(reqs, "requests must be a list")
+		return "", nil, p.errf(reqs, "requests must be a list")
 	}
-	names := map[string]int{}
 	slab := make([]parsedRequest, len(reqs.Content))
-	out.Requests = make([]*Request, 0, len(reqs.Content))
+	if out.Requests == nil {
+		out.Requests = make([]*Request, 0, len(reqs.Content))
+	}
 	for i, n := range reqs.Content {
 		r, err := p.request(n, &slab[i])
 		if err != nil {
-			return nil, err
+			return "", nil, err
 		}
 		if r.Name == "" {
-			r.Name = fmt.Sprintf("request-%d", i+1)
+			r.Name = fmt.Sprintf("request-%d", len(out.Requests)+1)
 		}
 		// The parser has capitalised the method and lower-cased the header names: only
 		// the defaults are left to fill, and Normalize need not check that again.
 		r.HTTP.defaults()
 		r.normal = true
 		if prev, ok := names[r.Name]; ok {
-			return nil, p.errf(n, "duplicate request name %q (first at line %d)", r.Name, prev)
+			return "", nil, p.errf(n, "duplicate request name %q (first at line %d)", r.Name, prev)
 		}
 		names[r.Name] = n.Line
 		out.Requests = append(out.Requests, r)
 	}
-	return out, nil
+	return td, tdNode, nil
 }
 
 func (p *parser) fields(n *yaml.Node, handlers map[string]func(*yaml.Node) error) error {
@@ -289,6 +332,9 @@ func (p *parser) from(n *yaml.Node) (Identity, error) {
 			}
 			id, err = ParseIdentity("sa:" + s)
 			if err != nil {
+				if ns, name, ok := strings.Cut(s, "/"); ok && ns != "" && name != "" && !strings.Contains(name, "/") {
+					return p.errf(v, "invalid serviceAccount %q: %v", s, ValidServiceAccount(ns, name))
+				}
 				return p.errf(v, "invalid serviceAccount %q: use NAMESPACE/NAME", s)
 			}
 			id.Namespace, id.Name = p.intern(id.Namespace), p.intern(id.Name)
@@ -300,8 +346,8 @@ func (p *parser) from(n *yaml.Node) (Identity, error) {
 			if err != nil {
 				return err
 			}
-			if !strings.HasPrefix(s, "spiffe://") || len(s) == len("spiffe://") {
-				return p.errf(v, "invalid SPIFFE ID %q", s)
+			if err := ValidSPIFFEID(s); err != nil {
+				return p.errf(v, "%v", err)
 			}
 			id = Identity{Kind: IdentitySPIFFE, SPIFFE: s}
 			return nil
@@ -365,6 +411,9 @@ func (p *parser) http(n *yaml.Node, h *HTTP) error {
 				k, val := v.Content[i], v.Content[i+1]
 				if val.Kind != yaml.ScalarNode {
 					return p.errf(val, "header %s: value must be a string", k.Value)
+				}
+				if err := ValidHeaderName(k.Value); err != nil {
+					return p.errf(k, "%v", err)
 				}
 				name := p.intern(strings.ToLower(k.Value))
 				if old, ok := h.Headers[name]; ok {

@@ -250,6 +250,11 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 			refuse(&d, ch)
 			group[i] = Result{Name: r.Name, Decision: d, Request: r, Path: ch.info, Primary: i == 0}
 		}
+		if unread := sim.unread(rt.gw, ch); len(unread) > 0 {
+			for i := range group {
+				group[i].Decision = UnreadDecision(group[i].Decision, unread)
+			}
+		}
 		for _, g := range group[1:] {
 			if g.Verdict != group[0].Verdict || g.Level != group[0].Level || g.DecidedBy != group[0].DecidedBy {
 				for i := range group {
@@ -265,6 +270,9 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 				// level and deciding rule, which the expectation was checked against).
 				group[0].Decision = decide(sim.chain(0, rt.gw, ch), c, r.ExtAuth, true, sim.tracedPre(r, ch))
 				refuse(&group[0].Decision, ch)
+				if unread := sim.unread(rt.gw, ch); len(unread) > 0 {
+					group[0].Decision = UnreadDecision(group[0].Decision, unread)
+				}
 			}
 			group[0].Expect = x
 		}
@@ -322,13 +330,45 @@ func (sim *Simulator) SimulateWith(reqs []*Request, o Options) ([]*Result, error
 	for _, r := range reqs {
 		var err error
 		if out, err = sim.explain(r, &rt, o, out); err != nil {
-			if r.Line > 0 {
-				return nil, fmt.Errorf("request %q (line %d): %w", r.Name, r.Line, err)
-			}
-			return nil, fmt.Errorf("request %q: %w", r.Name, err)
+			return nil, requestError(r, err)
 		}
 	}
 	return out, nil
+}
+
+// SimulateEach is SimulateWith handing each result to emit as soon as it is decided,
+// in the same order, instead of keeping them: memory stays that of one request's
+// results however many requests there are. Every request is routed first, so a request
+// that names missing objects is an error before anything is emitted.
+func (sim *Simulator) SimulateEach(reqs []*Request, o Options, emit func(*Result) error) error {
+	var rt routing
+	for _, r := range reqs {
+		r.Normalize()
+		if err := sim.resolve(r, &rt, false); err != nil {
+			return requestError(r, err)
+		}
+	}
+	var out []*Result
+	for _, r := range reqs {
+		var err error
+		if out, err = sim.explain(r, &rt, o, out[:0]); err != nil {
+			return requestError(r, err)
+		}
+		for _, res := range out {
+			if err := emit(res); err != nil {
+				return err
+			}
+		}
+		clear(out)
+	}
+	return nil
+}
+
+func requestError(r *Request, err error) error {
+	if r.Line > 0 {
+		return fmt.Errorf("request %q (line %d): %w", r.Name, r.Line, err)
+	}
+	return fmt.Errorf("request %q: %w", r.Name, err)
 }
 
 // Batch decides requests one after another without building results: routing, chain
@@ -363,6 +403,9 @@ func (b *Batch) Decide(r *Request) ([]Decision, error) {
 		var d Decision
 		d, b.buf = sim.decideUntraced(0, b.rt.gw, ch, &b.c, r.ExtAuth, b.buf)
 		refuse(&d, ch)
+		if unread := sim.unread(b.rt.gw, ch); len(unread) > 0 {
+			d = UnreadDecision(d, unread)
+		}
 		b.out = append(b.out, d)
 	}
 	return b.out, nil
@@ -657,6 +700,9 @@ func (sim *Simulator) otherListeners(r *Request, rt *routing, out []*Result) {
 			var d Decision
 			d, art.buf = sim.decideUntraced(0, art.gw, ch, &art.c, alt.ExtAuth, art.buf)
 			refuse(&d, ch)
+			if unread := sim.unread(art.gw, ch); len(unread) > 0 {
+				d = UnreadDecision(d, unread)
+			}
 			for _, res := range out {
 				if !res.Primary || res.Path.BackendKind != ch.info.BackendKind || res.Path.Backend != ch.info.Backend {
 					continue

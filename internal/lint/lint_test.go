@@ -88,6 +88,11 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 			"AGP103 ReferenceGrant tools/fires-unserved apiVersion @AGP103.yaml:11",
 		},
 		"AGP104": {"AGP104 HTTPRoute tools/fires spec.rules[0].matches[0].path.value @AGP104.yaml:15"},
+		"AGP105": {
+			"AGP105 XAccessPolicy tools/fires spec.rules[0].source.spiffe @AGP105.yaml:16",
+			"AGP105 XAccessPolicy tools/fires spec.rules[1].source.spiffe @AGP105.yaml:20",
+			"AGP105 XAccessPolicy tools/fires spec.rules[2].source.serviceAccount @AGP105.yaml:24",
+		},
 		"AGP205": {
 			"AGP205 HTTPRoute tools/fires-parent spec.parentRefs[0].name @AGP205.yaml:8",
 			"AGP205 HTTPRoute tools/fires-backend spec.rules[0].backendRefs[0] @AGP205.yaml:25",
@@ -241,8 +246,8 @@ func TestSelector(t *testing.T) {
 	}{
 		{only: []string{"AGP101"}, want: []string{"AGP101"}},
 		{only: []string{"agp101,agp202"}, want: []string{"AGP101", "AGP202"}},
-		{only: []string{"schema"}, want: []string{"AGP101", "AGP102", "AGP103", "AGP104"}},
-		{only: []string{"schema"}, skip: []string{"AGP102"}, want: []string{"AGP101", "AGP103", "AGP104"}},
+		{only: []string{"schema"}, want: []string{"AGP101", "AGP102", "AGP103", "AGP104", "AGP105"}},
+		{only: []string{"schema"}, skip: []string{"AGP102"}, want: []string{"AGP101", "AGP103", "AGP104", "AGP105"}},
 		{skip: []string{"allow-all", "loss"}, check: func(t *testing.T, got []*Check) {
 			for _, c := range got {
 				if c.Category == CategoryAllowAll || c.Category == CategoryLoss {

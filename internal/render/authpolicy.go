@@ -112,6 +112,7 @@ func NewAuthPolicyReport(paths []*authpolicy.PathResult, res *authpolicy.Result)
 // AuthPolicyText writes the effective AuthPolicy of each prefix (each rule with its
 // source, then the rules that lost and why) and the enforcement of every policy.
 func AuthPolicyText(w io.Writer, paths []*authpolicy.PathResult, res *authpolicy.Result) error {
+	w = NewTerminalWriter(w, false)
 	esc := printers.EscapeTerminal
 	if len(paths) == 0 {
 		fmt.Fprintln(w, "No path reaches the target (the route is not attached to any listener in the input).")

@@ -48,6 +48,7 @@ type Describe struct {
 
 // DescribeText writes the effective view.
 func DescribeText(w io.Writer, d *Describe, st Styler) error {
+	w = st.Writer(w)
 	fmt.Fprintf(w, "%s %s\n", st.Bold(d.Kind), st.Bold(d.Name))
 	if d.Source != "" {
 		fmt.Fprintf(w, "Source:     %s\n", d.Source)

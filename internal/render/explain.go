@@ -11,19 +11,24 @@ import (
 	"github.com/agpol/agpol/internal/explain"
 )
 
-// ANSI styles used by the explain and describe text (only when colour is on).
+// Styles of the explain and describe text, written as style marks that a
+// TerminalWriter turns into ANSI codes when colour is on (see styleMark).
 const (
-	ansiReset  = "\x1b[0m"
-	ansiBold   = "\x1b[1m"
-	ansiDim    = "\x1b[2m"
-	ansiRed    = "\x1b[31m"
-	ansiGreen  = "\x1b[32m"
-	ansiYellow = "\x1b[33m"
-	ansiCyan   = "\x1b[36m"
+	ansiReset  = "\xff0"
+	ansiBold   = "\xff1"
+	ansiDim    = "\xff2"
+	ansiRed    = "\xffr"
+	ansiGreen  = "\xffg"
+	ansiYellow = "\xffy"
+	ansiCyan   = "\xffc"
 )
 
-// Styler applies ANSI styles when colour is on and is the identity otherwise.
+// Styler applies styles when colour is on and is the identity otherwise. What it
+// styles must be written through a TerminalWriter (Writer).
 type Styler struct{ Color bool }
+
+// Writer is w escaped for a terminal, with this Styler's styles.
+func (s Styler) Writer(w io.Writer) io.Writer { return NewTerminalWriter(w, s.Color) }
 
 func (s Styler) wrap(code, text string) string {
 	if !s.Color || text == "" {
@@ -85,6 +90,7 @@ func PathLine(p explain.PathInfo) string {
 
 // ExplainText writes results as text: verdict first, then one line per step.
 func ExplainText(w io.Writer, results []*explain.Result, st Styler) error {
+	w = st.Writer(w)
 	for i, r := range results {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -190,32 +196,42 @@ func SimulateSummary(results []*explain.Result) (passed, failed int) {
 
 // SimulateText writes one compact line per result, then the failures in detail.
 func SimulateText(w io.Writer, results []*explain.Result, st Styler) error {
+	w = st.Writer(w)
 	for _, r := range results {
-		mark := " "
-		if r.Expect != nil {
-			if r.Expect.Passed {
-				mark = st.Green("✓")
-			} else {
-				mark = st.Red("✗")
-			}
-		}
-		sem := ""
-		if !r.Primary {
-			sem = " [" + r.Semantics + "]"
-		}
-		fmt.Fprintf(w, "%s %s%s: %s by %s at %s — %s → %s\n", mark, r.Name, sem, st.Verdict(&r.Decision), r.DecidedBy, r.Level,
-			r.Request.Describe(), PathLine(r.Path))
-		for _, o := range r.OtherListeners {
-			fmt.Fprintln(w, "    "+st.Yellow(otherListener(o)))
-		}
-		if r.Expect != nil && !r.Expect.Passed {
-			for _, f := range r.Expect.Failures {
-				fmt.Fprintln(w, "    "+st.Red(f))
-			}
-			fmt.Fprintln(w, "    "+r.Reason)
+		if err := SimulateTextResult(w, r, st); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// SimulateTextResult writes the line of one result of SimulateText (and its failures).
+// w must be st.Writer's.
+func SimulateTextResult(w io.Writer, r *explain.Result, st Styler) error {
+	mark := " "
+	if r.Expect != nil {
+		if r.Expect.Passed {
+			mark = st.Green("✓")
+		} else {
+			mark = st.Red("✗")
+		}
+	}
+	sem := ""
+	if !r.Primary {
+		sem = " [" + r.Semantics + "]"
+	}
+	_, err := fmt.Fprintf(w, "%s %s%s: %s by %s at %s — %s → %s\n", mark, r.Name, sem, st.Verdict(&r.Decision), r.DecidedBy, r.Level,
+		r.Request.Describe(), PathLine(r.Path))
+	for _, o := range r.OtherListeners {
+		fmt.Fprintln(w, "    "+st.Yellow(otherListener(o)))
+	}
+	if r.Expect != nil && !r.Expect.Passed {
+		for _, f := range r.Expect.Failures {
+			fmt.Fprintln(w, "    "+st.Red(f))
+		}
+		_, err = fmt.Fprintln(w, "    "+r.Reason)
+	}
+	return err
 }
 
 // writeAuthPolicy shows what Kuadrant's effective AuthPolicy asks of the request, beside

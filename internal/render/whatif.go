@@ -123,6 +123,7 @@ func groupIDs(m *whatif.Matrix, g []int) []string {
 // MatrixTable prints one table per target: identities (grouped when their rows are
 // identical, unless ungroup) × operations.
 func MatrixTable(w io.Writer, m *whatif.Matrix, ungroup bool) error {
+	w = NewTerminalWriter(w, false)
 	if len(m.Targets) == 0 {
 		_, err := fmt.Fprintln(w, "No gateway → backend path in the input.")
 		return err
@@ -245,6 +246,7 @@ func mdHeader(cells ...string) string {
 
 // MatrixMarkdown prints one markdown table per target.
 func MatrixMarkdown(w io.Writer, m *whatif.Matrix, ungroup bool) error {
+	w = NewTerminalWriter(w, false)
 	fmt.Fprintf(w, "## Access matrix (%s)\n", strings.Join(m.Semantics, ", "))
 	for _, mt := range m.Targets {
 		fmt.Fprintf(w, "\n### %s\n\n", mdEscape(TargetHeading(mt.Target)))
@@ -381,6 +383,7 @@ func opText(op whatif.Op) string {
 
 // CanIListText prints every (target, operation) for one identity.
 func CanIListText(w io.Writer, l *whatif.CanIList) error {
+	w = NewTerminalWriter(w, false)
 	from := "not in the snapshot"
 	if len(l.Identity.From) > 0 {
 		from = strings.Join(l.Identity.From, ", ")
@@ -448,6 +451,7 @@ func NewCanIListReport(l *whatif.CanIList) *CanIListReport {
 // CanIText prints the answer of can-i for one question: yes, no or indeterminate, then,
 // when several targets were asked and they differ, one line per target.
 func CanIText(w io.Writer, sems []string, answers []whatif.Answer) error {
+	w = NewTerminalWriter(w, false)
 	v := whatif.Verdict(answers)
 	word := map[string]string{explain.Allow: "yes", explain.Deny: "no", explain.Indeterminate: "indeterminate"}[v]
 	fmt.Fprintln(w, word)
@@ -497,6 +501,7 @@ func NewCanIReport(sems []string, id *whatif.Identity, op whatif.Op, answers []w
 
 // WhoCanText prints, per target, who may perform op.
 func WhoCanText(w io.Writer, sems []string, op whatif.Op, res []*whatif.WhoCanTarget) error {
+	w = NewTerminalWriter(w, false)
 	for k, r := range res {
 		if k > 0 {
 			fmt.Fprintln(w)
@@ -659,6 +664,7 @@ func diffList(d *whatif.DiffResult, kind string) []*whatif.Change {
 
 // DiffText prints the changes grouped by kind; identities with the same change share a line.
 func DiffText(w io.Writer, d *whatif.DiffResult) error {
+	w = NewTerminalWriter(w, false)
 	if d.Count()+len(d.OtherSemantics) == 0 {
 		_, err := fmt.Fprintf(w, "No decision changes (%d decisions compared, semantics %s).\n", d.Compared, strings.Join(d.Semantics, ", "))
 		return err
@@ -688,6 +694,7 @@ func DiffText(w io.Writer, d *whatif.DiffResult) error {
 
 // DiffMarkdown prints the changes for a pull-request comment.
 func DiffMarkdown(w io.Writer, d *whatif.DiffResult) error {
+	w = NewTerminalWriter(w, false)
 	fmt.Fprintf(w, "## agpol: access changes\n\n**%d granted, %d revoked, %d decided by a different rule** (%d decisions compared, semantics %s)\n",
 		len(d.Granted), len(d.Revoked), len(d.DecidedBy), d.Compared, strings.Join(d.Semantics, ", "))
 	for _, s := range diffSections {

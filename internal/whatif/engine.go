@@ -216,7 +216,7 @@ func (e *Engine) decideClass(t *Target, st *targetState, class int, op Op) Outco
 	k := memoKey{class, op.Method, op.Tool}
 	out, ok := st.memo[k]
 	if !ok {
-		out = e.outcome(st, class, e.query(t, op))
+		out = e.outcome(t, st, class, e.query(t, op))
 		st.memo[k] = out
 	}
 	return out
@@ -250,7 +250,7 @@ func (e *Engine) cell(t *Target, st *targetState, class, o int) Outcome {
 			q = e.query(t, t.Ops[o])
 			st.queries[o] = q
 		}
-		row[o] = e.outcome(st, class, q)
+		row[o] = e.outcome(t, st, class, q)
 	}
 	return row[o]
 }
@@ -260,11 +260,18 @@ func (e *Engine) query(t *Target, op Op) *explain.Query {
 	return e.sim.Query(e.Request(t, explain.Identity{Kind: explain.IdentityAnonymous}, op))
 }
 
-// outcome decides a class's call of q's operation under every semantics.
-func (e *Engine) outcome(st *targetState, class int, q *explain.Query) Outcome {
+// outcome decides a class's call of q's operation on t under every semantics. A
+// decision that depends on objects a live read could not read is indeterminate, as
+// explain makes it (explain.UnreadDecision).
+func (e *Engine) outcome(t *Target, st *targetState, class int, q *explain.Query) Outcome {
 	out := Outcome{Cells: make([]Cell, len(st.chains))}
+	unread := explain.Unread(e.sim.Snapshot, t.gw.Namespace, t.be.Namespace)
 	for k, chain := range st.chains {
-		out.Cells[k] = cellOf(explain.Decide(chain, q, st.classes[class]))
+		d := explain.Decide(chain, q, st.classes[class])
+		if len(unread) > 0 {
+			d = explain.UnreadDecision(d, unread)
+		}
+		out.Cells[k] = cellOf(d)
 		if out.Cells[k].Decision != out.Cells[0].Decision {
 			out.Differs = true
 		}

@@ -253,7 +253,7 @@ func TestGitHub(t *testing.T) {
 }
 
 func TestClean(t *testing.T) {
-	if got := clean("a\x1b[31mred\nnext\x00"); got != `a\x1b[31mred next\x00` {
+	if got := clean("a\x1b[31mred\nnext\x00\r"); got != `a^[[31mred next\x00\r` {
 		t.Errorf("clean: %q", got)
 	}
 }

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// TestPartialReadLive: against a real kube-apiserver holding the example scenario, two
+// restricted users (impersonated, as with kubectl --as): "no-xap" may list every kind
+// agpol reads except XAccessPolicies, "nobody" has no RBAC at all. A decision that
+// depends on a kind agpol could not read is indeterminate (exit 3) and names the kind
+// and the missing permission; lint and get exit 2 unless --allow-partial.
+func TestPartialReadLive(t *testing.T) {
+	kubeconfig := startLintCluster(t)
+	t.Chdir("../..")
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rbac := func(resource string) dynamic.ResourceInterface {
+		return dyn.Resource(schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: resource})
+	}
+	role := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": "agpol-no-xap"},
+		"rules": []any{
+			map[string]any{"apiGroups": []any{""}, "resources": []any{"services", "serviceaccounts", "namespaces"}, "verbs": []any{"get", "list"}},
+			map[string]any{"apiGroups": []any{"gateway.networking.k8s.io"}, "resources": []any{"gatewayclasses", "gateways", "httproutes", "referencegrants"}, "verbs": []any{"get", "list"}},
+			map[string]any{"apiGroups": []any{"agentic.networking.x-k8s.io"}, "resources": []any{"xbackends"}, "verbs": []any{"get", "list"}},
+			map[string]any{"apiGroups": []any{"kuadrant.io"}, "resources": []any{"authpolicies"}, "verbs": []any{"get", "list"}},
+		},
+	}}
+	binding := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": map[string]any{"name": "agpol-no-xap"},
+		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "agpol-no-xap"},
+		"subjects": []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "no-xap"}},
+	}}
+	if _, err := rbac("clusterroles").Create(context.Background(), role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rbac("clusterrolebindings").Create(context.Background(), binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	as := func(user string, args ...string) (string, string, int) {
+		t.Helper()
+		return runDecide(t, "", append(args, "--kubeconfig", kubeconfig, "--as", user)...)
+	}
+	const xap = "xaccesspolicies.agentic.networking.x-k8s.io (missing permission: list xaccesspolicies.agentic.networking.x-k8s.io)"
+
+	t.Run("explain: indeterminate, names kind and permission", func(t *testing.T) {
+		// The policies deny this call (support may not refund): with them unread, agpol
+		// must not answer ALLOW, nor DENY as if it knew.
+		args := []string{"explain", "--from", "sa:agents/support", "--gateway", "infra/edge", "--host", "ledger.mcp.example.com", "--tool", "refund"}
+		out, errOut, code := as("no-xap", args...)
+		if code != exitIndeterminate || !strings.HasPrefix(out, "INDETERMINATE ") || !strings.Contains(strings.SplitN(out, "\n", 2)[0], xap) {
+			t.Errorf("exit %d, want %d and a headline naming %s:\n%s%s", code, exitIndeterminate, xap, out, errOut)
+		}
+		// The admin gets the real answer.
+		if _, errOut, code := runDecide(t, "", append(args, "--kubeconfig", kubeconfig)...); code != exitFail {
+			t.Errorf("admin: exit %d, want %d (deny)\n%s", code, exitFail, errOut)
+		}
+	})
+
+	t.Run("can-i: indeterminate, not yes", func(t *testing.T) {
+		out, errOut, code := as("no-xap", "can-i", "--from", "sa:agents/support", "--tool", "refund", "--gateway", "infra/edge", "--backend", "pay/ledger")
+		if code != exitIndeterminate || !strings.HasPrefix(out, "indeterminate") {
+			t.Errorf("exit %d, want %d:\n%s%s", code, exitIndeterminate, out, errOut)
+		}
+	})
+
+	t.Run("simulate, who-can, matrix: every answer marked", func(t *testing.T) {
+		out, errOut, code := as("no-xap", "simulate", "--requests", "testdata/examples/requests.yaml", "-o", "json")
+		if code != exitFail {
+			t.Errorf("simulate: exit %d, want %d (expectations fail)\n%s", code, exitFail, errOut)
+		}
+		var sim simulateJSON
+		if err := json.Unmarshal([]byte(out), &sim); err != nil || len(sim.Results) == 0 {
+			t.Fatalf("simulate: %v\n%s", err, out)
+		}
+		for _, r := range sim.Results {
+			if r.Decision != "indeterminate" || r.DecidedBy != "unread-objects" {
+				t.Errorf("simulate %s: %s by %s, want indeterminate by unread-objects", r.Name, r.Decision, r.DecidedBy)
+			}
+		}
+		for _, cmd := range [][]string{
+			{"who-can", "--tool", "refund", "--backend", "pay/ledger", "-o", "json"},
+			{"matrix", "-o", "json"},
+			{"can-i", "--list", "--from", "sa:agents/billing", "-o", "json"},
+		} {
+			out, errOut, code := as("no-xap", cmd...)
+			if code == exitUsage {
+				t.Fatalf("%s: exit %d\n%s", cmd[0], code, errOut)
+			}
+			n := strings.Count(out, `"decision": "indeterminate"`)
+			others := strings.Count(out, `"decision": "allow"`) + strings.Count(out, `"decision": "deny"`)
+			if n == 0 || others > 0 {
+				t.Errorf("%s: %d indeterminate and %d allow/deny answers, want only indeterminate\n%.2000s", cmd[0], n, others, out)
+			}
+		}
+	})
+
+	t.Run("diff: the live side's answers are indeterminate", func(t *testing.T) {
+		out, errOut, code := as("no-xap", "diff", "--before", "live", "--after", "testdata/examples", "-o", "json")
+		if code == exitUsage || !strings.Contains(out, `"decision": "indeterminate"`) || !strings.Contains(out, `"decidedBy": "unread-objects"`) {
+			t.Errorf("diff: exit %d, want the live side indeterminate by unread-objects\n%.2000s\n%s", code, out, errOut)
+		}
+	})
+
+	t.Run("lint and get: exit 2 unless --allow-partial", func(t *testing.T) {
+		for _, tc := range []struct {
+			user string
+			args []string
+			want string
+		}{
+			{"nobody", []string{"lint"}, "cannot list"},
+			{"no-xap", []string{"lint"}, "cannot list xaccesspolicies.agentic.networking.x-k8s.io in namespaces"},
+			{"no-xap", []string{"get", "xap", "-A"}, "cannot list xaccesspolicies.agentic.networking.x-k8s.io in namespaces"},
+		} {
+			out, errOut, code := as(tc.user, tc.args...)
+			if code != exitUsage || out != "" || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "--allow-partial") {
+				t.Errorf("%s as %s: exit %d, want %d naming %q\nstdout %q\nstderr %s", tc.args[0], tc.user, code, exitUsage, tc.want, out, errOut)
+			}
+			again := append(append([]string{}, tc.args...), "--allow-partial")
+			if tc.args[0] == "lint" {
+				again = append(again, "--fail-on", "none")
+			}
+			_, errOut, code = as(tc.user, again...)
+			if code != exitOK {
+				t.Errorf("%s as %s --allow-partial: exit %d\n%s", tc.args[0], tc.user, code, errOut)
+			}
+		}
+		// get of a kind the user may read is not refused.
+		out, errOut, code := as("no-xap", "get", "gateways", "-A")
+		if code != exitOK || !strings.Contains(out, "edge") {
+			t.Errorf("get gateways as no-xap: exit %d\n%s%s", code, out, errOut)
+		}
+	})
+}

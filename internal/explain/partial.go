@@ -1,0 +1,100 @@
+package explain
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/agpol/agpol/internal/snapshot"
+)
+
+// Kinds agpol reads that no access decision depends on: AuthPolicies run beside the
+// verdict (Result.AuthPolicy), ServiceAccounts only name the callers of who-can and
+// matrix.
+var notInVerdict = map[string]bool{
+	"authpolicies.kuadrant.io": true,
+	"serviceaccounts":          true,
+}
+
+// xaccesspolicies is the resource.group of XAccessPolicy, whose policies only target
+// objects of their own namespace.
+const xaccesspolicies = "xaccesspolicies.agentic.networking.x-k8s.io"
+
+// Unread returns the warnings of kinds a live read could not read that a decision on a
+// path through the given namespaces (the gateway's and the backend's) depends on, one
+// per kind, sorted; nil when the read was complete. Unreadable XAccessPolicies of
+// another namespace do not matter (a policy targets objects of its own namespace);
+// anything else unread may change routing or the policies that apply.
+func Unread(s *snapshot.Snapshot, namespaces ...string) []snapshot.Warning {
+	if s == nil || !s.Partial {
+		return nil
+	}
+	var out []snapshot.Warning
+	seen := map[string]bool{}
+	for _, w := range s.Warnings {
+		if w.Kind == "" || notInVerdict[w.Kind] || seen[w.Kind] {
+			continue
+		}
+		if w.Kind == xaccesspolicies && w.Namespace != "" && !containsString(namespaces, w.Namespace) {
+			continue
+		}
+		seen[w.Kind] = true
+		out = append(out, w)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Kind < out[j].Kind })
+	return out
+}
+
+func containsString(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// UnreadBy is the DecidedBy of a decision made indeterminate by unread kinds.
+const UnreadBy = "unread-objects"
+
+// UnreadDecision is d made indeterminate because it depends on kinds agpol could not
+// read: its reason names each kind and the permission missing, and its trace keeps
+// what the decision would be on the objects that were read.
+func UnreadDecision(d Decision, unread []snapshot.Warning) Decision {
+	what := make([]string, len(unread))
+	msgs := make([]string, len(unread))
+	for i, w := range unread {
+		msgs[i] = w.Message
+		switch {
+		case strings.Contains(w.Message, "forbidden") && w.Namespace != "":
+			what[i] = fmt.Sprintf("%s (missing permission: list %s in namespace %s)", w.Kind, w.Kind, w.Namespace)
+		case strings.Contains(w.Message, "forbidden"):
+			what[i] = fmt.Sprintf("%s (missing permission: list %s)", w.Kind, w.Kind)
+		default:
+			what[i] = fmt.Sprintf("%s (%s)", w.Kind, w.Message)
+		}
+	}
+	was := fmt.Sprintf("on the objects that could be read: %s by %s at level %s", strings.ToUpper(d.Verdict), d.DecidedBy, d.Level)
+	trace := append([]Step{{Level: "none", Phase: "read", Outcome: OutcomeInfo,
+		Reason: strings.Join(msgs, "; ") + "; " + was}}, d.Trace...)
+	return Decision{
+		Verdict:   Indeterminate,
+		Level:     "none",
+		DecidedBy: UnreadBy,
+		Semantics: d.Semantics,
+		Reason:    fmt.Sprintf("cannot decide: agpol could not read %s; the answer depends on them (%s)", strings.Join(what, ", "), was),
+		Trace:     trace,
+	}
+}
+
+// unread is Unread for the path of choice ch through gateway gw.
+func (sim *Simulator) unread(gw *snapshot.Gateway, ch *choice) []snapshot.Warning {
+	if !sim.Snapshot.Partial {
+		return nil
+	}
+	ns := []string{gw.Namespace}
+	if ch.hasBackend {
+		ns = append(ns, ch.backend.Namespace)
+	}
+	return Unread(sim.Snapshot, ns...)
+}
