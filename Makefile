@@ -3,7 +3,7 @@ GO        ?= go
 export GOTOOLCHAIN ?= local
 BIN       := bin
 
-.PHONY: all build test test-unit testenv vet fmt-check install clean
+.PHONY: all build test test-unit testenv ci-tools ci-check vet fmt-check install clean
 
 all: build
 
@@ -21,9 +21,19 @@ install:
 testenv:
 	./hack/testenv/ensure.sh >/dev/null
 
-## test: every test, including the live tests against a real kube-apiserver and etcd
-test: testenv vet fmt-check
+## test: every test, including the live tests against a real kube-apiserver and etcd, and
+## the tests of the GitHub Action, the pre-commit hook and docs/ci (hack/citest)
+test: testenv ci-tools vet fmt-check
 	KUBEBUILDER_ASSETS="$$(./hack/testenv/ensure.sh)" $(GO) test ./...
+
+## ci-tools: pre-commit and jq for hack/citest (installed with apt-get when missing, as root)
+ci-tools:
+	./hack/citest/install-tools.sh
+
+## ci-check: only the tests of the CI integrations: action.yml (with actionlint), the
+## pre-commit hook (with pre-commit try-repo) and the recipes of docs/ci
+ci-check: ci-tools
+	$(GO) test -count=1 ./hack/citest/
 
 ## test-unit: the tests that need no API server (live tests skip unless CI=true)
 test-unit:

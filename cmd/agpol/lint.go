@@ -35,10 +35,11 @@ type lintOptions struct {
 func (a *app) newLintCmd() *cobra.Command {
 	o := &lintOptions{}
 	cmd := &cobra.Command{
-		Use:   "lint",
+		Use:   "lint [FILE|DIR ...]",
 		Short: "Find policies that look safe and are not, and objects the API server would reject",
 		Long: `Lint Gateway API, XAccessPolicy, XBackend and AuthPolicy objects, from files (-f), the
-live cluster, or files laid over the cluster (-f --live).
+live cluster, or files laid over the cluster (-f --live). Arguments are read like -f,
+so "agpol lint a.yaml b.yaml" lints those files (as a pre-commit hook does).
 
 Every finding has a stable code (agpol lint --list; agpol lint --explain CODE), a
 severity (error, warning, info), a category (schema, references, admission, allow-all,
@@ -67,8 +68,8 @@ or in .agpol.yaml (read from the current directory when present, or --config):
   # Only the silent allow-all checks, and why one of them matters
   agpol lint -f manifests/ --only allow-all
   agpol lint --explain AGP401`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.explain != "" {
 				c, ok := lint.LookupCheck(o.explain)
 				if !ok {
@@ -96,6 +97,7 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 				return err
 			}
 			var undecodable []lint.Undecodable
+			o.load.files = append(o.load.files, args...)
 			o.load.wholeCluster = true
 			o.load.reportsDropped = true
 			o.load.skipUndecodable = func(ro cluster.RawObject, err error) {

@@ -61,6 +61,9 @@ func TestLintExitCodes(t *testing.T) {
 		{"malformed config", []string{"-f", base, "--config", badConfig}, exitUsage},
 		{"unknown flag", []string{"-f", base, "--fial-on", "error"}, exitUsage},
 		{"--live without -f is a usage error", []string{"--live"}, exitUsage},
+		{"files as arguments", []string{base, lintData + "/checks/AGP401.yaml"}, exitFail},
+		{"files as arguments and -f", []string{"-f", base, lintData + "/checks/AGP404.yaml"}, exitOK},
+		{"missing file as argument", []string{filepath.Join(dir, "missing.yaml")}, exitUsage},
 	}
 	for _, format := range output.Formats {
 		for _, tt := range tests {
@@ -139,5 +142,27 @@ func TestLoadLintConfig(t *testing.T) {
 	cfg, err := loadLintConfig(p, false)
 	if err != nil || cfg == nil || len(cfg.Suppressions) != 1 {
 		t.Errorf("present default config: %v %v", cfg, err)
+	}
+}
+
+// TestLintArgsAreFiles checks that arguments are read like -f, and that .agpol.yaml in
+// the current directory suppresses their findings: how the pre-commit hook runs agpol.
+func TestLintArgsAreFiles(t *testing.T) {
+	abs, err := filepath.Abs(lintData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, finding := filepath.Join(abs, "base.yaml"), filepath.Join(abs, "checks", "AGP401.yaml")
+	code, out, _ := runAgpol(t, "lint", "--only", "AGP401", base, finding)
+	if code != exitFail || !strings.Contains(out, "checks/AGP401.yaml:14:5: error AGP401") {
+		t.Fatalf("files as arguments: exit %d\n%s", code, out)
+	}
+	t.Chdir(t.TempDir())
+	if err := os.WriteFile(".agpol.yaml", []byte("suppressions:\n- {code: AGP401, reason: tested}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runAgpol(t, "lint", "--only", "AGP401", base, finding)
+	if code != exitOK || !strings.HasSuffix(out, "0 errors, 0 warnings, 0 info, 3 suppressed\n") {
+		t.Errorf("with .agpol.yaml in the current directory: exit %d\n%s", code, out)
 	}
 }
