@@ -22,9 +22,12 @@ testenv:
 	./hack/testenv/ensure.sh >/dev/null
 
 ## test: every test, including the live tests against a real kube-apiserver and etcd, and
-## the tests of the GitHub Action, the pre-commit hook and docs/ci (hack/citest)
+## the tests of the GitHub Action, the pre-commit hook and docs/ci (hack/citest); then
+## every fuzz target briefly (TEST_FUZZTIME each; a crasher fails the run)
+TEST_FUZZTIME ?= 3s
 test: testenv ci-tools vet fmt-check
 	KUBEBUILDER_ASSETS="$$(./hack/testenv/ensure.sh)" $(GO) test ./...
+	FUZZTIME=$(TEST_FUZZTIME) ./hack/fuzz.sh
 
 ## ci-tools: pre-commit and jq for hack/citest (installed with apt-get when missing, as root)
 ci-tools:
