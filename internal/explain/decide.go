@@ -352,6 +352,8 @@ func (ev *evaluator) run() {
 		}
 	}
 	switch {
+	case ev.extLast():
+		ev.finish(Allow, false, ev.extLevel, ev.extBy, ev.sprintf("allowed: every step allowed, the last the authorizer behind %s at %s level", ev.extBy, ev.extLevel))
 	case ev.allowBy != "":
 		ev.finish(Allow, false, ev.allowLevel, ev.allowBy, ev.sprintf("allowed by %s at %s level", ev.allowBy, ev.allowLevel))
 	case ev.ruleLessBy != "":
@@ -361,6 +363,19 @@ func (ev *evaluator) run() {
 	default:
 		ev.finish(Allow, false, string(effective.LevelNone), DecidedNoPolicy, "no Allow policy enforces and no authorizer was consulted")
 	}
+}
+
+// extLast reports whether, with authorizers run level by level, an allowing authorizer
+// was the last step that allowed: it ran at a later level than every Allow policy that
+// allowed. The deciding step of an allow is the last one evaluated.
+func (ev *evaluator) extLast() bool {
+	if ev.sem.ExtAuthPlacement != effective.ExtAuthPerLevel || ev.extBy == "" {
+		return false
+	}
+	later := func(a, b string) bool {
+		return a == string(effective.LevelBackend) && b == string(effective.LevelGateway)
+	}
+	return (ev.allowBy == "" || later(ev.extLevel, ev.allowLevel)) && (ev.ruleLessBy == "" || later(ev.extLevel, ev.ruleLessLevel))
 }
 
 // level is the chain's level i.

@@ -41,6 +41,11 @@ func TestDecideExtAuth(t *testing.T) {
 			req: withExt(call("billing", "refund"), "", AnswerDeny), want: want{Deny, "gateway", "gw/gw-allow"}},
 		{name: "D2 per-level (pr-220): gateway Allow refuses first", policies: []string{gwAllow, extAll}, sem: effective.PresetPR220,
 			req: withExt(call("billing", "refund"), "", AnswerDeny), want: want{Deny, "gateway", DecidedImplicitDeny}},
+		// Per level, every step allowing: the deciding step is the last one evaluated.
+		{name: "proposal-0059: every step allows, the backend authorizer ran last", policies: []string{gwAllow, extAll}, sem: effective.PresetProposal,
+			req: withExt(call("billing", "add"), "", AnswerAllow), want: want{Allow, "backend", "app/ext"}},
+		{name: "proposal-0059: an Allow policy after the authorizer decides", policies: []string{gwAllow, extAll, beAllow}, sem: effective.PresetProposal,
+			req: withExt(call("billing", "add"), "", AnswerAllow), want: want{Allow, "backend", "app/be-allow#sum"}},
 		{name: "pr-220: a level that selects nobody is passed", policies: []string{gwAllow, extAll}, sem: effective.PresetPR220,
 			req: withExt(call("support", "add"), "", AnswerAllow), want: want{Allow, "backend", "app/ext"}},
 	})
