@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agpol/agpol/internal/render"
+	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/whatif"
 )
 
@@ -29,7 +30,7 @@ func (o *diffOptions) sideFlags(v string) *loadFlags {
 func (a *app) newDiffCmd() *cobra.Command {
 	o := &diffOptions{}
 	cmd := &cobra.Command{
-		Use:   "diff --before PATH|live --after PATH|live",
+		Use:   "diff (--before PATH|live --after PATH|live | --semantics A --semantics B [-f PATH])",
 		Short: "Every access decision a change makes: granted, revoked, decided by another rule",
 		Long: `Compare the decision space of two inputs (a file or directory, read recursively, or
 "live" for the current cluster) and print every (identity, gateway, listener, backend,
@@ -41,6 +42,11 @@ compare with "no path" (a deny); deny ↔ no path is not a change of access.
 Identities, paths and operations are the union of both sides; the comparison is exact.
 Use -o markdown for a pull-request comment and --fail-on to fail CI.
 
+With two --semantics and no --before/--after, diff compares the decisions of the same
+objects (-f, or the cluster) under the first semantics (before) and the second (after):
+what an upstream change, such as the open pull requests pr-293 and pr-236, would do to
+your access before it ships.
+
 ` + whatifSpaceHelp + `
 
 ` + exitCodesHelp,
@@ -48,17 +54,22 @@ Use -o markdown for a pull-request comment and --fail-on to fail CI.
   agpol diff --before base/manifests --after manifests -o markdown --fail-on granted
 
   # The example scenario against a modified copy
-  agpol diff --before testdata/examples --after testdata/whatif/after`,
+  agpol diff --before testdata/examples --after testdata/whatif/after
+  # What would upstream pull request #293 change on these manifests?
+  agpol diff --semantics reference --semantics pr-293 -f testdata/examples`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sems, inv, err := o.prepare("text", "json", "yaml", "markdown")
 			if err != nil {
 				return err
 			}
-			if len(o.load.files) > 0 || o.load.live {
+			bySemantics := o.before == "" && o.after == ""
+			switch {
+			case bySemantics && len(sems) != 2:
+				return usagef("give --before and --after (a file, a directory, or live), or two --semantics to compare on one input (-f, or the cluster)")
+			case !bySemantics && (len(o.load.files) > 0 || o.load.live):
 				return usagef("diff reads its inputs from --before and --after, not -f/--live")
-			}
-			if o.before == "" || o.after == "" {
+			case !bySemantics && (o.before == "" || o.after == ""):
 				return usagef("--before and --after are required (a file, a directory, or live)")
 			}
 			switch o.failOn {
@@ -70,17 +81,37 @@ Use -o markdown for a pull-request comment and --fail-on to fail CI.
 			if err != nil {
 				return err
 			}
-			before, sb, err := a.engine(cmd.Context(), &o.whatifFlags, o.sideFlags(o.before), sems, inv)
-			if err != nil {
-				return err
+			var (
+				before, after *whatif.Engine
+				sb, sa        *snapshot.Snapshot
+			)
+			if bySemantics {
+				// The same objects, decided under each semantics.
+				before, sb, err = a.engine(cmd.Context(), &o.whatifFlags, &o.load, sems[:1], inv)
+				if err != nil {
+					return err
+				}
+				ext, err := parseExtAuth(o.extauth)
+				if err != nil {
+					return err
+				}
+				after, sa = whatif.New(sb, sems[1:], whatif.Options{TrustDomain: o.trustDomain, Inventory: inv, ExtAuth: ext}), sb
+			} else {
+				before, sb, err = a.engine(cmd.Context(), &o.whatifFlags, o.sideFlags(o.before), sems, inv)
+				if err != nil {
+					return err
+				}
+				after, sa, err = a.engine(cmd.Context(), &o.whatifFlags, o.sideFlags(o.after), sems, inv)
 			}
-			after, sa, err := a.engine(cmd.Context(), &o.whatifFlags, o.sideFlags(o.after), sems, inv)
 			if err != nil {
 				return err
 			}
 			end := a.progress.Stage("comparing every decision")
 			d := whatif.Diff(before, after, f)
 			end()
+			if bySemantics {
+				d.Compare = "semantics " + sems[0].Name + " → " + sems[1].Name
+			}
 			w := a.streams.Out
 			switch o.output {
 			case "json", "yaml":
@@ -113,8 +144,8 @@ Use -o markdown for a pull-request comment and --fail-on to fail CI.
 	f.StringVar(&o.before, "before", "", "the input before the change: a file, a directory, or live")
 	f.StringVar(&o.after, "after", "", "the input after the change: a file, a directory, or live")
 	f.StringVar(&o.failOn, "fail-on", "none", "exit 1 when a change of this kind exists: granted, revoked, any or none")
-	// -f/-R/--live make no sense here: each side has its own input.
-	for _, n := range []string{"filename", "recursive", "live", "all-namespaces", "snapshot-out"} {
+	// -f/-R/--live serve only the comparison of two semantics on one input.
+	for _, n := range []string{"all-namespaces", "snapshot-out"} {
 		_ = f.MarkHidden(n)
 	}
 	return cmd

@@ -29,11 +29,30 @@ type decideFlags struct {
 func (d *decideFlags) add(cmd *cobra.Command, formats string) {
 	d.load.addFlags(cmd)
 	f := cmd.Flags()
-	f.StringVar(&d.semantics, "semantics", effective.PresetReference,
-		"semantics preset(s), comma-separated, or all: "+strings.Join(effective.PresetNames(), ", "))
+	d.semantics = effective.PresetReference
+	f.Var(&presetList{value: &d.semantics}, "semantics",
+		"semantics preset(s), comma-separated or repeated, or all: "+strings.Join(effective.PresetNames(), ", "))
 	f.StringVar(&d.trustDomain, "trust-domain", "cluster.local", "SPIFFE trust domain of ServiceAccount identities")
 	f.StringVarP(&d.output, "output", "o", "text", "output format: "+formats)
 	f.StringVar(&d.color, "color", "auto", "colour: auto, always or never")
+}
+
+// presetList is the --semantics flag: comma-separated presets, and a repeated flag adds
+// to the list (--semantics reference --semantics pr-293 is reference,pr-293).
+type presetList struct {
+	value *string
+	set   bool
+}
+
+func (p *presetList) String() string { return *p.value }
+func (p *presetList) Type() string   { return "string" }
+func (p *presetList) Set(v string) error {
+	if p.set {
+		*p.value += "," + v
+	} else {
+		*p.value, p.set = v, true
+	}
+	return nil
 }
 
 func (d *decideFlags) check(formats ...string) ([]effective.Semantics, error) {

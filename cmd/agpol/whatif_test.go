@@ -108,3 +108,36 @@ func TestWhatIfUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffSemantics: the same objects under two semantics, in the granted/revoked form of
+// a before/after diff: what the open upstream pull requests would change.
+func TestDiffSemantics(t *testing.T) {
+	t.Chdir("../..")
+	f := "testdata/semantics/upstream-prs.yaml"
+	for _, tc := range []struct {
+		preset string
+		want   []string
+	}{
+		// #293: methods: [] allows nothing instead of everything.
+		{"pr-293", []string{"Comparing semantics reference → pr-293", "before: allow by app/calc-access#nothing-yet (backend)", "0 granted, 4 revoked, 0 decided by a different rule"}},
+		// #236: the policy with a bad CEL rule is enforced, its good rule decides.
+		{"pr-236", []string{"after:  allow by app/docs-access#search-only (backend)", "0 granted, 15 revoked, 1 decided by a different rule"}},
+	} {
+		out, errOut, code := runDecide(t, "", "diff", "--semantics", "reference", "--semantics", tc.preset, "-f", f, "--fail-on", "revoked")
+		if code != exitFail {
+			t.Errorf("%s: exit %d\n%s%s", tc.preset, code, out, errOut)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: output lacks %q:\n%s", tc.preset, w, out)
+			}
+		}
+	}
+	// The same preset twice changes nothing; one semantics alone is a usage error.
+	if out, _, code := runDecide(t, "", "diff", "--semantics", "reference,reference", "-f", f); code != exitUsage {
+		t.Errorf("one semantics: exit %d\n%s", code, out)
+	}
+	if _, errOut, code := runDecide(t, "", "diff", "--semantics", "reference", "--semantics", "pr-293", "--before", f, "--after", f, "-f", f); code != exitUsage {
+		t.Errorf("-f with --before/--after: exit %d\n%s", code, errOut)
+	}
+}

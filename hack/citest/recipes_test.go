@@ -27,14 +27,14 @@ func TestShellRecipe(t *testing.T) {
 			name: "findings, requests and the diff",
 			env:  []string{"MANIFESTS=deploy", "REQUESTS=deploy/requests.yaml", "BASE=HEAD~1"},
 			code: 1, reports: []string{"agpol-diff.md", "agpol-lint.xml", "agpol-simulate.xml", "agpol.sarif"},
-			rules: []string{"AGP402", "AGP501"},
+			rules: []string{"AGP102", "AGP402", "AGP501"},
 			log:   []string{"deploy/40-access-policies.yaml:153:7: error AGP402", "16 passed, 2 failed", "### Access granted (1)"},
 		},
 		{
 			name: "suppressed findings, granted access fails", suppress: true,
 			env:  []string{"MANIFESTS=deploy", "BASE=HEAD~1"},
 			code: 1, reports: []string{"agpol-diff.md", "agpol-lint.xml", "agpol.sarif"},
-			rules: []string{}, log: []string{"2 suppressed", "### Access granted (1)"},
+			rules: []string{}, log: []string{"3 suppressed", "### Access granted (1)"},
 		},
 		{
 			name: "suppressed findings pass", suppress: true,
@@ -44,7 +44,7 @@ func TestShellRecipe(t *testing.T) {
 		{
 			name: "fail on warnings",
 			env:  []string{"MANIFESTS=deploy/40-access-policies.yaml", "FAIL_ON=warning"},
-			code: 1, reports: []string{"agpol-lint.xml", "agpol.sarif"}, rules: []string{"AGP203", "AGP203", "AGP203", "AGP203", "AGP203", "AGP402", "AGP501"},
+			code: 1, reports: []string{"agpol-lint.xml", "agpol.sarif"}, rules: []string{"AGP102", "AGP203", "AGP203", "AGP203", "AGP203", "AGP203", "AGP402", "AGP501"},
 		},
 		{
 			name: "unreadable input",
@@ -164,8 +164,8 @@ func TestGitHubWorkflowRecipe(t *testing.T) {
 	if !maps.Equal(codes, want) {
 		t.Errorf("exit codes %v, want %v", codes, want)
 	}
-	if got := sarifRules(t, filepath.Join(work, "agpol.sarif")); len(got) != 2 {
-		t.Errorf("SARIF results %v, want AGP402 and AGP501", got)
+	if got := sarifRules(t, filepath.Join(work, "agpol.sarif")); len(got) != 3 {
+		t.Errorf("SARIF results %v, want AGP402, AGP501 and AGP102", got)
 	}
 	if n, f := junitCounts(t, filepath.Join(work, "agpol-simulate.xml")); n != 18 || f != 2 {
 		t.Errorf("simulate JUnit: %d tests, %d failures; want 18, 2", n, f)
@@ -294,6 +294,7 @@ func checkCodeQuality(t *testing.T, path string) {
 	want := []issue{
 		{"AGP402", "major", "deploy/40-access-policies.yaml", 153},
 		{"AGP501", "major", "deploy/40-access-policies.yaml", 156},
+		{"AGP102", "minor", "deploy/40-access-policies.yaml", 176},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("code quality issues %+v, want %+v", got, want)

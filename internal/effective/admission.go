@@ -165,6 +165,9 @@ func compute(p *snapshot.XAccessPolicy, targets map[targetID][]*snapshot.XAccess
 		}
 	}
 	for _, r := range p.Spec.Rules {
+		if sem.InvalidCEL == InvalidCELSkipsRule {
+			break // the rule is skipped when the chain is built
+		}
 		if a := r.Authorization; a != nil && a.Type == v1alpha1.AuthorizationRuleTypeCEL && a.CEL != nil {
 			if _, err := CompileCEL(a.CEL.Expression); err != nil {
 				return Status{Reason: ReasonInvalidCEL,

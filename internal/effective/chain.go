@@ -712,7 +712,11 @@ func (e *Engine) permission(a *v1alpha1.AuthorizationRule) (Permission, string) 
 			perm.Methods = append(perm.Methods, mm)
 		}
 		perm.Base = a.MCP.MCPBaseProtocolMethodsOption == v1alpha1.MCPBaseProtocolMethodsOptionMatch
-		if len(perm.Methods) == 0 && !perm.Base {
+		switch {
+		case len(perm.Methods) > 0 || perm.Base:
+		case a.MCP.Methods != nil && e.Semantics.EmptyMethods == EmptyMethodsNone:
+			perm = Permission{Note: "methods: [] lists no MCP method: matches nothing"}
+		default:
 			perm = e.emptyPermission("no MCP method listed")
 		}
 	case v1alpha1.AuthorizationRuleTypeCEL:

@@ -149,6 +149,30 @@ const (
 	V0alpha0Legacy V0alpha0Objects = "legacy" // enforced as the legacy translator did
 )
 
+// EmptyMethods is what an explicit empty MCP method list (methods: []) permits.
+type EmptyMethods string
+
+// Empty method-list choices.
+const (
+	// EmptyMethodsAny: like an absent list, any request (reference: the translator
+	// cannot tell [] from absent).
+	EmptyMethodsAny EmptyMethods = "any"
+	// EmptyMethodsNone: nothing (kube-agentic-networking #293, open).
+	EmptyMethodsNone EmptyMethods = "none"
+)
+
+// InvalidCEL is what a CEL rule that does not compile does to its policy.
+type InvalidCEL string
+
+// Invalid-CEL choices.
+const (
+	// InvalidCELRejectsPolicy: the controller rejects the whole policy (InvalidCEL) (reference).
+	InvalidCELRejectsPolicy InvalidCEL = "reject-policy"
+	// InvalidCELSkipsRule: the policy stays accepted; the bad rule is skipped and the
+	// rest enforced (kube-agentic-networking #236, open).
+	InvalidCELSkipsRule InvalidCEL = "skip-rule"
+)
+
 // Semantics gathers the disputed choices of semantics-agentic.md §17 (and §16).
 type Semantics struct {
 	Name string `json:"name"`
@@ -184,6 +208,10 @@ type Semantics struct {
 	V0alpha0 V0alpha0Objects `json:"v0alpha0"`
 	// CELOnlyToolsCall: D19, a CEL rule only matches tools/call.
 	CELOnlyToolsCall bool `json:"celOnlyToolsCall"`
+	// EmptyMethods: an explicit methods: [] (upstream #293).
+	EmptyMethods EmptyMethods `json:"emptyMethods"`
+	// InvalidCEL: a CEL rule that does not compile (upstream #236).
+	InvalidCEL InvalidCEL `json:"invalidCEL"`
 }
 
 // Preset names.
@@ -192,6 +220,8 @@ const (
 	PresetProposal  = "proposal-0059"
 	PresetPR220     = "pr-220"
 	PresetLegacy    = "v0alpha0-legacy"
+	PresetPR293     = "pr-293"
+	PresetPR236     = "pr-236"
 )
 
 // Reference is what the upstream controller, translator and Envoy enforce at HEAD.
@@ -214,6 +244,8 @@ func Reference() Semantics {
 		ExtAuthSeniority:       true,
 		V0alpha0:               V0alpha0Inert,
 		CELOnlyToolsCall:       true,
+		EmptyMethods:           EmptyMethodsAny,
+		InvalidCEL:             InvalidCELRejectsPolicy,
 	}
 }
 
@@ -234,6 +266,24 @@ var presets = map[string]func() Semantics{
 		s.Name = PresetPR220
 		s.AllowCombine = CombinePR220
 		s.ExtAuthPlacement = ExtAuthPerLevel
+		return s
+	},
+	// Open upstream pull request #293: an explicit methods: [] denies everything
+	// instead of allowing all; the rest is the reference.
+	PresetPR293: func() Semantics {
+		s := Reference()
+		s.Name = PresetPR293
+		s.EmptyMethods = EmptyMethodsNone
+		return s
+	},
+	// Open upstream pull request #236: a policy with a CEL rule that does not compile
+	// stays accepted, the bad rule is skipped and the rest enforced. Admission is
+	// recomputed: a status the current controller recorded would be rewritten.
+	PresetPR236: func() Semantics {
+		s := Reference()
+		s.Name = PresetPR236
+		s.InvalidCEL = InvalidCELSkipsRule
+		s.Admission = AdmissionRecompute
 		return s
 	},
 	// The legacy translator at b48e458 (§16.2): one RBAC filter per policy (AND), built-in
@@ -257,7 +307,7 @@ var presets = map[string]func() Semantics{
 
 // PresetNames lists the presets, reference first.
 func PresetNames() []string {
-	return []string{PresetReference, PresetProposal, PresetPR220, PresetLegacy}
+	return []string{PresetReference, PresetProposal, PresetPR220, PresetLegacy, PresetPR293, PresetPR236}
 }
 
 // Preset returns a named preset. "pr220" and "legacy" are accepted as aliases.

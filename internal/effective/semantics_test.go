@@ -13,6 +13,8 @@ func TestPresetsDifferOnlyWhereTheSpecSays(t *testing.T) {
 		PresetProposal:  {"allowCombine", "extAuthPlacement", "targetKinds"},
 		PresetPR220:     {"allowCombine", "extAuthPlacement"},
 		PresetLegacy:    {"allowCombine", "baseMethods", "emptyAuthorization", "extAuthPlacement", "extAuthSeniority", "policyOrder", "targetKinds", "v0alpha0"},
+		PresetPR293:     {"emptyMethods"},
+		PresetPR236:     {"admission", "invalidCEL"},
 	}
 	for _, name := range PresetNames() {
 		p, err := Preset(name)
@@ -35,7 +37,7 @@ func TestPresetsDifferOnlyWhereTheSpecSays(t *testing.T) {
 
 func TestParsePresets(t *testing.T) {
 	all, err := ParsePresets("all")
-	if err != nil || len(all) != 4 || all[0].Name != PresetReference {
+	if err != nil || len(all) != len(PresetNames()) || len(all) != 6 || all[0].Name != PresetReference {
 		t.Fatalf("all: %v %v", all, err)
 	}
 	two, err := ParsePresets("pr-220,reference,pr220")

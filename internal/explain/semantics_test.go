@@ -96,8 +96,8 @@ func TestMultiSemanticsDisagreement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res) != 4 || !res[0].Primary || res[1].Primary || !res[0].Disagreement {
-		t.Fatalf("want 4 results, primary first, flagged: %d %v %v", len(res), res[0].Primary, res[0].Disagreement)
+	if len(res) != 6 || !res[0].Primary || res[1].Primary || !res[0].Disagreement {
+		t.Fatalf("want 6 results, primary first, flagged: %d %v %v", len(res), res[0].Primary, res[0].Disagreement)
 	}
 	got := map[string]string{}
 	for _, r := range res {

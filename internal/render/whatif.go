@@ -665,6 +665,9 @@ func diffList(d *whatif.DiffResult, kind string) []*whatif.Change {
 // DiffText prints the changes grouped by kind; identities with the same change share a line.
 func DiffText(w io.Writer, d *whatif.DiffResult) error {
 	w = NewTerminalWriter(w, false)
+	if d.Compare != "" {
+		fmt.Fprintf(w, "Comparing %s on the same objects (before → after).\n\n", d.Compare)
+	}
 	if d.Count()+len(d.OtherSemantics) == 0 {
 		_, err := fmt.Fprintf(w, "No decision changes (%d decisions compared, semantics %s).\n", d.Compared, strings.Join(d.Semantics, ", "))
 		return err
@@ -695,6 +698,9 @@ func DiffText(w io.Writer, d *whatif.DiffResult) error {
 // DiffMarkdown prints the changes for a pull-request comment.
 func DiffMarkdown(w io.Writer, d *whatif.DiffResult) error {
 	w = NewTerminalWriter(w, false)
+	if d.Compare != "" {
+		fmt.Fprintf(w, "Comparing %s on the same objects (before → after).\n\n", d.Compare)
+	}
 	fmt.Fprintf(w, "## agpol: access changes\n\n**%d granted, %d revoked, %d decided by a different rule** (%d decisions compared, semantics %s)\n",
 		len(d.Granted), len(d.Revoked), len(d.DecidedBy), d.Compared, strings.Join(d.Semantics, ", "))
 	for _, s := range diffSections {

@@ -42,7 +42,10 @@ type SemanticsChange struct {
 
 // DiffResult is every changed decision, grouped.
 type DiffResult struct {
-	Semantics []string  `json:"semantics"`
+	Semantics []string `json:"semantics"`
+	// Compare says what the two sides are when they are not two inputs: the same
+	// objects under two semantics ("semantics reference → pr-293").
+	Compare   string    `json:"compare,omitempty"`
 	Granted   []*Change `json:"granted"`
 	Revoked   []*Change `json:"revoked"`
 	DecidedBy []*Change `json:"decidedBy"`
