@@ -19,6 +19,8 @@ type AuthPolicyReport struct {
 	Completeness
 	Paths    []AuthPolicyPath      `json:"paths"`
 	Policies []AuthPolicyStatusDoc `json:"policies"`
+	// NotProgrammed are the routes a listener never carries (hostnames), left out.
+	NotProgrammed []authpolicy.NotProgrammed `json:"notProgrammed,omitempty"`
 }
 
 // AuthPolicyPath is the effective AuthPolicy of one path prefix. Gateway, Listener,
@@ -106,6 +108,7 @@ func NewAuthPolicyReport(paths []*authpolicy.PathResult, res *authpolicy.Result)
 	for _, pr := range res.Policies {
 		rep.Policies = append(rep.Policies, NewAuthPolicyStatus(pr))
 	}
+	rep.NotProgrammed = res.Topology.NotProgrammed
 	return rep
 }
 
@@ -138,6 +141,13 @@ func AuthPolicyText(w io.Writer, paths []*authpolicy.PathResult, res *authpolicy
 	for _, pr := range res.Policies {
 		if len(pr.Reasons) > 0 {
 			fmt.Fprintf(w, "  %s is %s: %s\n", pr.Ref, pr.Enforcement, esc(strings.Join(pr.Reasons, "; ")))
+		}
+	}
+	if np := res.Topology.NotProgrammed; len(np) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Not programmed (left out of every path):")
+		for _, n := range np {
+			fmt.Fprintf(w, "  route %s on gateway %s listener %s: %s\n", n.Route, n.Gateway, n.Listener, esc(n.Reason))
 		}
 	}
 	return nil

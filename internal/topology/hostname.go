@@ -143,3 +143,18 @@ func hostnameSpecificity(pattern string) int {
 		return 1 << 20
 	}
 }
+
+// HostnamesIntersect reports whether a listener with hostname listener (empty: any)
+// serves any of a route's hostnames (none: any): whether the data plane programs the
+// route on that listener at all.
+func HostnamesIntersect(listener string, routeHosts []string) bool {
+	return intersectHostnames(strings.ToLower(listener), lowerAll(routeHosts)) != nil
+}
+
+func lowerAll(in []string) []string {
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = strings.ToLower(s)
+	}
+	return out
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // Path is a path through the topology, or a prefix of one: trailing fields are empty
@@ -98,9 +99,22 @@ type Topology struct {
 	// Routes in ns/name order.
 	Routes []*RouteNode
 
+	// NotProgrammed are the (route, listener) links the route's parentRefs ask for that
+	// the gateway never programs: no route hostname is one the listener's hostname
+	// accepts. They are left out of every path.
+	NotProgrammed []NotProgrammed
+
 	gateways map[string]*GatewayNode
 	routes   map[string]*RouteNode
 	nodes    map[string]bool
+}
+
+// NotProgrammed is a route a listener does not carry, and why.
+type NotProgrammed struct {
+	Route    string `json:"route"`
+	Gateway  string `json:"gateway"`
+	Listener string `json:"listener"`
+	Reason   string `json:"reason"`
 }
 
 // GatewayNode is a Gateway with its listeners in declaration order.
@@ -132,7 +146,10 @@ type Parent struct {
 
 // BuildTopology links the snapshot's Gateways, listeners, HTTPRoutes and rules. A
 // parentRef with sectionName links the route to that listener only, one without it to
-// every listener of the Gateway; hostnames, protocols and allowedRoutes are not checked.
+// every listener of the Gateway. A link whose listener hostname accepts none of the
+// route's hostnames is left out (Topology.NotProgrammed): the gateway never programs the
+// route there, so no AuthPolicy can apply on that path. Protocols and allowedRoutes are
+// not checked.
 func BuildTopology(s *snapshot.Snapshot) *Topology {
 	t := &Topology{gateways: map[string]*GatewayNode{}, routes: map[string]*RouteNode{}, nodes: map[string]bool{}}
 	classes := map[string]bool{}
@@ -209,7 +226,15 @@ func BuildTopology(s *snapshot.Snapshot) *Topology {
 				if pr.SectionName != nil && string(*pr.SectionName) != l {
 					continue
 				}
-				linked[Parent{Gateway: gn.Ref, Listener: l}] = true
+				p := Parent{Gateway: gn.Ref, Listener: l}
+				if host, hosts := listenerHostname(gn, l), routeHostnames(r); !topology.HostnamesIntersect(host, hosts) {
+					if !linked[p] && !t.notProgrammed(rn.Ref, p) {
+						t.NotProgrammed = append(t.NotProgrammed, NotProgrammed{Route: rn.Ref, Gateway: gn.Ref, Listener: l,
+							Reason: fmt.Sprintf("listener hostname %s accepts none of the route's hostnames (%s)", host, strings.Join(hosts, ", "))})
+					}
+					continue
+				}
+				linked[p] = true
 			}
 		}
 		for _, gn := range t.Gateways {
@@ -223,6 +248,33 @@ func BuildTopology(s *snapshot.Snapshot) *Topology {
 		}
 	}
 	return t
+}
+
+func (t *Topology) notProgrammed(route string, p Parent) bool {
+	for _, n := range t.NotProgrammed {
+		if n.Route == route && n.Gateway == p.Gateway && n.Listener == p.Listener {
+			return true
+		}
+	}
+	return false
+}
+
+// listenerHostname is the hostname of a gateway's listener ("" for any host).
+func listenerHostname(gn *GatewayNode, name string) string {
+	for _, l := range gn.Object.Spec.Listeners {
+		if string(l.Name) == name && l.Hostname != nil {
+			return string(*l.Hostname)
+		}
+	}
+	return ""
+}
+
+func routeHostnames(r *snapshot.HTTPRoute) []string {
+	out := make([]string, len(r.Spec.Hostnames))
+	for i, h := range r.Spec.Hostnames {
+		out[i] = string(h)
+	}
+	return out
 }
 
 // Gateway returns the Gateway node for "ns/name".
