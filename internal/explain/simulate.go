@@ -617,9 +617,10 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 // the way a real caller arrives: a caller with an identity presents it over mTLS, so
 // it takes an HTTPS listener that reaches a route; an anonymous caller takes a
 // plain-HTTP one when there is one. Routing alone would take the first listener in
-// spec order among the most specific hostnames. It sets rt.req.Listener when the
-// choice matters (listeners of both kinds reach a route), with rt.options and
-// rt.assumed.
+// spec order among the most specific hostnames. It sets rt.req.Listener: to the one
+// listener kind that reaches a route, or, when both do (or neither does), by the
+// caller's identity, with rt.assumed saying so and rt.options (both reach a route) for
+// otherListeners.
 func (sim *Simulator) chooseListener(r *Request, rt *routing, detail bool) {
 	rt.optBuf = sim.Graph.ListenerOptions(rt.req, rt.optBuf[:0])
 	opts := rt.optBuf
