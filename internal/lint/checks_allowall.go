@@ -291,7 +291,7 @@ and does not rank them either. So the rule takes requests of every method that i
 headers and query parameters match: a rule written for GET also receives POST (MCP
 tool calls), and a rule meant to take the other methods behind it may never see them.
 agpol routes as the data plane does, and explain says when a request reached a rule
-whose method is another.`,
+whose method is another.` + agenticScope,
 		Fix: `Tell the methods apart where the data plane checks them: in the access policy (a CEL rule
 over request.method), or with a header or path match. Remove the method if it only
 documents intent.`,
@@ -302,7 +302,7 @@ documents intent.`,
 func runIgnoredMethodMatch(ctx *Context) []Finding {
 	var out []Finding
 	forEachRouteMatch(ctx, func(r *snapshot.HTTPRoute, field string, m *gwapiv1.HTTPRouteMatch) {
-		if m.Method == nil || *m.Method == "" {
+		if m.Method == nil || *m.Method == "" || !servedByAgentic(ctx, r) {
 			return
 		}
 		f := ctx.Blame(r.Origin, field+".method")

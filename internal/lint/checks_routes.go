@@ -43,7 +43,8 @@ defined outside the files given with -f; the message says so.`,
 that namespace allowing it (RefNotPermitted), or to a backend kind the reference does
 not support (InvalidKind: only Service and XBackend are). The reference then answers
 every request of the whole rule with HTTP 500, including requests that would have been
-sent to the rule's other backends.`,
+sent to the rule's other backends. An unsupported kind is reported only for routes the
+reference data plane serves: other data planes support other kinds (Istio's Hostname).` + agenticScope,
 		Fix: `Add a ReferenceGrant in the Service's namespace (from: HTTPRoute in the route's
 namespace, to: Service), move the route next to the Service, or use an XBackend.`,
 		Run: runRouteBackendInvalid,
@@ -234,6 +235,9 @@ func runRouteBackendInvalid(ctx *Context) []Finding {
 		p := rb.target.Problem
 		if !strings.HasSuffix(p, "(RefNotPermitted)") && !strings.HasSuffix(p, "(InvalidKind)") {
 			continue
+		}
+		if strings.HasSuffix(p, "(InvalidKind)") && !servedByAgentic(ctx, rb.route) {
+			continue // a kind another data plane may support
 		}
 		f := ctx.Blame(rb.route.Origin, rb.target.Field)
 		f.Message = p + ": the data plane answers every request of this rule with HTTP 500"

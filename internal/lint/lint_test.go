@@ -492,3 +492,25 @@ func TestSnapshotBuiltInCode(t *testing.T) {
 		t.Error("no findings: the policies' semantic checks should still run")
 	}
 }
+
+// TestAgenticChecksScope: the checks specific to the agentic reference data plane report
+// on the route of the agentic Gateway only, not on the same route of an Istio Gateway
+// (Kuadrant's guides).
+func TestAgenticChecksScope(t *testing.T) {
+	var checks []*Check
+	for _, code := range []string{"AGP410", "AGP206"} {
+		c, ok := LookupCheck(code)
+		if !ok {
+			t.Fatalf("no check %s", code)
+		}
+		checks = append(checks, c)
+	}
+	r := Run(loadContext(t, "../../testdata/lint/scope/istio-gateway.yaml"), Options{Checks: checks})
+	want := []string{
+		"AGP410 HTTPRoute toystore/tools spec.rules[0].matches[0].method @istio-gateway.yaml:46",
+		"AGP206 HTTPRoute toystore/tools spec.rules[0].backendRefs[0] @istio-gateway.yaml:47",
+	}
+	if got := briefs(r.Findings); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+}
