@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"k8s.io/cli-runtime/pkg/printers"
 	"os"
 	"strconv"
 	"strings"
@@ -117,8 +118,9 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 	if len(s.Dropped) > 0 && !l.reportsDropped {
 		// A note on how the input was read, not a gap in it: stderr only.
 		d := s.Dropped[0]
-		fmt.Fprintf(a.streams.ErrOut, "warning: %d field(s) of the manifests are not stored by the API server and were left out, as a cluster would (first: %s %s %s/%s %s); agpol lint lists them (AGP102)\n",
-			len(s.Dropped), s.FieldPosition(d.Source, d.Path), d.Kind, d.Namespace, d.Name, d.Path)
+		fmt.Fprintf(a.streams.ErrOut, "warning: %d field(s) of the manifests are not stored by the API server and were left out, as a cluster would (first: %s %s %s %s); agpol lint lists them (AGP102)\n",
+			len(s.Dropped), printers.EscapeTerminal(s.FieldPosition(d.Source, d.Path).String()), d.Kind,
+			printers.EscapeTerminal(d.Namespace+"/"+d.Name), printers.EscapeTerminal(d.Path))
 	}
 	for _, w := range s.Warnings {
 		fmt.Fprintf(a.streams.ErrOut, "warning: %s\n", w.Message)

@@ -63,7 +63,9 @@ func (s Styler) Verdict(d *explain.Decision) string {
 // PathLine is "gw ns/name → route ns/name → xbackend ns/name".
 func PathLine(p explain.PathInfo) string {
 	parts := []string{"gw " + p.Gateway}
-	if p.Listener != "" {
+	if p.Listener != "" && p.ListenerAssumed != "" {
+		parts[0] += " (" + p.Listener + ", assumed)" // the request named no listener: see writeListenerNotes
+	} else if p.Listener != "" {
 		parts[0] += " (" + p.Listener + ")"
 	}
 	if p.Route != "" {
@@ -135,10 +137,32 @@ func writeResult(w io.Writer, r *explain.Result, st Styler) {
 // and on which other listeners the verdict would differ.
 func writeListenerNotes(w io.Writer, r *explain.Result, st Styler) {
 	if r.Path.ListenerAssumed != "" {
-		fmt.Fprintln(w, "  "+st.Dim("assumed: "+r.Path.ListenerAssumed))
+		writeWrapped(w, "  ", "assumed: "+r.Path.ListenerAssumed, st.Dim)
 	}
 	for _, o := range r.OtherListeners {
-		fmt.Fprintln(w, "  "+st.Yellow(otherListener(o)))
+		writeWrapped(w, "  ", otherListener(o), st.Yellow)
+	}
+}
+
+// noteWidth is the width notes under a verdict wrap at.
+const noteWidth = 100
+
+// writeWrapped writes text in lines of at most noteWidth columns (a longer word stays
+// whole), each after indent (continuation lines two spaces further) and styled.
+func writeWrapped(w io.Writer, indent, text string, style func(string) string) {
+	line, prefix := "", indent
+	for _, word := range strings.Fields(text) {
+		if line != "" && len(prefix)+len(line)+1+len(word) > noteWidth {
+			fmt.Fprintln(w, prefix+style(line))
+			line, prefix = "", indent+"  "
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	if line != "" {
+		fmt.Fprintln(w, prefix+style(line))
 	}
 }
 
@@ -223,7 +247,7 @@ func SimulateTextResult(w io.Writer, r *explain.Result, st Styler) error {
 	_, err := fmt.Fprintf(w, "%s %s%s: %s by %s at %s — %s → %s\n", mark, r.Name, sem, st.Verdict(&r.Decision), r.DecidedBy, r.Level,
 		r.Request.Describe(), PathLine(r.Path))
 	for _, o := range r.OtherListeners {
-		fmt.Fprintln(w, "    "+st.Yellow(otherListener(o)))
+		writeWrapped(w, "    ", otherListener(o), st.Yellow)
 	}
 	if r.Expect != nil && !r.Expect.Passed {
 		for _, f := range r.Expect.Failures {
