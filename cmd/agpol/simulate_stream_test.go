@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
 	"github.com/agpol/agpol/internal/render"
@@ -18,17 +17,7 @@ import (
 // gives (the document of json and yaml, with the summary after the results).
 func TestSimulateStreamsSameBytes(t *testing.T) {
 	t.Chdir("../..")
-	files, _ := filepath.Glob("testdata/examples/*.yaml")
-	var manifests []string
-	for _, f := range files {
-		if filepath.Base(f) != "requests.yaml" {
-			manifests = append(manifests, f)
-		}
-	}
-	s, err := cluster.LoadFiles(cluster.FileOptions{Filenames: manifests})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := loadScenarioManifests(t, "testdata/examples")
 	sems, err := effective.ParsePresets("all")
 	if err != nil {
 		t.Fatal(err)

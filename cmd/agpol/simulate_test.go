@@ -15,6 +15,7 @@ import (
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
 	"github.com/agpol/agpol/internal/render"
+	"github.com/agpol/agpol/internal/snapshot"
 )
 
 // runDecide runs the CLI in-process (from the repository root: callers t.Chdir("../..")).
@@ -213,17 +214,7 @@ func TestSimulateDetailSameOutput(t *testing.T) {
 	}
 	for _, d := range dirs {
 		t.Run(filepath.Base(d), func(t *testing.T) {
-			files, _ := filepath.Glob(filepath.Join(d, "*.yaml"))
-			var manifests []string
-			for _, f := range files {
-				if filepath.Base(f) != "requests.yaml" {
-					manifests = append(manifests, f)
-				}
-			}
-			s, err := cluster.LoadFiles(cluster.FileOptions{Filenames: manifests})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := loadScenarioManifests(t, d)
 			data, err := os.ReadFile(filepath.Join(d, "requests.yaml"))
 			if err != nil {
 				t.Fatal(err)
@@ -276,4 +267,22 @@ func TestSimulateDetailSameOutput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// loadScenarioManifests loads the manifests of a scenario directory: every YAML file
+// but its requests.yaml.
+func loadScenarioManifests(t *testing.T, dir string) *snapshot.Snapshot {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	var manifests []string
+	for _, f := range files {
+		if filepath.Base(f) != "requests.yaml" {
+			manifests = append(manifests, f)
+		}
+	}
+	s, err := cluster.LoadFiles(cluster.FileOptions{Filenames: manifests})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
