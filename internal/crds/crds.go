@@ -348,7 +348,6 @@ func (v *Validator) DefaultOwned(u *unstructured.Unstructured) Result {
 	if v.hasStatus {
 		delete(u.Object, "status")
 	}
-	sort.Strings(res.Unknown) // pruning walks maps in random order
 	res.Defaulted = u
 	return res
 }
