@@ -97,6 +97,7 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 				return err
 			}
 			var undecodable []lint.Undecodable
+			o.load.config = cfg
 			o.load.files = append(o.load.files, args...)
 			o.load.wholeCluster = true
 			o.load.reportsDropped = true

@@ -4,16 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"k8s.io/cli-runtime/pkg/printers"
+	"maps"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/agpol/agpol/internal/cluster"
+	"github.com/agpol/agpol/internal/lint"
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // loadFlags are the input flags every reading command shares.
@@ -34,6 +37,9 @@ type loadFlags struct {
 	// reportsDropped is set by a command that reports each field the API server would
 	// drop (lint: AGP102); other commands print one warning that they were left out.
 	reportsDropped bool
+	// config is the configuration a command read itself (lint's --config); without it,
+	// load reads .agpol.yaml from the current directory when there is one.
+	config *lint.Config
 }
 
 func (l *loadFlags) addFlags(cmd *cobra.Command) {
@@ -109,6 +115,9 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 	if err != nil {
 		return nil, err
 	}
+	if s.ClassDataPlanes, err = a.classDataPlanes(l.config); err != nil {
+		return nil, err
+	}
 	if live != nil {
 		s.NotInstalled = live.NotInstalled
 		s.Warnings = append(s.Warnings, live.Warnings...)
@@ -134,6 +143,31 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 		}
 	}
 	return s, nil
+}
+
+// classDataPlanes is the GatewayClass → data plane mapping: the config file's
+// dataPlanes, then --data-plane, which wins.
+func (a *app) classDataPlanes(cfg *lint.Config) (map[string]string, error) {
+	if cfg == nil {
+		var err error
+		if cfg, err = loadLintConfig(lint.DefaultConfigFile, false); err != nil {
+			return nil, err
+		}
+	}
+	out := map[string]string{}
+	if cfg != nil {
+		maps.Copy(out, cfg.DataPlanes)
+	}
+	for class, plane := range a.dataPlanes {
+		if _, err := topology.ParseDataPlane(plane); err != nil {
+			return nil, usagef("--data-plane %s=%s: %v", class, plane, err)
+		}
+		out[class] = plane
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
 }
 
 func writeSnapshot(path string, objs []cluster.RawObject) error {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/render"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // Exit codes, the same for every command and output format.
@@ -57,6 +58,8 @@ type app struct {
 	name    string // "agpol" or "kubectl agpol"
 	// progress shows long stages on a terminal (stderr); it writes nothing elsewhere.
 	progress *render.Progress
+	// dataPlanes is --data-plane: GatewayClass name → data plane.
+	dataPlanes map[string]string
 }
 
 func run(ctx context.Context, args []string, streams genericiooptions.IOStreams) (code int) {
@@ -139,6 +142,9 @@ agpol only reads. It never writes to a cluster.
 
 	a.config = genericclioptions.NewConfigFlags(true)
 	a.config.AddFlags(root.PersistentFlags())
+	root.PersistentFlags().StringToStringVar(&a.dataPlanes, "data-plane", nil,
+		"CLASS=PLANE: the data plane that serves the Gateways of GatewayClass CLASS, one of "+dataPlaneNames()+
+			"; repeatable; wins over dataPlanes in .agpol.yaml (by default the class's controllerName decides)")
 
 	root.AddCommand(
 		a.newGetCmd(),
@@ -162,4 +168,13 @@ agpol only reads. It never writes to a cluster.
 		c.Example = strings.ReplaceAll(c.Example, "agpol ", a.name+" ")
 	}
 	return root
+}
+
+// dataPlaneNames lists the data planes --data-plane takes.
+func dataPlaneNames() string {
+	names := make([]string, len(topology.DataPlanes))
+	for i, p := range topology.DataPlanes {
+		names[i] = string(p)
+	}
+	return strings.Join(names, ", ")
 }

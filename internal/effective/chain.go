@@ -234,7 +234,11 @@ type Chain struct {
 	// SharedExtAuth is true when both levels delegate to the same ExternalAuth config:
 	// one ext_authz filter, called once.
 	SharedExtAuth bool `json:"sharedExtAuth,omitempty"`
-	levels        []*Level
+	// NotEnforced says why no XAccessPolicy applies on this gateway at all: a data plane
+	// other than kube-agentic-networking serves it (topology.ClassifyGateways). Its levels
+	// are then empty. "" on the reference data plane.
+	NotEnforced string `json:"notEnforced,omitempty"`
+	levels      []*Level
 }
 
 // Levels returns the levels present, gateway first.
@@ -263,6 +267,9 @@ type Engine struct {
 	// every policy for every level.
 	byTarget map[topology.Ref][]*snapshot.XAccessPolicy
 
+	// planes is the data plane of each gateway (topology.ClassifyGateways).
+	planes map[topology.Ref]topology.GatewayDataPlane
+
 	mu     sync.Mutex
 	levels map[levelKey]*Level
 	chains map[chainKey]*Chain
@@ -286,6 +293,10 @@ func NewEngine(s *snapshot.Snapshot, sem Semantics, trustDomain string) *Engine 
 	}
 	e := &Engine{Snapshot: s, Semantics: sem, TrustDomain: trustDomain, Admission: Admit(s, sem),
 		levels: map[levelKey]*Level{}, chains: map[chainKey]*Chain{}, byTarget: indexByTarget(s)}
+	e.planes = make(map[topology.Ref]topology.GatewayDataPlane, len(s.Gateways))
+	for gw, p := range topology.ClassifyGateways(s) {
+		e.planes[GatewayRef(gw.Namespace, gw.Name)] = p
+	}
 	e.extFilters = map[topology.Ref]map[string]bool{}
 	for _, g := range s.Gateways {
 		ref := GatewayRef(g.Namespace, g.Name)
@@ -393,6 +404,13 @@ func (e *Engine) Chain(gw topology.Ref, listener string, backend *topology.Ref) 
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if c, ok := e.chains[k]; ok {
+		return c
+	}
+	if p, ok := e.planes[gw]; ok && !p.Agentic() {
+		c := &Chain{Semantics: e.Semantics, Gateway: &Level{Name: LevelGateway, Target: gw},
+			NotEnforced: fmt.Sprintf("XAccessPolicies are not enforced on Gateway %s/%s: the %s data plane serves it (%s)", gw.Namespace, gw.Name, p.DataPlane, p.Why)}
+		c.levels = c.Levels()
+		e.chains[k] = c
 		return c
 	}
 	c := &Chain{Semantics: e.Semantics, Gateway: e.levelLocked(gw, listener)}
@@ -837,4 +855,11 @@ func (e *Engine) compileLegacy(p *snapshot.XAccessPolicy) *Policy {
 		cp.All = append(cp.All, cr)
 	}
 	return e.finish(cp, true)
+}
+
+// DataPlane returns the data plane that serves gateway gw; ok is false when gw is not
+// in the snapshot.
+func (e *Engine) DataPlane(gw topology.Ref) (p topology.GatewayDataPlane, ok bool) {
+	p, ok = e.planes[gw]
+	return p, ok
 }

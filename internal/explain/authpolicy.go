@@ -2,15 +2,17 @@ package explain
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/agpol/agpol/internal/effective/authpolicy"
 )
 
 // AuthPolicyInfo is what Kuadrant's effective AuthPolicy on the request's path asks of the
-// request. It is reported beside the decision and is not part of it: the decision is the
-// access policies' (XAccessPolicy); Kuadrant's authentication and authorization run as
-// well, and whether the request's credentials satisfy them cannot be known offline.
+// request. On the reference data plane it is reported beside the decision, which is the
+// access policies' (XAccessPolicy). On a Gateway another data plane serves it is the
+// decision (kuadrantDecides); whether the request's credentials satisfy it cannot be
+// known offline.
 type AuthPolicyInfo struct {
 	// Path is the Kuadrant path (gateway|listener|route|rule).
 	Path string `json:"path"`
@@ -18,6 +20,9 @@ type AuthPolicyInfo struct {
 	Policies []string `json:"policies"`
 	// Evaluation is the request-time view: conditions and what must be presented.
 	Evaluation *authpolicy.Evaluation `json:"evaluation"`
+	// Decides is true on a Gateway that another data plane serves (Istio, Envoy
+	// Gateway): no XAccessPolicy runs there, and the AuthPolicy is the decision.
+	Decides bool `json:"decides,omitempty"`
 }
 
 // kuadrant computes the effective AuthPolicies once, on first use, and folds the
@@ -67,3 +72,58 @@ func (sim *Simulator) authPolicyFor(r *Request, p PathInfo) *AuthPolicyInfo {
 	info.Evaluation = authpolicy.Requirements(pr.Effective, req)
 	return info
 }
+
+// kuadrantDecides makes Kuadrant's AuthPolicy the decision on a Gateway that another data
+// plane serves (Istio, Envoy Gateway), where no XAccessPolicy runs: an authorization rule
+// that runs and fails denies (403); a rule whose outcome needs the request's credentials
+// or an external service leaves the verdict indeterminate; a policy that is skipped, or
+// no policy, leaves the allow. d is the allow of DecidedOtherDataPlane; other decisions
+// are left as they are.
+func kuadrantDecides(d *Decision, ap *AuthPolicyInfo) {
+	if d.DecidedBy != DecidedOtherDataPlane || ap == nil || ap.Evaluation == nil || ap.Evaluation.Applies == authpolicy.False {
+		return
+	}
+	ap.Decides = true
+	ev := ap.Evaluation
+	text := d.Trace != nil || d.Reason != ""
+	var unknown []string
+	if ev.Applies == authpolicy.Unknown {
+		unknown = append(unknown, "whether the policy's when conditions hold")
+	}
+	for _, r := range ev.Authorization {
+		if r.Runs == authpolicy.False {
+			continue
+		}
+		if r.Runs == authpolicy.True && r.Passes == authpolicy.False && ev.Applies == authpolicy.True {
+			d.Verdict, d.Explicit, d.Level, d.DecidedBy = Deny, true, LevelAuthPolicy, r.Source
+			if text {
+				d.Reason = fmt.Sprintf("authorization %s of Kuadrant AuthPolicy %s fails: the data plane answers 403", r.Name, r.Source)
+				d.Trace = append(d.Trace, Step{Level: LevelAuthPolicy, Phase: "authorization", Outcome: OutcomeMatched, Reason: d.Reason})
+			}
+			return
+		}
+		if r.Passes != authpolicy.True {
+			unknown = append(unknown, fmt.Sprintf("authorization %s: %s", r.Name, r.Present))
+		}
+	}
+	var auth []string
+	for _, r := range ev.Authentication {
+		if r.Runs != authpolicy.False {
+			auth = append(auth, r.Name)
+		}
+	}
+	if len(auth) > 0 {
+		unknown = append([]string{fmt.Sprintf("authentication %s (the request's credentials)", strings.Join(auth, " or "))}, unknown...)
+	}
+	if len(unknown) == 0 {
+		return
+	}
+	d.Verdict, d.Explicit, d.Level, d.DecidedBy = Indeterminate, false, LevelAuthPolicy, strings.Join(ap.Policies, ",")
+	if text {
+		d.Reason = fmt.Sprintf("Kuadrant AuthPolicy %s decides on this Gateway, and cannot be known offline: %s", strings.Join(ap.Policies, ", "), strings.Join(unknown, "; "))
+		d.Trace = append(d.Trace, Step{Level: LevelAuthPolicy, Phase: "authpolicy", Outcome: OutcomeInfo, Reason: d.Reason})
+	}
+}
+
+// LevelAuthPolicy is the level of a decision that Kuadrant's AuthPolicy makes.
+const LevelAuthPolicy = "authpolicy"

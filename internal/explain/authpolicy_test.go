@@ -71,12 +71,15 @@ func TestExplainReportsEffectiveAuthPolicy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res) != 1 || res[0].Verdict != Allow {
-			t.Fatalf("%s: results %+v, want one allow (no access policy)", c.path, res)
+		// The Gateway's class is not in the input and nothing agentic points at it: no
+		// XAccessPolicy runs there, so the AuthPolicy decides, and its authentication
+		// needs the request's credentials.
+		if len(res) != 1 || res[0].Verdict != Indeterminate || res[0].Level != LevelAuthPolicy {
+			t.Fatalf("%s: results %+v, want one indeterminate by the AuthPolicy", c.path, res)
 		}
 		ap := res[0].AuthPolicy
-		if ap == nil || ap.Evaluation == nil {
-			t.Fatalf("%s: no AuthPolicy info", c.path)
+		if ap == nil || ap.Evaluation == nil || !ap.Decides {
+			t.Fatalf("%s: AuthPolicy info %+v, want one that decides", c.path, ap)
 		}
 		if !strings.Contains(ap.Path, c.wantPath) {
 			t.Errorf("%s: path %q, want it to name %q", c.path, ap.Path, c.wantPath)
@@ -93,6 +96,31 @@ func TestExplainReportsEffectiveAuthPolicy(t *testing.T) {
 		if ap.Evaluation.Applies == authpolicy.False {
 			t.Errorf("%s: policy without when must apply", c.path)
 		}
+	}
+}
+
+// On the reference data plane the AuthPolicy is reported beside the access policies'
+// decision, which it does not change.
+func TestAuthPolicyBesideOnTheReferenceDataPlane(t *testing.T) {
+	class := `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: ` + "agentic" + `}
+spec: {controllerName: sigs.k8s.io/kube-agentic-networking-controller}`
+	s := loadYAML(t, kuadrantTopology, kuadrantPolicies, class)
+	for _, gw := range s.Gateways {
+		gw.Spec.GatewayClassName = "agentic"
+	}
+	sim := New(s, []effective.Semantics{effective.Reference()}, "")
+	res, err := sim.Explain(&Request{From: Identity{Kind: IdentityAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
+		HTTP: HTTP{Method: "GET", Path: "/orders", Host: "api.example.com"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].Verdict != Allow || res[0].DecidedBy != DecidedNoPolicy {
+		t.Fatalf("results %+v, want one allow by no-policy", res)
+	}
+	if ap := res[0].AuthPolicy; ap == nil || ap.Decides {
+		t.Errorf("AuthPolicy = %+v, want one reported beside the decision", ap)
 	}
 }
 

@@ -20,6 +20,9 @@ const (
 const (
 	DecidedImplicitDeny = "implicit-deny"
 	DecidedNoPolicy     = "no-policy"
+	// DecidedOtherDataPlane: a data plane other than kube-agentic-networking serves the
+	// gateway, so no XAccessPolicy is enforced (Kuadrant's AuthPolicy may still be).
+	DecidedOtherDataPlane = "other-data-plane"
 	// DecidedNoRoute: no route takes the request; the data plane answers 404.
 	DecidedNoRoute = "no-route"
 	// DecidedNoBackend: the route rule reaches no backend (a broken backendRef or
@@ -305,6 +308,17 @@ func (ev *evaluator) run() {
 				any = true
 			}
 		}
+	}
+	chain := ev.chain
+	if ev.flat != nil {
+		chain = ev.flat.chain
+	}
+	if chain != nil && chain.NotEnforced != "" {
+		if ev.trace {
+			ev.step(Step{Level: string(effective.LevelNone), Phase: "default", Outcome: OutcomeInfo, Reason: chain.NotEnforced})
+		}
+		ev.finish(Allow, false, string(effective.LevelNone), DecidedOtherDataPlane, "allowed: "+chain.NotEnforced)
+		return
 	}
 	if !any {
 		if ev.trace {

@@ -141,7 +141,7 @@ func refuse(d *Decision, ch *choice) {
 	if ch.refused == "" || d.Verdict == Deny {
 		return
 	}
-	was := d.Verdict
+	was, wasBy := d.Verdict, d.DecidedBy
 	d.Verdict, d.Explicit, d.Level, d.DecidedBy, d.Branches = Deny, false, string(effective.LevelGateway), ch.refused, nil
 	if d.Trace == nil && d.Reason == "" {
 		return // untraced: no text
@@ -152,9 +152,11 @@ func refuse(d *Decision, ch *choice) {
 	default:
 		d.Reason = "the request reaches no backend: " + ch.info.Problem
 	}
-	if was == Indeterminate {
+	switch {
+	case wasBy == DecidedOtherDataPlane:
+	case was == Indeterminate:
 		d.Reason += ", whatever the gateway authorizer answers (403 if it denies)"
-	} else {
+	default:
 		d.Reason += ", after the gateway-level policies let it through"
 	}
 	d.Trace = append(d.Trace, Step{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo, Reason: d.Reason})
@@ -163,7 +165,9 @@ func refuse(d *Decision, ch *choice) {
 // routing is the scratch space of resolve, reused across requests by one goroutine so
 // that routing a request allocates nothing.
 type routing struct {
-	gw      *snapshot.Gateway
+	gw *snapshot.Gateway
+	// agentic: the reference data plane serves gw, so XAccessPolicies run there.
+	agentic bool
 	choices []choice
 	req     topology.RouteRequest
 	res     topology.RouteResult
@@ -235,7 +239,7 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 		ch := &rt.choices[k]
 		pre := ch.pre
 		if o.Trace {
-			pre = sim.tracedPre(r, ch)
+			pre = sim.tracedPre(r, rt, ch)
 		}
 		c := &rt.c
 		sim.initChoice(c, r, rt, ch)
@@ -263,12 +267,21 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 				break
 			}
 		}
+		var ap *AuthPolicyInfo
+		if !rt.agentic || o.AuthPolicy {
+			ap = sim.authPolicyFor(r, ch.info)
+		}
+		if !rt.agentic {
+			for i := range group {
+				kuadrantDecides(&group[i].Decision, ap)
+			}
+		}
 		if x := check(r, &group[0].Decision); x != nil {
 			if !x.Passed && !o.Trace {
 				// The failure is printed with its reason: decide it again, traced (the
 				// traced decision replaces the untraced one; both give the same verdict,
 				// level and deciding rule, which the expectation was checked against).
-				group[0].Decision = decide(sim.chain(0, rt.gw, ch), c, r.ExtAuth, true, sim.tracedPre(r, ch))
+				group[0].Decision = decide(sim.chain(0, rt.gw, ch), c, r.ExtAuth, true, sim.tracedPre(r, rt, ch))
 				refuse(&group[0].Decision, ch)
 				if unread := sim.unread(rt.gw, ch); len(unread) > 0 {
 					group[0].Decision = UnreadDecision(group[0].Decision, unread)
@@ -276,11 +289,9 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 			}
 			group[0].Expect = x
 		}
-		if o.AuthPolicy {
-			if ap := sim.authPolicyFor(r, ch.info); ap != nil {
-				for i := range group {
-					group[i].AuthPolicy = ap
-				}
+		if o.AuthPolicy && ap != nil {
+			for i := range group {
+				group[i].AuthPolicy = ap
 			}
 		}
 		for i := range group {
@@ -295,10 +306,10 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 
 // tracedPre is the trace steps that precede a traced decision of choice ch: the
 // choice's own (a fresh copy), then, on a plain-HTTP listener, the step that says the
-// caller's identity is lost.
-func (sim *Simulator) tracedPre(r *Request, ch *choice) []Step {
+// caller's identity is lost (on the reference data plane, whose policies read it).
+func (sim *Simulator) tracedPre(r *Request, rt *routing, ch *choice) []Step {
 	pre := append([]Step(nil), ch.pre...)
-	if ch.info.Protocol == string(gwapiv1.HTTPProtocolType) && r.From.Principal(sim.TrustDomain) != "" {
+	if rt.agentic && ch.info.Protocol == string(gwapiv1.HTTPProtocolType) && r.From.Principal(sim.TrustDomain) != "" {
 		pre = append(pre, Step{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
 			Reason: fmt.Sprintf("listener %s is plain HTTP: no client certificate, the caller %s is seen as anonymous", ch.info.Listener, r.From.String())})
 	}
@@ -499,6 +510,7 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 	routed := &rt.res
 	gw := routed.Gateway
 	rt.gw = gw
+	rt.agentic = sim.Graph.DataPlane(gw).Agentic()
 	var base PathInfo
 	if detail {
 		base.Gateway = routed.GatewayKey // r.Gateway's namespace/name, made once by the graph
@@ -579,9 +591,12 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 		ch := choice{info: info, refused: DecidedNoRoute}
 		if detail {
 			ch.info.Problem = "no route"
-			reason := "no route matches the request: the data plane answers 404; only gateway-level policies run"
+			reason := "no route matches the request: the data plane answers 404" + rt.gatewayOnly()
 			if routed.Reason != "" {
-				reason = "no route: " + routed.Reason + "; only gateway-level policies run (RBAC runs before routing)"
+				reason = "no route: " + routed.Reason + rt.gatewayOnly()
+				if rt.agentic {
+					reason += " (RBAC runs before routing)"
+				}
 			}
 			ch.pre = []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo, Reason: reason}}
 		}
@@ -723,7 +738,7 @@ func (sim *Simulator) backendChoices(rt *routing, base PathInfo, backends []topo
 		if detail {
 			ch.info.Problem = problem
 			ch.pre = []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
-				Reason: problem + "; only gateway-level policies run"}}
+				Reason: problem + rt.gatewayOnly()}}
 		}
 		rt.choices = append(rt.choices, ch)
 	}
@@ -746,6 +761,9 @@ func (sim *Simulator) backendChoices(rt *routing, base PathInfo, backends []topo
 		b := &backends[i]
 		ch := choice{info: base}
 		ch.info.BackendKind = b.Kind
+		if b.Kind == topology.BackendOther {
+			ch.info.BackendKind = b.Ref.Kind
+		}
 		if detail {
 			if len(backends) > 1 {
 				w := b.Weight
@@ -759,7 +777,7 @@ func (sim *Simulator) backendChoices(rt *routing, base PathInfo, backends []topo
 			if detail {
 				ch.info.Problem = b.Problem
 				ch.pre = []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
-					Reason: "the data plane answers 500: " + b.Problem + "; only gateway-level policies run"}}
+					Reason: "the data plane answers 500: " + b.Problem + rt.gatewayOnly()}}
 			}
 		case b.Kind == topology.BackendXBackend:
 			ch.backend, ch.hasBackend, ch.target = topology.XBackendRef(b.Ref.Namespace, b.Ref.Name), true, b
@@ -768,8 +786,11 @@ func (sim *Simulator) backendChoices(rt *routing, base PathInfo, backends []topo
 			}
 		default:
 			if detail {
-				ch.pre = append(assumedStep(*b), Step{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo,
-					Reason: "backend is a core Service: no backend-level policies"})
+				what := "backend is a core Service: no backend-level policies"
+				if b.Kind == topology.BackendOther {
+					what = fmt.Sprintf("backend is a %s of the Gateway's data plane: no backend-level policies", kindName(b.Ref))
+				}
+				ch.pre = append(assumedStep(*b), Step{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo, Reason: what})
 			}
 		}
 		rt.choices = append(rt.choices, ch)
@@ -859,4 +880,21 @@ func appendRef(l []topology.Ref, r topology.Ref) []topology.Ref {
 		}
 	}
 	return append(l, r)
+}
+
+// gatewayOnly is what a request that reaches no backend still meets: the gateway-level
+// XAccessPolicies, on the reference data plane only.
+func (rt *routing) gatewayOnly() string {
+	if rt.agentic {
+		return "; only gateway-level policies run"
+	}
+	return ""
+}
+
+// kindName is "Kind (group)" for a backend kind of another data plane.
+func kindName(r topology.Ref) string {
+	if r.Group == "" {
+		return r.Kind
+	}
+	return r.Kind + " (" + r.Group + ")"
 }

@@ -26,7 +26,8 @@ target is open to everyone (semantics §10, D16).`,
 		Fix: `Use only the allowed attributes, e.g. request.mcp.tool_name.startsWith('read_') or
 request.headers['x-tenant'] == 'a'. Test the expression with agpol explain before
 applying it.`,
-		Run: runCELCompile,
+		DataPlanes: AppliesToAgentic,
+		Run:        runCELCompile,
 	})
 	Register(&Check{
 		Code: "AGP302", Severity: SeverityError, Category: CategoryAdmission,
@@ -40,7 +41,8 @@ all its targets and ignored: an Allow policy's rules do not apply, and if it was
 to restrict the target, the target is more open than the manifests say.`,
 		Fix: `Merge policies (a policy has up to 10 rules), delete unused or v0alpha0 policies on the
 target, or move backend-specific rules to the XBackend.`,
-		Run: runAdmission(admissionLimit),
+		DataPlanes: AppliesToAgentic,
+		Run:        runAdmission(admissionLimit),
 	})
 	Register(&Check{
 		Code: "AGP303", Severity: SeverityError, Category: CategoryAdmission,
@@ -51,7 +53,8 @@ reason LimitPerTargetExceeded and the message "An older ExternalAuth AccessPolic
 already exists for target <name>". The younger authorizer is never called.`,
 		Fix: `Keep one ExternalAuth policy per target: put all rules that should trigger the authorizer
 into it, or attach the second authorizer to the XBackend level instead of the Gateway.`,
-		Run: runAdmission(admissionExtAuth),
+		DataPlanes: AppliesToAgentic,
+		Run:        runAdmission(admissionExtAuth),
 	})
 	Register(&Check{
 		Code: "AGP304", Severity: SeverityWarning, Category: CategoryAdmission,
@@ -64,7 +67,8 @@ stale: a policy may be enforced although it would now be rejected, or ignored al
 it would now be accepted.`,
 		Fix: `Make the controller re-evaluate the policy (change its targetRefs, or re-create it), or
 restart the controller; then check its status again.`,
-		Run: runAdmission(admissionStale),
+		DataPlanes: AppliesToAgentic,
+		Run:        runAdmission(admissionStale),
 	})
 }
 

@@ -22,7 +22,8 @@ every caller, including callers without a client certificate. The rule looks lim
 to one identity and admits everyone (semantics D11, §9.1).`,
 		Fix: `Set type and its field together: type: ServiceAccount with serviceAccount: {name, namespace},
 or type: SPIFFE with spiffe: spiffe://<trust-domain>/<path>.`,
-		Run: runSourceFailOpen,
+		DataPlanes: AppliesToAgentic,
+		Run:        runSourceFailOpen,
 	})
 	Register(&Check{
 		Code: "AGP402", Severity: SeverityError, Category: CategoryAllowAll,
@@ -35,7 +36,8 @@ request from its source, whatever method, path, header, host or port it uses.`,
 		Fix: `Express the restriction with what the controller enforces: mcp.methods (with params for
 tool names) or a CEL rule over request.method, request.path, request.host and
 request.headers. Keep the L7 fields only if you accept that they are documentation.`,
-		Run: runL7Only,
+		DataPlanes: AppliesToAgentic,
+		Run:        runL7Only,
 	})
 	Register(&Check{
 		Code: "AGP403", Severity: SeverityWarning, Category: CategoryAllowAll,
@@ -47,7 +49,8 @@ matches requests of any HTTP method, path, header, host and port that pass its o
 restrictions.`,
 		Fix: `Move the L7 conditions into a CEL rule (request.method, request.path, request.host,
 request.headers), or remove them.`,
-		Run: runL7Ignored,
+		DataPlanes: AppliesToAgentic,
+		Run:        runL7Ignored,
 	})
 	Register(&Check{
 		Code: "AGP404", Severity: SeverityWarning, Category: CategoryAllowAll,
@@ -57,7 +60,8 @@ per-target limit and in status (semantics D9). A policy meant for one listener o
 Gateway applies to every listener of that Gateway, and to every request through it.`,
 		Fix: `Remove sectionName, or, if the policy must only cover some traffic, give those routes
 their own Gateway or attach the policy to the XBackend instead.`,
-		Run: runSectionNameIgnored,
+		DataPlanes: AppliesToAgentic,
+		Run:        runSectionNameIgnored,
 	})
 	Register(&Check{
 		Code: "AGP405", Severity: SeverityInfo, Category: CategoryAllowAll,
@@ -69,7 +73,8 @@ say an empty authorization denies tool calls, so readers may expect the opposite
 		Fix: `If the source should only call some tools, add authorization: {type: Inline, mcp:
 {methods: [{name: tools/call, params: [...]}]}}. If full access is intended, suppress
 this finding with the reason.`,
-		Run: runNoAuthorization,
+		DataPlanes: AppliesToAgentic,
+		Run:        runNoAuthorization,
 	})
 	Register(&Check{
 		Code: "AGP406", Severity: SeverityWarning, Category: CategoryAllowAll,
@@ -81,7 +86,8 @@ source, although "type: Inline" reads like a restriction.`,
 		Fix: `List the allowed MCP methods under mcp.methods (tools/call with params for tool names),
 or set mcpBaseProtocolMethodsOption: MATCH_BASE_PROTOCOL_METHODS for handshake-only
 access. Remove authorization entirely if full access is intended.`,
-		Run: runEmptyInline,
+		DataPlanes: AppliesToAgentic,
+		Run:        runEmptyInline,
 	})
 	Register(&Check{
 		Code: "AGP407", Severity: SeverityWarning, Category: CategoryAllowAll,
@@ -94,7 +100,8 @@ target adds nothing.`,
 		Fix: `Give the rule a source (type: ServiceAccount or SPIFFE with its field) or a real
 authorization. If the target is meant to be open, delete the Allow policies instead:
 a target with no Allow policy is not enforced at that level.`,
-		Run: runAllowEverything,
+		DataPlanes: AppliesToAgentic,
+		Run:        runAllowEverything,
 	})
 }
 
@@ -279,7 +286,8 @@ policies it contributes nothing, so the callers it seems to admit are denied unl
 another policy's rule admits them. Either way it does not do what it says.`,
 		Fix: `Give the policy rules (an explicit rule with no source and no authorization admits
 everyone, and says so), or delete it.`,
-		Run: runRulelessAllow,
+		DataPlanes: AppliesToAgentic,
+		Run:        runRulelessAllow,
 	})
 	Register(&Check{
 		Code: "AGP410", Severity: SeverityWarning, Category: CategoryAllowAll,
@@ -291,11 +299,12 @@ and does not rank them either. So the rule takes requests of every method that i
 headers and query parameters match: a rule written for GET also receives POST (MCP
 tool calls), and a rule meant to take the other methods behind it may never see them.
 agpol routes as the data plane does, and explain says when a request reached a rule
-whose method is another.` + agenticScope,
+whose method is another.`,
 		Fix: `Tell the methods apart where the data plane checks them: in the access policy (a CEL rule
 over request.method), or with a header or path match. Remove the method if it only
 documents intent.`,
-		Run: runIgnoredMethodMatch,
+		DataPlanes: AppliesToAgentic,
+		Run:        runIgnoredMethodMatch,
 	})
 }
 

@@ -23,7 +23,8 @@ simulate decide the request both ways and answer indeterminate (exit 3) when the
 could decide it.`,
 		Fix: `Rewrite the expression without nested comprehensions over request data (split,
 all, exists, map, filter inside one another), or match with Inline rules instead.`,
-		Run: runCELCost,
+		DataPlanes: AppliesToAgentic,
+		Run:        runCELCost,
 	})
 }
 

@@ -10,7 +10,8 @@ whether it still is. A suppression without a reason does not apply: the findings
 names are reported as usual.`,
 		Fix: `Write the reason after a colon: agpol.dev/suppress: "AGP203: the Gateway is defined in the
 platform repository". In .agpol.yaml, set reason: on the entry.`,
-		Run: configIssues("AGP001"),
+		DataPlanes: AppliesToAll,
+		Run:        configIssues("AGP001"),
 	})
 	Register(&Check{
 		Code: "AGP002", Severity: SeverityWarning, Category: CategoryConfig,
@@ -19,8 +20,9 @@ platform repository". In .agpol.yaml, set reason: on the entry.`,
 (schema, references, admission, allow-all, loss, ambiguity). It suppresses nothing, so
 a typo here would leave the finding it meant to silence in place — or, worse, hide
 that the suppression is stale.`,
-		Fix: `Correct the code (agpol lint --list shows every code), or remove the entry.`,
-		Run: configIssues("AGP002"),
+		Fix:        `Correct the code (agpol lint --list shows every code), or remove the entry.`,
+		DataPlanes: AppliesToAll,
+		Run:        configIssues("AGP002"),
 	})
 	Register(&Check{
 		Code: "AGP003", Severity: SeverityInfo, Category: CategoryConfig,
@@ -30,7 +32,8 @@ on (UTC) it no longer applies, and the findings it silenced are reported again. 
 dates make temporary exceptions visible again instead of letting them live forever.`,
 		Fix: `Fix the findings the suppression covered and delete the entry, or, if the exception is
 still justified, move the date and update the reason.`,
-		Run: configIssues("AGP003"),
+		DataPlanes: AppliesToAll,
+		Run:        configIssues("AGP003"),
 	})
 }
 

@@ -19,7 +19,8 @@ author meant.`,
 		Fix: `Write the identity as the workloads present it: spiffe://<trust-domain>/<path> with a
 lower-case trust domain and plain path segments, or the ServiceAccount's real namespace
 and name.`,
-		Run: runInvalidIdentity,
+		DataPlanes: AppliesToAgentic,
+		Run:        runInvalidIdentity,
 	})
 }
 

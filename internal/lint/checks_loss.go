@@ -31,7 +31,8 @@ cluster) is reported the same way.`,
 		Fix: `Rewrite the policy at agentic.networking.x-k8s.io/v1alpha1 with action: Allow (or
 ExternalAuth): InlineTools tools become mcp.methods [{name: tools/call, params: [...]}],
 and a rule-level ExternalAuth becomes its own policy with action: ExternalAuth.`,
-		Run: runLegacyPolicy,
+		DataPlanes: AppliesToAgentic,
+		Run:        runLegacyPolicy,
 	})
 	Register(&Check{
 		Code: "AGP502", Severity: SeverityError, Category: CategoryLoss,
@@ -44,7 +45,8 @@ admitted are denied, or, if the younger rule is broader, admitted more widely th
 older policy says.`,
 		Fix: `Give rules names that are unique across all policies on the target, e.g. prefix them
 with the policy name.`,
-		Run: runRuleNameCollision,
+		DataPlanes: AppliesToAgentic,
+		Run:        runRuleNameCollision,
 	})
 }
 
@@ -149,7 +151,8 @@ never as a regular expression. The match almost never matches, so the rule does 
 receive the requests it was written for; they go to a less specific rule, or get 404.`,
 		Fix: `Use type: Exact with the values you expect, or match on the path or a header, which the
 data plane does match as regular expressions.`,
-		Run: runQueryRegexAsText,
+		DataPlanes: AppliesToAgentic,
+		Run:        runQueryRegexAsText,
 	})
 }
 

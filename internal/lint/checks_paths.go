@@ -25,7 +25,8 @@ every caller (semantics D6), although some documents describe a zero-trust defau
 where tool calls are denied unless allowed.`,
 		Fix: `Attach an Allow XAccessPolicy to the XBackend (or its Gateway) listing who may call which
 tools. If the backend is meant to be public, suppress this finding with the reason.`,
-		Run: runUnprotectedBackend,
+		DataPlanes: AppliesToAgentic,
+		Run:        runUnprotectedBackend,
 	})
 	Register(&Check{
 		Code: "AGP503", Severity: SeverityError, Category: CategoryLoss,
@@ -41,7 +42,8 @@ built-in allowance for the handshake, although the quickstart guides still descr
 		Fix: `Add a rule such as {name: handshake, authorization: {type: Inline, mcp:
 {mcpBaseProtocolMethodsOption: MATCH_BASE_PROTOCOL_METHODS}}} (with a source, to limit
 it to known callers), and include tools/list where agents must discover tools.`,
-		Run: runHandshakeBlocked,
+		DataPlanes: AppliesToAgentic,
+		Run:        runHandshakeBlocked,
 	})
 	Register(&Check{
 		Code: "AGP504", Severity: SeverityWarning, Category: CategoryLoss,
@@ -52,7 +54,8 @@ atomically. The policy is Accepted but not Enforced; what it says about authenti
 and authorization is not what the gateway does.`,
 		Fix: `Look at the policies named in the message (agpol explain shows the fold); change the
 strategy of the overriding policy to merge, or move the rules into it.`,
-		Run: runAuthPolicyEnforcement(authpolicy.Overridden),
+		DataPlanes: AppliesToKuadrant,
+		Run:        runAuthPolicyEnforcement(authpolicy.Overridden),
 	})
 	Register(&Check{
 		Code: "AGP505", Severity: SeverityWarning, Category: CategoryLoss,
@@ -63,7 +66,8 @@ policy as a whole, silently dropping its authentication or authorization there, 
 gateway-level override. The policy is only partially enforced.`,
 		Fix: `Use defaults with strategy: merge on the more specific policy so that it adds to the
 rules above it instead of replacing them, or repeat the dropped rules in it.`,
-		Run: runAuthPolicyEnforcement(authpolicy.PartiallyEnforced),
+		DataPlanes: AppliesToKuadrant,
+		Run:        runAuthPolicyEnforcement(authpolicy.PartiallyEnforced),
 	})
 	Register(&Check{
 		Code: "AGP601", Severity: SeverityWarning, Category: CategoryAmbiguity,
@@ -74,7 +78,8 @@ rule admits a tool of that name on every backend behind the Gateway — "delete"
 for one server also allows "delete" on the others, including backends added later.`,
 		Fix: `Move tool allow-lists to the XBackend level (one policy per backend), and keep
 Gateway-level rules to identities and the handshake.`,
-		Run: runGatewayToolAmbiguity,
+		DataPlanes: AppliesToAgentic,
+		Run:        runGatewayToolAmbiguity,
 	})
 }
 
@@ -301,7 +306,8 @@ policy says so. (ServiceAccounts are compared as SPIFFE IDs in the trust domain
 cluster.local, the reference deployment's.)`,
 		Fix: `Admit the caller at the Gateway level too (a rule with its source, restricted as needed),
 or remove the backend rule if the caller should not get through.`,
-		Run: runUnreachableBackendRule,
+		DataPlanes: AppliesToAgentic,
+		Run:        runUnreachableBackendRule,
 	})
 }
 
@@ -418,8 +424,9 @@ with group agentic.networking.x-k8s.io. Routing accepts any group for kind XBack
 the reference builds an ext_authz filter for a backend's ExternalAuth only from
 backendRefs with exactly that group (semantics D12): the authorizer is never called,
 and requests the policy meant to send to it pass (if the Allow policies admit them).`,
-		Fix: `Write the backendRefs to this XBackend with group: agentic.networking.x-k8s.io.`,
-		Run: runInertBackendExtAuth,
+		Fix:        `Write the backendRefs to this XBackend with group: agentic.networking.x-k8s.io.`,
+		DataPlanes: AppliesToAgentic,
+		Run:        runInertBackendExtAuth,
 	})
 }
 

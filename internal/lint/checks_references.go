@@ -20,7 +20,24 @@ A policy on an HTTPRoute, a Service, or an XBackend under the legacy group
 agentic.prototype.x-k8s.io looks attached and protects nothing (semantics D10).`,
 		Fix: `Target the Gateway (every route through it) or the XBackend (one MCP server) instead,
 with the exact groups gateway.networking.k8s.io and agentic.networking.x-k8s.io.`,
-		Run: runUnsupportedTargetKind,
+		DataPlanes: AppliesToAgentic,
+		Run:        runUnsupportedTargetKind,
+	})
+	Register(&Check{
+		Code: "AGP210", Severity: SeverityError, Category: CategoryReferences,
+		Title: "XAccessPolicy targets a Gateway another data plane serves",
+		Explanation: `The policy targets a Gateway that a data plane other than kube-agentic-networking serves
+(its GatewayClass names Istio's or Envoy Gateway's controller, or another one). Only the
+reference data plane reads XAccessPolicies: on this Gateway the policy is never
+enforced, and every request it seems to restrict passes as far as it is concerned.
+explain and simulate decide requests on such a Gateway without it (decidedBy
+other-data-plane, or Kuadrant's AuthPolicy where one applies).`,
+		Fix: `Protect this Gateway with the policy its data plane enforces (Kuadrant's AuthPolicy on
+Istio or Envoy Gateway), or move the agents' routes to a Gateway of the
+kube-agentic-networking class. If agpol took the wrong data plane, map the class with
+dataPlanes in .agpol.yaml or --data-plane CLASS=agentic.`,
+		DataPlanes: AppliesToAgentic,
+		Run:        runTargetOnOtherDataPlane,
 	})
 	Register(&Check{
 		Code: "AGP202", Severity: SeverityError, Category: CategoryReferences,
@@ -30,8 +47,9 @@ with the exact groups gateway.networking.k8s.io and agentic.networking.x-k8s.io.
 keeps gateway-level and backend-level policies apart, because they are evaluated at
 different levels of the chain. agpol reports it apart from the schema error because
 objects read from a cluster with older CRDs, or linted with --skip schema, still need it.`,
-		Fix: `Split the policy: one XAccessPolicy for the Gateway targets and one for the XBackend targets.`,
-		Run: runMixedTargetKinds,
+		Fix:        `Split the policy: one XAccessPolicy for the Gateway targets and one for the XBackend targets.`,
+		DataPlanes: AppliesToAgentic,
+		Run:        runMixedTargetKinds,
 	})
 	Register(&Check{
 		Code: "AGP203", Severity: SeverityWarning, Category: CategoryReferences,
@@ -44,7 +62,8 @@ Against files, the target may simply be defined outside the files given with -f;
 message says so.`,
 		Fix: `Correct the target's name or namespace, or create the target. If it lives in another
 repository, lint with that repository's files too, or suppress with a reason.`,
-		Run: runMissingTarget,
+		DataPlanes: AppliesToAll,
+		Run:        runMissingTarget,
 	})
 	Register(&Check{
 		Code: "AGP204", Severity: SeverityError, Category: CategoryReferences,
@@ -60,7 +79,8 @@ broken reference too; the reference controller ignores sectionName altogether (A
 so the policy applies to every listener, but the name shows the intent went wrong.`,
 		Fix: `Use one of the names listed in the message, or remove sectionName to attach the policy
 to the whole Gateway or HTTPRoute.`,
-		Run: runAuthPolicySection,
+		DataPlanes: AppliesToAll,
+		Run:        runAuthPolicySection,
 	})
 }
 
@@ -89,6 +109,35 @@ func runUnsupportedTargetKind(ctx *Context) []Finding {
 				f.Message = fmt.Sprintf("targetRef %s %s: the policy is accepted but never enforced, the controller only enforces policies on a Gateway or an XBackend",
 					groupKind(g, k), tr.Name)
 			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func runTargetOnOtherDataPlane(ctx *Context) []Finding {
+	g := graph(ctx)
+	gateways := map[[2]string]*snapshot.Gateway{}
+	for _, gw := range ctx.Snapshot.Gateways {
+		gateways[[2]string{gw.Namespace, gw.Name}] = gw
+	}
+	var out []Finding
+	for _, p := range ctx.Snapshot.XAccessPolicies {
+		for i, tr := range p.Spec.TargetRefs {
+			if string(tr.Kind) != "Gateway" || string(tr.Group) != snapshot.GatewayGroup {
+				continue
+			}
+			gw := gateways[[2]string{p.Namespace, string(tr.Name)}]
+			if gw == nil {
+				continue
+			}
+			dp := g.DataPlane(gw)
+			if dp.Agentic() {
+				continue
+			}
+			f := ctx.Blame(p.Origin, fmt.Sprintf("spec.targetRefs[%d]", i))
+			f.Message = fmt.Sprintf("Gateway %s/%s is served by the %s data plane (%s): it never enforces XAccessPolicies, so this target is not protected by the policy",
+				gw.Namespace, gw.Name, dp.DataPlane, dp.Why)
 			out = append(out, f)
 		}
 	}
@@ -300,8 +349,9 @@ caller's: a policy in the backend's namespace that names an agent's ServiceAccou
 without its namespace matches a ServiceAccount that usually does not exist, and the
 agent is denied. agpol reports this when the input comes from a cluster, or when a
 ServiceAccount of that name exists in another namespace of the input.`,
-		Fix: `Set serviceAccount.namespace to the caller's namespace.`,
-		Run: runMissingServiceAccount,
+		Fix:        `Set serviceAccount.namespace to the caller's namespace.`,
+		DataPlanes: AppliesToAgentic,
+		Run:        runMissingServiceAccount,
 	})
 }
 

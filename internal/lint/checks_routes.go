@@ -23,7 +23,8 @@ match as never matching (the rule is unreachable through it) and such a selector
 selecting nothing.`,
 		Fix: `Correct the value named in the message: RE2 syntax for RegularExpression matches
 (no look-around, no back-references), a valid label selector for allowedRoutes.`,
-		Run: runGraphProblems,
+		DataPlanes: AppliesToAll,
+		Run:        runGraphProblems,
 	})
 	Register(&Check{
 		Code: "AGP205", Severity: SeverityWarning, Category: CategoryReferences,
@@ -33,21 +34,25 @@ that is not in the input. A route without its Gateway carries no traffic; a rule
 backendRef that does not resolve answers every request with HTTP 500 (the reference
 fails the whole rule, whatever the weights). Against files, the object may simply be
 defined outside the files given with -f; the message says so.`,
-		Fix: `Correct the name or namespace of the reference, or create the object.`,
-		Run: runRouteMissing,
+		Fix:        `Correct the name or namespace of the reference, or create the object.`,
+		DataPlanes: AppliesToAll,
+		Run:        runRouteMissing,
 	})
 	Register(&Check{
 		Code: "AGP206", Severity: SeverityError, Category: CategoryReferences,
 		Title: "route backendRef the data plane cannot use",
 		Explanation: `An HTTPRoute rule refers to a Service in another namespace without a ReferenceGrant in
 that namespace allowing it (RefNotPermitted), or to a backend kind the reference does
-not support (InvalidKind: only Service and XBackend are). The reference then answers
+not support (InvalidKind). The reference then answers
 every request of the whole rule with HTTP 500, including requests that would have been
-sent to the rule's other backends. An unsupported kind is reported only for routes the
-reference data plane serves: other data planes support other kinds (Istio's Hostname).` + agenticScope,
+sent to the rule's other backends. Which kinds exist depends on the Gateway's data plane:
+the reference serves Service and XBackend, Istio Service and its Hostname, Envoy Gateway
+Service and its Backend (only the reference serves XBackends); for a data plane agpol does
+not model, another kind is assumed supported.`,
 		Fix: `Add a ReferenceGrant in the Service's namespace (from: HTTPRoute in the route's
 namespace, to: Service), move the route next to the Service, or use an XBackend.`,
-		Run: runRouteBackendInvalid,
+		DataPlanes: AppliesToAll,
+		Run:        runRouteBackendInvalid,
 	})
 	Register(&Check{
 		Code: "AGP208", Severity: SeverityWarning, Category: CategoryReferences,
@@ -61,7 +66,8 @@ namespace can expose another team's MCP server through the Gateway.`,
 		Fix: `Add a ReferenceGrant in the XBackend's namespace (from: HTTPRoute in the route's
 namespace, to: group agentic.networking.x-k8s.io, kind XBackend), or move the route
 next to the XBackend.`,
-		Run: runXBackendGrant,
+		DataPlanes: AppliesToAgentic,
+		Run:        runXBackendGrant,
 	})
 	Register(&Check{
 		Code: "AGP207", Severity: SeverityWarning, Category: CategoryReferences,
@@ -73,7 +79,8 @@ carries no traffic, and any policy written for the backends behind it protects a
 unreachable path.`,
 		Fix: `Label the route's namespace for the listener's selector (or widen allowedRoutes), align
 the route's hostnames with the listener's, or correct the parentRef's sectionName/port.`,
-		Run: runRouteNotAttached,
+		DataPlanes: AppliesToAll,
+		Run:        runRouteNotAttached,
 	})
 }
 
@@ -128,7 +135,8 @@ func routeBackends(ctx *Context) []routeBackend {
 				if (p.Backend.Problem == "" && p.Backend.Assumed == "") || p.Backend.Field == "" {
 					continue
 				}
-				key := p.Route.Namespace + "/" + p.Route.Name + "#" + p.Backend.Field
+				// A route on Gateways of two data planes can have a problem on each.
+				key := p.Route.Namespace + "/" + p.Route.Name + "#" + p.Backend.Field + "#" + p.Backend.Problem
 				if seen[key] {
 					continue
 				}
@@ -235,9 +243,6 @@ func runRouteBackendInvalid(ctx *Context) []Finding {
 		p := rb.target.Problem
 		if !strings.HasSuffix(p, "(RefNotPermitted)") && !strings.HasSuffix(p, "(InvalidKind)") {
 			continue
-		}
-		if strings.HasSuffix(p, "(InvalidKind)") && !servedByAgentic(ctx, rb.route) {
-			continue // a kind another data plane may support
 		}
 		f := ctx.Blame(rb.route.Origin, rb.target.Field)
 		f.Message = p + ": the data plane answers every request of this rule with HTTP 500"

@@ -41,7 +41,8 @@ Objects agpol could not read at all (a field of the wrong type) are reported her
 wherever they were read from.`,
 		Fix: `Correct the field named in the message. kubectl apply --dry-run=server against a cluster
 with the same CRDs reports the same error.`,
-		Run: runSchemaErrors,
+		DataPlanes: AppliesToAll,
+		Run:        runSchemaErrors,
 	})
 	Register(&Check{
 		Code: "AGP102", Severity: SeverityWarning, Category: CategorySchema,
@@ -64,7 +65,8 @@ Objects read from a cluster have no unknown fields left: the API server pruned t
 cluster's CRDs know and agpol's do not.`,
 		Fix: `Correct the spelling or move the field to where the schema expects it; remove it if it
 belongs to another API version.`,
-		Run: runUnknownFields,
+		DataPlanes: AppliesToAll,
+		Run:        runUnknownFields,
 	})
 	Register(&Check{
 		Code: "AGP103", Severity: SeverityWarning, Category: CategorySchema,
@@ -81,7 +83,8 @@ from a cluster only with --revalidate-live; the legacy group always is.`,
 		Fix: `Use a served version: agentic.networking.x-k8s.io/v1alpha1 for XAccessPolicy,
 agentic.networking.x-k8s.io/v0alpha0 for XBackend, kuadrant.io/v1 for AuthPolicy,
 gateway.networking.k8s.io/v1 for Gateway API kinds.`,
-		Run: runUnservedVersion,
+		DataPlanes: AppliesToAll,
+		Run:        runUnservedVersion,
 	})
 }
 

@@ -12,7 +12,8 @@ func ExplainText(c *Check) string {
 	fmt.Fprintf(&b, "%s: %s\n", c.Code, c.Title)
 	fmt.Fprintf(&b, "severity: %s   category: %s\n\n", c.Severity, c.Category)
 	b.WriteString(strings.TrimSpace(c.Explanation))
-	b.WriteString("\n\nFix:\n")
+	b.WriteString("\n\nApplies to " + c.DataPlaneText() + "\n")
+	b.WriteString("\nFix:\n")
 	for _, l := range strings.Split(strings.TrimSpace(c.Fix), "\n") {
 		b.WriteString("  " + l + "\n")
 	}
@@ -59,12 +60,18 @@ summary and shown with ` + "`--show-suppressed`" + `.
 
 ## Checks
 
-| code | severity | category | title |
-|---|---|---|---|
+Each check says which data planes it applies to: every one (the objects themselves),
+the kube-agentic-networking reference data plane (XAccessPolicy, and how its translator
+routes), or Kuadrant (AuthPolicy). agpol tells a Gateway's data plane by its GatewayClass's
+controllerName; ` + "`dataPlanes`" + ` in ` + "`" + DefaultConfigFile + "`" + ` (class name: agentic, istio, envoy-gateway or
+gateway-api) or ` + "`--data-plane CLASS=PLANE`" + ` maps other classes.
+
+| code | severity | category | data planes | title |
+|---|---|---|---|---|
 `)
 	checks := Checks()
 	for _, c := range checks {
-		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s | %s |\n", c.Code, strings.ToLower(c.Code), c.Severity, c.Category, c.Title)
+		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s | %s | %s |\n", c.Code, strings.ToLower(c.Code), c.Severity, c.Category, c.DataPlanes, c.Title)
 	}
 	for _, cat := range Categories {
 		first := true
@@ -78,6 +85,7 @@ summary and shown with ` + "`--show-suppressed`" + `.
 			}
 			fmt.Fprintf(&b, "\n### %s\n\n**%s** · severity %s\n\n", c.Code, c.Title, c.Severity)
 			b.WriteString(reflow(c.Explanation))
+			b.WriteString("\n\n**Applies to** " + reflow(c.DataPlaneText()))
 			b.WriteString("\n\n**Fix:** ")
 			b.WriteString(reflow(c.Fix))
 			b.WriteString("\n")

@@ -150,6 +150,7 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 		"AGP505": {"AGP505 AuthPolicy tools/fires-route spec @AGP505.yaml:26"},
 		"AGP506": {"AGP506 XAccessPolicy tools/fires spec.rules[2].source @AGP506.yaml:34"},
 		"AGP601": {"AGP601 XAccessPolicy infra/fires spec.rules[1].authorization.mcp.methods[0].params @AGP601.yaml:58"},
+		"AGP210": {"AGP210 XAccessPolicy infra/fires spec.targetRefs[0] @AGP210.yaml:21"},
 		"AGP209": {"AGP209 XAccessPolicy tools/fires spec.rules[0].source.serviceAccount @AGP209.yaml:21"},
 		"AGP409": {
 			"AGP409 XAccessPolicy infra/fires-alone spec @AGP409.yaml:6",

@@ -20,6 +20,9 @@ type Check struct {
 	Explanation string
 	// Fix says how to fix a finding.
 	Fix string
+	// DataPlanes says which data planes the check applies to: AppliesToAll,
+	// AppliesToAgentic or AppliesToKuadrant. Every check declares it.
+	DataPlanes string
 	// Run returns the check's findings. Code, Severity, Category, Title and (when empty)
 	// Fix are filled in from the check.
 	Run func(ctx *Context) []Finding
@@ -62,6 +65,8 @@ func validCheck(c *Check) error {
 		return fmt.Errorf("explanation and fix are required")
 	case c.Run == nil:
 		return fmt.Errorf("no Run function")
+	case dataPlaneText[c.DataPlanes] == "":
+		return fmt.Errorf("data planes %q: use AppliesToAll, AppliesToAgentic or AppliesToKuadrant", c.DataPlanes)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // SuppressAnnotation is the object annotation that suppresses findings on that object.
@@ -53,6 +54,10 @@ type Config struct {
 	// Path is the file the config was read from.
 	Path         string
 	Suppressions []ConfigSuppression
+	// DataPlanes maps GatewayClass names to the data plane that serves their Gateways
+	// (topology.DataPlanes), for classes whose controller agpol does not know or that the
+	// input lacks. Every command reads it, not only lint.
+	DataPlanes map[string]string
 }
 
 // ConfigSuppression is one suppression of the config file.
@@ -74,6 +79,7 @@ type ConfigSuppression struct {
 
 type configFile struct {
 	Suppressions []ConfigSuppression `yaml:"suppressions"`
+	DataPlanes   map[string]string   `yaml:"dataPlanes"`
 }
 
 // LoadConfig reads a config file. A missing file is an error (the caller decides
@@ -100,6 +106,12 @@ func ParseConfig(file string, data []byte) (*Config, error) {
 	if err := dec.Decode(&cf); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
 	}
+	for class, plane := range cf.DataPlanes {
+		if _, err := topology.ParseDataPlane(plane); err != nil {
+			return nil, fmt.Errorf("%s:%d: dataPlanes: GatewayClass %s: %v", file, dataPlaneLine(data, class), class, err)
+		}
+	}
+	cfg.DataPlanes = cf.DataPlanes
 	lines := suppressionLines(data)
 	for i, s := range cf.Suppressions {
 		if i < len(lines) {
@@ -303,4 +315,26 @@ func (s *suppressor) suppress(f *Finding) *Suppression {
 			Source: snapshot.Source{File: s.cfgPath, Line: c.line}}
 	}
 	return nil
+}
+
+// dataPlaneLine returns the line of a class's entry under the top-level dataPlanes
+// mapping (0 when not found).
+func dataPlaneLine(data []byte, class string) int {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 {
+		return 0
+	}
+	root := doc.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value != "dataPlanes" {
+			continue
+		}
+		m := root.Content[i+1]
+		for j := 0; j+1 < len(m.Content); j += 2 {
+			if m.Content[j].Value == class {
+				return m.Content[j+1].Line
+			}
+		}
+	}
+	return 0
 }

@@ -258,12 +258,16 @@ func SimulateTextResult(w io.Writer, r *explain.Result, st Styler) error {
 	return err
 }
 
-// writeAuthPolicy shows what Kuadrant's effective AuthPolicy asks of the request, beside
-// (not inside) the verdict.
+// writeAuthPolicy shows what Kuadrant's effective AuthPolicy asks of the request: beside
+// the verdict, or as the verdict where it decides (AuthPolicyInfo.Decides).
 func writeAuthPolicy(w io.Writer, ap *explain.AuthPolicyInfo, st Styler) {
 	esc := printers.EscapeTerminal
 	fmt.Fprintf(w, "  %s %s (%s)\n", st.Bold("Kuadrant AuthPolicy on"), esc(ap.Path), strings.Join(ap.Policies, ", "))
-	fmt.Fprintln(w, "    "+st.Dim("runs as well; not part of the verdict above, which is the access policies'"))
+	if ap.Decides {
+		fmt.Fprintln(w, "    "+st.Dim("the verdict above: no XAccessPolicy runs on this Gateway's data plane"))
+	} else {
+		fmt.Fprintln(w, "    "+st.Dim("runs as well; not part of the verdict above, which is the access policies'"))
+	}
 	e := ap.Evaluation
 	if e == nil {
 		return

@@ -369,6 +369,10 @@ type Snapshot struct {
 	Origins []string
 	// Positions resolves field paths to source positions, when the loader can.
 	Positions PositionResolver
+	// ClassDataPlanes maps GatewayClass names to the data plane that serves their
+	// Gateways, as the user configured it (.agpol.yaml dataPlanes, --data-plane); other
+	// classes are known by their controllerName (topology.ClassifyGateways).
+	ClassDataPlanes map[string]string
 }
 
 // DroppedField is a field of an object read from a file that the API server drops.

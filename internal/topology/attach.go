@@ -42,6 +42,8 @@ type gatewayIndex struct {
 	ports       map[int32]*portTable
 	attachments []Attachment
 	paths       []Path
+	// plane is the data plane that serves the gateway (ClassifyGateways).
+	plane GatewayDataPlane
 }
 
 type listenerInfo struct {
@@ -158,7 +160,7 @@ type routeHit struct {
 
 // buildGateway indexes gateway gw, whose "namespace/name" is key.
 func (g *Graph) buildGateway(gw *snapshot.Gateway, key string, routes []*routeInfo) *gatewayIndex {
-	gi := &gatewayIndex{gw: gw, ref: GatewayRef(gw.Namespace, gw.Name), key: key, ports: map[int32]*portTable{}}
+	gi := &gatewayIndex{gw: gw, ref: GatewayRef(gw.Namespace, gw.Name), key: key, ports: map[int32]*portTable{}, plane: g.planes[gw]}
 	gi.listeners = g.listenerInfos(gw)
 	gi.selectionTable()
 
@@ -235,14 +237,14 @@ func (g *Graph) buildGateway(gw *snapshot.Gateway, key string, routes []*routeIn
 			}
 		}
 		for _, rule := range ri.rules {
-			gi.paths = append(gi.paths, rulePaths(gw, a.Listener, ri, rule)...)
+			gi.paths = append(gi.paths, rulePaths(gw, a.Listener, ri, rule, g.backendsOn(ri, rule, gi.plane.DataPlane))...)
 		}
 	}
 	for _, pt := range gi.ports {
 		for _, vh := range pt.all() {
 			sort.SliceStable(vh.entries, func(i, j int) bool { return precedes(vh.entries[i].m, vh.entries[j].m) })
 			sort.Slice(vh.routes, func(i, j int) bool { return vh.routes[i].key < vh.routes[j].key })
-			vh.packEntries()
+			g.packEntries(vh, gi.plane.DataPlane)
 		}
 		pt.index()
 	}
@@ -276,8 +278,9 @@ func (pt *portTable) index() {
 	}
 }
 
-// packEntries copies into each entry what rejects most requests (see vhostEntry).
-func (vh *vhost) packEntries() {
+// packEntries copies into each entry what rejects most requests (see vhostEntry), and
+// what a request it takes reads, with the backends as data plane p resolves them.
+func (g *Graph) packEntries(vh *vhost, p DataPlane) {
 	paths := make([]string, len(vh.entries))
 	for i := range vh.entries {
 		if m := vh.entries[i].m; m.kind == pathRegex {
@@ -294,11 +297,12 @@ func (vh *vhost) packEntries() {
 		e.fields = len(e.m.headers) > 0 || len(e.m.query) > 0
 		e.path = paths[i]
 		m, rl := e.m, e.m.rule
+		rb := g.backendsOn(m.route, rl, p)
 		hits[i] = routeHit{route: m.route.route, routeKey: m.route.key, ruleName: rl.name, method: m.method,
-			backends: rl.backends, listeners: e.hit.listeners,
+			backends: rb.backends, listeners: e.hit.listeners,
 			ruleIndex: int32(rl.index), matchIndex: int32(m.matchIndex), redirect: rl.redirect}
-		if rl.problem != "" {
-			hits[i].problem = &rl.problem
+		if rb.problem != "" {
+			hits[i].problem = &rb.problem
 		}
 		e.hit = &hits[i]
 	}

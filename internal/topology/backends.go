@@ -14,12 +14,16 @@ const (
 	BackendXBackend    = "XBackend"
 	BackendService     = "Service"
 	BackendUnsupported = "Unsupported"
+	// BackendOther is a kind of the Gateway's data plane other than Service and XBackend
+	// (Istio's Hostname, Envoy Gateway's Backend): it reaches a backend without
+	// backend-level policies.
+	BackendOther = "Other"
 	// BackendNone marks the Path of a rule that has no backendRef with a weight above 0.
 	BackendNone = "None"
 )
 
-// resolveBackends resolves a rule's backendRefs as the reference translator does
-// (backend.go isServiceRef, fetchBackend, fetchServiceBackend; httproute.go
+// resolveBackends resolves a rule's backendRefs as data plane p does. The reference
+// translator (backend.go isServiceRef, fetchBackend, fetchServiceBackend; httproute.go
 // buildHTTPRouteAction, semantics-agentic.md §12):
 //   - kind nil/""/"Service" with group nil/""/"core" → Service in backendRef.namespace or
 //     the route's namespace; across namespaces it needs a ReferenceGrant in the Service's
@@ -29,14 +33,19 @@ const (
 //     spec.mcp.serviceName Service must exist;
 //   - any other kind → unsupported.
 //
+// Other data planes take Services the same way, never XBackends, and the kinds of their
+// own that backendKindOf lists (BackendOther); a kind of a data plane agpol does not
+// model is assumed supported, and says so.
+//
 // A missing Service or XBackend is a failure only in a complete snapshot (a whole live
 // cluster); in manifests given as files it is assumed to exist (BackendTarget.Assumed).
 //
 // The first backendRef that fails (weight 0 included) makes the whole rule answer 500,
 // as does a rule with no backendRef of weight above 0. Weight defaults to 1.
-func (g *Graph) resolveBackends(ri *routeInfo, rl *ruleInfo, refs []gwapiv1.HTTPBackendRef) {
+func (g *Graph) resolveBackends(ri *routeInfo, rl *ruleInfo, p DataPlane) ruleBackends {
+	var out ruleBackends
 	routeNS := ri.route.Namespace
-	for i, br := range refs {
+	for i, br := range rl.refs {
 		b := br.BackendRef
 		t := BackendTarget{Weight: 1, Field: fmt.Sprintf("spec.rules[%d].backendRefs[%d]", rl.index, i)}
 		if b.Weight != nil {
@@ -55,6 +64,7 @@ func (g *Graph) resolveBackends(ri *routeInfo, rl *ruleInfo, refs []gwapiv1.HTTP
 			ns = string(*b.Namespace)
 		}
 		name := string(b.Name)
+		xbackend := kind == "" || kind == agentic.KindXBackend
 		switch {
 		case (kind == "" || kind == "Service") && (group == "" || group == "core"):
 			t.Kind, t.Ref = BackendService, ServiceRef(ns, name)
@@ -67,7 +77,7 @@ func (g *Graph) resolveBackends(ri *routeInfo, rl *ruleInfo, refs []gwapiv1.HTTP
 			case t.Service == nil:
 				t.Problem = fmt.Sprintf("Service %s/%s not found (BackendNotFound)", ns, name)
 			}
-		case kind == "" || kind == agentic.KindXBackend:
+		case xbackend && p == DataPlaneAgentic:
 			t.Kind, t.Ref = BackendXBackend, XBackendRef(ns, name)
 			t.XBackend = g.xbackends[nsName{ns, name}]
 			switch {
@@ -85,21 +95,63 @@ func (g *Graph) resolveBackends(ri *routeInfo, rl *ruleInfo, refs []gwapiv1.HTTP
 			}
 		default:
 			t.Kind = BackendUnsupported
+			if kind == "" {
+				kind = agentic.KindXBackend
+			}
 			t.Ref = Ref{Group: NormalizeGroup(group), Kind: kind, Namespace: ns, Name: name}
-			t.Problem = fmt.Sprintf("unsupported backend kind %s (InvalidKind)", kind)
+			supported, known := backendKindOf(p, group, kind)
+			switch {
+			case supported:
+				t.Kind = BackendOther
+			case !known && !xbackend:
+				t.Kind = BackendOther
+				t.Assumed = fmt.Sprintf("backend kind %s is not one agpol knows of the data plane (%s); assumed supported", kindName(group, kind), p)
+			case xbackend:
+				t.Problem = fmt.Sprintf("unsupported backend kind XBackend on a Gateway of the %s data plane: only kube-agentic-networking serves XBackends (InvalidKind)", p)
+			default:
+				t.Problem = fmt.Sprintf("unsupported backend kind %s (InvalidKind)", kind)
+			}
 		}
-		t.Name = t.Kind + " " + t.Ref.Namespace + "/" + t.Ref.Name
-		if t.Problem != "" && rl.problem == "" {
-			rl.problem = fmt.Sprintf("route rule answers 500: backendRefs[%d]: %s", i, t.Problem)
+		if t.Kind == BackendOther {
+			t.Name = t.Ref.Kind + " " + t.Ref.Namespace + "/" + t.Ref.Name
+		} else {
+			t.Name = t.Kind + " " + t.Ref.Namespace + "/" + t.Ref.Name
 		}
-		rl.all = append(rl.all, t)
+		if t.Problem != "" && out.problem == "" {
+			out.problem = fmt.Sprintf("route rule answers 500: backendRefs[%d]: %s", i, t.Problem)
+		}
 		if t.Weight != 0 {
-			rl.backends = append(rl.backends, t)
+			out.backends = append(out.backends, t)
 		}
 	}
-	if rl.problem == "" && len(rl.backends) == 0 {
-		rl.problem = "route rule answers 500: no backendRef with a weight above 0"
+	if out.problem == "" && len(out.backends) == 0 {
+		out.problem = "route rule answers 500: no backendRef with a weight above 0"
 	}
+	return out
+}
+
+// kindName is "Kind" for a core kind and "Kind.group" otherwise.
+func kindName(group, kind string) string {
+	if group == "" || group == "core" {
+		return kind
+	}
+	return kind + "." + group
+}
+
+// backendsOn returns a rule's backends as data plane p resolves them.
+func (g *Graph) backendsOn(ri *routeInfo, rl *ruleInfo, p DataPlane) *ruleBackends {
+	if p == DataPlaneAgentic || rl.redirect {
+		return &rl.agentic
+	}
+	if b, ok := rl.other[p]; ok {
+		return b
+	}
+	if rl.other == nil {
+		rl.other = map[DataPlane]*ruleBackends{}
+	}
+	b := g.resolveBackends(ri, rl, p)
+	rl.other[p] = &b
+	return &b
 }
 
 // referenceGranted reports whether a ReferenceGrant in toNS lets HTTPRoutes in fromNS
@@ -130,18 +182,18 @@ func (g *Graph) referenceGranted(fromNS, toNS, name string) bool {
 }
 
 // rulePaths returns the paths of one rule under one listener.
-func rulePaths(gw *snapshot.Gateway, listener string, ri *routeInfo, rl *ruleInfo) []Path {
+func rulePaths(gw *snapshot.Gateway, listener string, ri *routeInfo, rl *ruleInfo, rb *ruleBackends) []Path {
 	if rl.redirect {
 		return nil
 	}
-	base := Path{Gateway: gw, Listener: listener, Route: ri.route, RuleIndex: rl.index, RuleName: rl.name, RuleProblem: rl.problem}
-	if len(rl.backends) == 0 {
+	base := Path{Gateway: gw, Listener: listener, Route: ri.route, RuleIndex: rl.index, RuleName: rl.name, RuleProblem: rb.problem}
+	if len(rb.backends) == 0 {
 		p := base
-		p.Backend = BackendTarget{Kind: BackendNone, Problem: rl.problem, Field: fmt.Sprintf("spec.rules[%d].backendRefs", rl.index)}
+		p.Backend = BackendTarget{Kind: BackendNone, Problem: rb.problem, Field: fmt.Sprintf("spec.rules[%d].backendRefs", rl.index)}
 		return []Path{p}
 	}
-	out := make([]Path, len(rl.backends))
-	for i, b := range rl.backends {
+	out := make([]Path, len(rb.backends))
+	for i, b := range rb.backends {
 		out[i] = base
 		out[i].Backend = b
 	}

@@ -23,6 +23,7 @@ type Graph struct {
 
 	gateways  map[nsName]*gatewayIndex
 	gwOrder   []*gatewayIndex // ns/name order
+	planes    map[*snapshot.Gateway]GatewayDataPlane
 	routes    map[nsName]*snapshot.HTTPRoute
 	xbackends map[nsName]*snapshot.XBackend
 	services  map[nsName]*snapshot.Service
@@ -327,6 +328,7 @@ func BuildGraph(s *snapshot.Snapshot) *Graph {
 	if s == nil {
 		return g
 	}
+	g.planes = ClassifyGateways(s)
 	for _, o := range s.HTTPRoutes {
 		g.routes[nsName{o.Namespace, o.Name}] = o
 	}

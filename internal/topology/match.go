@@ -45,10 +45,18 @@ type routeInfo struct {
 type ruleInfo struct {
 	index    int
 	name     string
-	all      []BackendTarget // every backendRef, in order (weight 0 included)
+	redirect bool
+	refs     []gwapiv1.HTTPBackendRef
+	// agentic is the rule's backends as the reference data plane resolves them; other
+	// holds them as other data planes do, resolved when a Gateway of one needs them.
+	agentic ruleBackends
+	other   map[DataPlane]*ruleBackends
+}
+
+// ruleBackends is a rule's backends as one data plane resolves them.
+type ruleBackends struct {
 	backends []BackendTarget // weight > 0, in order
 	problem  string          // why the whole rule answers 500, or ""
-	redirect bool
 }
 
 type valueMatcher struct {
@@ -146,7 +154,8 @@ func (g *Graph) compileRoute(r *snapshot.HTTPRoute) *routeInfo {
 			}
 		}
 		if !rl.redirect {
-			g.resolveBackends(ri, rl, rule.BackendRefs)
+			rl.refs = rule.BackendRefs
+			rl.agentic = g.resolveBackends(ri, rl, DataPlaneAgentic)
 		}
 		ri.rules = append(ri.rules, rl)
 		if len(rule.Matches) == 0 {

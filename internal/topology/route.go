@@ -95,11 +95,14 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 			continue
 		}
 		h := e.hit
-		res.Route, res.RouteKey = h.route, h.routeKey
-		res.RuleIndex, res.RuleName, res.MatchIndex = int(h.ruleIndex), h.ruleName, int(h.matchIndex)
 		if m := h.method; m != "" && !strings.EqualFold(m, req.Method) {
+			if !gi.plane.Agentic() {
+				continue // other data planes check the method, as Gateway API says
+			}
 			res.IgnoredMethod = m
 		}
+		res.Route, res.RouteKey = h.route, h.routeKey
+		res.RuleIndex, res.RuleName, res.MatchIndex = int(h.ruleIndex), h.ruleName, int(h.matchIndex)
 		res.Backends, res.Redirect = h.backends, h.redirect
 		if h.problem != nil {
 			res.RuleProblem = *h.problem

@@ -1,0 +1,103 @@
+package topology
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestClassifyGateways(t *testing.T) {
+	s := loadPartial(t, "dataplanes.yaml")
+	cases := []struct {
+		gateway string
+		config  map[string]string
+		want    DataPlane
+		assumed bool
+		why     string
+	}{
+		{gateway: "agentic", want: DataPlaneAgentic, why: "controller sigs.k8s.io/kube-agentic-networking-controller"},
+		{gateway: "istio", want: DataPlaneIstio, why: "controller istio.io/gateway-controller"},
+		{gateway: "eg", want: DataPlaneEnvoyGateway, why: "gatewayclass-controller"},
+		{gateway: "acme", want: DataPlaneGatewayAPI, why: "does not model"},
+		{gateway: "unclassed", want: DataPlaneGatewayAPI, assumed: true, why: "not in the input"},
+		{gateway: "hinted", want: DataPlaneAgentic, assumed: true, why: "HTTPRoute app/hint sends traffic to an XBackend"},
+		{gateway: "acme", config: map[string]string{"acme": "agentic"}, want: DataPlaneAgentic, why: "mapped to agentic by the configuration"},
+		{gateway: "unclassed", config: map[string]string{"missing": "istio"}, want: DataPlaneIstio, why: "mapped"},
+	}
+	for _, tt := range cases {
+		t.Run(tt.gateway, func(t *testing.T) {
+			s.ClassDataPlanes = tt.config
+			defer func() { s.ClassDataPlanes = nil }()
+			planes := ClassifyGateways(s)
+			for gw, got := range planes {
+				if gw.Name != tt.gateway {
+					continue
+				}
+				if got.DataPlane != tt.want || got.Assumed != tt.assumed || !strings.Contains(got.Why, tt.why) {
+					t.Errorf("got %+v, want %s (assumed %v) because %q", got, tt.want, tt.assumed, tt.why)
+				}
+				return
+			}
+			t.Fatalf("gateway %s not classified", tt.gateway)
+		})
+	}
+}
+
+// TestRoutingOnOtherDataPlanes routes one request shape on Gateways of each data plane.
+func TestRoutingOnOtherDataPlanes(t *testing.T) {
+	g := BuildGraph(loadPartial(t, "dataplanes.yaml"))
+	type want struct {
+		rule, kind, problem, assumed string
+		ignored                      string
+	}
+	cases := []struct {
+		gateway, method, path string
+		want                  want
+	}{
+		// A method match: the reference data plane passes over it, the others check it.
+		{"agentic", "POST", "/m", want{rule: "get-only", kind: BackendService, ignored: "GET"}},
+		{"istio", "POST", "/m", want{rule: "fallback", kind: BackendService}},
+		{"istio", "GET", "/m", want{rule: "get-only", kind: BackendService}},
+		{"acme", "POST", "/m", want{rule: "fallback", kind: BackendService}},
+		// Istio's Hostname kind: unsupported on the reference data plane only.
+		{"agentic", "GET", "/hostname", want{rule: "hostname", kind: BackendUnsupported, problem: "unsupported backend kind Hostname (InvalidKind)"}},
+		{"istio", "GET", "/hostname", want{rule: "hostname", kind: BackendOther}},
+		{"eg", "GET", "/hostname", want{rule: "hostname", kind: BackendUnsupported, problem: "unsupported backend kind Hostname (InvalidKind)"}},
+		{"eg", "GET", "/eg", want{rule: "eg-backend", kind: BackendOther}},
+		{"acme", "GET", "/hostname", want{rule: "hostname", kind: BackendOther, assumed: "not one agpol knows of the data plane (gateway-api); assumed supported"}},
+		// XBackends exist only on the reference data plane.
+		{"agentic", "GET", "/x", want{rule: "xbackend", kind: BackendXBackend, assumed: "XBackend app/mcp is not in the input"}},
+		{"istio", "GET", "/x", want{rule: "xbackend", kind: BackendUnsupported, problem: "only kube-agentic-networking serves XBackends"}},
+	}
+	for _, tt := range cases {
+		t.Run(tt.gateway+" "+tt.method+" "+tt.path, func(t *testing.T) {
+			res, err := g.Route(RouteRequest{Gateway: GatewayRef("infra", tt.gateway), Method: tt.method, Path: tt.path, Host: "h.example.com"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Route == nil {
+				t.Fatalf("no route: %s", res.Reason)
+			}
+			if res.RuleName != tt.want.rule || res.IgnoredMethod != tt.want.ignored {
+				t.Fatalf("rule %q ignored method %q, want %q %q", res.RuleName, res.IgnoredMethod, tt.want.rule, tt.want.ignored)
+			}
+			if len(res.Backends) != 1 {
+				t.Fatalf("backends = %+v", res.Backends)
+			}
+			b := res.Backends[0]
+			if b.Kind != tt.want.kind || !contains(b.Problem, tt.want.problem) || !contains(b.Assumed, tt.want.assumed) {
+				t.Errorf("backend %+v, want kind %s problem %q assumed %q", b, tt.want.kind, tt.want.problem, tt.want.assumed)
+			}
+			if (tt.want.problem == "") != (res.RuleProblem == "") {
+				t.Errorf("rule problem %q, want one: %v", res.RuleProblem, tt.want.problem != "")
+			}
+		})
+	}
+}
+
+// contains is strings.Contains, where an empty want asks for an empty got.
+func contains(got, want string) bool {
+	if want == "" {
+		return got == ""
+	}
+	return strings.Contains(got, want)
+}
