@@ -14,10 +14,6 @@ import (
 	"github.com/agpol/agpol/internal/whatif"
 )
 
-func init() {
-	commands = append(commands, (*app).newCanICmd)
-}
-
 // whatifFlags are the flags the what-if commands share.
 type whatifFlags struct {
 	decideFlags

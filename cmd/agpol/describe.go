@@ -15,11 +15,6 @@ import (
 	"github.com/agpol/agpol/internal/topology"
 )
 
-func init() {
-	commands = append(commands, (*app).newDescribeCmd)
-	getHooks = append(getHooks, admissionGetHook)
-}
-
 // admissionGetHook fills the ACCEPTED column and the admission object of agpol get
 // xaccesspolicies with the admission agpol computes (§7), and the recorded status.
 func admissionGetHook(s *snapshot.Snapshot, c *render.Computed) {
@@ -87,10 +82,7 @@ NAME is NAME (in -n NAMESPACE, default "default") or NAMESPACE/NAME.`,
 			if err != nil {
 				return usagef("%v", err)
 			}
-			ns := "default"
-			if a.config.Namespace != nil && *a.config.Namespace != "" {
-				ns = *a.config.Namespace
-			}
+			ns := a.defaultNamespace()
 			name := args[1]
 			if n, nm, ok := strings.Cut(name, "/"); ok {
 				ns, name = n, nm

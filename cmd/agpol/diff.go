@@ -8,10 +8,6 @@ import (
 	"github.com/agpol/agpol/internal/whatif"
 )
 
-func init() {
-	commands = append(commands, (*app).newDiffCmd)
-}
-
 type diffOptions struct {
 	whatifFlags
 	before, after string

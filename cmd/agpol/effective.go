@@ -11,11 +11,6 @@ import (
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
-func init() {
-	commands = append(commands, (*app).newEffectiveCmd)
-	getHooks = append(getHooks, authPolicyGetHook)
-}
-
 // authPolicyGetHook fills the ENFORCED column of agpol get authpolicies with the
 // enforcement computed over every path of the input.
 func authPolicyGetHook(s *snapshot.Snapshot, c *render.Computed) {
@@ -136,14 +131,6 @@ func (a *app) runEffectiveAuthPolicy(o *effectiveAuthPolicyOptions, s *snapshot.
 		return render.Report(w, o.output, render.NewAuthPolicyReport(paths, res), render.CompletenessOf(s))
 	}
 	return render.AuthPolicyText(w, paths, res)
-}
-
-// defaultNamespace is -n, else "default".
-func (a *app) defaultNamespace() string {
-	if a.config != nil && a.config.Namespace != nil && *a.config.Namespace != "" {
-		return *a.config.Namespace
-	}
-	return "default"
 }
 
 var authPolicyTargetKinds = map[string]string{

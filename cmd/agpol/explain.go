@@ -13,10 +13,6 @@ import (
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
-func init() {
-	commands = append(commands, (*app).newExplainCmd)
-}
-
 // decideFlags are the flags explain and simulate share.
 type decideFlags struct {
 	load        loadFlags
@@ -119,7 +115,7 @@ Without MCP metadata (--mcp-method none, or an HTTP method other than POST and n
 			if err != nil {
 				return err
 			}
-			req, err := o.request(cmd)
+			req, err := o.request(cmd, a.defaultNamespace())
 			if err != nil {
 				return err
 			}
@@ -177,8 +173,8 @@ Without MCP metadata (--mcp-method none, or an HTTP method other than POST and n
 	return cmd
 }
 
-func (o *explainOptions) request(cmd *cobra.Command) (*explain.Request, error) {
-	ns := "default"
+// request builds the request of the flags; NS/NAME flags without a namespace take ns.
+func (o *explainOptions) request(cmd *cobra.Command, ns string) (*explain.Request, error) {
 	r := &explain.Request{Name: "explain"}
 	var err error
 	if r.From, err = explain.ParseIdentity(o.from); err != nil {

@@ -23,13 +23,20 @@ var getKinds = map[string]string{
 	"authpolicies": "authpolicies", "authpolicy": "authpolicies",
 }
 
-// getFormats are extra -o formats of agpol get, registered with func init by the file
-// that implements them (e.g. dot and mermaid graphs in graph.go).
-var getFormats = map[string]func(a *app, s *snapshot.Snapshot, kinds []string, name string) error{}
+// getFormats are the -o formats of agpol get beyond the object printers: the topology
+// drawn as a graph (graph.go).
+var getFormats = map[string]func(a *app, s *snapshot.Snapshot, kinds []string, name string) error{
+	render.GraphDOT: func(a *app, s *snapshot.Snapshot, kinds []string, name string) error {
+		return a.runGraph(s, kinds, name, render.GraphDOT)
+	},
+	render.GraphMermaid: func(a *app, s *snapshot.Snapshot, kinds []string, name string) error {
+		return a.runGraph(s, kinds, name, render.GraphMermaid)
+	},
+}
 
-// getHooks let the stages that compute admission and enforcement fill the columns of
-// agpol get (registered with func init next to the command that owns the computation).
-var getHooks []func(*snapshot.Snapshot, *render.Computed)
+// getHooks fill the computed columns of agpol get: the admission of XAccessPolicies
+// (describe.go) and the enforcement of AuthPolicies (effective.go).
+var getHooks = []func(*snapshot.Snapshot, *render.Computed){admissionGetHook, authPolicyGetHook}
 
 type getOptions struct {
 	load      loadFlags
@@ -121,10 +128,7 @@ Several types can be given comma-separated.`,
 
 func (a *app) runGet(o *getOptions, s *snapshot.Snapshot, kinds []string, name string) error {
 	targets := topology.IndexTargets(s)
-	ns := ""
-	if !o.load.allNamespaces && a.config.Namespace != nil && *a.config.Namespace != "" {
-		ns = *a.config.Namespace
-	}
+	ns := a.namespaceFilter(o.load.allNamespaces)
 	var items []render.Item
 	var tables []*render.Table
 	computed := render.Computed{}

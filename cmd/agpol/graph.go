@@ -8,24 +8,11 @@ import (
 	"github.com/agpol/agpol/internal/topology"
 )
 
-// agpol get gateway [NAME] -o dot|mermaid draws the topology.
-func init() {
-	getFormats[render.GraphDOT] = func(a *app, s *snapshot.Snapshot, kinds []string, name string) error {
-		return a.runGraph(s, kinds, name, render.GraphDOT)
-	}
-	getFormats[render.GraphMermaid] = func(a *app, s *snapshot.Snapshot, kinds []string, name string) error {
-		return a.runGraph(s, kinds, name, render.GraphMermaid)
-	}
-}
-
 func (a *app) runGraph(s *snapshot.Snapshot, kinds []string, name, format string) error {
 	if len(kinds) != 1 || kinds[0] != "gateways" {
 		return usagef("-o %s draws gateways: use agpol get gateway [NAME] -o %s", format, format)
 	}
-	ns := ""
-	if a.config.Namespace != nil && *a.config.Namespace != "" {
-		ns = *a.config.Namespace
-	}
+	ns := a.namespaceFilter(false)
 	g := topology.BuildGraph(s)
 	var gws []*snapshot.Gateway
 	for _, gw := range g.Gateways() {

@@ -18,8 +18,6 @@ import (
 	"github.com/agpol/agpol/internal/version"
 )
 
-func init() { commands = append(commands, (*app).newLintCmd) }
-
 type lintOptions struct {
 	load           loadFlags
 	output         string

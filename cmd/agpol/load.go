@@ -94,11 +94,7 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 		if err != nil {
 			return nil, err
 		}
-		ns := "default"
-		if a.config.Namespace != nil && *a.config.Namespace != "" {
-			ns = *a.config.Namespace
-		}
-		cluster.DefaultNamespace(fileObjs, ns)
+		cluster.DefaultNamespace(fileObjs, a.defaultNamespace())
 		positions = pos
 		objs = cluster.Overlay(objs, fileObjs)
 		origins = append(origins, "files")

@@ -6,10 +6,6 @@ import (
 	"github.com/agpol/agpol/internal/render"
 )
 
-func init() {
-	commands = append(commands, (*app).newMatrixCmd)
-}
-
 type matrixOptions struct {
 	whatifFlags
 	ungroup bool

@@ -47,10 +47,6 @@ type resultError struct{ code int }
 
 func (e *resultError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
-// commands are registered by the files that define them (func init), so that each
-// command lives in its own file and adding one touches nothing else.
-var commands []func(*app) *cobra.Command
-
 // app holds what every command shares.
 type app struct {
 	streams genericiooptions.IOStreams
@@ -148,11 +144,17 @@ agpol only reads. It never writes to a cluster.
 
 	root.AddCommand(
 		a.newGetCmd(),
+		a.newDescribeCmd(),
+		a.newEffectiveCmd(),
+		a.newExplainCmd(),
+		a.newSimulateCmd(),
+		a.newCanICmd(),
+		a.newWhoCanCmd(),
+		a.newMatrixCmd(),
+		a.newDiffCmd(),
+		a.newLintCmd(),
 		a.newVersionCmd(),
 	)
-	for _, newCmd := range commands {
-		root.AddCommand(newCmd(a))
-	}
 	// cobra adds `completion` lazily; make an unknown shell a usage error (exit 2), not help.
 	root.InitDefaultCompletionCmd()
 	if c, _, err := root.Find([]string{"completion"}); err == nil && c.Name() == "completion" {
@@ -177,4 +179,22 @@ func dataPlaneNames() string {
 		names[i] = string(p)
 	}
 	return strings.Join(names, ", ")
+}
+
+// defaultNamespace is the namespace of a name given without one, and of objects read
+// from files without one: -n, else "default". It is the one place commands read -n for
+// that (live reads take the kubeconfig context's namespace, as kubectl does).
+func (a *app) defaultNamespace() string {
+	if a.config != nil && a.config.Namespace != nil && *a.config.Namespace != "" {
+		return *a.config.Namespace
+	}
+	return "default"
+}
+
+// namespaceFilter is -n for listing commands: "" (every namespace) without -n or with -A.
+func (a *app) namespaceFilter(allNamespaces bool) string {
+	if allNamespaces || a.config == nil || a.config.Namespace == nil {
+		return ""
+	}
+	return *a.config.Namespace
 }

@@ -12,10 +12,6 @@ import (
 	"github.com/agpol/agpol/internal/render"
 )
 
-func init() {
-	commands = append(commands, (*app).newSimulateCmd)
-}
-
 type simulateOptions struct {
 	decideFlags
 	requests string
@@ -68,10 +64,7 @@ and any failure exits 1.
 			if err != nil {
 				return err
 			}
-			ns := "default"
-			if a.config.Namespace != nil && *a.config.Namespace != "" {
-				ns = *a.config.Namespace
-			}
+			ns := a.defaultNamespace()
 			rf, err := explain.ParseRequestFile(o.requests, data, ns)
 			if err != nil {
 				return err

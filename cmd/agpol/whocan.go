@@ -7,10 +7,6 @@ import (
 	"github.com/agpol/agpol/internal/whatif"
 )
 
-func init() {
-	commands = append(commands, (*app).newWhoCanCmd)
-}
-
 type whoCanOptions struct {
 	whatifFlags
 	tool   string
