@@ -22,8 +22,8 @@ type whatifFlags struct {
 	gateway, listener, backend string
 }
 
-func (w *whatifFlags) addWhatif(cmd *cobra.Command, formats string) {
-	w.add(cmd, formats)
+func (w *whatifFlags) addWhatif(cmd *cobra.Command, formats ...string) {
+	w.add(cmd, formats...)
 	f := cmd.Flags()
 	f.StringVar(&w.tools, "tools", "", "tools inventory (JSON): a saved MCP tools/list response per backend, see docs/tools-inventory.md")
 	f.StringVar(&w.extauth, "extauth", "", "external authorizer answer: allow, deny, or gateway=allow,backend=deny (default: unknown, cells are indeterminate)")
@@ -99,8 +99,8 @@ func (a *app) engine(ctx context.Context, w *whatifFlags, l *loadFlags, sems []e
 }
 
 // prepare checks the flags and reads the inventory.
-func (w *whatifFlags) prepare(formats ...string) ([]effective.Semantics, *whatif.Inventory, error) {
-	sems, err := w.check(formats...)
+func (w *whatifFlags) prepare() ([]effective.Semantics, *whatif.Inventory, error) {
+	sems, err := w.check()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -153,8 +153,7 @@ the identity, allowed or not, with the deciding rule.
   agpol can-i --from sa:agents/support --tool refund --gateway infra/edge --backend pay/ledger -f testdata/examples`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			formats := []string{"text", "json", "yaml"}
-			sems, inv, err := o.prepare(formats...)
+			sems, inv, err := o.prepare()
 			if err != nil {
 				return err
 			}
@@ -220,7 +219,7 @@ the identity, allowed or not, with the deciding rule.
 			return nil
 		},
 	}
-	o.addWhatif(cmd, "text, json or yaml")
+	o.addWhatif(cmd, "text", "json", "yaml")
 	f := cmd.Flags()
 	f.StringVar(&o.from, "from", "", "caller: sa:NAMESPACE/NAME, spiffe://..., or anonymous")
 	f.BoolVar(&o.list, "list", false, "list every operation of every path for the identity")

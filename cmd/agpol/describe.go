@@ -73,11 +73,6 @@ NAME is NAME (in -n NAMESPACE, default "default") or NAMESPACE/NAME.`,
 			default:
 				return usagef("cannot describe %q: use gateway, httproute or xbackend", args[0])
 			}
-			switch render.ColorMode(o.color) {
-			case render.ColorAuto, render.ColorAlways, render.ColorNever:
-			default:
-				return usagef("invalid --color %q: use auto, always or never", o.color)
-			}
 			sem, err := effective.Preset(o.semantics)
 			if err != nil {
 				return usagef("%v", err)
@@ -101,9 +96,9 @@ NAME is NAME (in -n NAMESPACE, default "default") or NAMESPACE/NAME.`,
 		},
 	}
 	o.load.addFlags(cmd)
-	cmd.Flags().StringVar(&o.semantics, "semantics", effective.PresetReference, "semantics preset: "+strings.Join(effective.PresetNames(), ", "))
+	addEnumFlag(cmd, &o.semantics, "semantics", "", effective.PresetReference, "semantics preset", "semantics preset", effective.PresetNames())
 	cmd.Flags().StringVar(&o.trustDomain, "trust-domain", "cluster.local", "SPIFFE trust domain of ServiceAccount identities")
-	cmd.Flags().StringVar(&o.color, "color", "auto", "colour: auto, always or never")
+	addColorFlag(cmd, &o.color)
 	return cmd
 }
 

@@ -55,7 +55,7 @@ your access before it ships.
   agpol diff --semantics reference --semantics pr-293 -f testdata/examples`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sems, inv, err := o.prepare("text", "json", "yaml", "markdown")
+			sems, inv, err := o.prepare()
 			if err != nil {
 				return err
 			}
@@ -135,7 +135,7 @@ your access before it ships.
 			return nil
 		},
 	}
-	o.addWhatif(cmd, "text, markdown, json or yaml")
+	o.addWhatif(cmd, "text", "markdown", "json", "yaml")
 	f := cmd.Flags()
 	f.StringVar(&o.before, "before", "", "the input before the change: a file, a directory, or live")
 	f.StringVar(&o.after, "after", "", "the input after the change: a file, a directory, or live")

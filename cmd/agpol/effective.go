@@ -80,11 +80,6 @@ NotInPath, TargetNotFound, Invalid) is computed over every path of the input.`,
   agpol effective authpolicy --target gateway/infra/edge -f testdata/examples`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			switch o.output {
-			case "", "text", "json", "yaml":
-			default:
-				return usagef("unknown output format %q: use text, json or yaml", o.output)
-			}
 			if o.target == "" {
 				return usagef("--target is required (KIND/NS/NAME[#SECTION], KIND gateway or httproute)")
 			}
@@ -101,7 +96,7 @@ NotInPath, TargetNotFound, Invalid) is computed over every path of the input.`,
 	f.StringVar(&o.target, "target", "", "KIND/NS/NAME[#SECTION] with KIND gateway or httproute (SECTION: listener or rule name)")
 	f.StringVar(&o.gateway, "gateway", "", "only paths through this Gateway (NS/NAME) (httproute targets)")
 	f.StringVar(&o.listener, "listener", "", "only paths through this listener (httproute targets)")
-	f.StringVarP(&o.output, "output", "o", "text", "output format: text, json or yaml")
+	addOutputFlag(cmd, &o.output, "text", "json", "yaml")
 	return cmd
 }
 

@@ -22,15 +22,17 @@ type decideFlags struct {
 	color       string
 }
 
-func (d *decideFlags) add(cmd *cobra.Command, formats string) {
+// add adds the shared flags; formats are the -o values, the first the default.
+func (d *decideFlags) add(cmd *cobra.Command, formats ...string) {
 	d.load.addFlags(cmd)
 	f := cmd.Flags()
 	d.semantics = effective.PresetReference
 	f.Var(&presetList{value: &d.semantics}, "semantics",
 		"semantics preset(s), comma-separated or repeated, or all: "+strings.Join(effective.PresetNames(), ", "))
+	_ = cmd.RegisterFlagCompletionFunc("semantics", cobra.FixedCompletions(append(effective.PresetNames(), "all"), cobra.ShellCompDirectiveNoFileComp))
 	f.StringVar(&d.trustDomain, "trust-domain", "cluster.local", "SPIFFE trust domain of ServiceAccount identities")
-	f.StringVarP(&d.output, "output", "o", "text", "output format: "+formats)
-	f.StringVar(&d.color, "color", "auto", "colour: auto, always or never")
+	addOutputFlag(cmd, &d.output, formats...)
+	addColorFlag(cmd, &d.color)
 }
 
 // presetList is the --semantics flag: comma-separated presets, and a repeated flag adds
@@ -43,6 +45,9 @@ type presetList struct {
 func (p *presetList) String() string { return *p.value }
 func (p *presetList) Type() string   { return "string" }
 func (p *presetList) Set(v string) error {
+	if _, err := effective.ParsePresets(v); err != nil {
+		return err
+	}
 	if p.set {
 		*p.value += "," + v
 	} else {
@@ -51,21 +56,8 @@ func (p *presetList) Set(v string) error {
 	return nil
 }
 
-func (d *decideFlags) check(formats ...string) ([]effective.Semantics, error) {
-	ok := false
-	for _, f := range formats {
-		if d.output == f {
-			ok = true
-		}
-	}
-	if !ok {
-		return nil, usagef("unknown output format %q: use %s", d.output, strings.Join(formats, ", "))
-	}
-	switch render.ColorMode(d.color) {
-	case render.ColorAuto, render.ColorAlways, render.ColorNever:
-	default:
-		return nil, usagef("invalid --color %q: use auto, always or never", d.color)
-	}
+// semantics returns the presets of --semantics (checked when the flag was parsed).
+func (d *decideFlags) check() ([]effective.Semantics, error) {
 	sems, err := effective.ParsePresets(d.semantics)
 	if err != nil {
 		return nil, usagef("%v", err)
@@ -111,7 +103,7 @@ Without MCP metadata (--mcp-method none, or an HTTP method other than POST and n
     --backend pay/ledger --tool refund --semantics all -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sems, err := o.check("text", "json", "yaml")
+			sems, err := o.check()
 			if err != nil {
 				return err
 			}
@@ -152,7 +144,7 @@ Without MCP metadata (--mcp-method none, or an HTTP method other than POST and n
 			return verdictExit(results)
 		},
 	}
-	o.add(cmd, "text, json or yaml")
+	o.add(cmd, "text", "json", "yaml")
 	f := cmd.Flags()
 	f.StringVar(&o.from, "from", "anonymous", "caller: sa:NAMESPACE/NAME, spiffe://..., or anonymous")
 	f.StringVar(&o.gateway, "gateway", "", "gateway NAMESPACE/NAME (inferred when only one fits)")

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"slices"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -79,9 +77,6 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 			if o.list {
 				return a.listChecks()
 			}
-			if !slices.Contains(output.Formats, o.output) {
-				return usagef("unknown output format %q: use %s", o.output, strings.Join(output.Formats, ", "))
-			}
 			threshold, err := lint.ParseThreshold(o.failOn)
 			if err != nil {
 				return usagef("%v", err)
@@ -143,8 +138,8 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 	o.load.addFlags(cmd)
 	o.load.addAllowPartial(cmd)
 	f := cmd.Flags()
-	f.StringVarP(&o.output, "output", "o", "text", "output format: "+strings.Join(output.Formats, ", "))
-	f.StringVar(&o.failOn, "fail-on", "error", "exit 1 when an unsuppressed finding is at least this severe: error, warning, info or none")
+	addOutputFlag(cmd, &o.output, output.Formats...)
+	addEnumFlag(cmd, &o.failOn, "fail-on", "", "error", "--fail-on threshold", "exit 1 when an unsuppressed finding is at least this severe", []string{"error", "warning", "info", "none"})
 	f.StringSliceVar(&o.only, "only", nil, "run only these checks: codes or categories, comma-separated or repeated")
 	f.StringSliceVar(&o.skip, "skip", nil, "skip these checks: codes or categories, comma-separated or repeated")
 	f.StringVar(&o.config, "config", lint.DefaultConfigFile, "lint config file with suppressions (read when present unless given explicitly)")
@@ -152,8 +147,6 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 	f.StringVar(&o.explain, "explain", "", "print the explanation and fix of a check code, and exit")
 	f.BoolVar(&o.list, "list", false, "list every check, and exit")
 	f.BoolVar(&o.revalidateLive, "revalidate-live", false, "validate objects read from the cluster against agpol's CRDs too (AGP101-AGP103): would they be rejected if they were created today")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning", "info", "none"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 

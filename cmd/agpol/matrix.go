@@ -36,7 +36,7 @@ csv (one wide table, a row per identity, a column per path and operation) and js
   agpol matrix -f testdata/examples --tools testdata/whatif/tools.json -o csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sems, inv, err := o.prepare("table", "text", "csv", "json", "yaml", "markdown")
+			sems, inv, err := o.prepare()
 			if err != nil {
 				return err
 			}
@@ -64,9 +64,7 @@ csv (one wide table, a row per identity, a column per path and operation) and js
 			return render.MatrixTable(w, m, o.ungroup)
 		},
 	}
-	o.addWhatif(cmd, "table, markdown, csv, json or yaml")
-	cmd.Flags().Lookup("output").DefValue = "table"
-	o.output = "table"
+	o.addWhatif(cmd, "table", "text", "markdown", "csv", "json", "yaml")
 	cmd.Flags().BoolVar(&o.ungroup, "ungroup", false, "one row per identity, even when rows are identical")
 	cmd.Flags().StringSliceVar(&o.from, "from", nil, "only these identities (sa:NAMESPACE/NAME, spiffe://..., anonymous, \"<other authenticated>\"); repeatable")
 	return cmd

@@ -78,13 +78,14 @@ func run(ctx context.Context, args []string, streams genericiooptions.IOStreams)
 	}
 	root := a.newRootCmd()
 	root.SetArgs(args[1:])
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	a.progress.Stop() // erase a status line before the error is printed
-	return a.exitCode(err)
+	return a.exitCode(err, cmd)
 }
 
-// exitCode maps errors to exit codes in one place and prints them.
-func (a *app) exitCode(err error) int {
+// exitCode maps errors to exit codes in one place and prints them; a usage error
+// points to the help of the command that failed (cmd; the root when nil).
+func (a *app) exitCode(err error, cmd *cobra.Command) int {
 	if err == nil {
 		return exitOK
 	}
@@ -95,7 +96,11 @@ func (a *app) exitCode(err error) int {
 	fmt.Fprintf(a.streams.ErrOut, "error: %v\n", err)
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(a.streams.ErrOut, "See '%s --help' for usage.\n", a.name)
+		path := a.name
+		if cmd != nil && cmd.HasParent() {
+			path = cmd.CommandPath() // "kubectl agpol get" as a plugin
+		}
+		fmt.Fprintf(a.streams.ErrOut, "See '%s --help' for usage.\n", path)
 		return exitUsage
 	}
 	var ie *cluster.InputError

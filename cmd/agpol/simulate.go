@@ -53,7 +53,7 @@ and any failure exits 1.
   agpol simulate -f manifests/ --requests requests.yaml -o junit > report.xml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sems, err := o.check("text", "json", "yaml", "junit")
+			sems, err := o.check()
 			if err != nil {
 				return err
 			}
@@ -156,7 +156,7 @@ and any failure exits 1.
 			return nil
 		},
 	}
-	o.add(cmd, "text, json, yaml or junit")
+	o.add(cmd, "text", "json", "yaml", "junit")
 	cmd.Flags().StringVar(&o.requests, "requests", "", "request file (YAML), - for stdin")
 	return cmd
 }

@@ -31,7 +31,7 @@ func (a *app) newVersionCmd() *cobra.Command {
 			return usagef("unknown output format %q: use text, json or yaml", output)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or yaml")
+	addOutputFlag(cmd, &output, "text", "json", "yaml")
 	return cmd
 }
 

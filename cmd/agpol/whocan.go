@@ -33,7 +33,7 @@ callers without a client certificate).
   agpol who-can --method tools/list --backend tools/calc --semantics all -f testdata/examples`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sems, inv, err := o.prepare("text", "json", "yaml")
+			sems, inv, err := o.prepare()
 			if err != nil {
 				return err
 			}
@@ -66,7 +66,7 @@ callers without a client certificate).
 			return render.WhoCanText(w, semNames(sems), op, res)
 		},
 	}
-	o.addWhatif(cmd, "text, json or yaml")
+	o.addWhatif(cmd, "text", "json", "yaml")
 	f := cmd.Flags()
 	f.StringVar(&o.tool, "tool", "", "tool name (tools/call)")
 	f.StringVar(&o.method, "method", "tools/call", "MCP method: tools/call, initialize or tools/list")
