@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/agpol/agpol/internal/parallel"
+	"github.com/agpol/agpol/internal/yamlnode"
 )
 
 // InputError is bad input: a file that cannot be read or parsed, or an object that
@@ -49,9 +50,23 @@ type Limits struct {
 var DefaultLimits = Limits{
 	MaxFileBytes:  64 << 20,
 	MaxDocuments:  200000,
-	MaxNodes:      2000000,
-	MaxDepth:      200,
+	MaxNodes:      yamlnode.DefaultLimits.MaxNodes, // the same bounds as request files
+	MaxDepth:      yamlnode.DefaultLimits.MaxDepth,
 	MaxTotalBytes: 512 << 20,
+}
+
+// node returns the bounds of one document.
+func (l Limits) node() yamlnode.Limits {
+	return yamlnode.Limits{MaxNodes: l.MaxNodes, MaxDepth: l.MaxDepth}
+}
+
+// errorLineOf returns the line a yamlnode error names (0 for another error).
+func errorLineOf(err error) int {
+	var e *yamlnode.Error
+	if errors.As(err, &e) {
+		return e.Line
+	}
+	return 0
 }
 
 // FileOptions says which files to read.

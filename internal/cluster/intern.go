@@ -10,22 +10,27 @@ import (
 // expressions, certificates) are seldom repeated.
 const maxInterned = 64
 
-func (c *converter) str(s string) string {
-	if c.strings == nil || len(s) > maxInterned {
+// intern returns the file's copy of s. Typed objects keep the values (and the keys of
+// label maps) of every object, and most are the same few words (API versions, kinds,
+// namespaces, enum values) over and over: each file has its own table (strings), and
+// the strings it has not seen are interned over all the files read, which are parsed
+// in parallel (shared).
+func (r *fileReader) intern(s string) string {
+	if r.strings == nil || len(s) > maxInterned {
 		return s
 	}
-	if x, ok := c.strings[s]; ok {
+	if x, ok := r.strings[s]; ok {
 		return x
 	}
-	if c.shared != nil {
-		s = c.shared.intern(s)
+	if r.shared != nil {
+		s = r.shared.intern(s)
 	}
-	c.strings[s] = s
+	r.strings[s] = s
 	return s
 }
 
 // internTable interns strings across the files parsed in parallel. A plain map under a
-// mutex: each file's own table (converter.strings) answers most lookups, so this one is
+// mutex: each file's own table (fileReader.strings) answers most lookups, so this one is
 // asked once per distinct string of a file, and holds fewer bytes per string than a
 // sync.Map.
 type internTable struct {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/agpol/agpol/internal/yamlnode"
 	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -30,7 +31,7 @@ type keptFile struct {
 type docStart struct {
 	offset int   // of the first byte of the line where the document starts
 	line   int32 // that line (1-based; 0 for the first document, which starts the data)
-	// rootLine and rootColumn locate the root node; nodes is the converter's node count.
+	// rootLine and rootColumn locate the root node; nodes is yamlnode.Convert's node count.
 	rootLine, rootColumn, nodes int32
 	// ok is set when the document holds objects and can be parsed alone.
 	ok bool
@@ -106,9 +107,8 @@ func (f *keptFile) parseAlone(d docStart) (*yaml.Node, bool) {
 func (f *keptFile) decode(doc int) map[string]any {
 	if d := f.docs[doc]; d.ok {
 		if root, ok := f.parseAlone(d); ok {
-			c := converter{lim: f.lim}
-			v, err := c.convert(root, 0)
-			if m, isMap := v.(map[string]any); err == nil && isMap && c.nodes == int(d.nodes) {
+			v, nodes, err := yamlnode.Convert(root, f.lim.node(), nil)
+			if m, isMap := v.(map[string]any); err == nil && isMap && nodes == int(d.nodes) {
 				return m
 			}
 		}
@@ -130,8 +130,7 @@ func (f *keptFile) decode(doc int) map[string]any {
 		if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
 			root = root.Content[0]
 		}
-		c := converter{lim: f.lim}
-		v, err := c.convert(root, 0)
+		v, _, err := yamlnode.Convert(root, f.lim.node(), nil)
 		m, isMap := v.(map[string]any)
 		if err != nil || !isMap {
 			panic(fmt.Sprintf("cluster: document %d of %s no longer decodes: %v", doc, f.name, err))

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/yamlnode"
 )
 
 // fileReader parses one file.
@@ -23,8 +24,8 @@ type fileReader struct {
 	docs    int
 	out     []RawObject
 	file    *keptFile
-	strings map[string]string // see converter.strings
-	shared  *internTable      // see converter.shared
+	strings map[string]string // see fileReader.intern
+	shared  *internTable      // see fileReader.intern
 	err     error
 }
 
@@ -86,16 +87,15 @@ func (r *fileReader) document(f *keptFile, doc int, start docStart, n *yaml.Node
 	if r.strings == nil {
 		r.strings = map[string]string{}
 	}
-	c := converter{lim: r.lim, strings: r.strings, shared: r.shared}
-	v, err := c.convert(root, 0)
+	v, nodes, err := yamlnode.Convert(root, r.lim.node(), r.intern)
 	if err != nil {
-		return &InputError{File: name, Line: c.errLine, Err: err}
+		return &InputError{File: name, Line: errorLineOf(err), Err: err}
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return &InputError{File: name, Line: root.Line, Err: errors.New("document is not a mapping (expected a Kubernetes object)")}
 	}
-	start.rootLine, start.rootColumn, start.nodes = int32(root.Line), int32(root.Column), int32(c.nodes)
+	start.rootLine, start.rootColumn, start.nodes = int32(root.Line), int32(root.Column), int32(nodes)
 	if !f.lazy {
 		start.ok = false
 	}

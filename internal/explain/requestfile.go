@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agpol/agpol/internal/yamlnode"
 )
 
 // The optional header of a request file. With it, a request file can live in a
@@ -126,6 +128,17 @@ func ParseRequestFile(name string, data []byte, defaultNS string) (*RequestFile,
 		return nil, &FileError{File: name, Msg: "empty request file"}
 	}
 	return out, nil
+}
+
+// resolveDocument expands the aliases and merge keys of one document's root, within
+// the bounds manifests are read with.
+func (p *parser) resolveDocument(root *yaml.Node) (*yaml.Node, error) {
+	n, err := yamlnode.NewResolver(yamlnode.DefaultLimits).Resolve(root, 0)
+	var e *yamlnode.Error
+	if errors.As(err, &e) {
+		return nil, &FileError{File: p.file, Line: e.Line, Msg: e.Msg}
+	}
+	return n, err
 }
 
 func isNull(n *yaml.Node) bool {
