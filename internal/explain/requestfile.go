@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agpol/agpol/internal/yamlnode"
 )
 
 // The optional header of a request file. With it, a request file can live in a
@@ -88,8 +90,23 @@ func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
 // Every YAML document of the file is read (documents separated by ---), and their
 // requests are decided in order; empty documents are skipped. Aliases and merge keys
 // are expanded within the bounds manifests are read with.
+//
+// A file that is one list of requests is parsed a few requests at a time (parsePieces);
+// any other, and any file with an error, one document at a time.
 func ParseRequestFile(name string, data []byte, defaultNS string) (*RequestFile, error) {
-	p := &parser{file: name, defaultNS: defaultNS, strs: map[string]string{}}
+	if rf, ok := parsePieces(name, data, defaultNS); ok {
+		return rf, nil
+	}
+	return parseDocuments(name, data, defaultNS)
+}
+
+func newParser(name, defaultNS string) *parser {
+	return &parser{file: name, defaultNS: defaultNS, strs: map[string]string{}}
+}
+
+// parseDocuments is ParseRequestFile, reading each document whole.
+func parseDocuments(name string, data []byte, defaultNS string) (*RequestFile, error) {
+	p := newParser(name, defaultNS)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	out := &RequestFile{}
 	names := map[string]int{}
@@ -128,6 +145,17 @@ func ParseRequestFile(name string, data []byte, defaultNS string) (*RequestFile,
 	return out, nil
 }
 
+// resolveDocument expands the aliases and merge keys of one document's root, within
+// the bounds manifests are read with.
+func (p *parser) resolveDocument(root *yaml.Node) (*yaml.Node, error) {
+	n, err := yamlnode.NewResolver(yamlnode.DefaultLimits).Resolve(root, 0)
+	var e *yamlnode.Error
+	if errors.As(err, &e) {
+		return nil, &FileError{File: p.file, Line: e.Line, Msg: e.Msg}
+	}
+	return n, err
+}
+
 func isNull(n *yaml.Node) bool {
 	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
 }
@@ -135,11 +163,38 @@ func isNull(n *yaml.Node) bool {
 // document parses one document of a request file, appending its requests to out.
 // It returns the document's trust domain and the node that gave it (nil if none).
 func (p *parser) document(root *yaml.Node, out *RequestFile, names map[string]int) (string, *yaml.Node, error) {
-	if root.Kind != yaml.MappingNode {
-		return "", nil, p.errf(root, "a request file is a mapping with trustDomain and requests")
+	h, err := p.header(root)
+	if err != nil {
+		return "", nil, err
 	}
-	var reqs, tdNode *yaml.Node
-	var td string
+	if h.requests == nil {
+		return "", nil, p.errf(root, "missing requests")
+	}
+	if h.requests.Kind != yaml.SequenceNode {
+		return "", nil, p.errf(h.requests, "requests must be a list")
+	}
+	if out.Requests == nil {
+		out.Requests = make([]*Request, 0, len(h.requests.Content))
+	}
+	if err := p.requests(h.requests.Content, out, names); err != nil {
+		return "", nil, err
+	}
+	return h.trustDomain, h.trustDomainNode, nil
+}
+
+// fileHeader is what a document of a request file says besides its requests.
+type fileHeader struct {
+	trustDomain     string
+	trustDomainNode *yaml.Node // nil when the document gives no trust domain
+	requests        *yaml.Node // nil when the document has no requests field
+}
+
+// header checks the fields of a document's root mapping.
+func (p *parser) header(root *yaml.Node) (fileHeader, error) {
+	var h fileHeader
+	if root.Kind != yaml.MappingNode {
+		return h, p.errf(root, "a request file is a mapping with trustDomain and requests")
+	}
 	err := p.fields(root, map[string]func(*yaml.Node) error{
 		"apiVersion": func(v *yaml.Node) error {
 			if s, err := p.str(v); err != nil || s != RequestFileAPIVersion {
@@ -153,26 +208,19 @@ func (p *parser) document(root *yaml.Node, out *RequestFile, names map[string]in
 			}
 			return nil
 		},
-		"trustDomain": func(v *yaml.Node) (err error) { td, err = p.str(v); tdNode = v; return },
-		"requests":    func(v *yaml.Node) error { reqs = v; return nil },
+		"trustDomain": func(v *yaml.Node) (err error) { h.trustDomain, err = p.str(v); h.trustDomainNode = v; return },
+		"requests":    func(v *yaml.Node) error { h.requests = v; return nil },
 	})
-	if err != nil {
-		return "", nil, err
-	}
-	if reqs == nil {
-		return "", nil, p.errf(root, "missing requests")
-	}
-	if reqs.Kind != yaml.SequenceNode {
-		return "", nil, p.errf(reqs, "requests must be a list")
-	}
-	slab := make([]parsedRequest, len(reqs.Content))
-	if out.Requests == nil {
-		out.Requests = make([]*Request, 0, len(reqs.Content))
-	}
-	for i, n := range reqs.Content {
+	return h, err
+}
+
+// requests parses the items of a requests list, appending them to out.
+func (p *parser) requests(items []*yaml.Node, out *RequestFile, names map[string]int) error {
+	slab := make([]parsedRequest, len(items))
+	for i, n := range items {
 		r, err := p.request(n, &slab[i])
 		if err != nil {
-			return "", nil, err
+			return err
 		}
 		if r.Name == "" {
 			r.Name = fmt.Sprintf("request-%d", len(out.Requests)+1)
@@ -182,12 +230,12 @@ func (p *parser) document(root *yaml.Node, out *RequestFile, names map[string]in
 		r.HTTP.defaults()
 		r.normal = true
 		if prev, ok := names[r.Name]; ok {
-			return "", nil, p.errf(n, "duplicate request name %q (first at line %d)", r.Name, prev)
+			return p.errf(n, "duplicate request name %q (first at line %d)", r.Name, prev)
 		}
 		names[r.Name] = n.Line
 		out.Requests = append(out.Requests, r)
 	}
-	return td, tdNode, nil
+	return nil
 }
 
 func (p *parser) fields(n *yaml.Node, handlers map[string]func(*yaml.Node) error) error {

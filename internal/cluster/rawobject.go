@@ -1,0 +1,202 @@
+// RawObject: an object as read, typed at reading and decoded again from its file on demand.
+
+package cluster
+
+import (
+	"maps"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/agpol/agpol/internal/snapshot"
+)
+
+// RawObject is an object as read (from a file or the cluster), before it joins a snapshot.
+//
+// An object read from a file is typed as soon as it is read, and its unstructured form is
+// not kept: Object decodes it again from the file's bytes when asked. Until then the
+// object's identity, namespace defaulting and typing use what was recorded at reading;
+// once Object has been called, every operation works on that object, as if it had been
+// held from the start (so a caller that edits it sees its edits typed by Build).
+// RawObjects come from ReadFiles, ReadLive or NewRawObject; the zero value holds nothing
+// and must not be used.
+type RawObject struct {
+	Source snapshot.Source
+	r      *rawState
+}
+
+// rawState is shared by the copies of a RawObject.
+type rawState struct {
+	raw *snapshot.Raw
+	// lazy rebuilds the object from the file; nil when the object is held.
+	lazy lazyObject
+	// typed is the object as typed at reading; fresh says Build has not used it yet.
+	typed snapshot.Typed
+	fresh bool
+	// id is the identity recorded at reading (namespace kept up to date by DefaultNamespace).
+	id snapshot.Identity
+	// apiVersion, kind and annotations are recorded at reading too, for the object's header.
+	apiVersion, kind string
+	annotations      map[string]string
+	// dropped are the fields the API server would drop, found when the object was
+	// typed at reading (admit).
+	dropped []snapshot.DroppedField
+}
+
+// NewRawObject holds an object already decoded (read from the cluster, or built by a caller).
+func NewRawObject(u *unstructured.Unstructured, src snapshot.Source) RawObject {
+	return RawObject{Source: src, r: &rawState{raw: snapshot.NewRaw(u)}}
+}
+
+// Object returns the object as read (for a file, with the namespace DefaultNamespace gave
+// it); the same pointer every time.
+func (o RawObject) Object() *unstructured.Unstructured {
+	if o.r == nil {
+		return nil
+	}
+	return o.r.raw.Object()
+}
+
+// pristine reports whether the object is still as recorded at reading: typed, not
+// decoded again, and not yet used by Build.
+func (o RawObject) pristine() bool {
+	return o.r != nil && o.r.fresh && o.r.raw.Decoded() == nil
+}
+
+// Identity returns the object's identity (group, kind, namespace, name), as
+// snapshot.IdentityOf(o.Object()) would, without decoding it again.
+func (o RawObject) Identity() snapshot.Identity {
+	if o.r != nil && o.r.lazy != nil && o.r.raw.Decoded() == nil {
+		return o.r.id
+	}
+	return snapshot.IdentityOf(o.Object())
+}
+
+// Check returns the error Build would report for the object (nil when it types cleanly).
+func (o RawObject) Check() error {
+	if o.pristine() {
+		return nil // typed cleanly at reading (objects that did not are held as read)
+	}
+	var scratch snapshot.Snapshot
+	return scratch.Add(o.Object(), o.Source)
+}
+
+// transient returns the object for one pass (writing a snapshot) without keeping it decoded.
+func (o RawObject) transient() *unstructured.Unstructured {
+	if o.r != nil && o.r.lazy != nil && o.r.raw.Decoded() == nil {
+		if u := o.r.lazy.transient(); u != nil {
+			return u
+		}
+	}
+	return o.Object()
+}
+
+// typeInto adds the object to s: the type recorded at reading when still pristine,
+// else the object typed now.
+func (o RawObject) typeInto(s *snapshot.Snapshot) error {
+	if o.pristine() {
+		o.r.fresh = false // a second Build types the object again, as it types a held one
+		s.Append(o.r.typed, snapshot.NewOrigin(o.Source, o.r.raw))
+		o.record(s, o.r.dropped)
+		return nil
+	}
+	u := o.Object()
+	var dropped []snapshot.DroppedField
+	if !o.Source.AsStored() && u != nil {
+		// Typed as the API server would store it; the object as read stays as it is
+		// (lint validates it, a snapshot writes it).
+		u = u.DeepCopy()
+		dropped = admit(u)
+	}
+	t, err := snapshot.Decode(u)
+	s.Append(t, snapshot.NewOrigin(o.Source, o.r.raw))
+	if err == nil {
+		o.record(s, dropped)
+	}
+	return err
+}
+
+// record adds the fields the API server would drop of the object to s.Dropped.
+func (o RawObject) record(s *snapshot.Snapshot, dropped []snapshot.DroppedField) {
+	if len(dropped) == 0 {
+		return
+	}
+	id := o.Identity()
+	for _, d := range dropped {
+		d.Source, d.Namespace, d.Name = o.Source, id.Namespace, id.Name
+		s.Dropped = append(s.Dropped, d)
+	}
+}
+
+// defaultNamespace defaults the namespace of a namespaced object that has none (DefaultNamespace).
+func (o RawObject) defaultNamespace(ns string) {
+	if o.r.lazy != nil && o.r.raw.Decoded() == nil {
+		id := o.r.id
+		if id.Namespace != "" || !defaultsNamespace(id.Group, id.Kind) {
+			return
+		}
+		o.r.id.Namespace = ns
+		o.r.lazy.setNamespace(ns)
+		if o.r.fresh {
+			o.r.typed.SetNamespace(ns)
+		}
+		return
+	}
+	u := o.Object()
+	if u.GetNamespace() != "" {
+		return
+	}
+	gvk := u.GroupVersionKind()
+	if defaultsNamespace(gvk.Group, gvk.Kind) {
+		u.SetNamespace(ns)
+	}
+}
+
+// defaultsNamespace reports whether kubectl apply gives an object of this kind the
+// default namespace when it has none.
+func defaultsNamespace(group, kind string) bool {
+	if k, ok := snapshot.LookupKind(group, kind); ok && !k.Namespaced {
+		return false
+	}
+	return kind != "Namespace" && kind != "GatewayClass"
+}
+
+// readObject returns the RawObject of an object just read. When the object can be
+// decoded again from its file (lazy is set), it is typed now and its unstructured form is
+// dropped; an object whose typing fails, or that has a namespace that is not a string
+// (which DefaultNamespace replaces before typing), is held as read and typed by Build, as
+// every object used to be.
+func readObject(u *unstructured.Unstructured, src snapshot.Source, lazy lazyObject) RawObject {
+	if lazy == nil {
+		return NewRawObject(u, src)
+	}
+	if ns, found, _ := unstructured.NestedFieldNoCopy(u.Object, "metadata", "namespace"); found {
+		if _, ok := ns.(string); !ok {
+			return NewRawObject(u, src)
+		}
+	}
+	id, apiVersion, kind, annotations := snapshot.IdentityOf(u), u.GetAPIVersion(), u.GetKind(), u.GetAnnotations()
+	var dropped []snapshot.DroppedField
+	if !src.AsStored() {
+		dropped = admit(u) // in place: the object as read is decoded again from the file
+	}
+	t, err := snapshot.Decode(u)
+	if err != nil {
+		if orig := lazy.object(); orig != nil {
+			u = orig // held as read, typed (and admitted) again by Build
+		}
+		return NewRawObject(u, src)
+	}
+	st := &rawState{lazy: lazy, typed: t, fresh: true, id: id, apiVersion: apiVersion, kind: kind, annotations: annotations, dropped: dropped}
+	st.raw = snapshot.NewLazyRaw(snapshot.Lazy{Decode: lazy.object, Fresh: lazy.transient, Header: st.header, Annotations: st.annots})
+	return RawObject{Source: src, r: st}
+}
+
+// header is the header of the object as recorded at reading (with the namespace
+// DefaultNamespace gave it), for snapshot.Raw.Header while the object is not decoded.
+func (st *rawState) header() snapshot.Header {
+	return snapshot.Header{APIVersion: st.apiVersion, Kind: st.kind, Namespace: st.id.Namespace, Name: st.id.Name}
+}
+
+// annots returns the annotations of the object as recorded at reading, as GetAnnotations
+// returns them (a copy), for snapshot.Raw.Annotations while the object is not decoded.
+func (st *rawState) annots() map[string]string { return maps.Clone(st.annotations) }

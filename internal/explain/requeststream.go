@@ -1,0 +1,203 @@
+package explain
+
+import (
+	"bytes"
+	"errors"
+	"io"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agpol/agpol/internal/yamlnode"
+)
+
+// A request file is usually one document whose requests list holds every request.
+// yaml/v3 builds a document's whole node tree before handing it over (about 4 KiB per
+// request, twenty times the parsed request), and it has no event interface to read a
+// list item by item. So a file of that shape is parsed in pieces: the lines before
+// "requests:", then its items requestChunk at a time, each piece parsed with the same
+// parser in the same place ("requests:" then the items' own lines), so only the node
+// trees of one piece are live at once.
+//
+// This is used only when parsing the whole document would give the same requests: the
+// file is one document without directives or document markers, with LF line breaks
+// and no tab in any indentation, "requests:" is its last top-level key, and its list
+// is a block sequence whose item lines ("- ") are at one column that no other line of
+// the list reaches. An anchor used in a later piece, a quoted or flow value running
+// over an item's "- " line, any error at all: parsePieces gives up, and the file is
+// parsed whole (parseDocuments), which reports the error as it always has.
+
+// requestChunk is how many requests are parsed at once from one list.
+const requestChunk = 64
+
+// requestList locates the parts of a request file of the shape above.
+type requestList struct {
+	requestsAt int // offset of the "requests:" line
+	// items are the offsets and 1-based lines of the items' "- " lines.
+	items []listItem
+}
+
+type listItem struct{ offset, line int }
+
+// splitRequestList returns the parts of data, or false when it does not have the shape.
+func splitRequestList(data []byte) (requestList, bool) {
+	var l requestList
+	if bytes.ContainsAny(data, "\r\ufeff\u0085\u2028\u2029") {
+		return l, false // line breaks other than LF, or a byte order mark
+	}
+	l.requestsAt = -1
+	col := -1 // the column of the items' "-"
+	line := 0
+	for off := 0; off < len(data); {
+		end := bytes.IndexByte(data[off:], '\n')
+		if end < 0 {
+			end = len(data)
+		} else {
+			end += off
+		}
+		text := data[off:end]
+		line++
+		next := end + 1
+		if bytes.HasPrefix(text, []byte("---")) || bytes.HasPrefix(text, []byte("...")) || bytes.HasPrefix(text, []byte("%")) {
+			return l, false // a document marker or directive: several documents, or a stream's directives
+		}
+		indent := len(text) - len(bytes.TrimLeft(text, " "))
+		if indent < len(text) && text[indent] == '\t' {
+			return l, false
+		}
+		blank := indent == len(text) || text[indent] == '#'
+		switch {
+		case l.requestsAt < 0:
+			if isRequestsKey(text) {
+				l.requestsAt = off
+			}
+		case blank:
+		case col < 0 && isItem(text, indent):
+			col = indent
+			l.items = append(l.items, listItem{off, line})
+		case col >= 0 && indent == col && isItem(text, indent):
+			l.items = append(l.items, listItem{off, line})
+		case col < 0 || indent <= col:
+			return l, false // another key after requests, or a line that is not in an item
+		}
+		off = next
+	}
+	return l, len(l.items) > 0
+}
+
+// isRequestsKey reports whether a line is the key "requests:" alone at the first
+// column, with at most a comment after it.
+func isRequestsKey(text []byte) bool {
+	rest, ok := bytes.CutPrefix(text, []byte("requests:"))
+	if !ok {
+		return false
+	}
+	if len(rest) == 0 {
+		return true
+	}
+	if rest[0] != ' ' {
+		return false // "requests:x" is a key of its own
+	}
+	rest = bytes.TrimLeft(rest, " ")
+	return len(rest) == 0 || rest[0] == '#'
+}
+
+// isItem reports whether a line indented by indent starts a block sequence item.
+func isItem(text []byte, indent int) bool {
+	return text[indent] == '-' && (len(text) == indent+1 || text[indent+1] == ' ')
+}
+
+// parsePieces parses a request file of the shape splitRequestList finds, piece by piece.
+// It returns false when the file is not of that shape or parsing a piece fails.
+func parsePieces(name string, data []byte, defaultNS string) (*RequestFile, bool) {
+	l, ok := splitRequestList(data)
+	if !ok {
+		return nil, false
+	}
+	p := newParser(name, defaultNS)
+	// One resolver for the whole document: its pieces share the document's bounds,
+	// counted as resolving the document at once counts them.
+	res := yamlnode.NewResolver(yamlnode.DefaultLimits)
+	h, ok := p.pieceHeader(data[:l.requestsAt], res)
+	if !ok {
+		return nil, false
+	}
+	res.Nodes += 2 // the requests key and its list
+	out := &RequestFile{Requests: make([]*Request, 0, len(l.items))}
+	names := map[string]int{}
+	for i := 0; i < len(l.items); i += requestChunk {
+		j := min(i+requestChunk, len(l.items))
+		end := len(data)
+		if j < len(l.items) {
+			end = l.items[j].offset
+		}
+		items, ok := parsePiece(data[l.items[i].offset:end], l.items[i].line, j-i, res)
+		if !ok || p.requests(items, out, names) != nil {
+			return nil, false
+		}
+	}
+	if h.trustDomainNode != nil {
+		out.TrustDomain = h.trustDomain
+	}
+	return out, true
+}
+
+// pieceHeader parses the lines before "requests:" (a mapping at the first column, or
+// nothing but comments).
+func (p *parser) pieceHeader(text []byte, res *yamlnode.Resolver) (fileHeader, bool) {
+	dec := yaml.NewDecoder(bytes.NewReader(text))
+	var doc yaml.Node
+	err := dec.Decode(&doc)
+	if errors.Is(err, io.EOF) || err == nil && (len(doc.Content) == 0 || isNull(doc.Content[0])) {
+		res.Nodes++ // the document's mapping, which has only the requests key
+		return fileHeader{}, true
+	}
+	if err != nil || doc.Content[0].Kind != yaml.MappingNode || doc.Content[0].Column != 1 {
+		return fileHeader{}, false
+	}
+	if err := dec.Decode(&yaml.Node{}); !errors.Is(err, io.EOF) {
+		return fileHeader{}, false
+	}
+	root, err := res.Resolve(doc.Content[0], 0)
+	if err != nil {
+		return fileHeader{}, false
+	}
+	h, err := p.header(root)
+	return h, err == nil && h.requests == nil
+}
+
+// parsePiece parses n items of the list, whose lines are text from line first on, as
+// they are parsed in the whole document, and resolves them (at the items' depth in it).
+func parsePiece(text []byte, first, n int, res *yamlnode.Resolver) ([]*yaml.Node, bool) {
+	src := make([]byte, 0, len("requests:\n")+len(text))
+	src = append(append(src, "requests:\n"...), text...)
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(src)).Decode(&doc); err != nil || len(doc.Content) != 1 {
+		return nil, false
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode || len(root.Content) != 2 || root.Content[0].Value != "requests" {
+		return nil, false
+	}
+	list := root.Content[1]
+	if list.Kind != yaml.SequenceNode || len(list.Content) != n {
+		return nil, false
+	}
+	shiftLines(list, first-2)
+	items := make([]*yaml.Node, n)
+	for i, it := range list.Content {
+		r, err := res.Resolve(it, 2)
+		if err != nil {
+			return nil, false
+		}
+		items[i] = r
+	}
+	return items, true
+}
+
+// shiftLines adds by to the line of n and of every node under it.
+func shiftLines(n *yaml.Node, by int) {
+	n.Line += by
+	for _, c := range n.Content {
+		shiftLines(c, by)
+	}
+}
