@@ -222,24 +222,14 @@ func TestAuthPolicyGetEnforcement(t *testing.T) {
 			t.Errorf("get authpolicies does not show %q:\n%s", want, out)
 		}
 	}
-	out, _, code = runAgpolForAuthPolicy(t, "get", "authpolicies", "-A", "-o", "json", "-f", "testdata/authpolicy/cases/t09-target-not-found/input.yaml")
+	out, _, code = runAgpolForAuthPolicy(t, "get", "authpolicies", "-A", "--no-headers", "-f", "testdata/authpolicy/cases/t09-target-not-found/input.yaml")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	var list struct {
-		Items []struct {
-			Enforcement struct {
-				Policy      string `json:"policy"`
-				Enforcement string `json:"enforcement"`
-			} `json:"enforcement"`
-		} `json:"items"`
-	}
-	if err := json.Unmarshal([]byte(out), &list); err != nil {
-		t.Fatal(err)
-	}
 	var got []string
-	for _, it := range list.Items {
-		got = append(got, it.Enforcement.Policy+"="+it.Enforcement.Enforcement)
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Fields(l) // NAMESPACE NAME TARGET MODE ACCEPTED ENFORCED AGE
+		got = append(got, f[0]+"/"+f[1]+"="+f[5])
 	}
 	sort.Strings(got)
 	want := []string{"app/bad-rule=TargetNotFound", "app/missing=TargetNotFound", "elsewhere/other-ns=TargetNotFound", "gateway-system/bad-listener=TargetNotFound"}

@@ -7,6 +7,10 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/printers"
+	kubectlget "k8s.io/kubectl/pkg/cmd/get"
 
 	"github.com/agpol/agpol/internal/render"
 	"github.com/agpol/agpol/internal/snapshot"
@@ -39,13 +43,18 @@ var getFormats = map[string]func(a *app, s *snapshot.Snapshot, kinds []string, n
 var getHooks = []func(*snapshot.Snapshot, *render.Computed){admissionGetHook, authPolicyGetHook}
 
 type getOptions struct {
-	load      loadFlags
-	output    string
-	noHeaders bool
+	load loadFlags
+	// print holds -o, --no-headers and the template flags; the tables ("" or table, and
+	// wide) and the graphs (dot, mermaid) are agpol's, every other format is kubectl's
+	// printer of the objects themselves.
+	print *kubectlget.PrintFlags
 }
 
+// output is -o.
+func (o *getOptions) output() string { return *o.print.OutputFormat }
+
 func (a *app) newGetCmd() *cobra.Command {
-	o := &getOptions{}
+	o := &getOptions{print: kubectlget.NewGetPrintFlags()}
 	cmd := &cobra.Command{
 		Use:   "get TYPE[,TYPE...] [NAME]",
 		Short: "List gateways, routes, backends and policies",
@@ -93,17 +102,20 @@ Several types can be given comma-separated.`,
 					o.load.allNamespaces = false
 				}
 			}
-			extra, isExtra := getFormats[o.output]
-			switch o.output {
-			case "", "table", "wide", "json", "yaml", "name":
+			extra, isExtra := getFormats[o.output()]
+			var printer printers.ResourcePrinter
+			switch o.output() {
+			case "", "table", "wide":
 			default:
 				if !isExtra {
-					formats := []string{"table", "wide", "json", "yaml", "name"}
-					for f := range getFormats {
-						formats = append(formats, f)
+					p, err := o.print.ToPrinter()
+					if err != nil {
+						if genericclioptions.IsNoCompatiblePrinterError(err) {
+							return usagef("unable to match a printer suitable for the output format %q, allowed formats are: %s", o.output(), strings.Join(o.formats(), ","))
+						}
+						return usagef("%v", err)
 					}
-					sort.Strings(formats[5:])
-					return usagef("unknown output format %q: use one of %s", o.output, strings.Join(formats, ", "))
+					printer = p
 				}
 			}
 			s, err := a.load(cmd.Context(), &o.load)
@@ -116,17 +128,38 @@ Several types can be given comma-separated.`,
 			if isExtra {
 				return extra(a, s, kinds, name)
 			}
-			return a.runGet(o, s, kinds, name)
+			return a.runGet(o, s, kinds, name, printer)
 		},
 	}
 	o.load.addFlags(cmd)
 	o.load.addAllowPartial(cmd)
-	cmd.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table, wide, json, yaml or name; dot or mermaid for gateways (a topology graph)")
-	cmd.Flags().BoolVar(&o.noHeaders, "no-headers", false, "omit table headers")
+	o.print.JSONYamlPrintFlags.AddFlags(cmd)
+	o.print.TemplateFlags.AddFlags(cmd)
+	cmd.Flags().StringVarP(o.print.OutputFormat, "output", "o", "",
+		"output format: table (the default), wide, dot or mermaid (gateways: the topology as a graph), or kubectl's "+
+			strings.Join(o.print.AllowedFormats()[:len(o.print.AllowedFormats())-1], ", ")+" of the objects themselves")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.formats(), cobra.ShellCompDirectiveNoFileComp))
+	cmd.Flags().BoolVar(o.print.NoHeaders, "no-headers", false, "omit table headers (tables and custom-columns)")
 	return cmd
 }
 
-func (a *app) runGet(o *getOptions, s *snapshot.Snapshot, kinds []string, name string) error {
+// formats are the -o values of agpol get.
+func (o *getOptions) formats() []string {
+	out := []string{"table", "wide"}
+	for _, f := range o.print.AllowedFormats() {
+		if f != "wide" {
+			out = append(out, f)
+		}
+	}
+	graphs := make([]string, 0, len(getFormats))
+	for f := range getFormats {
+		graphs = append(graphs, f)
+	}
+	sort.Strings(graphs)
+	return append(out, graphs...)
+}
+
+func (a *app) runGet(o *getOptions, s *snapshot.Snapshot, kinds []string, name string, printer printers.ResourcePrinter) error {
 	targets := topology.IndexTargets(s)
 	ns := a.namespaceFilter(o.load.allNamespaces)
 	var items []render.Item
@@ -143,7 +176,7 @@ func (a *app) runGet(o *getOptions, s *snapshot.Snapshot, kinds []string, name s
 			}
 		}
 		sel := render.Selector{Namespace: ns, Name: name}
-		t, its := render.GetView(k, s, targets, sel, o.output == "wide", computed)
+		t, its := render.GetView(k, s, targets, sel, o.output() == "wide", computed)
 		items = append(items, its...)
 		tables = append(tables, t)
 	}
@@ -151,26 +184,33 @@ func (a *app) runGet(o *getOptions, s *snapshot.Snapshot, kinds []string, name s
 		return fmt.Errorf("%s %q not found", strings.Join(kinds, ","), name)
 	}
 	w := a.streams.Out
-	switch o.output {
-	case "json":
-		return render.JSON(w, render.NewList(items))
-	case "yaml":
-		return render.YAML(w, render.NewList(items))
-	case "name":
-		for _, it := range items {
-			fmt.Fprintln(w, it.ResourceName())
+	if printer != nil {
+		// kubectl's shape: one object named is printed itself, anything else as a v1 List.
+		if name != "" && len(items) == 1 {
+			return printer.PrintObj(items[0].Object, w)
 		}
-		return nil
+		list := &unstructured.UnstructuredList{Object: map[string]any{
+			"apiVersion": "v1", "kind": "List", "metadata": map[string]any{"resourceVersion": ""}}}
+		for _, it := range items {
+			list.Items = append(list.Items, *it.Object)
+		}
+		if list.Items == nil {
+			list.Items = []unstructured.Unstructured{}
+		}
+		return printer.PrintObj(list, w)
 	}
 	if len(items) == 0 {
-		where := "in the input"
+		// kubectl's words: the namespace listed, or nothing when every namespace was.
+		where := ""
 		switch {
 		case ns != "":
-			where = "in namespace " + ns
-		case len(o.load.files) == 0:
-			where = "in the cluster"
+			where = " in " + ns + " namespace"
+		case o.load.readNamespace != "":
+			where = " in " + o.load.readNamespace + " namespace"
+		case len(o.load.files) > 0 && !o.load.live:
+			where = " in the input"
 		}
-		fmt.Fprintf(a.streams.ErrOut, "No resources found %s.\n", where)
+		fmt.Fprintf(a.streams.ErrOut, "No resources found%s.\n", where)
 		return nil
 	}
 	for i, t := range tables {
@@ -180,7 +220,7 @@ func (a *app) runGet(o *getOptions, s *snapshot.Snapshot, kinds []string, name s
 		if i > 0 && len(tables) > 1 {
 			fmt.Fprintln(w)
 		}
-		if err := t.Write(w, o.noHeaders); err != nil {
+		if err := t.Write(w, *o.print.NoHeaders); err != nil {
 			return err
 		}
 	}

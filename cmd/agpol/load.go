@@ -37,6 +37,9 @@ type loadFlags struct {
 	// reportsDropped is set by a command that reports each field the API server would
 	// drop (lint: AGP102); other commands print one warning that they were left out.
 	reportsDropped bool
+	// readNamespace is set by load to the namespace a live read was limited to ("" when
+	// it read every namespace, or read no cluster).
+	readNamespace string
 	// config is the configuration a command read itself (lint's --config); without it,
 	// load reads .agpol.yaml from the current directory when there is one.
 	config *lint.Config
@@ -78,6 +81,7 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 			opts.Namespace = ""
 		}
 		liveNamespace = opts.Namespace
+		l.readNamespace = opts.Namespace
 		end := a.progress.Stage("reading the cluster")
 		live, err = cluster.ReadLive(ctx, opts)
 		end()

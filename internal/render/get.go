@@ -23,8 +23,8 @@ func (s Selector) match(m metav1.ObjectMeta) bool {
 	return (s.Namespace == "" || m.Namespace == s.Namespace) && (s.Name == "" || m.Name == s.Name)
 }
 
-// Item is one object in a -o json|yaml listing: the object as read, where it was read,
-// and whatever agpol computed about it.
+// Item is one object of a listing: the object as read (what kubectl's printers print),
+// where it was read, and whatever agpol computed about it (the table's columns).
 type Item struct {
 	Object *unstructured.Unstructured `json:"object"`
 	Source snapshot.Source            `json:"source"`
@@ -35,26 +35,8 @@ type Item struct {
 	resource    string
 }
 
-// ResourceName is kubectl's -o name form, e.g. xaccesspolicy.agentic.networking.x-k8s.io/calc.
-func (i Item) ResourceName() string { return i.resource + "/" + i.Object.GetName() }
-
-// List is the -o json|yaml document of agpol get.
-type List struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Items      []Item `json:"items"`
-}
-
 // ReportAPIVersion versions agpol's own report documents.
 const ReportAPIVersion = "agpol.dev/v1alpha1"
-
-// NewList wraps items in a List report.
-func NewList(items []Item) *List {
-	if items == nil {
-		items = []Item{}
-	}
-	return &List{APIVersion: ReportAPIVersion, Kind: "ObjectList", Items: items}
-}
 
 func item(o snapshot.Origin, resource string) Item {
 	return Item{Object: o.Object(), Source: o.Source, resource: resource}
