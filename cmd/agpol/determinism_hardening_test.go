@@ -93,7 +93,7 @@ func TestDeterministicOutput(t *testing.T) {
 		{"describe", "httproute", "pay/ledger", "--semantics", "proposal-0059"},
 		{"explain", "--from", "sa:agents/billing", "--gateway", "infra/edge", "--host", "ledger.mcp.example.com", "--tool", "refund", "--header", "X-Tenant=a", "--header", "x-tenant=b", "--time", "2026-05-01T10:00:00Z", "-o", "json"},
 		{"explain", "--from", "sa:agents/analytics", "--gateway", "infra/edge", "--backend", "tools/calc", "--tool", "add", "--time", "2026-05-01T10:00:00Z", "--semantics", "all"},
-		{"simulate", "--requests", "testdata/examples/requests.yaml", "-o", "json", "--semantics", "all"},
+		{"simulate", "--requests", "testdata/requests.yaml", "-o", "json", "--semantics", "all"},
 		// Findings are ordered by file position: compared as a set (sorted lines).
 		{"lint", "--fail-on", "none"},
 		{"get", "xap,xb,gw,routes,authpolicies", "-A", "-o", "json"},

@@ -14,7 +14,7 @@ func TestEveryCommandTwice(t *testing.T) {
 	}
 	for _, c := range []cmd{
 		{explainArgs, []string{"text", "json", "yaml"}},
-		{[]string{"simulate", "--requests", "testdata/examples/requests.yaml", "--semantics", "all"}, []string{"text", "json", "yaml", "junit"}},
+		{[]string{"simulate", "--requests", "testdata/requests.yaml", "--semantics", "all"}, []string{"text", "json", "yaml", "junit"}},
 		{[]string{"describe", "gateway", "infra/edge"}, nil},
 		{[]string{"describe", "xbackend", "pay/ledger"}, nil},
 		{[]string{"effective", "authpolicy", "--target", "httproute/pay/ledger"}, []string{"text", "json", "yaml"}},

@@ -80,7 +80,7 @@ func TestPartialReadLive(t *testing.T) {
 	})
 
 	t.Run("simulate, who-can, matrix: every answer marked", func(t *testing.T) {
-		out, errOut, code := as("no-xap", "simulate", "--requests", "testdata/examples/requests.yaml", "-o", "json")
+		out, errOut, code := as("no-xap", "simulate", "--requests", "testdata/requests.yaml", "-o", "json")
 		if code != exitFail {
 			t.Errorf("simulate: exit %d, want %d (expectations fail)\n%s", code, exitFail, errOut)
 		}

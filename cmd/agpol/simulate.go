@@ -47,7 +47,7 @@ and any failure exits 1.
 
 ` + exitCodesHelp,
 		Example: `  # The example scenario's request file, as a test
-  agpol simulate -f testdata/examples --requests testdata/examples/requests.yaml
+  agpol simulate -f testdata/examples --requests testdata/requests.yaml
 
   # JUnit XML for CI
   agpol simulate -f manifests/ --requests requests.yaml -o junit > report.xml`,

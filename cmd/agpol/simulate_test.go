@@ -49,7 +49,7 @@ type simulateJSON struct {
 func TestSimulateScenarios(t *testing.T) {
 	t.Chdir("../..")
 	type scenario struct{ name, manifests, requests string }
-	scenarios := []scenario{{"examples", "testdata/examples", "testdata/examples/requests.yaml"}}
+	scenarios := []scenario{{"examples", "testdata/examples", "testdata/requests.yaml"}}
 	dirs, _ := filepath.Glob("testdata/simulate/*")
 	for _, d := range dirs {
 		scenarios = append(scenarios, scenario{filepath.Base(d), filepath.Join(d, "manifests.yaml"), filepath.Join(d, "requests.yaml")})
@@ -139,7 +139,7 @@ func TestSimulateRequestFileErrors(t *testing.T) {
 // per semantics with the disagreement flagged.
 func TestSimulateSemanticsAll(t *testing.T) {
 	t.Chdir("../..")
-	data, err := os.ReadFile("testdata/examples/requests.yaml")
+	data, err := os.ReadFile("testdata/requests.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestSimulateDetailSameOutput(t *testing.T) {
 	for _, d := range dirs {
 		t.Run(filepath.Base(d), func(t *testing.T) {
 			s := loadScenarioManifests(t, d)
-			data, err := os.ReadFile(filepath.Join(d, "requests.yaml"))
+			data, err := os.ReadFile(requestsOf(d))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -280,4 +280,14 @@ func loadScenarioManifests(t *testing.T, dir string) *snapshot.Snapshot {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// requestsOf is the request file of a scenario directory: its requests.yaml, or for the
+// shipped examples testdata/requests.yaml (kept out of the folder so that kubectl apply
+// -f testdata/examples/ applies it whole).
+func requestsOf(dir string) string {
+	if filepath.Base(dir) == "examples" {
+		return filepath.Join(filepath.Dir(dir), "requests.yaml")
+	}
+	return filepath.Join(dir, "requests.yaml")
 }

@@ -37,7 +37,7 @@ func TestOneAnswerWhateverTheSource(t *testing.T) {
 	}{
 		{"lint", []string{"lint", "-o", "json"}, lintCodes},
 		{"explain", []string{"explain", "--from", "sa:agents/billing", "--gateway", "infra/edge", "--host", "ledger.mcp.example.com", "--tool", "refund", "--extauth", "allow", "--time", "2026-05-01T10:00:00Z", "-o", "json"}, withoutSources},
-		{"simulate", []string{"simulate", "--requests", "testdata/examples/requests.yaml", "-o", "json"}, withoutSources},
+		{"simulate", []string{"simulate", "--requests", "testdata/requests.yaml", "-o", "json"}, withoutSources},
 		{"describe", []string{"describe", "gateway", "infra/edge"}, withoutSources},
 		{"get", []string{"get", "xap", "-A"}, withoutAge},
 	} {

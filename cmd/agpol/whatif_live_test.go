@@ -74,7 +74,7 @@ func TestWhatIfLive(t *testing.T) {
 		}
 	}
 	// Objects the caller may not list are not "not found" for sure: the error says so.
-	_, errOut, code = runDecide(t, "", "simulate", "--requests", "testdata/examples/requests.yaml", "-o", "json", "--kubeconfig", kubeconfig, "--as", "nobody")
+	_, errOut, code = runDecide(t, "", "simulate", "--requests", "testdata/requests.yaml", "-o", "json", "--kubeconfig", kubeconfig, "--as", "nobody")
 	if code != exitUsage || !strings.Contains(errOut, "gateway infra/edge not found (the read of the cluster was partial") {
 		t.Errorf("simulate as nobody: exit %d, want %d and a partial-read hint:\n%s", code, exitUsage, errOut)
 	}

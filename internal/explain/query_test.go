@@ -190,7 +190,7 @@ func TestDecideMatchesExplain(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			data, err := os.ReadFile(filepath.Join(d, "requests.yaml"))
+			data, err := os.ReadFile(requestsOf(d))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -443,4 +443,14 @@ func TestDecideMatchesExplainGenerated(t *testing.T) {
 		t.Fatalf("only %d decisions compared for %d requests", n, len(reqs))
 	}
 	t.Logf("%d decisions compared", n)
+}
+
+// requestsOf is the request file of a scenario directory: its requests.yaml, or for the
+// shipped examples testdata/requests.yaml (kept out of the folder so that kubectl apply
+// -f testdata/examples/ applies it whole).
+func requestsOf(dir string) string {
+	if filepath.Base(dir) == "examples" {
+		return filepath.Join(filepath.Dir(dir), "requests.yaml")
+	}
+	return filepath.Join(dir, "requests.yaml")
 }

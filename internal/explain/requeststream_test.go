@@ -34,7 +34,7 @@ func TestParsePiecesAsWhole(t *testing.T) {
 		{"anchors and merge keys within an item and a piece", "requests:\n- &b {name: a, gateway: gw, http: &h {method: PUT}}\n- {<<: *b, name: b, http: *h}\n", true},
 		{"a block scalar holding item-like lines", "requests:\n- name: |\n    - x\n    y\n  gateway: gw\n" + items(1, 1), true},
 		{"an item over several lines of a flow mapping", "requests:\n- {name: a,\n   gateway: gw}\n", true},
-		{"the examples' request file", mustRead(t, "../../testdata/examples/requests.yaml"), true},
+		{"the examples' request file", mustRead(t, "../../testdata/requests.yaml"), true},
 
 		{"an alias to an earlier piece", "requests:\n- &first {name: a, gateway: gw}\n" + many + "- {<<: *first, name: z}\n", false},
 		{"an alias to the header", "x: &g gw\nrequests:\n- {name: a, gateway: *g}\n", false},
