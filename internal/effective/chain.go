@@ -45,8 +45,10 @@ type Principal struct {
 	None bool `json:"none,omitempty"`
 	// Value is the exact peer principal (SPIFFE ID) otherwise.
 	Value string `json:"value,omitempty"`
-	// Note explains Any/None when the source was incomplete.
+	// Note explains Any/None when the source was incomplete or omitted.
 	Note string `json:"note,omitempty"`
+	// Omitted is set when the rule has no source at all: any caller, as written.
+	Omitted bool `json:"-"`
 }
 
 // MethodMatcher matches mcp_proxy.method (exact, or prefix for a category) and optionally params.name.
@@ -235,6 +237,7 @@ type Chain struct {
 	// one ext_authz filter, called once.
 	SharedExtAuth bool `json:"sharedExtAuth,omitempty"`
 	levels        []*Level
+	steps         []ChainStep
 }
 
 // Levels returns the levels present, gateway first.
@@ -416,6 +419,7 @@ func (e *Engine) Chain(gw topology.Ref, listener string, backend *topology.Ref) 
 		c.Backend = &be
 	}
 	c.levels = c.Levels()
+	c.steps = chainSteps(&c.Semantics, len(c.levels))
 	e.chains[k] = c
 	return c
 }
@@ -665,7 +669,7 @@ func (e *Engine) principal(typ string, hasSPIFFE bool, spiffe string, sa *[2]str
 		}
 		return Principal{Value: SPIFFEID(e.TrustDomain, ns, sa[1])}
 	case typ == "" && !hasSPIFFE && sa == nil:
-		return Principal{Any: true, Note: "source omitted: any caller"}
+		return Principal{Any: true, Omitted: true, Note: "source omitted: any caller"}
 	}
 	note := fmt.Sprintf("source type %q without its field", typ)
 	if typ == "" {

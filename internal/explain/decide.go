@@ -294,12 +294,11 @@ func (e ExtAuth) String() string {
 }
 
 func (ev *evaluator) run() {
-	n, any := 0, false
+	any := false
 	if ev.flat != nil {
-		n, any = int(ev.flat.n), ev.flat.anyPolicies
+		any = ev.flat.anyPolicies
 	} else {
 		ev.levels = ev.chain.Levels()
-		n = len(ev.levels)
 		for _, l := range ev.levels {
 			if l.HasPolicies() {
 				any = true
@@ -318,37 +317,23 @@ func (ev *evaluator) run() {
 		ev.finish(Allow, false, string(effective.LevelNone), DecidedNoPolicy, "no policy applies: allowed by default")
 		return
 	}
-	switch ev.sem.ExtAuthPlacement {
-	case effective.ExtAuthPerLevel:
-		for i := 0; i < n; i++ {
-			if ev.extStepAt(i); ev.done || ev.unknown != "" {
-				return
-			}
-			if ev.allowStep(i); ev.done {
-				return
-			}
+	var steps []effective.ChainStep
+	if ev.flat != nil {
+		steps = ev.flat.chain.Steps()
+	} else {
+		steps = ev.chain.Steps()
+	}
+	for _, st := range steps {
+		switch st.Kind {
+		case effective.StepExtAuth:
+			ev.extStepAt(st.Level)
+		case effective.StepAllowEach:
+			ev.allowPerPolicy(ev.level(st.Level))
+		default:
+			ev.allowStep(st.Level)
 		}
-	case effective.ExtAuthLast:
-		for i := 0; i < n; i++ {
-			if ev.allowStep(i); ev.done {
-				return
-			}
-		}
-		for i := 0; i < n; i++ {
-			if ev.extStepAt(i); ev.done || ev.unknown != "" {
-				return
-			}
-		}
-	default:
-		for i := 0; i < n; i++ {
-			if ev.extStepAt(i); ev.done || ev.unknown != "" {
-				return
-			}
-		}
-		for i := 0; i < n; i++ {
-			if ev.allowStep(i); ev.done {
-				return
-			}
+		if ev.done || ev.unknown != "" {
+			return
 		}
 	}
 	switch {
@@ -525,12 +510,8 @@ func (ev *evaluator) sharedExtAuth() bool {
 	return ev.chain.SharedExtAuth
 }
 
-// allowStep runs the Allow filter of level i of the chain.
+// allowStep runs the merged Allow rules of level i of the chain (StepAllowAny).
 func (ev *evaluator) allowStep(i int) {
-	if ev.sem.AllowCombine == effective.CombineAllPolicies {
-		ev.allowPerPolicy(ev.level(i))
-		return
-	}
 	if ev.flat != nil {
 		ev.allowFlat(&ev.flat.levels[i])
 		return

@@ -132,9 +132,9 @@ func writeChain(w io.Writer, c *effective.Chain, st Styler) {
 			step("%s legacy ExternalAuth rule %s", l.Name, ruleLine(r, st))
 		}
 	}
-	allow := func(l *effective.Level) {
+	allow := func(kind effective.StepKind, l *effective.Level) {
 		switch {
-		case c.Semantics.AllowCombine == effective.CombineAllPolicies:
+		case kind == effective.StepAllowEach:
 			if len(l.Allow) == 0 {
 				step("%s Allow: %s", l.Name, st.Dim("no Allow policy, not enforced"))
 				return
@@ -174,28 +174,13 @@ func writeChain(w io.Writer, c *effective.Chain, st Styler) {
 		}
 	}
 	levels := c.Levels()
-	switch c.Semantics.ExtAuthPlacement {
-	case effective.ExtAuthPerLevel:
-		for _, l := range levels {
+	for _, s := range c.Steps() {
+		l := levels[s.Level]
+		if s.Kind == effective.StepExtAuth {
 			ext(l)
 			legacyExt(l)
-			allow(l)
-		}
-	case effective.ExtAuthLast:
-		for _, l := range levels {
-			allow(l)
-		}
-		for _, l := range levels {
-			ext(l)
-			legacyExt(l)
-		}
-	default:
-		for _, l := range levels {
-			ext(l)
-			legacyExt(l)
-		}
-		for _, l := range levels {
-			allow(l)
+		} else {
+			allow(s.Kind, l)
 		}
 	}
 	if c.Backend == nil {
@@ -210,7 +195,7 @@ func writeChain(w io.Writer, c *effective.Chain, st Styler) {
 
 func ruleLine(r *effective.Rule, st Styler) string {
 	s := fmt.Sprintf("- %s: %s may %s", st.Cyan(r.ID()), r.Principal.String(), r.Permission.String())
-	if r.Principal.Note != "" && r.Principal.Note != "source omitted: any caller" {
+	if r.Principal.Note != "" && !r.Principal.Omitted {
 		s += " [" + r.Principal.Note + "]"
 	}
 	if len(r.Permission.IgnoredL7) > 0 {
