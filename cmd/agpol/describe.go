@@ -27,13 +27,13 @@ func admissionGetHook(s *snapshot.Snapshot, c *render.Computed) {
 		return
 	}
 	adm := effective.Admit(s, effective.Reference())
-	c.Admission = func(p *snapshot.XAccessPolicy) (string, any) {
+	c.Admission = func(p *snapshot.XAccessPolicy) render.State {
 		a, ok := adm[p]
 		if !ok {
-			return "<unknown>", nil
+			return render.State{Cell: "<unknown>"}
 		}
-		return a.Cell(), admissionDetail{Accepted: a.Accepted, Reason: a.Reason, Message: a.Message, Recorded: a.Recorded,
-			DiffersFromRecorded: a.DiffersFromRecorded}
+		return render.State{Cell: a.Cell(), InForce: a.Accepted, Detail: admissionDetail{Accepted: a.Accepted, Reason: a.Reason,
+			Message: a.Message, Recorded: a.Recorded, DiffersFromRecorded: a.DiffersFromRecorded}}
 	}
 }
 
