@@ -176,7 +176,7 @@ func writeChain(w io.Writer, c *effective.Chain, st Styler) {
 }
 
 func ruleLine(r *effective.Rule, st Styler) string {
-	s := fmt.Sprintf("- %s: %s may %s", st.Cyan(r.ID()), r.Principal.String(), r.Permission.String())
+	s := fmt.Sprintf("- %s: %s may %s", st.Cyan(r.ID()), principalText(r.Principal), permissionText(&r.Permission))
 	if r.Principal.Note != "" && !r.Principal.Omitted {
 		s += " [" + r.Principal.Note + "]"
 	}
