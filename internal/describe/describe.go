@@ -223,11 +223,11 @@ func authPolicies(s *snapshot.Snapshot, kind, ns, name string) []*authpolicy.Pat
 		for _, rt := range s.HTTPRoutes {
 			if rt.Namespace == ns && rt.Name == name {
 				for i, r := range rt.Spec.Rules {
-					if r.Name != nil && *r.Name != "" {
-						sections = append(sections, string(*r.Name))
-					} else {
-						sections = append(sections, fmt.Sprintf("rule-%d", i+1)) // Kuadrant's synthetic names
+					name := ""
+					if r.Name != nil {
+						name = string(*r.Name)
 					}
+					sections = append(sections, authpolicy.RuleName(i, name))
 				}
 			}
 		}

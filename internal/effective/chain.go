@@ -346,17 +346,7 @@ func (e *Engine) exactGroupBackends(gw topology.Ref) []topology.Ref {
 	for _, r := range e.Snapshot.HTTPRoutes {
 		attached := false
 		for _, p := range r.Spec.ParentRefs {
-			g, k, ns := snapshot.GatewayGroup, "Gateway", r.Namespace
-			if p.Group != nil {
-				g = string(*p.Group)
-			}
-			if p.Kind != nil {
-				k = string(*p.Kind)
-			}
-			if p.Namespace != nil {
-				ns = string(*p.Namespace)
-			}
-			if g == gw.Group && k == gw.Kind && ns == gw.Namespace && string(p.Name) == gw.Name {
+			if ref, ok := topology.ParentGateway(p, r.Namespace); ok && ref == gw {
 				attached = true
 			}
 		}
