@@ -18,12 +18,13 @@ func authPolicyGetHook(s *snapshot.Snapshot, c *render.Computed) {
 		return
 	}
 	res := authpolicy.Compute(s)
-	c.Enforcement = func(p *snapshot.AuthPolicy) (string, any) {
+	c.Enforcement = func(p *snapshot.AuthPolicy) render.State {
 		pr := res.Policy(p.Namespace + "/" + p.Name)
 		if pr == nil || pr.Policy.Object != p {
-			return "<duplicate>", nil
+			return render.State{Cell: "<duplicate>"}
 		}
-		return render.AuthPolicyEnforcementCell(pr), render.NewAuthPolicyStatus(pr)
+		return render.State{Cell: render.AuthPolicyEnforcementCell(pr), InForce: pr.Enforcement == authpolicy.Enforced,
+			Detail: render.NewAuthPolicyStatus(pr)}
 	}
 }
 

@@ -281,6 +281,9 @@ func explainReport(s *snapshot.Snapshot, results []*explain.Result) *explainDoc 
 	if results == nil {
 		results = []*explain.Result{}
 	}
+	for _, r := range results {
+		render.Sentences(r)
+	}
 	return &explainDoc{APIVersion: render.ReportAPIVersion, Kind: "DecisionList", Completeness: render.CompletenessOf(s), Results: results}
 }
 

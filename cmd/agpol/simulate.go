@@ -103,7 +103,7 @@ and any failure exits 1.
 				if err != nil {
 					return err
 				}
-				emit = func(r *explain.Result) error { return lw.Add(r) }
+				emit = func(r *explain.Result) error { render.Sentences(r); return lw.Add(r) }
 				finish = func(sum *summary) error { doc.Summary = sum; return lw.Close(doc) }
 			case "junit":
 				j := render.NewJUnitSuite(o.requests)

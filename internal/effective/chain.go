@@ -45,8 +45,10 @@ type Principal struct {
 	None bool `json:"none,omitempty"`
 	// Value is the exact peer principal (SPIFFE ID) otherwise.
 	Value string `json:"value,omitempty"`
-	// Note explains Any/None when the source was incomplete.
+	// Note explains Any/None when the source was incomplete or omitted.
 	Note string `json:"note,omitempty"`
+	// Omitted is set when the rule has no source at all: any caller, as written.
+	Omitted bool `json:"-"`
 }
 
 // MethodMatcher matches mcp_proxy.method (exact, or prefix for a category) and optionally params.name.
@@ -239,6 +241,7 @@ type Chain struct {
 	// are then empty. "" on the reference data plane.
 	NotEnforced string `json:"notEnforced,omitempty"`
 	levels      []*Level
+	steps       []ChainStep
 }
 
 // Levels returns the levels present, gateway first.
@@ -354,17 +357,7 @@ func (e *Engine) exactGroupBackends(gw topology.Ref) []topology.Ref {
 	for _, r := range e.Snapshot.HTTPRoutes {
 		attached := false
 		for _, p := range r.Spec.ParentRefs {
-			g, k, ns := snapshot.GatewayGroup, "Gateway", r.Namespace
-			if p.Group != nil {
-				g = string(*p.Group)
-			}
-			if p.Kind != nil {
-				k = string(*p.Kind)
-			}
-			if p.Namespace != nil {
-				ns = string(*p.Namespace)
-			}
-			if g == gw.Group && k == gw.Kind && ns == gw.Namespace && string(p.Name) == gw.Name {
+			if ref, ok := topology.ParentGateway(p, r.Namespace); ok && ref == gw {
 				attached = true
 			}
 		}
@@ -410,6 +403,7 @@ func (e *Engine) Chain(gw topology.Ref, listener string, backend *topology.Ref) 
 		c := &Chain{Semantics: e.Semantics, Gateway: &Level{Name: LevelGateway, Target: gw},
 			NotEnforced: fmt.Sprintf("XAccessPolicies are not enforced on Gateway %s/%s: the %s data plane serves it (%s)", gw.Namespace, gw.Name, p.DataPlane, p.Why)}
 		c.levels = c.Levels()
+		c.steps = chainSteps(&c.Semantics, len(c.levels))
 		e.chains[k] = c
 		return c
 	}
@@ -434,6 +428,7 @@ func (e *Engine) Chain(gw topology.Ref, listener string, backend *topology.Ref) 
 		c.Backend = &be
 	}
 	c.levels = c.Levels()
+	c.steps = chainSteps(&c.Semantics, len(c.levels))
 	e.chains[k] = c
 	return c
 }
@@ -683,7 +678,7 @@ func (e *Engine) principal(typ string, hasSPIFFE bool, spiffe string, sa *[2]str
 		}
 		return Principal{Value: SPIFFEID(e.TrustDomain, ns, sa[1])}
 	case typ == "" && !hasSPIFFE && sa == nil:
-		return Principal{Any: true, Note: "source omitted: any caller"}
+		return Principal{Any: true, Omitted: true, Note: "source omitted: any caller"}
 	}
 	note := fmt.Sprintf("source type %q without its field", typ)
 	if typ == "" {

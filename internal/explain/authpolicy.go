@@ -56,10 +56,7 @@ func (sim *Simulator) authPolicyFor(r *Request, p PathInfo) *AuthPolicyInfo {
 		return nil
 	}
 	sim.kuadrant.once.Do(func() { sim.kuadrant.result = authpolicy.Compute(sim.Snapshot) })
-	rule := p.RuleName
-	if rule == "" {
-		rule = fmt.Sprintf("rule-%d", *p.RuleIndex+1) // Kuadrant's synthetic rule names
-	}
+	rule := authpolicy.RuleName(*p.RuleIndex, p.RuleName)
 	pr := sim.kuadrant.forPrefix(p.Gateway, p.Listener, p.Route, rule)
 	if pr == nil {
 		return nil

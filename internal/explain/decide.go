@@ -1,7 +1,6 @@
 package explain
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -39,17 +38,6 @@ const (
 	OutcomeInfo       = "info"
 )
 
-// Step is one entry of a trace.
-type Step struct {
-	Level   string `json:"level"`
-	Phase   string `json:"phase"` // route, extauth, allow, default
-	Policy  string `json:"policy,omitempty"`
-	Rule    string `json:"rule,omitempty"`
-	Source  string `json:"source,omitempty"`
-	Outcome string `json:"outcome"`
-	Reason  string `json:"reason,omitempty"`
-}
-
 // Branch is the outcome under one assumption about the unknown authorizers.
 type Branch struct {
 	Assume    ExtAuth `json:"assume"`
@@ -66,8 +54,11 @@ type Decision struct {
 	Level     string `json:"level"`
 	DecidedBy string `json:"decidedBy"`
 	Semantics string `json:"semantics"`
-	// Reason is the one-line why (empty from Decide, which builds no text).
-	Reason   string   `json:"reason"`
+	// Reason is the one-line why, written by render from Cause (empty from Decide,
+	// which builds no text). Route resolution and unread objects give it as text.
+	Reason string `json:"reason"`
+	// Cause is why, as data (nil from Decide).
+	Cause    *Cause   `json:"cause,omitempty"`
 	Branches []Branch `json:"branches,omitempty"`
 	Trace    []Step   `json:"trace"`
 }
@@ -115,35 +106,52 @@ func (ev *evaluator) step(s Step) {
 }
 
 // ruleStep records a rule's outcome; nothing is built unless tracing.
-func (ev *evaluator) ruleStep(level effective.LevelName, phase string, r *effective.Rule, outcome, reason string) {
+func (ev *evaluator) ruleStep(level effective.LevelName, phase string, r *effective.Rule, outcome, event string, mm *Mismatch) {
 	if ev.trace {
-		ev.steps = append(ev.steps, ruleStep(level, phase, r, outcome, reason))
+		ev.steps = append(ev.steps, ruleStep(level, phase, r, outcome, event, mm))
 	}
 }
 
-func ruleStep(level effective.LevelName, phase string, r *effective.Rule, outcome, reason string) Step {
-	return Step{Level: string(level), Phase: phase, Policy: r.Policy.ID(), Rule: r.Name, Source: r.Source.String(), Outcome: outcome, Reason: reason}
+// ruleStep is the step of rule r; mm, when set, is copied.
+func ruleStep(level effective.LevelName, phase string, r *effective.Rule, outcome, event string, mm *Mismatch) Step {
+	pos := r.Position()
+	st := Step{Level: string(level), Phase: phase, Policy: r.Policy.ID(), Rule: r.Name, Position: &pos, Outcome: outcome, Event: event}
+	if mm != nil {
+		m := *mm
+		st.Mismatch = &m
+	}
+	if event == EventAllows {
+		st.Allows = &r.Permission
+	}
+	return st
 }
 
-// sprintf formats a reason only when tracing (the untraced hot path builds no strings).
-// Its arguments are strings so that an untraced call boxes nothing.
-func (ev *evaluator) sprintf(format string, args ...string) string {
+// policyStep is a step about policy p as a whole.
+func policyStep(level effective.LevelName, phase string, p *effective.Policy, outcome, event string) Step {
+	pos := p.Source
+	return Step{Level: string(level), Phase: phase, Policy: p.ID(), Position: &pos, Outcome: outcome, Event: event}
+}
+
+// mismatch is where a traced match records why it failed; nil when not tracing.
+func (ev *evaluator) mismatch() *Mismatch {
 	if !ev.trace {
-		return ""
+		return nil
 	}
-	a := make([]any, len(args))
-	for i, s := range args {
-		a[i] = s
-	}
-	return fmt.Sprintf(format, a...)
+	return &Mismatch{}
 }
 
-func (ev *evaluator) finish(verdict string, explicit bool, level, by, reason string) {
-	if !ev.trace {
-		reason = "" // untraced decisions carry no reason (Decide)
-	}
+// finish ends the evaluation; cause, built only when tracing, says why.
+func (ev *evaluator) finish(verdict string, explicit bool, level, by string, cause func() *Cause) {
 	ev.done = true
-	ev.d = Decision{Verdict: verdict, Explicit: explicit, Level: level, DecidedBy: by, Reason: reason}
+	ev.d = Decision{Verdict: verdict, Explicit: explicit, Level: level, DecidedBy: by}
+	if ev.trace && cause != nil {
+		ev.d.Cause = cause()
+	}
+}
+
+// because is a cause of event alone.
+func because(event string) func() *Cause {
+	return func() *Cause { return &Cause{Event: event} }
 }
 
 // decide evaluates a chain, branching over unknown authorizers and CEL outcomes.
@@ -180,8 +188,6 @@ func decideCEL(c *reqCtx, trace bool, run func() Decision) Decision {
 		}
 	}
 	sort.Strings(exprs)
-	unknown := fmt.Sprintf("CEL %s ran past agpol's runtime cost budget of %d, so its outcome is unknown (Envoy evaluates it without a limit)",
-		strings.Join(exprs, ", "), effective.CELCostLimit)
 	same, by := len(conds) <= maxUnknownCEL, []string{d.DecidedBy}
 	if same {
 		saved := make([]celResult, len(conds))
@@ -204,18 +210,18 @@ func decideCEL(c *reqCtx, trace bool, run func() Decision) Decision {
 	}
 	if same {
 		if trace {
-			note := unknown + "; the verdict is the same whatever it is"
+			st := Step{Level: d.Level, Phase: "default", Outcome: OutcomeInfo, Event: EventCELSame, CEL: exprs}
 			if len(by) > 1 {
-				note += " (decided by " + strings.Join(by, " or ") + ", depending on it)"
+				st.DecidedByEither = by
 			}
-			d.Trace = append(d.Trace, Step{Level: d.Level, Phase: "default", Outcome: OutcomeInfo, Reason: note})
+			d.Trace = append(d.Trace, st)
 		}
 		return d
 	}
 	d.Verdict, d.Explicit, d.Branches = Indeterminate, false, nil
 	if trace {
-		d.Reason = unknown + ", and the verdict depends on it"
-		d.Trace = append(d.Trace, Step{Level: d.Level, Phase: "default", Outcome: OutcomeInfo, Reason: d.Reason})
+		d.Reason, d.Cause = "", &Cause{Event: CauseCELUnknown, CEL: exprs}
+		d.Trace = append(d.Trace, Step{Level: d.Level, Phase: "default", Outcome: OutcomeInfo, Event: EventCELDepends, CEL: exprs})
 	}
 	return d
 }
@@ -251,12 +257,11 @@ func evaluate(chain *effective.Chain, flat *compiledChain, rq reqSyms, c *reqCtx
 			// The trace is the allow branch's: say that the answer was assumed, not given.
 			for i := range dA.Trace {
 				st := &dA.Trace[i]
-				if st.Phase == "extauth" && st.Level == string(lvl) && st.Outcome == OutcomeConsulted && st.Reason == "authorizer answered allow" {
-					st.Reason = "authorizer answer unknown (not given with --extauth); the rest of this trace assumes allow"
+				if st.Phase == "extauth" && st.Level == string(lvl) && st.Outcome == OutcomeConsulted && st.Event == EventAnswerAllow {
+					st.Event = EventAnswerAssumed
 				}
 			}
-			dA.Trace = append(dA.Trace, Step{Level: string(lvl), Phase: "extauth", Outcome: OutcomeInfo,
-				Reason: fmt.Sprintf("the %s authorizer's answer is unknown but does not change the verdict (%s either way)", lvl, dA.Verdict)})
+			dA.Trace = append(dA.Trace, Step{Level: string(lvl), Phase: "extauth", Outcome: OutcomeInfo, Event: EventAnswerMoot, Verdict: dA.Verdict})
 		}
 		return dA
 	}
@@ -264,13 +269,6 @@ func evaluate(chain *effective.Chain, flat *compiledChain, rq reqSyms, c *reqCtx
 	pending.Semantics = sem.Name
 	pending.Branches = branches
 	pending.Trace = ev.steps
-	if trace {
-		var parts []string
-		for _, b := range branches {
-			parts = append(parts, fmt.Sprintf("%s → %s (%s)", b.Assume.String(), strings.ToUpper(b.Decision), b.DecidedBy))
-		}
-		pending.Reason = fmt.Sprintf("%s; outcome per answer: %s", pending.Reason, strings.Join(parts, "; "))
-	}
 	return pending
 }
 
@@ -297,12 +295,11 @@ func (e ExtAuth) String() string {
 }
 
 func (ev *evaluator) run() {
-	n, any := 0, false
+	any := false
 	if ev.flat != nil {
-		n, any = int(ev.flat.n), ev.flat.anyPolicies
+		any = ev.flat.anyPolicies
 	} else {
 		ev.levels = ev.chain.Levels()
-		n = len(ev.levels)
 		for _, l := range ev.levels {
 			if l.HasPolicies() {
 				any = true
@@ -317,65 +314,52 @@ func (ev *evaluator) run() {
 		if ev.trace {
 			ev.step(Step{Level: string(effective.LevelNone), Phase: "default", Outcome: OutcomeInfo, Reason: chain.NotEnforced})
 		}
-		ev.finish(Allow, false, string(effective.LevelNone), DecidedOtherDataPlane, "allowed: "+chain.NotEnforced)
+		ev.finish(Allow, false, string(effective.LevelNone), DecidedOtherDataPlane, func() *Cause {
+			return &Cause{Event: CauseOtherDataPlane, Note: chain.NotEnforced}
+		})
 		return
 	}
 	if !any {
 		if ev.trace {
-			ev.step(Step{Level: string(effective.LevelNone), Phase: "default", Outcome: OutcomeInfo,
-				Reason: "no accepted XAccessPolicy applies at the gateway or the backend"})
+			ev.step(Step{Level: string(effective.LevelNone), Phase: "default", Outcome: OutcomeInfo, Event: EventNoPolicy})
 		}
 		if ev.sem.NoPolicyDefault == effective.NoPolicyDeny {
-			ev.finish(Deny, true, string(effective.LevelNone), DecidedNoPolicy, "no policy applies and the semantics denies by default")
+			ev.finish(Deny, true, string(effective.LevelNone), DecidedNoPolicy, because(CauseNoPolicyDeny))
 			return
 		}
-		ev.finish(Allow, false, string(effective.LevelNone), DecidedNoPolicy, "no policy applies: allowed by default")
+		ev.finish(Allow, false, string(effective.LevelNone), DecidedNoPolicy, because(CauseNoPolicyAllow))
 		return
 	}
-	switch ev.sem.ExtAuthPlacement {
-	case effective.ExtAuthPerLevel:
-		for i := 0; i < n; i++ {
-			if ev.extStepAt(i); ev.done || ev.unknown != "" {
-				return
-			}
-			if ev.allowStep(i); ev.done {
-				return
-			}
+	var steps []effective.ChainStep
+	if ev.flat != nil {
+		steps = ev.flat.chain.Steps()
+	} else {
+		steps = ev.chain.Steps()
+	}
+	for _, st := range steps {
+		switch st.Kind {
+		case effective.StepExtAuth:
+			ev.extStepAt(st.Level)
+		case effective.StepAllowEach:
+			ev.allowPerPolicy(ev.level(st.Level))
+		default:
+			ev.allowStep(st.Level)
 		}
-	case effective.ExtAuthLast:
-		for i := 0; i < n; i++ {
-			if ev.allowStep(i); ev.done {
-				return
-			}
-		}
-		for i := 0; i < n; i++ {
-			if ev.extStepAt(i); ev.done || ev.unknown != "" {
-				return
-			}
-		}
-	default:
-		for i := 0; i < n; i++ {
-			if ev.extStepAt(i); ev.done || ev.unknown != "" {
-				return
-			}
-		}
-		for i := 0; i < n; i++ {
-			if ev.allowStep(i); ev.done {
-				return
-			}
+		if ev.done || ev.unknown != "" {
+			return
 		}
 	}
 	switch {
 	case ev.extLast():
-		ev.finish(Allow, false, ev.extLevel, ev.extBy, ev.sprintf("allowed: every step allowed, the last the authorizer behind %s at %s level", ev.extBy, ev.extLevel))
+		ev.finish(Allow, false, ev.extLevel, ev.extBy, because(CauseExtAuthLast))
 	case ev.allowBy != "":
-		ev.finish(Allow, false, ev.allowLevel, ev.allowBy, ev.sprintf("allowed by %s at %s level", ev.allowBy, ev.allowLevel))
+		ev.finish(Allow, false, ev.allowLevel, ev.allowBy, because(CauseAllowedBy))
 	case ev.ruleLessBy != "":
-		ev.finish(Allow, false, ev.ruleLessLevel, ev.ruleLessBy, ev.sprintf("allowed: the only Allow policy at %s level, %s, has no rules", ev.ruleLessLevel, ev.ruleLessBy))
+		ev.finish(Allow, false, ev.ruleLessLevel, ev.ruleLessBy, because(CauseRuleLessOnly))
 	case ev.extBy != "":
-		ev.finish(Allow, false, ev.extLevel, ev.extBy, ev.sprintf("the authorizer behind %s allowed and no Allow policy enforces", ev.extBy))
+		ev.finish(Allow, false, ev.extLevel, ev.extBy, because(CauseExtAuthOnly))
 	default:
-		ev.finish(Allow, false, string(effective.LevelNone), DecidedNoPolicy, "no Allow policy enforces and no authorizer was consulted")
+		ev.finish(Allow, false, string(effective.LevelNone), DecidedNoPolicy, because(CauseNothingEnforces))
 	}
 }
 
@@ -441,27 +425,21 @@ func (ev *evaluator) extStep(l *effective.Level) {
 		if p.RuleLess {
 			by = p.ID()
 			if ev.trace {
-				ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: p.ID(), Source: p.Source.String(), Outcome: OutcomeMatched,
-					Reason: "ExternalAuth policy without rules delegates every request"})
+				ev.step(policyStep(l.Name, "extauth", p, OutcomeMatched, EventExtAuthRuleLess))
 			}
 		} else {
+			mm := ev.mismatch()
 			for _, r := range p.Rules {
-				var why string
-				var w *string
-				if ev.trace {
-					w = &why
-				}
-				if matchRule(r, ev.c, w) {
+				if matchRule(r, ev.c, mm) {
 					by = r.ID()
-					ev.ruleStep(l.Name, "extauth", r, OutcomeMatched, "selects the request for the authorizer")
+					ev.ruleStep(l.Name, "extauth", r, OutcomeMatched, EventExtAuthSelects, nil)
 					break
 				}
-				ev.ruleStep(l.Name, "extauth", r, OutcomeNotMatched, why)
+				ev.ruleStep(l.Name, "extauth", r, OutcomeNotMatched, EventNotMatched, mm)
 			}
 			if by == "" {
 				if ev.trace {
-					ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: p.ID(), Outcome: OutcomeSkipped,
-						Reason: "no rule of the ExternalAuth policy selects the request: the authorizer is not called"})
+					ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: p.ID(), Outcome: OutcomeSkipped, Event: EventExtAuthNoRule})
 				}
 			}
 		}
@@ -472,17 +450,13 @@ func (ev *evaluator) extStep(l *effective.Level) {
 			}
 		}
 	}
+	mm := ev.mismatch()
 	for _, r := range l.LegacyExt {
-		var why string
-		var w *string
-		if ev.trace {
-			w = &why
-		}
-		if !matchRule(r, ev.c, w) {
-			ev.ruleStep(l.Name, "extauth", r, OutcomeNotMatched, why)
+		if !matchRule(r, ev.c, mm) {
+			ev.ruleStep(l.Name, "extauth", r, OutcomeNotMatched, EventNotMatched, mm)
 			continue
 		}
-		ev.ruleStep(l.Name, "extauth", r, OutcomeMatched, "legacy ExternalAuth rule: tools/call from its source goes to the authorizer")
+		ev.ruleStep(l.Name, "extauth", r, OutcomeMatched, EventLegacyExtAuth, nil)
 		ev.consult(l.Name, r.ID(), false, "")
 		if ev.done || ev.unknown != "" {
 			return
@@ -494,15 +468,14 @@ func (ev *evaluator) extStep(l *effective.Level) {
 func (ev *evaluator) consult(name effective.LevelName, by string, noFilter bool, note string) {
 	if noFilter {
 		if ev.trace {
-			ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeSkipped, Reason: note + ": the authorizer is never called"})
+			ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeSkipped, Event: EventNoFilter, Note: note})
 		}
 		return
 	}
 	if ev.sharedExtAuth() && ev.sem.ExtAuthPlacement == effective.ExtAuthFirst {
 		if name == effective.LevelBackend && ev.consultedShared {
 			if ev.trace {
-				ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeInfo,
-					Reason: "same ExternalAuth config as the gateway's: one ext_authz filter, already called"})
+				ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeInfo, Event: EventSharedExtAuth})
 			}
 			return
 		}
@@ -511,22 +484,23 @@ func (ev *evaluator) consult(name effective.LevelName, by string, noFilter bool,
 	switch ev.ans.get(name) {
 	case AnswerDeny:
 		if ev.trace {
-			ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Reason: "authorizer answered deny"})
+			ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Event: EventAnswerDeny})
 		}
-		ev.finish(Deny, true, string(name), by, ev.sprintf("the %s authorizer behind %s denied", string(name), by))
+		ev.finish(Deny, true, string(name), by, because(CauseExtAuthDenied))
 	case AnswerAllow:
 		if ev.trace {
-			ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Reason: "authorizer answered allow"})
+			ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Event: EventAnswerAllow})
 		}
 		ev.extBy, ev.extLevel = by, string(name)
 	default:
 		if ev.trace {
-			ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted,
-				Reason: "authorizer answer unknown (give --extauth allow|deny)"})
+			ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Event: EventAnswerUnknown})
 		}
 		ev.unknown = name
-		ev.d = Decision{Verdict: Indeterminate, Explicit: false, Level: string(name), DecidedBy: by,
-			Reason: ev.sprintf("depends on the %s authorizer behind %s", string(name), by)}
+		ev.d = Decision{Verdict: Indeterminate, Explicit: false, Level: string(name), DecidedBy: by}
+		if ev.trace {
+			ev.d.Cause = &Cause{Event: CauseExtAuthUnknown}
+		}
 	}
 }
 
@@ -539,12 +513,8 @@ func (ev *evaluator) sharedExtAuth() bool {
 	return ev.chain.SharedExtAuth
 }
 
-// allowStep runs the Allow filter of level i of the chain.
+// allowStep runs the merged Allow rules of level i of the chain (StepAllowAny).
 func (ev *evaluator) allowStep(i int) {
-	if ev.sem.AllowCombine == effective.CombineAllPolicies {
-		ev.allowPerPolicy(ev.level(i))
-		return
-	}
 	if ev.flat != nil {
 		ev.allowFlat(&ev.flat.levels[i])
 		return
@@ -554,12 +524,11 @@ func (ev *evaluator) allowStep(i int) {
 		if p := l.RuleLessAllow(); p != nil {
 			ev.ruleLessBy, ev.ruleLessLevel = p.ID(), string(l.Name)
 			if ev.trace {
-				ev.step(Step{Level: string(l.Name), Phase: "allow", Policy: p.ID(), Source: p.Source.String(), Outcome: OutcomeSkipped,
-					Reason: "Allow policy without rules: adds no rule, the level does not enforce"})
+				ev.step(policyStep(l.Name, "allow", p, OutcomeSkipped, EventRuleLessAllow))
 			}
 		} else {
 			if ev.trace {
-				ev.step(Step{Level: string(l.Name), Phase: "allow", Outcome: OutcomeSkipped, Reason: "no Allow policy: the level does not enforce"})
+				ev.step(Step{Level: string(l.Name), Phase: "allow", Outcome: OutcomeSkipped, Event: EventNoAllow})
 			}
 		}
 		return
@@ -568,30 +537,24 @@ func (ev *evaluator) allowStep(i int) {
 		for _, col := range l.Collisions {
 			if col.Replaced != "" {
 				ev.step(Step{Level: string(l.Name), Phase: "allow", Policy: col.Replaced, Outcome: OutcomeSkipped,
-					Reason: fmt.Sprintf("rule %q is replaced by the same-named rule of %s: rules merge by name, the younger policy's wins", col.Name, col.Kept)})
+					Event: EventReplaced, RuleName: col.Name, KeptBy: col.Kept})
 			}
 		}
 	}
 	selected := false
-	var near, weak []string
+	var near, weak []Step
+	mm := ev.mismatch()
 	for _, r := range l.Merged {
-		var why string
-		var w *string
-		if ev.trace {
-			w = &why
-		}
-		pm := matchPrincipal(&r.Principal, ev.c, w)
-		if pm && matchPermission(&r.Permission, ev.c, w) {
-			if ev.trace {
-				ev.ruleStep(l.Name, "allow", r, OutcomeMatched, "allows "+r.Permission.String())
-			}
+		pm := matchPrincipal(&r.Principal, ev.c, mm)
+		if pm && matchPermission(&r.Permission, ev.c, mm) {
+			ev.ruleStep(l.Name, "allow", r, OutcomeMatched, EventAllows, nil)
 			ev.allowBy, ev.allowLevel = r.ID(), string(l.Name)
 			return
 		}
 		if pm {
 			selected = true
 			if ev.trace {
-				n := fmt.Sprintf("rule %q (%s) %s", r.Name, r.Source.String(), why)
+				n := ruleStep(l.Name, "allow", r, OutcomeNotMatched, EventNotMatched, mm)
 				if len(r.Permission.Methods) > 0 || r.Permission.CEL != nil {
 					near = append(near, n)
 				} else {
@@ -599,33 +562,27 @@ func (ev *evaluator) allowStep(i int) {
 				}
 			}
 		}
-		if ev.trace {
-			ev.ruleStep(l.Name, "allow", r, OutcomeNotMatched, why)
-		}
+		ev.ruleStep(l.Name, "allow", r, OutcomeNotMatched, EventNotMatched, mm)
 	}
 	if ev.sem.AllowCombine == effective.CombinePR220 && !selected {
 		if ev.trace {
-			ev.step(Step{Level: string(l.Name), Phase: "allow", Outcome: OutcomeInfo,
-				Reason: "no rule at this level selects the caller: the level is passed (PR #220)"})
+			ev.step(Step{Level: string(l.Name), Phase: "allow", Outcome: OutcomeInfo, Event: EventLevelPassed})
 		}
 		return
 	}
-	reason := ""
-	if ev.trace {
-		reason = fmt.Sprintf("no Allow rule at %s level matches", l.Name)
+	ev.finish(Deny, false, string(l.Name), DecidedImplicitDeny, func() *Cause {
 		if len(near) == 0 {
 			near = weak
 		}
 		if len(near) > 2 {
 			near = near[:2]
 		}
-		if len(near) > 0 {
-			reason += "; " + strings.Join(near, "; ")
-		} else {
-			reason += fmt.Sprintf("; no rule selects caller %s", callerString(ev.c))
+		c := &Cause{Event: CauseNoRuleMatches, Near: near}
+		if len(near) == 0 {
+			c.Caller = ev.c.principalString()
 		}
-	}
-	ev.finish(Deny, false, string(l.Name), DecidedImplicitDeny, reason)
+		return c
+	})
 }
 
 // allowFlat is allowStep, untraced, on a level of a compiled chain: the rules that do
@@ -652,21 +609,14 @@ func (ev *evaluator) allowFlat(fl *flatLevel) {
 	if ev.sem.AllowCombine == effective.CombinePR220 && !selected {
 		return
 	}
-	ev.finish(Deny, false, string(fl.name), DecidedImplicitDeny, "")
-}
-
-func callerString(c *reqCtx) string {
-	if p := c.principalString(); p != "" {
-		return p
-	}
-	return "without client certificate"
+	ev.finish(Deny, false, string(fl.name), DecidedImplicitDeny, nil)
 }
 
 // allowPerPolicy: every Allow policy of the level must allow (0059, legacy).
 func (ev *evaluator) allowPerPolicy(l *effective.Level) {
 	if len(l.Allow) == 0 {
 		if ev.trace {
-			ev.step(Step{Level: string(l.Name), Phase: "allow", Outcome: OutcomeSkipped, Reason: "no Allow policy: the level does not enforce"})
+			ev.step(Step{Level: string(l.Name), Phase: "allow", Outcome: OutcomeSkipped, Event: EventNoAllow})
 		}
 		return
 	}
@@ -678,43 +628,29 @@ func (ev *evaluator) allowPerPolicy(l *effective.Level) {
 			}
 			if ok {
 				if ev.trace {
-					ev.step(Step{Level: string(l.Name), Phase: "allow", Policy: p.ID(), Source: p.Source.String(), Outcome: OutcomeMatched,
-						Reason: "Allow policy without rules allows the request"})
+					ev.step(policyStep(l.Name, "allow", p, OutcomeMatched, EventRuleLessAllows))
 				}
 				ev.allowBy, ev.allowLevel = p.ID(), string(l.Name)
 				continue
 			}
 		}
 		matched := false
-		var near []string
+		var near []Step
+		mm := ev.mismatch()
 		for _, r := range p.Rules {
-			var why string
-			var w *string
-			if ev.trace {
-				w = &why
-			}
-			if matchRule(r, ev.c, w) {
-				if ev.trace {
-					ev.ruleStep(l.Name, "allow", r, OutcomeMatched, "allows "+r.Permission.String())
-				}
+			if matchRule(r, ev.c, mm) {
+				ev.ruleStep(l.Name, "allow", r, OutcomeMatched, EventAllows, nil)
 				ev.allowBy, ev.allowLevel = r.ID(), string(l.Name)
 				matched = true
 				break
 			}
 			if ev.trace && len(near) < 2 && matchPrincipal(&r.Principal, ev.c, nil) && !r.Builtin {
-				near = append(near, fmt.Sprintf("rule %q (%s) %s", r.Name, r.Source.String(), why))
+				near = append(near, ruleStep(l.Name, "allow", r, OutcomeNotMatched, EventNotMatched, mm))
 			}
-			ev.ruleStep(l.Name, "allow", r, OutcomeNotMatched, why)
+			ev.ruleStep(l.Name, "allow", r, OutcomeNotMatched, EventNotMatched, mm)
 		}
 		if !matched {
-			reason := ""
-			if ev.trace {
-				reason = fmt.Sprintf("Allow policy %s at %s level matches nothing (every Allow policy must allow)", p.ID(), l.Name)
-				if len(near) > 0 {
-					reason += "; " + strings.Join(near, "; ")
-				}
-			}
-			ev.finish(Deny, false, string(l.Name), p.ID(), reason)
+			ev.finish(Deny, false, string(l.Name), p.ID(), func() *Cause { return &Cause{Event: CausePolicyMatchesNothing, Near: near} })
 			return
 		}
 	}

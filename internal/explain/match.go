@@ -178,12 +178,12 @@ func (c *reqCtx) activation() interpreter.Activation {
 	return act
 }
 
-// matchPrincipal reports whether the caller is selected; why (when non-nil) says why not.
-func matchPrincipal(p *effective.Principal, c *reqCtx, why *string) bool {
+// matchPrincipal reports whether the caller is selected; mm (when non-nil) says why not.
+func matchPrincipal(p *effective.Principal, c *reqCtx, mm *Mismatch) bool {
 	switch {
 	case p.None:
-		if why != nil {
-			*why = "source: " + p.Note
+		if mm != nil {
+			*mm = Mismatch{Field: "source", Test: "nobody", Note: p.Note}
 		}
 		return false
 	case p.Any:
@@ -191,12 +191,8 @@ func matchPrincipal(p *effective.Principal, c *reqCtx, why *string) bool {
 	case c.principalIs(p.Value):
 		return true
 	}
-	if why != nil {
-		saw := c.principalString()
-		if saw == "" {
-			saw = "no client certificate (anonymous)"
-		}
-		*why = fmt.Sprintf("source: wants %s; saw %s", p.Value, saw)
+	if mm != nil {
+		*mm = Mismatch{Field: "source", Wants: p.Value, Saw: c.principalString()}
 	}
 	return false
 }
@@ -278,8 +274,8 @@ func evalCEL(cond *effective.CELCondition, c *reqCtx) (bool, error) {
 	return r.v, r.err
 }
 
-// matchPermission reports whether the request is permitted; why (when non-nil) says why not.
-func matchPermission(p *effective.Permission, c *reqCtx, why *string) bool {
+// matchPermission reports whether the request is permitted; mm (when non-nil) says why not.
+func matchPermission(p *effective.Permission, c *reqCtx, mm *Mismatch) bool {
 	ok := false
 	switch {
 	case p.Any:
@@ -289,21 +285,21 @@ func matchPermission(p *effective.Permission, c *reqCtx, why *string) bool {
 	}
 	if !ok && p.CEL != nil {
 		if p.ToolsCallOnly && !c.toolsCall {
-			if why != nil {
-				*why = fmt.Sprintf("CEL rules only match tools/call; saw %s", sawMethod(c))
+			if mm != nil {
+				*mm = Mismatch{Field: "cel", Test: "tools-call-only", Wants: p.CEL.Expression, Saw: c.call()}
 			}
 			return false
 		}
 		res, err := evalCEL(p.CEL, c)
 		if err != nil {
-			if why != nil {
-				*why = fmt.Sprintf("CEL %s: evaluation error (no match): %v", p.CEL.Expression, err)
+			if mm != nil {
+				*mm = Mismatch{Field: "cel", Test: "error", Wants: p.CEL.Expression, Saw: c.call(), Note: err.Error()}
 			}
 			return false
 		}
 		if !res {
-			if why != nil {
-				*why = fmt.Sprintf("CEL %s is false for %s", p.CEL.Expression, sawMethod(c))
+			if mm != nil {
+				*mm = Mismatch{Field: "cel", Test: "false", Wants: p.CEL.Expression, Saw: c.call()}
 			}
 			return false
 		}
@@ -331,36 +327,32 @@ func matchPermission(p *effective.Permission, c *reqCtx, why *string) bool {
 		_, ok = c.headers["mcp-session-id"]
 	}
 	if !ok {
-		if why != nil {
-			*why = fmt.Sprintf("allows %s; saw %s", p.String(), sawMethod(c))
+		if mm != nil {
+			*mm = Mismatch{Field: "mcp", Wants: p, Saw: c.call()}
 		}
 		return false
 	}
 	if p.L7 != nil {
-		return matchL7(p.L7, c, why)
+		return matchL7(p.L7, c, mm)
 	}
 	return true
 }
 
-func sawMethod(c *reqCtx) string {
-	if !c.hasMCP {
-		return fmt.Sprintf("HTTP %s %s without MCP metadata", c.httpMethod, c.path)
-	}
-	if c.tool != "" {
-		return fmt.Sprintf("%s %q", c.mcpMethod, c.tool)
-	}
-	return c.mcpMethod
+// call is what a permission sees of the request.
+func (c *reqCtx) call() Call {
+	return Call{MCP: c.hasMCP, Method: c.mcpMethod, Tool: c.tool, HTTPMethod: c.httpMethod, Path: c.path}
 }
 
-func matchL7(m *effective.L7Match, c *reqCtx, why *string) bool {
-	fail := func(format string, args ...any) bool {
-		if why != nil {
-			*why = fmt.Sprintf(format, args...)
+func matchL7(m *effective.L7Match, c *reqCtx, mm *Mismatch) bool {
+	// fail records f when tracing; f builds the Mismatch only then (its values box).
+	fail := func(f func() Mismatch) bool {
+		if mm != nil {
+			*mm = f()
 		}
 		return false
 	}
 	if len(m.Methods) > 0 && !contains(m.Methods, c.httpMethod) {
-		return fail("methods: wants %v; saw %s", m.Methods, c.httpMethod)
+		return fail(func() Mismatch { return Mismatch{Field: "methods", Wants: m.Methods, Saw: c.httpMethod} })
 	}
 	if len(m.Paths) > 0 {
 		ok := false
@@ -371,20 +363,26 @@ func matchL7(m *effective.L7Match, c *reqCtx, why *string) bool {
 			}
 		}
 		if !ok {
-			return fail("paths: no path match for %s", c.urlPath)
+			return fail(func() Mismatch { return Mismatch{Field: "paths", Wants: m.Paths, Saw: c.urlPath} })
 		}
 	}
 	for _, h := range m.Headers {
 		v, present := c.headers[h.Name]
 		switch {
 		case !present:
-			return fail("headers: wants %s; header absent", h.Name)
+			return fail(func() Mismatch { return Mismatch{Field: "headers", Test: "absent", Name: h.Name, Wants: h.Value} })
 		case h.Re != nil && !h.Re.MatchString(v):
-			return fail("headers: %s wants /%s/; saw %q", h.Name, h.Value, v)
+			return fail(func() Mismatch {
+				return Mismatch{Field: "headers", Test: "regex", Name: h.Name, Wants: h.Value, Saw: v}
+			})
 		case h.Re == nil && h.Type != "RegularExpression" && v != h.Value:
-			return fail("headers: %s wants %q; saw %q", h.Name, h.Value, v)
+			return fail(func() Mismatch {
+				return Mismatch{Field: "headers", Test: "value", Name: h.Name, Wants: h.Value, Saw: v}
+			})
 		case h.Re == nil && h.Type == "RegularExpression":
-			return fail("headers: %s has an invalid regular expression", h.Name)
+			return fail(func() Mismatch {
+				return Mismatch{Field: "headers", Test: "invalid", Name: h.Name, Wants: h.Value, Saw: v}
+			})
 		}
 	}
 	if len(m.Hosts) > 0 {
@@ -397,7 +395,7 @@ func matchL7(m *effective.L7Match, c *reqCtx, why *string) bool {
 			}
 		}
 		if !ok {
-			return fail("hosts: wants %v; saw %q", m.Hosts, hostname)
+			return fail(func() Mismatch { return Mismatch{Field: "hosts", Wants: m.Hosts, Saw: hostname} })
 		}
 	}
 	if len(m.Ports) > 0 {
@@ -408,7 +406,7 @@ func matchL7(m *effective.L7Match, c *reqCtx, why *string) bool {
 			}
 		}
 		if !ok {
-			return fail("ports: wants %v; saw %d", m.Ports, c.port)
+			return fail(func() Mismatch { return Mismatch{Field: "ports", Wants: m.Ports, Saw: c.port} })
 		}
 	}
 	return true
@@ -446,6 +444,6 @@ func contains(l []string, s string) bool {
 }
 
 // matchRule is principal AND permission.
-func matchRule(r *effective.Rule, c *reqCtx, why *string) bool {
-	return matchPrincipal(&r.Principal, c, why) && matchPermission(&r.Permission, c, why)
+func matchRule(r *effective.Rule, c *reqCtx, mm *Mismatch) bool {
+	return matchPrincipal(&r.Principal, c, mm) && matchPermission(&r.Permission, c, mm)
 }

@@ -143,9 +143,10 @@ func refuse(d *Decision, ch *choice) {
 	}
 	was, wasBy := d.Verdict, d.DecidedBy
 	d.Verdict, d.Explicit, d.Level, d.DecidedBy, d.Branches = Deny, false, string(effective.LevelGateway), ch.refused, nil
-	if d.Trace == nil && d.Reason == "" {
+	if d.Trace == nil && d.Reason == "" && d.Cause == nil {
 		return // untraced: no text
 	}
+	d.Cause = nil // the reason below replaces it
 	switch ch.refused {
 	case DecidedNoRoute:
 		d.Reason = "no route takes the request: the data plane answers 404"

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agpol/agpol/internal/apis/agentic"
+	"github.com/agpol/agpol/internal/effective/authpolicy"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -306,11 +307,11 @@ func runAuthPolicySection(ctx *Context) []Finding {
 			}
 			what = "rule"
 			for i, rule := range r.Spec.Rules {
-				if rule.Name != nil && *rule.Name != "" {
-					names = append(names, string(*rule.Name))
-				} else {
-					names = append(names, fmt.Sprintf("rule-%d", i+1))
+				name := ""
+				if rule.Name != nil {
+					name = string(*rule.Name)
 				}
+				names = append(names, authpolicy.RuleName(i, name))
 			}
 		default:
 			continue

@@ -2,52 +2,17 @@ package render
 
 import (
 	"fmt"
-	"github.com/agpol/agpol/internal/effective/authpolicy"
 	"io"
-	"k8s.io/cli-runtime/pkg/printers"
 	"strings"
 
+	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/agpol/agpol/internal/describe"
 	"github.com/agpol/agpol/internal/effective"
 )
 
-// DescribePolicy is one policy attached to the described object.
-type DescribePolicy struct {
-	ID        string
-	Action    string
-	Version   string
-	Source    string
-	Admission effective.Admission
-	// Enforced is "" when the policy runs, else why not.
-	NotEnforced string
-}
-
-// DescribePath is one path through the described object with its chain.
-type DescribePath struct {
-	// Title is e.g. "https → route pay/ledger#mcp → xbackend pay/ledger".
-	Title string
-	// Problem is set when the path reaches no backend (the gateway level still runs).
-	Problem string
-	// Note is a remark about the path (e.g. a plain HTTP listener carries no caller identity).
-	Note  string
-	Chain *effective.Chain
-}
-
-// Describe is the effective view of one Gateway, HTTPRoute or XBackend.
-type Describe struct {
-	Kind      string
-	Name      string
-	Source    string
-	Semantics string
-	Policies  []DescribePolicy
-	Paths     []DescribePath
-	Notes     []string
-	// AuthPolicy is the effective Kuadrant AuthPolicy per listener (Gateway) or per rule
-	// and listener path (HTTPRoute); empty without AuthPolicies.
-	AuthPolicy []*authpolicy.PathResult
-}
-
 // DescribeText writes the effective view.
-func DescribeText(w io.Writer, d *Describe, st Styler) error {
+func DescribeText(w io.Writer, d *describe.View, st Styler) error {
 	w = st.Writer(w)
 	fmt.Fprintf(w, "%s %s\n", st.Bold(d.Kind), st.Bold(d.Name))
 	if d.Source != "" {
@@ -82,12 +47,12 @@ func DescribeText(w io.Writer, d *Describe, st Styler) error {
 		fmt.Fprintln(w, "  <no path>")
 	}
 	for _, p := range d.Paths {
-		fmt.Fprintf(w, "  %s\n", st.Bold(p.Title))
-		if p.Problem != "" {
-			fmt.Fprintf(w, "    %s\n", st.Yellow(p.Problem+": only the gateway level runs"))
+		fmt.Fprintf(w, "  %s\n", st.Bold(describeTitle(p)))
+		if p.NoBackend != "" {
+			fmt.Fprintf(w, "    %s\n", st.Yellow("the data plane answers 500: "+p.NoBackend+": only the gateway level runs"))
 		}
-		if p.Note != "" {
-			fmt.Fprintf(w, "    %s\n", st.Dim(p.Note))
+		if p.PlainHTTP {
+			fmt.Fprintf(w, "    %s\n", st.Dim("plain HTTP listener: callers present no client certificate, so only rules that match any caller can match"))
 		}
 		writeChain(w, p.Chain, st)
 	}
@@ -101,6 +66,23 @@ func DescribeText(w io.Writer, d *Describe, st Styler) error {
 		}
 	}
 	return nil
+}
+
+// describeTitle is e.g. "gw infra/edge (https) → route pay/ledger#mcp → xbackend pay/ledger".
+func describeTitle(p describe.Path) string {
+	title := fmt.Sprintf("gw %s (%s)", p.Gateway, p.Listener)
+	if p.Route != "" {
+		title += " → route " + p.Route
+		if p.RuleName != "" {
+			title += "#" + p.RuleName
+		} else {
+			title += fmt.Sprintf("[%d]", p.RuleIndex)
+		}
+	}
+	if p.BackendKind != "" {
+		title += fmt.Sprintf(" → %s %s", strings.ToLower(p.BackendKind), p.Backend)
+	}
+	return title
 }
 
 func writeChain(w io.Writer, c *effective.Chain, st Styler) {
@@ -132,9 +114,9 @@ func writeChain(w io.Writer, c *effective.Chain, st Styler) {
 			step("%s legacy ExternalAuth rule %s", l.Name, ruleLine(r, st))
 		}
 	}
-	allow := func(l *effective.Level) {
+	allow := func(kind effective.StepKind, l *effective.Level) {
 		switch {
-		case c.Semantics.AllowCombine == effective.CombineAllPolicies:
+		case kind == effective.StepAllowEach:
 			if len(l.Allow) == 0 {
 				step("%s Allow: %s", l.Name, st.Dim("no Allow policy, not enforced"))
 				return
@@ -174,28 +156,13 @@ func writeChain(w io.Writer, c *effective.Chain, st Styler) {
 		}
 	}
 	levels := c.Levels()
-	switch c.Semantics.ExtAuthPlacement {
-	case effective.ExtAuthPerLevel:
-		for _, l := range levels {
+	for _, s := range c.Steps() {
+		l := levels[s.Level]
+		if s.Kind == effective.StepExtAuth {
 			ext(l)
 			legacyExt(l)
-			allow(l)
-		}
-	case effective.ExtAuthLast:
-		for _, l := range levels {
-			allow(l)
-		}
-		for _, l := range levels {
-			ext(l)
-			legacyExt(l)
-		}
-	default:
-		for _, l := range levels {
-			ext(l)
-			legacyExt(l)
-		}
-		for _, l := range levels {
-			allow(l)
+		} else {
+			allow(s.Kind, l)
 		}
 	}
 	if c.Backend == nil {
@@ -209,8 +176,8 @@ func writeChain(w io.Writer, c *effective.Chain, st Styler) {
 }
 
 func ruleLine(r *effective.Rule, st Styler) string {
-	s := fmt.Sprintf("- %s: %s may %s", st.Cyan(r.ID()), r.Principal.String(), r.Permission.String())
-	if r.Principal.Note != "" && r.Principal.Note != "source omitted: any caller" {
+	s := fmt.Sprintf("- %s: %s may %s", st.Cyan(r.ID()), principalText(r.Principal), permissionText(&r.Permission))
+	if r.Principal.Note != "" && !r.Principal.Omitted {
 		s += " [" + r.Principal.Note + "]"
 	}
 	if len(r.Permission.IgnoredL7) > 0 {

@@ -103,7 +103,7 @@ func ExplainText(w io.Writer, results []*explain.Result, st Styler) error {
 }
 
 func writeResult(w io.Writer, r *explain.Result, st Styler) {
-	head := st.Verdict(&r.Decision) + " " + r.Request.Describe() + " → " + PathLine(r.Path) + ": " + r.Reason
+	head := st.Verdict(&r.Decision) + " " + r.Request.Describe() + " → " + PathLine(r.Path) + ": " + DecisionReason(&r.Decision)
 	if r.Name != "" && !strings.HasPrefix(r.Name, "request-") && r.Name != "explain" {
 		head = st.Bold(r.Name) + ": " + head
 	}
@@ -194,11 +194,11 @@ func StepLine(s explain.Step, st Styler) string {
 		}
 		b.WriteString(" " + st.Cyan(name))
 	}
-	if s.Source != "" {
-		b.WriteString(" (" + s.Source + ")")
+	if src := stepSource(s); src != "" {
+		b.WriteString(" (" + src + ")")
 	}
-	if s.Reason != "" {
-		b.WriteString(": " + s.Reason)
+	if reason := StepReason(s); reason != "" {
+		b.WriteString(": " + reason)
 	}
 	return b.String()
 }
@@ -253,7 +253,7 @@ func SimulateTextResult(w io.Writer, r *explain.Result, st Styler) error {
 		for _, f := range r.Expect.Failures {
 			fmt.Fprintln(w, "    "+st.Red(f))
 		}
-		_, err = fmt.Fprintln(w, "    "+r.Reason)
+		_, err = fmt.Fprintln(w, "    "+DecisionReason(&r.Decision))
 	}
 	return err
 }

@@ -42,7 +42,7 @@ func (j *JUnitSuite) Add(r *explain.Result) {
 		name += " [" + r.Path.Backend + "]"
 	}
 	tc := junit.Testcase{Name: xmlText(name), Classname: j.ts.Name, Time: "0"}
-	out := strings.ToUpper(r.Verdict) + " by " + r.DecidedBy + " at " + r.Level + ": " + r.Reason
+	out := strings.ToUpper(r.Verdict) + " by " + r.DecidedBy + " at " + r.Level + ": " + DecisionReason(&r.Decision)
 	out = xmlText(out)
 	tc.SystemOut = &junit.Output{Data: out}
 	if r.Expect != nil && !r.Expect.Passed {

@@ -42,12 +42,21 @@ func item(o snapshot.Origin, resource string) Item {
 	return Item{Object: o.Object(), Source: o.Source, resource: resource}
 }
 
-// Computed carries what other stages computed about objects, for get to show. Each
-// function returns the table cell and the value for the -o json|yaml item; nil functions
-// leave the column to the status recorded on the object.
+// Computed carries what other stages computed about objects, for get and graph to show.
+// Nil functions leave the column to the status recorded on the object.
 type Computed struct {
-	Admission   func(*snapshot.XAccessPolicy) (cell string, detail any)
-	Enforcement func(*snapshot.AuthPolicy) (cell string, detail any)
+	Admission   func(*snapshot.XAccessPolicy) State
+	Enforcement func(*snapshot.AuthPolicy) State
+}
+
+// State is what another stage computed about one object.
+type State struct {
+	// Cell is the table cell (and the graph label).
+	Cell string
+	// InForce is set when the object counts: admitted, or enforced.
+	InForce bool
+	// Detail is the value for the -o json|yaml item.
+	Detail any
 }
 
 // GetView builds the table and the items for one resource type of agpol get.
@@ -206,7 +215,8 @@ func accessPolicyView(s *snapshot.Snapshot, sel Selector, wide bool, c Computed)
 		accepted := RecordedAccepted(p.Status.Ancestors)
 		it := item(p.Origin, "xaccesspolicy.agentic.networking.x-k8s.io")
 		if c.Admission != nil {
-			accepted, it.Admission = c.Admission(p)
+			st := c.Admission(p)
+			accepted, it.Admission = st.Cell, st.Detail
 		}
 		row := []string{p.Namespace, p.Name, action, Join(targets), rules, accepted, Age(p.CreationTimestamp.Time)}
 		if wide {
@@ -240,7 +250,8 @@ func authPolicyView(s *snapshot.Snapshot, sel Selector, wide bool, c Computed) (
 		enforced := conditionStatus(p.Status.Conditions, "Enforced")
 		it := item(p.Origin, "authpolicy.kuadrant.io")
 		if c.Enforcement != nil {
-			enforced, it.Enforcement = c.Enforcement(p)
+			st := c.Enforcement(p)
+			enforced, it.Enforcement = st.Cell, st.Detail
 		}
 		row := []string{p.Namespace, p.Name, target, mode, conditionStatus(p.Status.Conditions, "Accepted"),
 			enforced, Age(p.CreationTimestamp.Time)}
@@ -263,18 +274,23 @@ func strategyOr(s string) string {
 // RecordedAccepted summarises the Accepted conditions a controller recorded on an
 // XAccessPolicy: True only when every ancestor says True, "<none>" without status.
 func RecordedAccepted(ancestors []gwapiv1.PolicyAncestorStatus) string {
+	return recordedAccepted(ancestors).Cell
+}
+
+// recordedAccepted is RecordedAccepted's cell, in force when it is True.
+func recordedAccepted(ancestors []gwapiv1.PolicyAncestorStatus) State {
 	if len(ancestors) == 0 {
-		return "<none>"
+		return State{Cell: "<none>"}
 	}
 	for _, a := range ancestors {
 		if st := conditionStatus(a.Conditions, "Accepted"); st != "True" {
 			if st == "<none>" {
-				return "Unknown"
+				return State{Cell: "Unknown"}
 			}
-			return st
+			return State{Cell: st}
 		}
 	}
-	return "True"
+	return State{Cell: "True", InForce: true}
 }
 
 func conditionStatus(conds []metav1.Condition, t string) string {

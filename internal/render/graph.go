@@ -213,24 +213,24 @@ func (b *graphBuilder) accessPolicies(in GraphInput, target topology.Ref, tn dot
 		if p.Legacy != nil {
 			action = "v0alpha0"
 		}
-		state := RecordedAccepted(p.Status.Ancestors)
+		state := recordedAccepted(p.Status.Ancestors)
 		if in.Computed.Admission != nil {
-			state, _ = in.Computed.Admission(p)
+			state = in.Computed.Admission(p)
 		}
-		label := fmt.Sprintf("XAccessPolicy %s/%s\n%s, admission %s", p.Namespace, p.Name, action, state)
-		pn := b.node("XAccessPolicy/"+p.Namespace+"/"+p.Name, label, "note", !strings.HasPrefix(state, "True"))
+		label := fmt.Sprintf("XAccessPolicy %s/%s\n%s, admission %s", p.Namespace, p.Name, action, state.Cell)
+		pn := b.node("XAccessPolicy/"+p.Namespace+"/"+p.Name, label, "note", !state.InForce)
 		b.edge(pn, tn, "", true)
 	}
 }
 
 func (b *graphBuilder) authPolicies(in GraphInput, target topology.Ref, tn dot.Node, listeners map[string]dot.Node) {
 	for _, p := range in.Targets.AuthPolicies[target] {
-		state := "-"
+		state := State{Cell: "-"}
 		if in.Computed.Enforcement != nil {
-			state, _ = in.Computed.Enforcement(p)
+			state = in.Computed.Enforcement(p)
 		}
-		label := fmt.Sprintf("AuthPolicy %s/%s\n%s", p.Namespace, p.Name, state)
-		pn := b.node("AuthPolicy/"+p.Namespace+"/"+p.Name, label, "note", state != "Enforced" && !strings.HasPrefix(state, "True"))
+		label := fmt.Sprintf("AuthPolicy %s/%s\n%s", p.Namespace, p.Name, state.Cell)
+		pn := b.node("AuthPolicy/"+p.Namespace+"/"+p.Name, label, "note", !state.InForce)
 		to := tn
 		if sn := p.Spec.TargetRef.SectionName; sn != nil && listeners != nil {
 			if ln, ok := listeners[string(*sn)]; ok {

@@ -389,22 +389,12 @@ func (pt *portTable) lookup(host string) *vhost {
 	return pt.any
 }
 
-// parentNamesGateway reports whether a parentRef names the gateway: group defaults
-// to gateway.networking.k8s.io, kind to Gateway, namespace to the route's. (The
-// reference translator compares only name and namespace, translator.go:598-606;
+// parentNamesGateway reports whether a parentRef names the gateway (ParentGateway).
+// (The reference translator compares only name and namespace, translator.go:598-606;
 // agpol also requires the Gateway group and kind, as Gateway API defines them.)
 func parentNamesGateway(p gwapiv1.ParentReference, routeNS string, gw *snapshot.Gateway) bool {
-	group, kind, ns := gwapiv1.GroupName, "Gateway", routeNS
-	if p.Group != nil {
-		group = string(*p.Group)
-	}
-	if p.Kind != nil {
-		kind = string(*p.Kind)
-	}
-	if p.Namespace != nil {
-		ns = string(*p.Namespace)
-	}
-	return group == gwapiv1.GroupName && kind == "Gateway" && ns == gw.Namespace && string(p.Name) == gw.Name
+	ref, ok := ParentGateway(p, routeNS)
+	return ok && ref.Namespace == gw.Namespace && ref.Name == gw.Name
 }
 
 func (g *Graph) listenerInfos(gw *snapshot.Gateway) []*listenerInfo {

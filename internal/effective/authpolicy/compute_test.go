@@ -194,3 +194,14 @@ spec:
 		t.Errorf("displaced on %d paths, effective on %d; want 6 and 0", len(pr.DisplacedOn), len(pr.EffectiveOn))
 	}
 }
+
+func TestRuleName(t *testing.T) {
+	for _, tt := range []struct {
+		i          int
+		name, want string
+	}{{0, "", "rule-1"}, {2, "", "rule-3"}, {0, "mcp", "mcp"}} {
+		if got := RuleName(tt.i, tt.name); got != tt.want {
+			t.Errorf("RuleName(%d, %q) = %q, want %q", tt.i, tt.name, got, tt.want)
+		}
+	}
+}

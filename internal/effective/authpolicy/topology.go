@@ -3,6 +3,7 @@ package authpolicy
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/agpol/agpol/internal/snapshot"
@@ -76,6 +77,15 @@ func (p Path) nodes() []string {
 		out = append(out, ruleNode(p.Route, p.Rule))
 	}
 	return out
+}
+
+// RuleName is Kuadrant's name of rule i (0-based) of an HTTPRoute: its name, or the
+// synthetic "rule-N" (1-based) when it has none.
+func RuleName(i int, name string) string {
+	if name != "" {
+		return name
+	}
+	return "rule-" + strconv.Itoa(i+1)
 }
 
 func gatewayNode(gw string) string     { return "gateway:" + gw }
@@ -187,10 +197,11 @@ func BuildTopology(s *snapshot.Snapshot) *Topology {
 		rn := &RouteNode{Ref: ref, Object: r}
 		seenRule := map[string]bool{}
 		for i, rule := range r.Spec.Rules {
-			name := fmt.Sprintf("rule-%d", i+1)
-			if rule.Name != nil && *rule.Name != "" {
+			name := ""
+			if rule.Name != nil {
 				name = string(*rule.Name)
 			}
+			name = RuleName(i, name)
 			if seenRule[name] {
 				continue
 			}
@@ -208,17 +219,14 @@ func BuildTopology(s *snapshot.Snapshot) *Topology {
 		r := rn.Object
 		linked := map[Parent]bool{}
 		for _, pr := range r.Spec.ParentRefs {
-			if pr.Group != nil && string(*pr.Group) != GatewayGroup {
+			if pr.Namespace != nil && *pr.Namespace == "" {
+				pr.Namespace = nil // an empty namespace is the route's here (the API server rejects it)
+			}
+			gref, ok := topology.ParentGateway(pr, r.Namespace)
+			if !ok {
 				continue
 			}
-			if pr.Kind != nil && string(*pr.Kind) != "Gateway" {
-				continue
-			}
-			ns := r.Namespace
-			if pr.Namespace != nil && *pr.Namespace != "" {
-				ns = string(*pr.Namespace)
-			}
-			gn := t.gateways[nsName(ns, string(pr.Name))]
+			gn := t.gateways[nsName(gref.Namespace, gref.Name)]
 			if gn == nil {
 				continue
 			}

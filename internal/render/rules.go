@@ -1,12 +1,14 @@
-package effective
+package render
 
 import (
 	"strconv"
 	"strings"
+
+	"github.com/agpol/agpol/internal/effective"
 )
 
-// String describes who a principal selects.
-func (p Principal) String() string {
+// principalText describes who a principal selects.
+func principalText(p effective.Principal) string {
 	switch {
 	case p.None:
 		return "nobody"
@@ -16,8 +18,11 @@ func (p Principal) String() string {
 	return p.Value
 }
 
-// String describes what a permission allows, e.g. "tools/call [balance, history]".
-func (p Permission) String() string {
+// permissionText describes what a permission allows, e.g. "tools/call [balance, history]".
+func permissionText(p *effective.Permission) string {
+	if p == nil {
+		return ""
+	}
 	var parts []string
 	switch {
 	case p.Any:
@@ -53,13 +58,13 @@ func (p Permission) String() string {
 	}
 	out := strings.Join(parts, ", ")
 	if p.L7 != nil {
-		out += " and " + p.L7.String()
+		out += " and " + l7Text(p.L7)
 	}
 	return out
 }
 
-// String describes the L7 matchers.
-func (m *L7Match) String() string {
+// l7Text describes the L7 matchers.
+func l7Text(m *effective.L7Match) string {
 	var parts []string
 	if len(m.Methods) > 0 {
 		parts = append(parts, "method in ["+strings.Join(m.Methods, ", ")+"]")

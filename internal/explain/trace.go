@@ -1,0 +1,132 @@
+package explain
+
+import (
+	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/snapshot"
+)
+
+// Step is one entry of a trace: what was considered, where, and what it found, as data.
+// The evaluator fills Event and the fields it names; render writes the sentence
+// (render.StepReason) and the position as text. Steps of route resolution and of
+// unread objects carry their sentence in Reason and no Event.
+type Step struct {
+	Level   string `json:"level"`
+	Phase   string `json:"phase"` // route, extauth, allow, default
+	Policy  string `json:"policy,omitempty"`
+	Rule    string `json:"rule,omitempty"`
+	Source  string `json:"source,omitempty"`
+	Outcome string `json:"outcome"`
+	Reason  string `json:"reason,omitempty"`
+
+	// Event is what the step found (an Event* constant).
+	Event string `json:"event,omitempty"`
+	// Position is where the rule or policy is written; -o json|yaml shows it as Source
+	// (file:line, or the cluster), as before.
+	Position *snapshot.Source `json:"-"`
+	// Mismatch is the rule field that failed (EventNotMatched).
+	Mismatch *Mismatch `json:"mismatch,omitempty"`
+	// Allows is what a matching Allow rule permits (EventAllows).
+	Allows *effective.Permission `json:"allows,omitempty"`
+	// Note is the reason the data plane has no ext_authz filter (EventNoFilter).
+	Note string `json:"note,omitempty"`
+	// RuleName and KeptBy: the rule name two policies share and the rule kept
+	// (EventReplaced).
+	RuleName string `json:"ruleName,omitempty"`
+	KeptBy   string `json:"keptBy,omitempty"`
+	// Verdict is the verdict whatever the authorizer answers (EventAnswerMoot).
+	Verdict string `json:"verdict,omitempty"`
+	// CEL lists the CEL expressions whose outcome is unknown and DecidedByEither what
+	// decided under their outcomes, when that differs (EventCELSame, EventCELDepends).
+	CEL             []string `json:"cel,omitempty"`
+	DecidedByEither []string `json:"decidedByEither,omitempty"`
+}
+
+// Events of trace steps.
+const (
+	EventNoPolicy        = "no-policy"           // no accepted XAccessPolicy at the gateway or the backend
+	EventExtAuthRuleLess = "extauth-rule-less"   // an ExternalAuth policy without rules delegates every request
+	EventExtAuthSelects  = "extauth-selects"     // the rule selects the request for the authorizer
+	EventExtAuthNoRule   = "extauth-no-rule"     // no rule of the ExternalAuth policy selects the request
+	EventLegacyExtAuth   = "legacy-extauth"      // a legacy ExternalAuth rule sends tools/call to the authorizer
+	EventNoFilter        = "no-extauth-filter"   // no ext_authz filter: the authorizer is never called (Note says why)
+	EventSharedExtAuth   = "shared-extauth"      // the backend's config is the gateway's: one filter, already called
+	EventAnswerDeny      = "authorizer-deny"     // the authorizer answered deny
+	EventAnswerAllow     = "authorizer-allow"    // the authorizer answered allow
+	EventAnswerUnknown   = "authorizer-unknown"  // the authorizer's answer was not given
+	EventAnswerAssumed   = "authorizer-assumed"  // the answer is unknown; the trace assumes allow
+	EventAnswerMoot      = "authorizer-moot"     // the answer is unknown and does not change the verdict
+	EventRuleLessAllow   = "allow-rule-less"     // an Allow policy without rules adds no rule
+	EventRuleLessAllows  = "allow-rule-less-all" // an Allow policy without rules allows (every policy must allow)
+	EventNoAllow         = "no-allow"            // no Allow policy: the level does not enforce
+	EventReplaced        = "rule-replaced"       // a same-named rule of a younger policy replaces this one
+	EventAllows          = "allows"              // the rule matches and allows (Allows)
+	EventNotMatched      = "not-matched"         // the rule does not match (Mismatch)
+	EventLevelPassed     = "level-passed"        // no rule selects the caller: the level is passed (PR #220)
+	EventCELSame         = "cel-unknown-same"    // a CEL outcome is unknown, the verdict the same either way
+	EventCELDepends      = "cel-unknown-depends" // a CEL outcome is unknown, and the verdict depends on it
+)
+
+// Mismatch is the field of a rule that failed to match: what the rule wants and what the
+// request had.
+type Mismatch struct {
+	// Field is the rule field: "source", "mcp" (the permission's MCP methods and HTTP
+	// matchers), "cel", or an L7 field: "methods", "paths", "headers", "hosts", "ports".
+	Field string `json:"field"`
+	// Test says how the field failed where it can fail several ways: "nobody" (source:
+	// an incomplete source matches nobody), "tools-call-only", "error" or "false" (cel),
+	// "absent", "regex", "value" or "invalid" (headers).
+	Test string `json:"test,omitempty"`
+	// Name is the header's name (headers).
+	Name string `json:"name,omitempty"`
+	// Wants is what the rule wants: the principal (source), the permission (mcp), the
+	// expression (cel), the values listed (methods, hosts, ports), the header's value.
+	Wants any `json:"wants,omitempty"`
+	// Saw is what the request had: the caller's principal ("" without a client
+	// certificate), its Call (mcp, cel), the HTTP method, path, header value, host, port.
+	Saw any `json:"saw,omitempty"`
+	// Note is the principal's note (nobody) or the CEL evaluation error.
+	Note string `json:"note,omitempty"`
+}
+
+// Call is the MCP call (or plain HTTP request) a permission saw.
+type Call struct {
+	MCP        bool   `json:"mcp"`
+	Method     string `json:"method,omitempty"`
+	Tool       string `json:"tool,omitempty"`
+	HTTPMethod string `json:"httpMethod,omitempty"`
+	Path       string `json:"path,omitempty"`
+}
+
+// Cause is why a decision was made, as data; render writes Decision.Reason from it.
+type Cause struct {
+	// Event is a Cause* constant; Decision.Level and DecidedBy name the level and the
+	// policy, rule or authorizer.
+	Event string `json:"event"`
+	// Near are up to two rules that came closest to allowing (CauseNoRuleMatches,
+	// CausePolicyMatchesNothing).
+	Near []Step `json:"near,omitempty"`
+	// Caller is the caller's principal, "" without a client certificate, when no rule
+	// selects it (CauseNoRuleMatches without Near).
+	Caller string `json:"caller,omitempty"`
+	// CEL lists the CEL expressions whose outcome is unknown (CauseCELUnknown).
+	CEL []string `json:"cel,omitempty"`
+	// Note says why no XAccessPolicy runs on the gateway (CauseOtherDataPlane).
+	Note string `json:"note,omitempty"`
+}
+
+// Causes of decisions.
+const (
+	CauseNoPolicyDeny         = "no-policy-deny"         // no policy applies; the semantics denies by default
+	CauseNoPolicyAllow        = "no-policy-allow"        // no policy applies: allowed by default
+	CauseExtAuthLast          = "extauth-last"           // every step allowed, the last the authorizer
+	CauseAllowedBy            = "allowed-by"             // allowed by a rule (or rule-less policy)
+	CauseRuleLessOnly         = "rule-less-only"         // the only Allow policy of the level has no rules
+	CauseExtAuthOnly          = "extauth-only"           // the authorizer allowed and no Allow policy enforces
+	CauseNothingEnforces      = "nothing-enforces"       // no Allow policy enforces and no authorizer was consulted
+	CauseExtAuthDenied        = "extauth-denied"         // the authorizer denied
+	CauseExtAuthUnknown       = "extauth-unknown"        // depends on the authorizer (Decision.Branches: per answer)
+	CauseNoRuleMatches        = "no-rule-matches"        // no Allow rule of the level matches
+	CausePolicyMatchesNothing = "policy-matches-nothing" // an Allow policy that must allow matches nothing
+	CauseCELUnknown           = "cel-unknown"            // a CEL outcome is unknown, and the verdict depends on it
+	CauseOtherDataPlane       = "other-data-plane"       // another data plane serves the gateway: no XAccessPolicy runs (Note)
+)

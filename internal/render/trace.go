@@ -1,0 +1,216 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/explain"
+)
+
+// Sentences writes the text of a result into it, for -o json|yaml: the decision's
+// Reason, and each trace step's Reason and Source. It is idempotent.
+func Sentences(r *explain.Result) {
+	r.Reason = DecisionReason(&r.Decision)
+	for i := range r.Trace {
+		fillStep(&r.Trace[i])
+	}
+	if r.Cause != nil {
+		for i := range r.Cause.Near {
+			fillStep(&r.Cause.Near[i])
+		}
+	}
+}
+
+func fillStep(s *explain.Step) {
+	s.Reason, s.Source = StepReason(*s), stepSource(*s)
+}
+
+// stepSource is where the step's rule or policy is written, as text.
+func stepSource(s explain.Step) string {
+	if s.Source == "" && s.Position != nil {
+		return s.Position.String()
+	}
+	return s.Source
+}
+
+// DecisionReason is the one-line why of a decision.
+func DecisionReason(d *explain.Decision) string {
+	c := d.Cause
+	if d.Reason != "" || c == nil {
+		return d.Reason
+	}
+	switch c.Event {
+	case explain.CauseOtherDataPlane:
+		return "allowed: " + c.Note
+	case explain.CauseNoPolicyDeny:
+		return "no policy applies and the semantics denies by default"
+	case explain.CauseNoPolicyAllow:
+		return "no policy applies: allowed by default"
+	case explain.CauseExtAuthLast:
+		return fmt.Sprintf("allowed: every step allowed, the last the authorizer behind %s at %s level", d.DecidedBy, d.Level)
+	case explain.CauseAllowedBy:
+		return fmt.Sprintf("allowed by %s at %s level", d.DecidedBy, d.Level)
+	case explain.CauseRuleLessOnly:
+		return fmt.Sprintf("allowed: the only Allow policy at %s level, %s, has no rules", d.Level, d.DecidedBy)
+	case explain.CauseExtAuthOnly:
+		return fmt.Sprintf("the authorizer behind %s allowed and no Allow policy enforces", d.DecidedBy)
+	case explain.CauseNothingEnforces:
+		return "no Allow policy enforces and no authorizer was consulted"
+	case explain.CauseExtAuthDenied:
+		return fmt.Sprintf("the %s authorizer behind %s denied", d.Level, d.DecidedBy)
+	case explain.CauseExtAuthUnknown:
+		var parts []string
+		for _, b := range d.Branches {
+			parts = append(parts, fmt.Sprintf("%s → %s (%s)", b.Assume.String(), strings.ToUpper(b.Decision), b.DecidedBy))
+		}
+		return fmt.Sprintf("depends on the %s authorizer behind %s; outcome per answer: %s", d.Level, d.DecidedBy, strings.Join(parts, "; "))
+	case explain.CauseNoRuleMatches:
+		s := fmt.Sprintf("no Allow rule at %s level matches", d.Level)
+		if len(c.Near) == 0 {
+			caller := c.Caller
+			if caller == "" {
+				caller = "without client certificate"
+			}
+			return s + "; no rule selects caller " + caller
+		}
+		return s + nearText(c.Near)
+	case explain.CausePolicyMatchesNothing:
+		return fmt.Sprintf("Allow policy %s at %s level matches nothing (every Allow policy must allow)", d.DecidedBy, d.Level) + nearText(c.Near)
+	case explain.CauseCELUnknown:
+		return celUnknown(c.CEL) + ", and the verdict depends on it"
+	}
+	return c.Event
+}
+
+// nearText is "; rule "a" (file:line) why; rule "b" ..." for the rules nearest to matching.
+func nearText(near []explain.Step) string {
+	var b strings.Builder
+	for _, s := range near {
+		fmt.Fprintf(&b, "; rule %q (%s) %s", s.Rule, stepSource(s), mismatchText(s.Mismatch))
+	}
+	return b.String()
+}
+
+func celUnknown(exprs []string) string {
+	return fmt.Sprintf("CEL %s ran past agpol's runtime cost budget of %d, so its outcome is unknown (Envoy evaluates it without a limit)",
+		strings.Join(exprs, ", "), effective.CELCostLimit)
+}
+
+// StepReason is the sentence of a trace step.
+func StepReason(s explain.Step) string {
+	switch s.Event {
+	case "":
+		return s.Reason
+	case explain.EventNoPolicy:
+		return "no accepted XAccessPolicy applies at the gateway or the backend"
+	case explain.EventExtAuthRuleLess:
+		return "ExternalAuth policy without rules delegates every request"
+	case explain.EventExtAuthSelects:
+		return "selects the request for the authorizer"
+	case explain.EventExtAuthNoRule:
+		return "no rule of the ExternalAuth policy selects the request: the authorizer is not called"
+	case explain.EventLegacyExtAuth:
+		return "legacy ExternalAuth rule: tools/call from its source goes to the authorizer"
+	case explain.EventNoFilter:
+		return s.Note + ": the authorizer is never called"
+	case explain.EventSharedExtAuth:
+		return "same ExternalAuth config as the gateway's: one ext_authz filter, already called"
+	case explain.EventAnswerDeny:
+		return "authorizer answered deny"
+	case explain.EventAnswerAllow:
+		return "authorizer answered allow"
+	case explain.EventAnswerUnknown:
+		return "authorizer answer unknown (give --extauth allow|deny)"
+	case explain.EventAnswerAssumed:
+		return "authorizer answer unknown (not given with --extauth); the rest of this trace assumes allow"
+	case explain.EventAnswerMoot:
+		return fmt.Sprintf("the %s authorizer's answer is unknown but does not change the verdict (%s either way)", s.Level, s.Verdict)
+	case explain.EventRuleLessAllow:
+		return "Allow policy without rules: adds no rule, the level does not enforce"
+	case explain.EventRuleLessAllows:
+		return "Allow policy without rules allows the request"
+	case explain.EventNoAllow:
+		return "no Allow policy: the level does not enforce"
+	case explain.EventReplaced:
+		return fmt.Sprintf("rule %q is replaced by the same-named rule of %s: rules merge by name, the younger policy's wins", s.RuleName, s.KeptBy)
+	case explain.EventAllows:
+		if s.Allows == nil {
+			return "allows"
+		}
+		return "allows " + permissionText(s.Allows)
+	case explain.EventNotMatched:
+		return mismatchText(s.Mismatch)
+	case explain.EventLevelPassed:
+		return "no rule at this level selects the caller: the level is passed (PR #220)"
+	case explain.EventCELSame:
+		t := celUnknown(s.CEL) + "; the verdict is the same whatever it is"
+		if len(s.DecidedByEither) > 1 {
+			t += " (decided by " + strings.Join(s.DecidedByEither, " or ") + ", depending on it)"
+		}
+		return t
+	case explain.EventCELDepends:
+		return celUnknown(s.CEL) + ", and the verdict depends on it"
+	}
+	return s.Event
+}
+
+// mismatchText says why a rule did not match, e.g. "source: wants X; saw Y".
+func mismatchText(m *explain.Mismatch) string {
+	if m == nil {
+		return ""
+	}
+	call, _ := m.Saw.(explain.Call)
+	switch m.Field {
+	case "source":
+		if m.Test == "nobody" {
+			return "source: " + m.Note
+		}
+		saw, _ := m.Saw.(string)
+		if saw == "" {
+			saw = "no client certificate (anonymous)"
+		}
+		return fmt.Sprintf("source: wants %v; saw %s", m.Wants, saw)
+	case "cel":
+		switch m.Test {
+		case "tools-call-only":
+			return "CEL rules only match tools/call; saw " + callText(call)
+		case "error":
+			return fmt.Sprintf("CEL %v: evaluation error (no match): %s", m.Wants, m.Note)
+		}
+		return fmt.Sprintf("CEL %v is false for %s", m.Wants, callText(call))
+	case "mcp":
+		p, _ := m.Wants.(*effective.Permission)
+		return fmt.Sprintf("allows %s; saw %s", permissionText(p), callText(call))
+	case "methods":
+		return fmt.Sprintf("methods: wants %v; saw %v", m.Wants, m.Saw)
+	case "paths":
+		return fmt.Sprintf("paths: no path match for %v", m.Saw)
+	case "headers":
+		switch m.Test {
+		case "absent":
+			return fmt.Sprintf("headers: wants %s; header absent", m.Name)
+		case "regex":
+			return fmt.Sprintf("headers: %s wants /%v/; saw %q", m.Name, m.Wants, m.Saw)
+		case "invalid":
+			return fmt.Sprintf("headers: %s has an invalid regular expression", m.Name)
+		}
+		return fmt.Sprintf("headers: %s wants %q; saw %q", m.Name, m.Wants, m.Saw)
+	case "hosts":
+		return fmt.Sprintf("hosts: wants %v; saw %q", m.Wants, m.Saw)
+	case "ports":
+		return fmt.Sprintf("ports: wants %v; saw %v", m.Wants, m.Saw)
+	}
+	return fmt.Sprintf("%s: wants %v; saw %v", m.Field, m.Wants, m.Saw)
+}
+
+// callText is the request as a permission saw it, e.g. `tools/call "balance"`.
+func callText(c explain.Call) string {
+	if !c.MCP {
+		return fmt.Sprintf("HTTP %s %s without MCP metadata", c.HTTPMethod, c.Path)
+	}
+	if c.Tool != "" {
+		return fmt.Sprintf("%s %q", c.Method, c.Tool)
+	}
+	return c.Method
+}
