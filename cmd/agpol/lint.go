@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -77,7 +76,7 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 				return err
 			}
 			if o.list {
-				return a.listChecks()
+				return output.ListChecks(a.streams.Out, lint.Checks())
 			}
 			if !slices.Contains(output.Formats, o.output) {
 				return usagef("unknown output format %q: use %s", o.output, strings.Join(output.Formats, ", "))
@@ -173,15 +172,6 @@ func loadLintConfig(file string, explicit bool) (*lint.Config, error) {
 		return nil, &cluster.InputError{Err: err}
 	}
 	return cfg, nil
-}
-
-func (a *app) listChecks() error {
-	tw := tabwriter.NewWriter(a.streams.Out, 0, 8, 3, ' ', 0)
-	fmt.Fprintln(tw, "CODE\tSEVERITY\tCATEGORY\tTITLE")
-	for _, c := range lint.Checks() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Code, c.Severity, c.Category, c.Title)
-	}
-	return tw.Flush()
 }
 
 // keepDecodable returns the objects that type cleanly, and hands the others to skip, in
