@@ -40,7 +40,8 @@ func YAML(w io.Writer, v any) error {
 	return err
 }
 
-// Table is rows of cells under a header, printed kubectl style.
+// Table is rows of cells under a header: Write prints it with kubectl's printer (get),
+// Text and Markdown with tablewriter (every other table).
 type Table struct {
 	Header []string
 	Rows   [][]string

@@ -21,7 +21,8 @@ const TextWidth = 100
 // Text prints the table with tablewriter, borderless and close to kubectl's look
 // (left-aligned, three spaces between columns, no trailing blanks), its cells
 // wrapped at spaces so that no line is wider than width columns (0: no limit) where
-// the words allow it. Untrusted cell text is escaped for the terminal.
+// the words allow it (see fitColumns). Untrusted cell text is escaped for the
+// terminal. kubectl-style get tables use Write instead.
 func (t *Table) Text(w io.Writer, width int) error {
 	rows := make([][]string, len(t.Rows))
 	for k, r := range t.Rows {
