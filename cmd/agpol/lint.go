@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -75,7 +74,7 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 				return err
 			}
 			if o.list {
-				return a.listChecks()
+				return output.ListChecks(a.streams.Out, lint.Checks())
 			}
 			threshold, err := lint.ParseThreshold(o.failOn)
 			if err != nil {
@@ -166,15 +165,6 @@ func loadLintConfig(file string, explicit bool) (*lint.Config, error) {
 		return nil, &cluster.InputError{Err: err}
 	}
 	return cfg, nil
-}
-
-func (a *app) listChecks() error {
-	tw := tabwriter.NewWriter(a.streams.Out, 0, 8, 3, ' ', 0)
-	fmt.Fprintln(tw, "CODE\tSEVERITY\tCATEGORY\tTITLE")
-	for _, c := range lint.Checks() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Code, c.Severity, c.Category, c.Title)
-	}
-	return tw.Flush()
 }
 
 // keepDecodable returns the objects that type cleanly, and hands the others to skip, in

@@ -3,8 +3,11 @@ package render
 import (
 	"bytes"
 	"io"
+	"strings"
 	"unicode/utf8"
 
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
 	"k8s.io/cli-runtime/pkg/printers"
 )
 
@@ -15,37 +18,67 @@ import (
 // shows them since CVE-2021-25743), so no control sequence in that text reaches a
 // terminal raw.
 //
-// The styles of a Styler are the only escape sequences written: Styler marks them with
-// styleMark, a byte that valid UTF-8 never holds (every input agpol reads is valid
-// UTF-8), and the writer turns the marks into ANSI codes after escaping, or drops them
-// when colour is off. A stray styleMark is printed as U+FFFD.
+// The styles of a Styler are the only escape sequences written. Styler marks where a
+// style starts and ends with styleMark, a byte that valid UTF-8 never holds (every
+// input agpol reads is valid UTF-8), followed by the style's code; the writer escapes
+// the text between the marks and renders it with the lipgloss styles open there
+// (nested styles add up), or drops the marks when colour is off. A stray styleMark is
+// printed as U+FFFD.
 const styleMark = 0xff
 
-// style codes, by the byte that follows styleMark.
-var styleCodes = map[byte]string{
-	'0': "\x1b[0m",
-	'1': "\x1b[1m",
-	'2': "\x1b[2m",
-	'r': "\x1b[31m",
-	'g': "\x1b[32m",
-	'y': "\x1b[33m",
-	'c': "\x1b[36m",
+// Style codes, the byte after styleMark.
+const (
+	styleEnd    = '0' // ends the innermost open style
+	styleBold   = '1'
+	styleDim    = '2'
+	styleRed    = 'r'
+	styleGreen  = 'g'
+	styleYellow = 'y'
+	styleCyan   = 'c'
+)
+
+// styles adds the style of each code to the styles open around it.
+var styles = map[byte]func(lipgloss.Style) lipgloss.Style{
+	styleBold:   func(s lipgloss.Style) lipgloss.Style { return s.Bold(true) },
+	styleDim:    func(s lipgloss.Style) lipgloss.Style { return s.Faint(true) },
+	styleRed:    func(s lipgloss.Style) lipgloss.Style { return s.Foreground(lipgloss.Red) },
+	styleGreen:  func(s lipgloss.Style) lipgloss.Style { return s.Foreground(lipgloss.Green) },
+	styleYellow: func(s lipgloss.Style) lipgloss.Style { return s.Foreground(lipgloss.Yellow) },
+	styleCyan:   func(s lipgloss.Style) lipgloss.Style { return s.Foreground(lipgloss.Cyan) },
 }
+
+// plain is the style text starts with: no attributes, tabs kept as they are.
+var plain = lipgloss.NewStyle().TabWidth(lipgloss.NoTabConversion)
 
 // TerminalWriter escapes what is written to it for a terminal; see styleMark.
 type TerminalWriter struct {
-	w     io.Writer
-	color bool
-	buf   []byte
+	w      io.Writer
+	styled bool             // styles are rendered, through a colorprofile.Writer
+	open   []lipgloss.Style // the styles open, each with the ones around it; innermost last
+	buf    []byte
 }
 
 // NewTerminalWriter returns w escaped for a terminal, with a Styler's styles shown
-// when color is set. A TerminalWriter passed again is returned as is.
+// when color is set (in the colour profile the environment names). A TerminalWriter
+// passed again is returned as is.
 func NewTerminalWriter(w io.Writer, color bool) *TerminalWriter {
+	p := colorprofile.NoTTY
+	if color {
+		p = envProfile()
+	}
+	return newTerminalWriter(w, p)
+}
+
+// newTerminalWriter is NewTerminalWriter with styles rendered in profile p (none for
+// NoTTY and Unknown).
+func newTerminalWriter(w io.Writer, p colorprofile.Profile) *TerminalWriter {
 	if t, ok := w.(*TerminalWriter); ok {
 		return t
 	}
-	return &TerminalWriter{w: w, color: color}
+	if p <= colorprofile.NoTTY {
+		return &TerminalWriter{w: w}
+	}
+	return &TerminalWriter{w: &colorprofile.Writer{Forward: w, Profile: p}, styled: true}
 }
 
 // Write escapes p and writes it. A style mark split across two writes is kept until
@@ -64,18 +97,22 @@ func (t *TerminalWriter) Write(p []byte) (int, error) {
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, styleMark)
 		if i < 0 {
-			out.WriteString(printers.EscapeTerminal(string(p)))
+			t.text(&out, p)
 			break
 		}
-		out.WriteString(printers.EscapeTerminal(string(p[:i])))
-		code, ok := styleCodes[p[i+1]]
-		switch {
-		case !ok:
+		t.text(&out, p[:i])
+		code := p[i+1]
+		switch add := styles[code]; {
+		case code == styleEnd:
+			if len(t.open) > 0 {
+				t.open = t.open[:len(t.open)-1]
+			}
+		case add != nil:
+			t.open = append(t.open, add(t.current()))
+		default:
 			out.WriteRune(utf8.RuneError)
 			p = p[i+1:]
 			continue
-		case t.color:
-			out.WriteString(code)
 		}
 		p = p[i+2:]
 	}
@@ -83,6 +120,32 @@ func (t *TerminalWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return n, nil
+}
+
+func (t *TerminalWriter) current() lipgloss.Style {
+	if len(t.open) == 0 {
+		return plain
+	}
+	return t.open[len(t.open)-1]
+}
+
+// text writes p escaped, in the style open when colour is on. Each line is rendered
+// on its own, so that lipgloss does not pad lines to a common width.
+func (t *TerminalWriter) text(out *bytes.Buffer, p []byte) {
+	s := printers.EscapeTerminal(string(p))
+	if !t.styled || len(t.open) == 0 {
+		out.WriteString(s)
+		return
+	}
+	st := t.current()
+	for i, line := range strings.Split(s, "\n") {
+		if i > 0 {
+			out.WriteByte('\n')
+		}
+		if line != "" {
+			out.WriteString(st.Render(line))
+		}
+	}
 }
 
 // EscapeTerminal is the escaper of every text renderer, for text that is printed

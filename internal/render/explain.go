@@ -11,55 +11,6 @@ import (
 	"github.com/agpol/agpol/internal/explain"
 )
 
-// Styles of the explain and describe text, written as style marks that a
-// TerminalWriter turns into ANSI codes when colour is on (see styleMark).
-const (
-	ansiReset  = "\xff0"
-	ansiBold   = "\xff1"
-	ansiDim    = "\xff2"
-	ansiRed    = "\xffr"
-	ansiGreen  = "\xffg"
-	ansiYellow = "\xffy"
-	ansiCyan   = "\xffc"
-)
-
-// Styler applies styles when colour is on and is the identity otherwise. What it
-// styles must be written through a TerminalWriter (Writer).
-type Styler struct{ Color bool }
-
-// Writer is w escaped for a terminal, with this Styler's styles.
-func (s Styler) Writer(w io.Writer) io.Writer { return NewTerminalWriter(w, s.Color) }
-
-func (s Styler) wrap(code, text string) string {
-	if !s.Color || text == "" {
-		return text
-	}
-	return code + text + ansiReset
-}
-
-// Bold, Dim, Red, Green, Yellow and Cyan style text.
-func (s Styler) Bold(t string) string   { return s.wrap(ansiBold, t) }
-func (s Styler) Dim(t string) string    { return s.wrap(ansiDim, t) }
-func (s Styler) Red(t string) string    { return s.wrap(ansiRed, t) }
-func (s Styler) Green(t string) string  { return s.wrap(ansiGreen, t) }
-func (s Styler) Yellow(t string) string { return s.wrap(ansiYellow, t) }
-func (s Styler) Cyan(t string) string   { return s.wrap(ansiCyan, t) }
-
-// Verdict renders ALLOW / DENY (explicit|implicit) / INDETERMINATE, coloured.
-func (s Styler) Verdict(d *explain.Decision) string {
-	v := strings.ToUpper(d.Verdict)
-	if k := d.DenyKind(); k != "" {
-		v += " (" + k + ")"
-	}
-	switch d.Verdict {
-	case explain.Allow:
-		return s.Bold(s.Green(v))
-	case explain.Deny:
-		return s.Bold(s.Red(v))
-	}
-	return s.Bold(s.Yellow(v))
-}
-
 // PathLine is "gw ns/name → route ns/name → xbackend ns/name".
 func PathLine(p explain.PathInfo) string {
 	parts := []string{"gw " + p.Gateway}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/colorprofile"
 	"golang.org/x/term"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -39,7 +40,8 @@ func YAML(w io.Writer, v any) error {
 	return err
 }
 
-// Table is rows of cells under a header, printed kubectl style.
+// Table is rows of cells under a header: Write prints it with kubectl's printer (get),
+// Text and Markdown with tablewriter (every other table).
 type Table struct {
 	Header []string
 	Rows   [][]string
@@ -80,19 +82,28 @@ const (
 	ColorNever  ColorMode = "never"
 )
 
-// UseColor decides once whether to colour output to w: never with NO_COLOR set (any
-// non-empty value) or TERM=dumb, always with --color=always, otherwise only on a terminal.
-func UseColor(mode ColorMode, w io.Writer) bool {
+// ColorProfile decides once how output to w is coloured, and in what colour profile.
+// The --color flag comes first: never is no styles, always is colour (in the profile
+// TERM and COLORTERM name, at least ANSI). Then NO_COLOR (any non-empty value) and
+// TERM=dumb turn styles off. Otherwise lipgloss's detection decides
+// (colorprofile.Detect): styles only on a terminal, in the profile TERM, COLORTERM and
+// terminfo name.
+func ColorProfile(mode ColorMode, w io.Writer) colorprofile.Profile {
 	switch mode {
 	case ColorNever:
-		return false
+		return colorprofile.NoTTY
 	case ColorAlways:
-		return true
+		return envProfile()
 	}
 	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
-		return false
+		return colorprofile.NoTTY
 	}
-	return IsTerminal(w)
+	return colorprofile.Detect(w, os.Environ())
+}
+
+// UseColor reports whether output to w is styled; see ColorProfile.
+func UseColor(mode ColorMode, w io.Writer) bool {
+	return ColorProfile(mode, w) > colorprofile.NoTTY
 }
 
 // IsTerminal reports whether w is a terminal.

@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Progress shows what a long command is doing, as kubectl and other terminal tools do:
@@ -68,12 +70,12 @@ func (p *Progress) run(st *progressStage) {
 		select {
 		case <-st.stop:
 			if shown {
-				fmt.Fprint(p.w, "\r\033[K") // erase the status line
+				fmt.Fprint(p.w, "\r"+ansi.EraseLineRight) // erase the status line
 			}
 			return
 		case <-wait.C:
 			shown = true
-			fmt.Fprintf(p.w, "\r\033[Kagpol: %s… %ds", st.msg, int(p.now().Sub(st.start).Seconds()))
+			fmt.Fprintf(p.w, "\r"+ansi.EraseLineRight+"agpol: %s… %ds", st.msg, int(p.now().Sub(st.start).Seconds()))
 			wait.Reset(p.every)
 		}
 	}

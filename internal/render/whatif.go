@@ -132,7 +132,7 @@ func MatrixTable(w io.Writer, m *whatif.Matrix, ungroup bool) error {
 		if k > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintln(w, TargetHeading(mt.Target))
+		fmt.Fprintln(w, wrapLine(TargetHeading(mt.Target), TextWidth))
 		t := &Table{Header: []string{"IDENTITY"}}
 		for _, op := range mt.Ops {
 			t.Header = append(t.Header, op.Label())
@@ -144,7 +144,7 @@ func MatrixTable(w io.Writer, m *whatif.Matrix, ungroup bool) error {
 			}
 			t.Rows = append(t.Rows, row)
 		}
-		if err := t.Write(w, false); err != nil {
+		if err := t.Text(w, TextWidth); err != nil {
 			return err
 		}
 	}
@@ -154,7 +154,7 @@ func MatrixTable(w io.Writer, m *whatif.Matrix, ungroup bool) error {
 		for i, id := range d {
 			ids[i] = id.ID
 		}
-		fmt.Fprintf(w, "Access differs between %s for: %s\n", strings.Join(m.Semantics, ", "), strings.Join(ids, ", "))
+		fmt.Fprintln(w, wrapLine(fmt.Sprintf("Access differs between %s for: %s", strings.Join(m.Semantics, ", "), strings.Join(ids, ", ")), TextWidth))
 	}
 	_, err := fmt.Fprintln(w, whatifLegend)
 	return err
@@ -225,25 +225,6 @@ func csvField(w *bufio.Writer, s string) error {
 	return err
 }
 
-func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "\n", " ").Replace(s)
-}
-
-func mdRow(cells []string) string {
-	for i, c := range cells {
-		cells[i] = mdEscape(c)
-	}
-	return "| " + strings.Join(cells, " | ") + " |"
-}
-
-func mdHeader(cells ...string) string {
-	sep := make([]string, len(cells))
-	for i := range sep {
-		sep[i] = "---"
-	}
-	return mdRow(cells) + "\n|" + strings.Join(sep, "|") + "|"
-}
-
 // MatrixMarkdown prints one markdown table per target.
 func MatrixMarkdown(w io.Writer, m *whatif.Matrix, ungroup bool) error {
 	w = NewTerminalWriter(w, false)
@@ -254,13 +235,16 @@ func MatrixMarkdown(w io.Writer, m *whatif.Matrix, ungroup bool) error {
 		for _, op := range mt.Ops {
 			h = append(h, op.Label())
 		}
-		fmt.Fprintln(w, mdHeader(h...))
+		t := &Table{Header: h}
 		for _, g := range targetGroups(m, mt, ungroup) {
 			row := []string{listIDs(groupIDs(m, g))}
 			for o := range mt.Ops {
 				row = append(row, CellText(mt.At(g[0], o)))
 			}
-			fmt.Fprintln(w, mdRow(row))
+			t.Rows = append(t.Rows, row)
+		}
+		if err := t.Markdown(w); err != nil {
+			return err
 		}
 	}
 	_, err := fmt.Fprintf(w, "\n%s\n", strings.ReplaceAll(whatifLegend, "\n", "  \n"))
@@ -410,14 +394,14 @@ func CanIListText(w io.Writer, l *whatif.CanIList) error {
 		_, err := fmt.Fprintln(w, "No gateway → backend path matches.")
 		return err
 	}
-	if err := t.Write(w, false); err != nil {
+	if err := t.Text(w, TextWidth); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n%d allowed, %d denied, %d indeterminate", l.Counts.Allow, l.Counts.Deny, l.Counts.Indeterminate)
+	counts := fmt.Sprintf("%d allowed, %d denied, %d indeterminate", l.Counts.Allow, l.Counts.Deny, l.Counts.Indeterminate)
 	if multi {
-		fmt.Fprintf(w, ", %d where %s disagree", l.Counts.Differs, strings.Join(l.Semantics, ", "))
+		counts += fmt.Sprintf(", %d where %s disagree", l.Counts.Differs, strings.Join(l.Semantics, ", "))
 	}
-	_, err := fmt.Fprintf(w, "\n%s\n", whatifLegend)
+	_, err := fmt.Fprintf(w, "\n%s\n%s\n", wrapLine(counts, TextWidth), whatifLegend)
 	return err
 }
 
@@ -473,7 +457,7 @@ func CanIText(w io.Writer, sems []string, answers []whatif.Answer) error {
 		if o := othersText(sems, a.Outcome); o != "-" {
 			line += " [" + o + "]"
 		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, wrapLine(line, TextWidth))
 	}
 	return nil
 }
@@ -506,7 +490,7 @@ func WhoCanText(w io.Writer, sems []string, op whatif.Op, res []*whatif.WhoCanTa
 		if k > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%s on %s\n", opText(op), TargetHeading(r.Target))
+		fmt.Fprintln(w, wrapLine(opText(op)+" on "+TargetHeading(r.Target), TextWidth))
 		t := &Table{Header: []string{"IDENTITY", "DECISION", "DECIDED BY"}}
 		multi := len(sems) > 1
 		if multi {
@@ -544,11 +528,11 @@ func WhoCanText(w io.Writer, sems []string, op whatif.Op, res []*whatif.WhoCanTa
 			fmt.Fprintln(w, "nobody")
 			continue
 		}
-		if err := t.Write(w, false); err != nil {
+		if err := t.Text(w, TextWidth); err != nil {
 			return err
 		}
 		if len(r.Differs) > 0 {
-			fmt.Fprintf(w, "access differs between %s for: %s\n", strings.Join(sems, ", "), strings.Join(r.Differs, ", "))
+			fmt.Fprintln(w, wrapLine(fmt.Sprintf("access differs between %s for: %s", strings.Join(sems, ", "), strings.Join(r.Differs, ", ")), TextWidth))
 		}
 	}
 	return nil
@@ -680,18 +664,18 @@ func DiffText(w io.Writer, d *whatif.DiffResult) error {
 		fmt.Fprintf(w, "%s (%d)\n", s.title, len(cs))
 		for _, g := range groupChanges(cs) {
 			c := g.first
-			fmt.Fprintf(w, "  %s  %s\n", c.Target.Label(), opText(c.Op))
-			fmt.Fprintf(w, "    who:    %s\n", strings.Join(g.ids, ", "))
-			fmt.Fprintf(w, "    before: %s\n", sideText(c.Before))
-			fmt.Fprintf(w, "    after:  %s\n", sideText(c.After))
+			fmt.Fprintln(w, wrapLine("  "+c.Target.Label()+"  "+opText(c.Op), TextWidth))
+			fmt.Fprintln(w, wrapLine("    who:    "+strings.Join(g.ids, ", "), TextWidth))
+			fmt.Fprintln(w, wrapLine("    before: "+sideText(c.Before), TextWidth))
+			fmt.Fprintln(w, wrapLine("    after:  "+sideText(c.After), TextWidth))
 			if g.others != "" {
-				fmt.Fprintf(w, "    other semantics: %s\n", g.others)
+				fmt.Fprintln(w, wrapLine("    other semantics: "+g.others, TextWidth))
 			}
 		}
 		fmt.Fprintln(w)
 	}
-	_, err := fmt.Fprintf(w, "%d granted, %d revoked, %d decided by a different rule (%d decisions compared, semantics %s)\n",
-		len(d.Granted), len(d.Revoked), len(d.DecidedBy), d.Compared, strings.Join(d.Semantics, ", "))
+	_, err := fmt.Fprintln(w, wrapLine(fmt.Sprintf("%d granted, %d revoked, %d decided by a different rule (%d decisions compared, semantics %s)",
+		len(d.Granted), len(d.Revoked), len(d.DecidedBy), d.Compared, strings.Join(d.Semantics, ", ")), TextWidth))
 	return err
 }
 
@@ -720,7 +704,7 @@ func DiffMarkdown(w io.Writer, d *whatif.DiffResult) error {
 		if withOthers {
 			h = append(h, "Other semantics")
 		}
-		fmt.Fprintln(w, mdHeader(h...))
+		t := &Table{Header: h}
 		for _, g := range groups {
 			c := g.first
 			row := []string{strings.Join(g.ids, ", "), c.Target.Gateway + ":" + c.Target.Listener, c.Target.BackendKind + " " + c.Target.Backend,
@@ -728,7 +712,10 @@ func DiffMarkdown(w io.Writer, d *whatif.DiffResult) error {
 			if withOthers {
 				row = append(row, g.others)
 			}
-			fmt.Fprintln(w, mdRow(row))
+			t.Rows = append(t.Rows, row)
+		}
+		if err := t.Markdown(w); err != nil {
+			return err
 		}
 	}
 	if d.Count()+len(d.OtherSemantics) == 0 {

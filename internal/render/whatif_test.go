@@ -3,6 +3,7 @@ package render
 import (
 	"bufio"
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/agpol/agpol/internal/explain"
@@ -31,8 +32,13 @@ func TestCSVField(t *testing.T) {
 }
 
 func TestMarkdownEscape(t *testing.T) {
-	if got := mdRow([]string{"a|b", "<other tool>", "x\ny"}); got != `| a\|b | &lt;other tool&gt; | x y |` {
-		t.Errorf("mdRow: %s", got)
+	var b bytes.Buffer
+	tab := &Table{Header: []string{"A", "B", "C"}, Rows: [][]string{{"a|b", "<other tool>", "x\ny\x1b[2J"}}}
+	if err := tab.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `| a\|b | &lt;other tool&gt; | x y^[[2J |`) {
+		t.Errorf("markdown row not escaped:\n%s", b.String())
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/agpol/agpol/internal/lint"
+	textrender "github.com/agpol/agpol/internal/render"
 )
 
 // Formats are the accepted -o values.
@@ -353,4 +354,14 @@ func ghProperty(s string) string {
 	s = ghData(s)
 	s = strings.ReplaceAll(s, ":", "%3A")
 	return strings.ReplaceAll(s, ",", "%2C")
+}
+
+// ListChecks writes what agpol lint --list prints: a table of the checks, fitted to a
+// 100-column terminal.
+func ListChecks(w io.Writer, checks []*lint.Check) error {
+	t := &textrender.Table{Header: []string{"CODE", "SEVERITY", "CATEGORY", "TITLE"}}
+	for _, c := range checks {
+		t.Rows = append(t.Rows, []string{c.Code, string(c.Severity), string(c.Category), c.Title})
+	}
+	return t.Text(w, textrender.TextWidth)
 }

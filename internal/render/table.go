@@ -1,0 +1,214 @@
+package render
+
+import (
+	"bytes"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/pkg/twwarp"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+	"k8s.io/cli-runtime/pkg/printers"
+)
+
+// TextWidth is the width text tables and the lines around them fit: a 100-column
+// terminal.
+const TextWidth = 100
+
+// Text prints the table with tablewriter, borderless and close to kubectl's look
+// (left-aligned, three spaces between columns, no trailing blanks), its cells
+// wrapped at spaces so that no line is wider than width columns (0: no limit) where
+// the words allow it (see fitColumns). Untrusted cell text is escaped for the
+// terminal. kubectl-style get tables use Write instead.
+func (t *Table) Text(w io.Writer, width int) error {
+	rows := make([][]string, len(t.Rows))
+	for k, r := range t.Rows {
+		rows[k] = make([]string, len(r))
+		for i, c := range r {
+			rows[k][i] = printers.EscapeTerminal(c)
+		}
+	}
+	widths, gap := fitColumns(t.Header, rows, width)
+	opts := []tablewriter.Option{
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders:  tw.BorderNone,
+			Symbols:  tw.NewSymbolCustom("agpol").WithColumn(strings.Repeat(" ", gap)),
+			Settings: tw.Settings{Lines: tw.LinesNone, Separators: tw.Separators{BetweenColumns: tw.On}},
+		})),
+		tablewriter.WithPadding(tw.PaddingNone),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNormal),
+	}
+	if widths != nil {
+		opts = append(opts, tablewriter.WithColumnWidths(widths))
+	}
+	var b bytes.Buffer
+	tab := tablewriter.NewTable(&b, opts...)
+	tab.Header(t.Header)
+	if err := tab.Bulk(rows); err != nil {
+		return err
+	}
+	if err := tab.Render(); err != nil {
+		return err
+	}
+	_, err := w.Write(trimTrailingBlanks(b.Bytes()))
+	return err
+}
+
+// Markdown prints the table as a GitHub-flavoured markdown table with tablewriter's
+// markdown renderer. Cell text is escaped for markdown (| < > and line breaks) and
+// for the terminal.
+func (t *Table) Markdown(w io.Writer) error {
+	esc := func(cells []string) []string {
+		out := make([]string, len(cells))
+		for i, c := range cells {
+			out[i] = mdEscape(printers.EscapeTerminal(c))
+		}
+		return out
+	}
+	tab := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewMarkdown()),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithTrimSpace(tw.Off),
+	)
+	tab.Header(esc(t.Header))
+	for _, r := range t.Rows {
+		if err := tab.Append(esc(r)); err != nil {
+			return err
+		}
+	}
+	return tab.Render()
+}
+
+// mdEscape makes text safe in a markdown table cell.
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "\n", " ").Replace(s)
+}
+
+// columnGap is the width between two columns, as kubectl's; narrowColumnGap when
+// the table cannot fit otherwise.
+const (
+	columnGap       = 3
+	narrowColumnGap = 2
+)
+
+// fitColumns returns the gap between columns and the column widths that make the
+// table at most width columns wide (nil when it fits as it is, or width is 0). The
+// widest column gives way first, down to its longest word (or header); when the
+// table cannot fit with three spaces between columns it takes two, and when it cannot
+// fit without breaking words, the words stay whole and the table is wider.
+func fitColumns(header []string, rows [][]string, width int) (tw.Mapper[int, int], int) {
+	n := len(header)
+	natural, floor := make([]int, n), make([]int, n)
+	for i, h := range header {
+		natural[i], floor[i] = twwidth.Width(h), twwidth.Width(h)
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			if i >= n {
+				break
+			}
+			natural[i] = max(natural[i], twwidth.Width(c))
+			for _, word := range strings.Fields(c) {
+				floor[i] = max(floor[i], twwidth.Width(word))
+			}
+		}
+	}
+	sum := func(ws []int, gap int) int {
+		total := gap * (n - 1)
+		for _, w := range ws {
+			total += w
+		}
+		return total
+	}
+	gap := columnGap
+	if width <= 0 || sum(natural, gap) <= width {
+		return nil, gap
+	}
+	if sum(floor, gap) > width {
+		gap = narrowColumnGap
+	}
+	widths := slices.Clone(natural)
+	for total := sum(widths, gap); total > width; total-- {
+		// Shrink the widest column that can still give way.
+		k := -1
+		for i, w := range widths {
+			if w > floor[i] && (k < 0 || w > widths[k]) {
+				k = i
+			}
+		}
+		if k < 0 {
+			break
+		}
+		widths[k]--
+	}
+	m := tw.NewMapper[int, int]()
+	for i, w := range widths {
+		m.Set(i, w)
+	}
+	return m, gap
+}
+
+// trimTrailingBlanks drops the blanks tablewriter pads the last column with.
+func trimTrailingBlanks(p []byte) []byte {
+	lines := bytes.Split(p, []byte("\n"))
+	for i, l := range lines {
+		lines[i] = bytes.TrimRight(l, " ")
+	}
+	return bytes.Join(lines, []byte("\n"))
+}
+
+// wrapLine returns line broken at spaces into lines of at most width columns by
+// tablewriter's word wrapper (a longer word stays whole; the spaces kept are kept as
+// they are), each continuation indented two columns more than line; line as it is
+// when it fits.
+func wrapLine(line string, width int) string {
+	if twwidth.Width(line) <= width {
+		return line
+	}
+	text := strings.TrimLeft(line, " ")
+	lead := line[:len(line)-len(text)]
+	words := placeholders(strings.Split(text, " ")) // "" for each space beyond the first: kept
+	limit := width - len(lead) - 2
+	for _, word := range words {
+		limit = max(limit, twwidth.Width(word))
+	}
+	var b strings.Builder
+	b.WriteString(lead)
+	for i, ws := range twwarp.WrapWords(words, 1, limit, wrapPenalty) {
+		if i > 0 {
+			b.WriteString("\n" + lead + "  ")
+		}
+		b.WriteString(strings.TrimSpace(strings.Join(ws, " ")))
+	}
+	return b.String()
+}
+
+// placeholders joins the words of a placeholder such as "<other tool>" into one.
+func placeholders(words []string) []string {
+	out := words[:0:0]
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if strings.HasPrefix(w, "<") && !strings.Contains(w, ">") {
+			for j := i + 1; j < len(words) && j < i+4; j++ {
+				if strings.Contains(words[j], ">") && !strings.Contains(words[j], "<") {
+					w, i = strings.Join(words[i:j+1], " "), j
+					break
+				}
+			}
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// wrapPenalty is what tablewriter's wrapper adds for a line longer than the limit.
+const wrapPenalty = 1e5
