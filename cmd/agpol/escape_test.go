@@ -27,6 +27,7 @@ func hostileExamples(t *testing.T, dir string) {
 		"- name: cel-allows-add", `- name: "cel-allows-add`+cls+`"`,
 	)
 	files, err := filepath.Glob("../../testdata/examples/*.yaml")
+	files = append(files, "../../testdata/requests.yaml") // the request file, with the hostile names too
 	if err != nil || len(files) == 0 {
 		t.Fatalf("examples: %v", err)
 	}

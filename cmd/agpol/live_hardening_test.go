@@ -366,7 +366,7 @@ func TestLiveReadOnlyProof(t *testing.T) {
 		{"describe", "xbackend", "pay/ledger"},
 		{"describe", "httproute", "pay/ledger"},
 		{"explain", "--from", "sa:agents/billing", "--gateway", "infra/edge", "--host", "ledger.mcp.example.com", "--tool", "refund", "--extauth", "allow"},
-		{"simulate", "--requests", ex + "/requests.yaml", "-o", "json"},
+		{"simulate", "--requests", "../../testdata/requests.yaml", "-o", "json"},
 		{"lint", "-o", "json"},
 		{"effective", "authpolicy", "--target", "httproute/pay/ledger"},
 		{"can-i", "--list", "--from", "sa:agents/billing"},
