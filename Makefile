@@ -9,7 +9,7 @@ all: build
 
 ## build: the agpol binary and its kubectl plugin twin in ./bin
 build:
-	$(GO) build -trimpath -o $(BIN)/agpol ./cmd/agpol
+	$(GO) build -trimpath -ldflags "-s -w" -o $(BIN)/agpol ./cmd/agpol
 	cp $(BIN)/agpol $(BIN)/kubectl-agpol
 
 ## install: agpol and kubectl-agpol into $(GOBIN) (or GOPATH/bin)

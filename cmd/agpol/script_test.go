@@ -160,6 +160,10 @@ func TestGoreleaserConfig(t *testing.T) {
 	if cfg.Version != 2 {
 		t.Errorf("version: %d, want 2", cfg.Version)
 	}
+	// The archives ship LICENSE*: the repository has one, Apache-2.0 like its upstreams.
+	if lic, err := os.ReadFile("../../LICENSE"); err != nil || !strings.Contains(string(lic), "Apache License") || !strings.Contains(string(lic), "Version 2.0") {
+		t.Errorf("LICENSE: want the Apache License 2.0 (%v)", err)
+	}
 
 	// The package-level variables of internal/version, read from its source.
 	fset := token.NewFileSet()
