@@ -11,6 +11,7 @@ import (
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/lint"
 	"github.com/agpol/agpol/internal/lint/output"
+	"github.com/agpol/agpol/internal/render"
 	"github.com/agpol/agpol/internal/parallel"
 	"github.com/agpol/agpol/internal/version"
 )
@@ -25,6 +26,7 @@ type lintOptions struct {
 	explain        string
 	list           bool
 	revalidateLive bool
+	color          string
 }
 
 func (a *app) newLintCmd() *cobra.Command {
@@ -122,8 +124,11 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 				fmt.Fprintf(a.streams.ErrOut, "note: %d %s read from the cluster not validated again against agpol's CRDs (the API server validated them when it stored them); --revalidate-live validates them\n",
 					n, objects)
 			}
-			err = output.Write(a.streams.Out, o.output, report, output.Options{
+			w := a.streams.Out
+			mode := render.ColorMode(o.color)
+			err = output.Write(w, o.output, report, output.Options{
 				ShowSuppressed: o.showSuppressed, FailOn: threshold, ToolVersion: version.Get().Version,
+				Style: render.Styler{Color: render.UseColor(mode, w), Profile: render.ColorProfile(mode, w)},
 			})
 			if err != nil {
 				return fmt.Errorf("writing the report: %w", err)
@@ -138,6 +143,7 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 	o.load.addAllowPartial(cmd)
 	f := cmd.Flags()
 	addOutputFlag(cmd, &o.output, output.Formats...)
+	addColorFlag(cmd, &o.color)
 	addEnumFlag(cmd, &o.failOn, "fail-on", "", "error", "--fail-on threshold", "exit 1 when an unsuppressed finding is at least this severe", []string{"error", "warning", "info", "none"})
 	f.StringSliceVar(&o.only, "only", nil, "run only these checks: codes or categories, comma-separated or repeated")
 	f.StringSliceVar(&o.skip, "skip", nil, "skip these checks: codes or categories, comma-separated or repeated")

@@ -33,6 +33,9 @@ type Options struct {
 	ToolVersion string
 	// InformationURI is where the checks are documented, recorded in SARIF.
 	InformationURI string
+	// Style colours the severities of the text format (--color); the zero Styler prints
+	// plain text.
+	Style textrender.Styler
 }
 
 // Write renders the report in the named format.
@@ -78,6 +81,9 @@ func clean(s string) string {
 // Text writes "file:line:col: severity CODE [category] message (Kind ns/name field)"
 // per finding and a summary line.
 func Text(w io.Writer, r *lint.Report, o Options) error {
+	if o.Style.Color {
+		w = o.Style.Writer(w) // renders the severities' styles
+	}
 	for _, f := range r.Visible(o.ShowSuppressed) {
 		var obj string
 		if f.Object.Kind != "" {
@@ -91,7 +97,7 @@ func Text(w io.Writer, r *lint.Report, o Options) error {
 		if f.Suppressed != nil {
 			sup = fmt.Sprintf(" [suppressed by %s: %s]", f.Suppressed.Kind, clean(f.Suppressed.Reason))
 		}
-		if _, err := fmt.Fprintf(w, "%s: %s %s [%s] %s%s%s\n", clean(f.Location()), f.Severity, f.Code, f.Category,
+		if _, err := fmt.Fprintf(w, "%s: %s %s [%s] %s%s%s\n", clean(f.Location()), severityText(o.Style, f.Severity), f.Code, f.Category,
 			clean(f.Message), obj, sup); err != nil {
 			return err
 		}
@@ -364,4 +370,16 @@ func ListChecks(w io.Writer, checks []*lint.Check) error {
 		t.Rows = append(t.Rows, []string{c.Code, string(c.Severity), string(c.Category), c.Title})
 	}
 	return t.Text(w, textrender.TextWidth)
+}
+
+// severityText is a finding's severity, coloured when st colours: errors red, warnings
+// yellow, information dim.
+func severityText(st textrender.Styler, s lint.Severity) string {
+	switch s {
+	case lint.SeverityError:
+		return st.Red(string(s))
+	case lint.SeverityWarning:
+		return st.Yellow(string(s))
+	}
+	return st.Dim(string(s))
 }
