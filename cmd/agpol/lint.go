@@ -11,8 +11,8 @@ import (
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/lint"
 	"github.com/agpol/agpol/internal/lint/output"
-	"github.com/agpol/agpol/internal/render"
 	"github.com/agpol/agpol/internal/parallel"
+	"github.com/agpol/agpol/internal/render"
 	"github.com/agpol/agpol/internal/version"
 )
 
