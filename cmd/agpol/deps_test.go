@@ -39,3 +39,40 @@ func TestBinaryDependencies(t *testing.T) {
 		}
 	}
 }
+
+// TestLayering keeps the one-way flow of the architecture (docs/architecture.md):
+// render prints and never reads a cluster (it links client-go's jsonpath only through
+// cli-runtime's printers); the deciding packages never print.
+func TestLayering(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	const mod = "github.com/agpol/agpol/internal/"
+	rules := []struct {
+		pkg       string
+		forbidden []string
+	}{
+		{"render", []string{mod + "cluster", "k8s.io/client-go/dynamic", "k8s.io/client-go/kubernetes", "k8s.io/client-go/rest", "k8s.io/client-go/discovery"}},
+		{"effective", []string{mod + "render"}},
+		{"explain", []string{mod + "render"}},
+		{"whatif", []string{mod + "render"}},
+		{"lint", []string{mod + "render", mod + "lint/output"}},
+		{"describe", []string{mod + "render", mod + "cluster"}},
+		{"topology", []string{mod + "effective", mod + "explain", mod + "render", mod + "cluster"}},
+		{"snapshot", []string{mod + "topology", mod + "effective", mod + "render", mod + "cluster"}},
+	}
+	for _, r := range rules {
+		out, err := exec.Command(goBin, "list", "-deps", "../../internal/"+r.pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", r.pkg, err)
+		}
+		for _, d := range strings.Fields(string(out)) {
+			for _, f := range r.forbidden {
+				if d == f || strings.HasPrefix(d, f+"/") {
+					t.Errorf("internal/%s depends on %s", r.pkg, d)
+				}
+			}
+		}
+	}
+}

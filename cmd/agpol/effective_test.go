@@ -16,17 +16,11 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// The golden files of this file are rewritten with: go test ./cmd/agpol -run AuthPolicy -update
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-}
+// update rewrites the golden files of cmd/agpol (go test ./cmd/agpol -run NAME -update);
+// the testscripts have their own flag, -update-scripts, so one does not rewrite the other.
+var update = flag.Bool("update", false, "rewrite the golden files of cmd/agpol (testscripts: -update-scripts)")
 
-func updateGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+func updateGolden() bool { return *update }
 
 // runAgpolForAuthPolicy runs the CLI in-process from the repository root.
 func runAgpolForAuthPolicy(t *testing.T, args ...string) (stdout, stderr string, code int) {

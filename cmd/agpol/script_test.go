@@ -23,7 +23,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
-var updateScripts = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar")
+var updateScripts = flag.Bool("update-scripts", false, "rewrite the expected output in testdata/script/*.txtar (golden files have -update)")
 
 // TestMain lets the test binary run as the agpol and kubectl-agpol commands of the scripts.
 func TestMain(m *testing.M) {
