@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bufio"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -178,51 +177,24 @@ func MatrixCSV(w io.Writer, m *whatif.Matrix) error {
 	if err := cw.Write(header); err != nil {
 		return err
 	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return err
-	}
-	// Cells of one class are the same for all its identities: write each class's
-	// segment once per target and reuse it.
-	segs := make([][]string, len(m.Targets))
-	for k, mt := range m.Targets {
-		segs[k] = make([]string, mt.Classes())
-		for c := 0; c < mt.Classes(); c++ {
-			row := mt.ClassOutcomes(c)
-			if row == nil {
-				continue
-			}
-			var b strings.Builder
-			for _, out := range row {
-				b.WriteByte(',')
-				b.WriteString(out.Primary().Decision)
-				if out.Differs {
-					b.WriteByte('*')
-				}
-			}
-			segs[k][c] = b.String()
-		}
-	}
-	bw := bufio.NewWriterSize(w, 1<<16)
+	record := make([]string, len(header))
 	for i, id := range m.Identities {
-		if err := csvField(bw, id.ID); err != nil {
+		record = append(record[:0], id.ID)
+		for _, mt := range m.Targets {
+			for _, out := range mt.ClassOutcomes(mt.Class(i)) {
+				cell := out.Primary().Decision
+				if out.Differs {
+					cell += "*"
+				}
+				record = append(record, cell)
+			}
+		}
+		if err := cw.Write(record); err != nil {
 			return err
 		}
-		for k, mt := range m.Targets {
-			bw.WriteString(segs[k][mt.Class(i)])
-		}
-		bw.WriteByte('\n')
 	}
-	return bw.Flush()
-}
-
-// csvField writes one CSV field, quoted when needed.
-func csvField(w *bufio.Writer, s string) error {
-	if strings.ContainsAny(s, ",\"\r\n") || strings.HasPrefix(s, " ") {
-		s = `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-	}
-	_, err := w.WriteString(s)
-	return err
+	cw.Flush()
+	return cw.Error()
 }
 
 // MatrixMarkdown prints one markdown table per target.

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bufio"
 	"bytes"
 	"strings"
 	"testing"
@@ -9,27 +8,6 @@ import (
 	"github.com/agpol/agpol/internal/explain"
 	"github.com/agpol/agpol/internal/whatif"
 )
-
-func TestCSVField(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"sa:a/b", "sa:a/b"},
-		{"<other authenticated>", "<other authenticated>"},
-		{`a,b`, `"a,b"`},
-		{`say "hi"`, `"say ""hi"""`},
-		{" lead", `" lead"`},
-		{"two\nlines", "\"two\nlines\""},
-	} {
-		var b bytes.Buffer
-		w := bufio.NewWriter(&b)
-		if err := csvField(w, tc.in); err != nil {
-			t.Fatal(err)
-		}
-		w.Flush()
-		if b.String() != tc.want {
-			t.Errorf("csvField(%q) = %q, want %q", tc.in, b.String(), tc.want)
-		}
-	}
-}
 
 func TestMarkdownEscape(t *testing.T) {
 	var b bytes.Buffer
