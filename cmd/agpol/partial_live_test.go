@@ -72,6 +72,34 @@ func TestPartialReadLive(t *testing.T) {
 		}
 	})
 
+	t.Run("explain: a named object whose kind could not be read is indeterminate, not not-found", func(t *testing.T) {
+		noXB := role.DeepCopy()
+		noXB.SetName("agpol-no-xb")
+		rules := noXB.Object["rules"].([]any)
+		rules[2] = map[string]any{"apiGroups": []any{"agentic.networking.x-k8s.io"}, "resources": []any{"xaccesspolicies"}, "verbs": []any{"get", "list"}}
+		noXBBinding := binding.DeepCopy()
+		noXBBinding.SetName("agpol-no-xb")
+		noXBBinding.Object["roleRef"].(map[string]any)["name"] = "agpol-no-xb"
+		noXBBinding.Object["subjects"] = []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "no-xb"}}
+		if _, err := rbac("clusterroles").Create(context.Background(), noXB, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rbac("clusterrolebindings").Create(context.Background(), noXBBinding, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"explain", "--from", "sa:agents/support", "--gateway", "infra/edge", "--backend", "pay/ledger", "--tool", "refund"}
+		out, errOut, code := as("no-xb", args...)
+		const xb = "xbackends.agentic.networking.x-k8s.io (missing permission: list xbackends.agentic.networking.x-k8s.io)"
+		if code != exitIndeterminate || !strings.HasPrefix(out, "INDETERMINATE ") || !strings.Contains(out, "xbackend pay/ledger is not among the objects read") || !strings.Contains(out, xb) {
+			t.Errorf("exit %d, want %d and a headline naming the backend and %s:\n%s%s", code, exitIndeterminate, xb, out, errOut)
+		}
+		// A backend that is simply not there is still an input error.
+		args[6] = "pay/nope"
+		if _, errOut, code := runDecide(t, "", append(args, "--kubeconfig", kubeconfig)...); code != exitUsage || !strings.Contains(errOut, "xbackend pay/nope not found") {
+			t.Errorf("admin, missing backend: exit %d, want %d\n%s", code, exitUsage, errOut)
+		}
+	})
+
 	t.Run("can-i: indeterminate, not yes", func(t *testing.T) {
 		out, errOut, code := as("no-xap", "can-i", "--from", "sa:agents/support", "--tool", "refund", "--gateway", "infra/edge", "--backend", "pay/ledger")
 		if code != exitIndeterminate || !strings.HasPrefix(out, "indeterminate") {

@@ -61,19 +61,7 @@ const UnreadBy = "unread-objects"
 // read: its reason names each kind and the permission missing, and its trace keeps
 // what the decision would be on the objects that were read.
 func UnreadDecision(d Decision, unread []snapshot.Warning) Decision {
-	what := make([]string, len(unread))
-	msgs := make([]string, len(unread))
-	for i, w := range unread {
-		msgs[i] = w.Message
-		switch {
-		case strings.Contains(w.Message, "forbidden") && w.Namespace != "":
-			what[i] = fmt.Sprintf("%s (missing permission: list %s in namespace %s)", w.Kind, w.Kind, w.Namespace)
-		case strings.Contains(w.Message, "forbidden"):
-			what[i] = fmt.Sprintf("%s (missing permission: list %s)", w.Kind, w.Kind)
-		default:
-			what[i] = fmt.Sprintf("%s (%s)", w.Kind, w.Message)
-		}
-	}
+	what, msgs := unreadKinds(unread)
 	was := fmt.Sprintf("on the objects that could be read: %s by %s at level %s", strings.ToUpper(d.Verdict), d.DecidedBy, d.Level)
 	trace := append([]Step{{Level: "none", Phase: "read", Outcome: OutcomeInfo,
 		Reason: strings.Join(msgs, "; ") + "; " + was}}, d.Trace...)
@@ -87,6 +75,25 @@ func UnreadDecision(d Decision, unread []snapshot.Warning) Decision {
 	}
 }
 
+// unreadKinds names each unread kind with the permission missing, and gives the
+// warnings' messages.
+func unreadKinds(unread []snapshot.Warning) (what, msgs []string) {
+	what = make([]string, len(unread))
+	msgs = make([]string, len(unread))
+	for i, w := range unread {
+		msgs[i] = w.Message
+		switch {
+		case strings.Contains(w.Message, "forbidden") && w.Namespace != "":
+			what[i] = fmt.Sprintf("%s (missing permission: list %s in namespace %s)", w.Kind, w.Kind, w.Namespace)
+		case strings.Contains(w.Message, "forbidden"):
+			what[i] = fmt.Sprintf("%s (missing permission: list %s)", w.Kind, w.Kind)
+		default:
+			what[i] = fmt.Sprintf("%s (%s)", w.Kind, w.Message)
+		}
+	}
+	return what, msgs
+}
+
 // unread is Unread for the path of choice ch through gateway gw.
 func (sim *Simulator) unread(gw *snapshot.Gateway, ch *choice) []snapshot.Warning {
 	if !sim.Snapshot.Partial {
@@ -97,4 +104,45 @@ func (sim *Simulator) unread(gw *snapshot.Gateway, ch *choice) []snapshot.Warnin
 		ns = append(ns, ch.backend.Namespace)
 	}
 	return Unread(sim.Snapshot, ns...)
+}
+
+// Resources of the objects a request can name.
+const (
+	gatewaysResource   = "gateways.gateway.networking.k8s.io"
+	httproutesResource = "httproutes.gateway.networking.k8s.io"
+	xbackendsResource  = "xbackends.agentic.networking.x-k8s.io"
+)
+
+// notFound is resolve's answer to a request that names an object (a gateway, route or
+// backend) that is not in the snapshot: an input error, unless the object's kind could
+// not be read in its namespace, when rt gets one choice that nothing can be decided on.
+func (sim *Simulator) notFound(rt *routing, what, resource string, n NamespacedName) error {
+	var unread []snapshot.Warning
+	if sim.Snapshot.Partial {
+		for _, w := range sim.Snapshot.Warnings {
+			if w.Kind == resource && (w.Namespace == "" || w.Namespace == n.Namespace) {
+				unread = append(unread, w)
+				break
+			}
+		}
+	}
+	if unread == nil {
+		return fmt.Errorf("%w: %s %s not found", ErrInput, what, n)
+	}
+	rt.gw, rt.options = nil, nil
+	rt.choices = append(rt.choices[:0], choice{info: PathInfo{Gateway: what + " " + n.String()}, unread: unread})
+	return nil
+}
+
+// NotReadDecision is the decision on a request that names an object agpol could not
+// read: indeterminate, naming the kind and the missing permission.
+func NotReadDecision(p PathInfo, unread []snapshot.Warning) Decision {
+	what, msgs := unreadKinds(unread)
+	return Decision{
+		Verdict:   Indeterminate,
+		Level:     "none",
+		DecidedBy: UnreadBy,
+		Reason:    fmt.Sprintf("cannot decide: %s is not among the objects read, and agpol could not read %s", p.Gateway, strings.Join(what, ", ")),
+		Trace:     []Step{{Level: "none", Phase: "read", Outcome: OutcomeInfo, Reason: strings.Join(msgs, "; ")}},
+	}
 }

@@ -119,6 +119,9 @@ type Result struct {
 type choice struct {
 	// info holds the names only when resolved with detail; Listener and Protocol always.
 	info PathInfo
+	// unread is set when the request names an object that is not among those read and
+	// its kind could not be read: nothing can be decided (NotReadDecision).
+	unread []snapshot.Warning
 	// backend is the XBackend whose policies apply, when hasBackend.
 	backend    topology.Ref
 	hasBackend bool
@@ -238,6 +241,14 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 	first := len(out)
 	for k := range rt.choices {
 		ch := &rt.choices[k]
+		if ch.unread != nil {
+			for i, e := range sim.Engines {
+				d := NotReadDecision(ch.info, ch.unread)
+				d.Semantics = e.Semantics.Name
+				out = append(out, &Result{Name: r.Name, Decision: d, Request: r, Path: ch.info, Primary: i == 0})
+			}
+			continue
+		}
 		pre := ch.pre
 		if o.Trace {
 			pre = sim.tracedPre(r, rt, ch)
@@ -411,6 +422,10 @@ func (b *Batch) Decide(r *Request) ([]Decision, error) {
 	b.out = b.out[:0]
 	for k := range b.rt.choices {
 		ch := &b.rt.choices[k]
+		if ch.unread != nil {
+			b.out = append(b.out, NotReadDecision(ch.info, ch.unread))
+			continue
+		}
 		sim.initChoice(&b.c, r, &b.rt, ch)
 		var d Decision
 		d, b.buf = sim.decideUntraced(0, b.rt.gw, ch, &b.c, r.ExtAuth, b.buf)
@@ -506,7 +521,7 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 	// Routing fails only for a missing gateway.
 	if err := sim.Graph.RouteInto(&rt.req, &rt.res); err != nil {
 		rt.gw = nil
-		return fmt.Errorf("%w: gateway %s not found", ErrInput, r.Gateway)
+		return sim.notFound(rt, "gateway", gatewaysResource, *r.Gateway)
 	}
 	routed := &rt.res
 	gw := routed.Gateway
@@ -546,7 +561,7 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 	}
 	if r.Route != nil {
 		if sim.Graph.HTTPRoute(topology.HTTPRouteRef(r.Route.Namespace, r.Route.Name)) == nil {
-			return fmt.Errorf("%w: httproute %s not found", ErrInput, r.Route)
+			return sim.notFound(rt, "httproute", httproutesResource, *r.Route)
 		}
 		if detail {
 			base.Route = r.Route.String()
@@ -556,7 +571,7 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 	case r.Backend != nil:
 		ref := topology.XBackendRef(r.Backend.Namespace, r.Backend.Name)
 		if sim.Graph.XBackend(ref) == nil {
-			return fmt.Errorf("%w: xbackend %s not found", ErrInput, r.Backend)
+			return sim.notFound(rt, "xbackend", xbackendsResource, *r.Backend)
 		}
 		info := base
 		info.BackendKind = "XBackend"
