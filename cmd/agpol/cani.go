@@ -22,7 +22,7 @@ type whatifFlags struct {
 	gateway, listener, backend string
 }
 
-func (w *whatifFlags) addWhatif(cmd *cobra.Command, formats ...string) {
+func (w *whatifFlags) addWhatif(a *app, cmd *cobra.Command, formats ...string) {
 	w.add(cmd, formats...)
 	f := cmd.Flags()
 	f.StringVar(&w.tools, "tools", "", "tools inventory (JSON): a saved MCP tools/list response per backend, see docs/tools-inventory.md")
@@ -30,6 +30,8 @@ func (w *whatifFlags) addWhatif(cmd *cobra.Command, formats ...string) {
 	f.StringVar(&w.gateway, "gateway", "", "only paths through this gateway NAMESPACE/NAME")
 	f.StringVar(&w.listener, "listener", "", "only paths through this listener")
 	f.StringVar(&w.backend, "backend", "", "only paths to this backend NAMESPACE/NAME (XBackend or Service)")
+	_ = cmd.RegisterFlagCompletionFunc("gateway", a.completeFrom(&w.load, completeGateways))
+	_ = cmd.RegisterFlagCompletionFunc("backend", a.completeFrom(&w.load, completeXBackends))
 }
 
 const whatifSpaceHelp = `The decision space is enumerated exactly: every identity (the ServiceAccounts of
@@ -219,11 +221,13 @@ the identity, allowed or not, with the deciding rule.
 			return nil
 		},
 	}
-	o.addWhatif(cmd, "text", "json", "yaml")
+	o.addWhatif(a, cmd, "text", "json", "yaml")
 	f := cmd.Flags()
 	f.StringVar(&o.from, "from", "", "caller: sa:NAMESPACE/NAME, spiffe://..., or anonymous")
 	f.BoolVar(&o.list, "list", false, "list every operation of every path for the identity")
 	f.StringVar(&o.tool, "tool", "", "tool name (tools/call)")
+	_ = cmd.RegisterFlagCompletionFunc("from", a.completeFrom(&o.load, completeIdentities))
+	_ = cmd.RegisterFlagCompletionFunc("tool", a.completeFrom(&o.load, completeTools))
 	f.StringVar(&o.method, "method", "tools/call", "MCP method: tools/call, initialize or tools/list")
 	return cmd
 }

@@ -135,7 +135,7 @@ your access before it ships.
 			return nil
 		},
 	}
-	o.addWhatif(cmd, "text", "markdown", "json", "yaml")
+	o.addWhatif(a, cmd, "text", "markdown", "json", "yaml")
 	f := cmd.Flags()
 	f.StringVar(&o.before, "before", "", "the input before the change: a file, a directory, or live")
 	f.StringVar(&o.after, "after", "", "the input after the change: a file, a directory, or live")

@@ -146,7 +146,7 @@ Without MCP metadata (--mcp-method none, or an HTTP method other than POST and n
 	}
 	o.add(cmd, "text", "json", "yaml")
 	f := cmd.Flags()
-	f.StringVar(&o.from, "from", "anonymous", "caller: sa:NAMESPACE/NAME, spiffe://..., or anonymous")
+	f.StringVar(&o.from, "from", "", "caller (required): sa:NAMESPACE/NAME, spiffe://..., or anonymous")
 	f.StringVar(&o.gateway, "gateway", "", "gateway NAMESPACE/NAME (inferred when only one fits)")
 	f.StringVar(&o.listener, "listener", "", "listener name (default: chosen by port and host)")
 	f.StringVar(&o.route, "route", "", "HTTPRoute NAMESPACE/NAME (skips route resolution with --backend/--service)")
@@ -160,6 +160,9 @@ Without MCP metadata (--mcp-method none, or an HTTP method other than POST and n
 	f.StringVar(&o.at, "time", "", "request time, RFC 3339 (default: now)")
 	f.StringVar(&o.mcpMethod, "mcp-method", "tools/call", "JSON-RPC method; none for a plain HTTP request")
 	f.StringVar(&o.tool, "tool", "", "tool name (params.name)")
+	for flag, kind := range map[string]completionKind{"gateway": completeGateways, "route": completeRoutes, "backend": completeXBackends, "from": completeIdentities, "tool": completeTools} {
+		_ = cmd.RegisterFlagCompletionFunc(flag, a.completeFrom(&o.load, kind))
+	}
 	f.StringVar(&o.uri, "uri", "", "resource URI (params.uri)")
 	f.StringVar(&o.extauth, "extauth", "", "external authorizer answer: allow, deny, or gateway=allow,backend=deny")
 	return cmd
@@ -168,6 +171,9 @@ Without MCP metadata (--mcp-method none, or an HTTP method other than POST and n
 // request builds the request of the flags; NS/NAME flags without a namespace take ns.
 func (o *explainOptions) request(cmd *cobra.Command, ns string) (*explain.Request, error) {
 	r := &explain.Request{Name: "explain"}
+	if o.from == "" {
+		return nil, usagef("--from IDENTITY is required (sa:NAMESPACE/NAME, spiffe://..., or anonymous)")
+	}
 	var err error
 	if r.From, err = explain.ParseIdentity(o.from); err != nil {
 		return nil, usagef("--from: %v", err)

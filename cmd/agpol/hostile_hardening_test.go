@@ -143,7 +143,7 @@ func TestHostileCLI(t *testing.T) {
 	commands := [][]string{
 		{"get", "xap,xb,gw,routes"},
 		{"lint"},
-		{"explain", "--gateway", "infra/edge", "--backend", "pay/ledger", "--tool", "x"},
+		{"explain", "--from", "anonymous", "--gateway", "infra/edge", "--backend", "pay/ledger", "--tool", "x"},
 		{"describe", "gateway", "infra/edge"},
 	}
 	for _, tt := range tests {

@@ -150,6 +150,9 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 	f.StringVar(&o.config, "config", lint.DefaultConfigFile, "lint config file with suppressions (read when present unless given explicitly)")
 	f.BoolVar(&o.showSuppressed, "show-suppressed", false, "also show suppressed findings")
 	f.StringVar(&o.explain, "explain", "", "print the explanation and fix of a check code, and exit")
+	_ = cmd.RegisterFlagCompletionFunc("only", checkCompletions(true))
+	_ = cmd.RegisterFlagCompletionFunc("skip", checkCompletions(true))
+	_ = cmd.RegisterFlagCompletionFunc("explain", checkCompletions(false))
 	f.BoolVar(&o.list, "list", false, "list every check, and exit")
 	f.BoolVar(&o.revalidateLive, "revalidate-live", false, "validate objects read from the cluster against agpol's CRDs too (AGP101-AGP103): would they be rejected if they were created today")
 	return cmd

@@ -64,8 +64,9 @@ csv (one wide table, a row per identity, a column per path and operation) and js
 			return render.MatrixTable(w, m, o.ungroup)
 		},
 	}
-	o.addWhatif(cmd, "table", "text", "markdown", "csv", "json", "yaml")
+	o.addWhatif(a, cmd, "table", "text", "markdown", "csv", "json", "yaml")
 	cmd.Flags().BoolVar(&o.ungroup, "ungroup", false, "one row per identity, even when rows are identical")
 	cmd.Flags().StringSliceVar(&o.from, "from", nil, "only these identities (sa:NAMESPACE/NAME, spiffe://..., anonymous, \"<other authenticated>\"); repeatable")
+	_ = cmd.RegisterFlagCompletionFunc("from", a.completeFrom(&o.load, completeIdentities))
 	return cmd
 }

@@ -35,6 +35,7 @@ type simulateJSON struct {
 		Decision  string            `json:"decision"`
 		Level     string            `json:"level"`
 		DecidedBy string            `json:"decidedBy"`
+		Reason    string            `json:"reason"`
 		Semantics string            `json:"semantics"`
 		Trace     []json.RawMessage `json:"trace"`
 		Expect    *struct {

@@ -73,9 +73,17 @@ func TestWhatIfLive(t *testing.T) {
 			t.Errorf("%s as nobody: stderr lacks the warnings: %q", cmd[0], errOut)
 		}
 	}
-	// Objects the caller may not list are not "not found" for sure: the error says so.
-	_, errOut, code = runDecide(t, "", "simulate", "--requests", "testdata/requests.yaml", "-o", "json", "--kubeconfig", kubeconfig, "--as", "nobody")
-	if code != exitUsage || !strings.Contains(errOut, "gateway infra/edge not found (the read of the cluster was partial") {
-		t.Errorf("simulate as nobody: exit %d, want %d and a partial-read hint:\n%s", code, exitUsage, errOut)
+	// Objects the caller may not list are not "not found" for sure: every answer that
+	// names them is indeterminate, naming the kind and the missing permission (the
+	// requests' expectations then fail: exit 1).
+	out, errOut, code = runDecide(t, "", "simulate", "--requests", "testdata/requests.yaml", "-o", "json", "--kubeconfig", kubeconfig, "--as", "nobody")
+	var sim simulateJSON
+	if err := json.Unmarshal([]byte(out), &sim); code != exitFail || err != nil || len(sim.Results) == 0 {
+		t.Fatalf("simulate as nobody: exit %d (want %d), %v:\n%s%s", code, exitFail, err, out, errOut)
+	}
+	for _, r := range sim.Results {
+		if r.Decision != "indeterminate" || r.DecidedBy != "unread-objects" || !strings.Contains(r.Reason, "gateways.gateway.networking.k8s.io (missing permission: list gateways.gateway.networking.k8s.io)") {
+			t.Errorf("simulate as nobody %s: %s by %s (%s), want indeterminate by unread-objects naming the Gateways permission", r.Name, r.Decision, r.DecidedBy, r.Reason)
+		}
 	}
 }

@@ -66,9 +66,10 @@ callers without a client certificate).
 			return render.WhoCanText(w, semNames(sems), op, res)
 		},
 	}
-	o.addWhatif(cmd, "text", "json", "yaml")
+	o.addWhatif(a, cmd, "text", "json", "yaml")
 	f := cmd.Flags()
 	f.StringVar(&o.tool, "tool", "", "tool name (tools/call)")
+	_ = cmd.RegisterFlagCompletionFunc("tool", a.completeFrom(&o.load, completeTools))
 	f.StringVar(&o.method, "method", "tools/call", "MCP method: tools/call, initialize or tools/list")
 	return cmd
 }

@@ -245,7 +245,11 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 			for i, e := range sim.Engines {
 				d := NotReadDecision(ch.info, ch.unread)
 				d.Semantics = e.Semantics.Name
-				out = append(out, &Result{Name: r.Name, Decision: d, Request: r, Path: ch.info, Primary: i == 0})
+				res := &Result{Name: r.Name, Decision: d, Request: r, Path: ch.info, Primary: i == 0}
+				if i == 0 {
+					res.Expect = check(r, &res.Decision)
+				}
+				out = append(out, res)
 			}
 			continue
 		}

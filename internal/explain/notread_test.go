@@ -1,0 +1,58 @@
+package explain
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/snapshot"
+)
+
+// A request naming a gateway, route or backend whose kind could not be read is
+// indeterminate (unread-objects), in Explain, SimulateEach and Batch alike; one whose
+// kind was read and that is not there is an input error.
+func TestNamedObjectNotRead(t *testing.T) {
+	s := loadYAML(t, `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: other, namespace: infra}
+spec:
+  gatewayClassName: agentic
+  listeners: [{name: http, protocol: HTTP, port: 80}]`)
+	req := func() *Request {
+		return &Request{Name: "r", From: Identity{Kind: IdentityAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "edge"},
+			HTTP: HTTP{Method: "GET", Path: "/mcp"}, Expect: Allow}
+	}
+	sim := New(s, []effective.Semantics{effective.Reference()}, "")
+	if _, err := sim.Explain(req()); err == nil || !strings.Contains(err.Error(), "gateway infra/edge not found") {
+		t.Fatalf("complete read: err %v, want not found", err)
+	}
+	s.Partial = true
+	s.Warnings = append(s.Warnings, snapshot.Warning{Kind: gatewaysResource, Message: "listing gateways: forbidden"})
+	sim = New(s, []effective.Semantics{effective.Reference()}, "")
+	check := func(how string, d Decision) {
+		t.Helper()
+		if d.Verdict != Indeterminate || d.DecidedBy != UnreadBy {
+			t.Errorf("%s: %s by %s, want indeterminate by %s", how, d.Verdict, d.DecidedBy, UnreadBy)
+		}
+	}
+	res, err := sim.Explain(req())
+	if err != nil || len(res) != 1 {
+		t.Fatalf("Explain: %v %v", res, err)
+	}
+	check("Explain", res[0].Decision)
+	if x := res[0].Expect; x == nil || x.Passed {
+		t.Errorf("expectation %+v: an expected allow fails on an unread gateway", x)
+	}
+	if !strings.Contains(res[0].Reason, "gateway infra/edge is not among the objects read") || !strings.Contains(res[0].Reason, "missing permission: list "+gatewaysResource) {
+		t.Errorf("reason %q", res[0].Reason)
+	}
+	n := 0
+	if err := sim.SimulateEach([]*Request{req(), req()}, Full, func(r *Result) error { n++; check("SimulateEach", r.Decision); return nil }); err != nil || n != 2 {
+		t.Errorf("SimulateEach: %d results, %v", n, err)
+	}
+	ds, err := sim.Batch().Decide(req())
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("Batch: %v %v", ds, err)
+	}
+	check("Batch", ds[0])
+}
