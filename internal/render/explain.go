@@ -217,7 +217,7 @@ func writeAuthPolicy(w io.Writer, ap *explain.AuthPolicyInfo, st Styler) {
 	if ap.Decides {
 		fmt.Fprintln(w, "    "+st.Dim("the verdict above: no XAccessPolicy runs on this Gateway's data plane"))
 	} else {
-		fmt.Fprintln(w, "    "+st.Dim("runs as well; not part of the verdict above, which is the access policies'"))
+		fmt.Fprintln(w, "    "+st.Dim("not part of the verdict above, the access policies'; Kuadrant enforces it only on the Gateways it programs (Istio, Envoy Gateway)"))
 	}
 	e := ap.Evaluation
 	if e == nil {
