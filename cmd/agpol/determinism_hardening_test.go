@@ -120,6 +120,10 @@ func TestDeterministicOutput(t *testing.T) {
 					lines := strings.Split(got, "\n")
 					sort.Strings(lines)
 					got = strings.Join(lines, "\n")
+				} else {
+					// Text wraps at 100 columns, and the file names differ in length from one
+					// layout to the next: compare the words.
+					got = strings.Join(strings.Fields(got), " ")
 				}
 				if i == 0 {
 					want = got

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -41,23 +42,33 @@ func PathLine(p explain.PathInfo) string {
 	return strings.Join(parts, " → ")
 }
 
-// ExplainText writes results as text: verdict first, then one line per step.
+// ExplainText writes results as text: verdict first, then one line per step, each line
+// wrapped to TextWidth columns (continuation lines indented under their first).
 func ExplainText(w io.Writer, results []*explain.Result, st Styler) error {
 	w = st.Writer(w)
+	var b bytes.Buffer
 	for i, r := range results {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		writeResult(w, r, st)
+		b.Reset()
+		writeResult(&b, r, st)
+		for _, l := range strings.SplitAfter(b.String(), "\n") {
+			if l = strings.TrimSuffix(l, "\n"); l != "" {
+				fmt.Fprintln(w, wrapLine(l, TextWidth))
+			}
+		}
 	}
 	return nil
 }
 
 func writeResult(w io.Writer, r *explain.Result, st Styler) {
-	head := st.Verdict(&r.Decision) + " " + r.Request.Describe() + " → " + PathLine(r.Path) + ": " + DecisionReason(&r.Decision)
+	// The headline holds the verdict and why; the path has a line of its own.
+	head := st.Verdict(&r.Decision) + " " + r.Request.Describe() + ": " + DecisionReason(&r.Decision)
 	if r.Name != "" && !strings.HasPrefix(r.Name, "request-") && r.Name != "explain" {
 		head = st.Bold(r.Name) + ": " + head
 	}
+	head += "\n  path: " + PathLine(r.Path)
 	fmt.Fprintln(w, head)
 	fmt.Fprintf(w, "  decided by %s at level %s (semantics %s)\n", st.Bold(r.DecidedBy), r.Level, r.Semantics)
 	if r.Disagreement {
@@ -95,25 +106,12 @@ func writeListenerNotes(w io.Writer, r *explain.Result, st Styler) {
 	}
 }
 
-// noteWidth is the width notes under a verdict wrap at.
-const noteWidth = 100
-
-// writeWrapped writes text in lines of at most noteWidth columns (a longer word stays
-// whole), each after indent (continuation lines two spaces further) and styled.
+// writeWrapped writes text after indent in lines of at most TextWidth columns (wrapLine:
+// continuation lines two spaces further), each styled.
 func writeWrapped(w io.Writer, indent, text string, style func(string) string) {
-	line, prefix := "", indent
-	for _, word := range strings.Fields(text) {
-		if line != "" && len(prefix)+len(line)+1+len(word) > noteWidth {
-			fmt.Fprintln(w, prefix+style(line))
-			line, prefix = "", indent+"  "
-		}
-		if line != "" {
-			line += " "
-		}
-		line += word
-	}
-	if line != "" {
-		fmt.Fprintln(w, prefix+style(line))
+	for _, l := range strings.Split(wrapLine(indent+strings.Join(strings.Fields(text), " "), TextWidth), "\n") {
+		t := strings.TrimLeft(l, " ")
+		fmt.Fprintln(w, l[:len(l)-len(t)]+style(t))
 	}
 }
 
@@ -195,8 +193,8 @@ func SimulateTextResult(w io.Writer, r *explain.Result, st Styler) error {
 	if !r.Primary {
 		sem = " [" + r.Semantics + "]"
 	}
-	_, err := fmt.Fprintf(w, "%s %s%s: %s by %s at %s — %s → %s\n", mark, r.Name, sem, st.Verdict(&r.Decision), r.DecidedBy, r.Level,
-		r.Request.Describe(), PathLine(r.Path))
+	_, err := fmt.Fprintln(w, wrapLine(fmt.Sprintf("%s %s%s: %s by %s at %s — %s → %s", mark, r.Name, sem, st.Verdict(&r.Decision), r.DecidedBy, r.Level,
+		r.Request.Describe(), PathLine(r.Path)), TextWidth))
 	for _, o := range r.OtherListeners {
 		writeWrapped(w, "    ", otherListener(o), st.Yellow)
 	}
@@ -204,7 +202,7 @@ func SimulateTextResult(w io.Writer, r *explain.Result, st Styler) error {
 		for _, f := range r.Expect.Failures {
 			fmt.Fprintln(w, "    "+st.Red(f))
 		}
-		_, err = fmt.Fprintln(w, "    "+DecisionReason(&r.Decision))
+		_, err = fmt.Fprintln(w, wrapLine("    "+DecisionReason(&r.Decision), TextWidth))
 	}
 	return err
 }

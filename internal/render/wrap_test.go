@@ -18,7 +18,7 @@ func TestWriteWrapped(t *testing.T) {
 	}
 	var words []string
 	for i, l := range lines {
-		if len(l) > noteWidth {
+		if len(l) > TextWidth {
 			t.Errorf("line %d has %d columns: %q", i, len(l), l)
 		}
 		if want := map[bool]string{true: "  ", false: "    "}[i == 0]; !strings.HasPrefix(l, want) || l[len(want)] == ' ' {
