@@ -6,10 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/lipgloss/v2"
+
 	"github.com/agpol/agpol/internal/render"
 )
 
-// TestDescribeGolden pins the describe text of the examples (plain: not a terminal).
+// TestDescribeGolden pins the describe text of the examples (plain: not a terminal),
+// each line within 100 columns.
 func TestDescribeGolden(t *testing.T) {
 	t.Chdir("../..")
 	render.Now = func() time.Time { return fixedNow }
@@ -22,6 +25,13 @@ func TestDescribeGolden(t *testing.T) {
 		{"xbackend-ledger", []string{"xbackend", "ledger", "-n", "pay"}},
 		{"xbackend-calc-legacy", []string{"xbackend", "tools/calc", "--semantics", "v0alpha0-legacy"}},
 		{"httproute-ledger-0059", []string{"httproute", "pay/ledger", "--semantics", "proposal-0059"}},
+		{"gateways-all", []string{"gateways", "-A"}},
+		{"xap-calc-arithmetic", []string{"xap", "calc-arithmetic", "-n", "tools"}},
+		{"xap-calc-legacy", []string{"accesspolicy", "tools/calc-legacy"}},
+		{"xap-edge-baseline", []string{"xaccesspolicy", "infra/edge-baseline"}},
+		{"xap-ledger-fraud-check", []string{"xap", "pay/ledger-fraud-check"}},
+		{"authpolicy-edge-jwt", []string{"authpolicy", "infra/edge-jwt"}},
+		{"authpolicies-pay", []string{"authpolicies", "-n", "pay"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -31,6 +41,11 @@ func TestDescribeGolden(t *testing.T) {
 			}
 			if strings.Contains(out, "\x1b[") {
 				t.Error("colour written to a non-terminal")
+			}
+			for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+				if w := lipgloss.Width(line); w > 100 {
+					t.Errorf("line %d is %d columns wide:\n%s", i+1, w, line)
+				}
 			}
 			decideGolden(t, filepath.Join("testdata/golden/describe", tc.name+".txt"), out)
 		})
