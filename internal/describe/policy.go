@@ -149,6 +149,9 @@ func accessPolicyView(s *snapshot.Snapshot, g *topology.Graph, e *effective.Engi
 			}
 			pt.Paths = append(pt.Paths, pp)
 		}
+		if pt.DataPlane != nil && pt.NotEnforced == "" {
+			pt.NotEnforced = e.Chain(ref, "", nil).NotEnforced
+		}
 		switch {
 		case pt.NotEnforced != "":
 		case !pt.Found:
