@@ -121,7 +121,9 @@ type View struct {
 	Notes         []string       `json:"notes,omitempty"`
 	// AuthPolicy is the effective Kuadrant AuthPolicy per listener (Gateway) or per rule
 	// and listener path (HTTPRoute); empty without AuthPolicies.
-	AuthPolicy []*authpolicy.PathResult `json:"authPolicy,omitempty"`
+	AuthPolicy []*authpolicy.PathResult `json:"-"`
+	// AuthPolicyPaths are AuthPolicy in the machine-readable form.
+	AuthPolicyPaths []AuthPath `json:"authPolicy,omitempty"`
 	// AccessPolicy is the view of a described XAccessPolicy.
 	AccessPolicy *AccessPolicyView `json:"accessPolicy,omitempty"`
 	// AuthPolicyStatus is the view of a described AuthPolicy.
@@ -201,6 +203,7 @@ func Build(s *snapshot.Snapshot, sem effective.Semantics, td, kind, ns, name str
 		return nil, fmt.Errorf("cannot describe kind %q", kind)
 	}
 	d.AuthPolicy = authPolicies(s, kind, ns, name)
+	d.AuthPolicyPaths = authPaths(d.AuthPolicy)
 	if target.Kind != "" {
 		d.Policies = policies(s, e, kind, target)
 	}
@@ -388,6 +391,48 @@ func path(e *effective.Engine, p topology.Path) Path {
 	}
 	dp.Chain = e.Chain(effective.GatewayRef(p.Gateway.Namespace, p.Gateway.Name), p.Listener, be)
 	return dp
+}
+
+// AuthPath is the effective Kuadrant AuthPolicy of one path (prefix).
+type AuthPath struct {
+	Path authpolicy.Path `json:"path"`
+	// PoliciesInPath are the policies folded, least specific first.
+	PoliciesInPath []string `json:"policiesInPath"`
+	// Effective are the rules in force, by key.
+	Effective []EffectiveAuthRule `json:"effective"`
+	// Lost are the rules that lost in the fold, and why.
+	Lost []authpolicy.Lost `json:"lost,omitempty"`
+}
+
+// EffectiveAuthRule is one rule in force on a path: its key, the policy it comes from
+// and where it is written.
+type EffectiveAuthRule struct {
+	Key    string `json:"key"`
+	Policy string `json:"policy"`
+	Source string `json:"source,omitempty"`
+}
+
+func authPaths(ps []*authpolicy.PathResult) []AuthPath {
+	var out []AuthPath
+	for _, p := range ps {
+		ap := AuthPath{Path: p.Path, PoliciesInPath: []string{}, Effective: []EffectiveAuthRule{}}
+		if p.Effective != nil {
+			for _, pol := range p.Effective.Policies {
+				ap.PoliciesInPath = append(ap.PoliciesInPath, pol.Ref)
+			}
+			for _, k := range p.Effective.Keys() {
+				r := p.Effective.Rules[k]
+				er := EffectiveAuthRule{Key: k, Policy: r.Source}
+				if r.Position.Known() {
+					er.Source = r.Position.String()
+				}
+				ap.Effective = append(ap.Effective, er)
+			}
+			ap.Lost = p.Effective.Lost
+		}
+		out = append(out, ap)
+	}
+	return out
 }
 
 // authPolicies selects the effective Kuadrant AuthPolicy of a Gateway (per listener) or
