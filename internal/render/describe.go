@@ -211,7 +211,7 @@ func describeAccessPolicy(w io.Writer, d *describe.View, st Styler) {
 			head += " (sectionName " + t.SectionName + ")"
 		}
 		if t.Found {
-			head += fmt.Sprintf("  [%d XAccessPolicies on the target, limit %d]", t.PoliciesOnTarget, effective.MaxPoliciesPerTarget)
+			head += fmt.Sprintf("  [XAccessPolicies on the target: %d, limit %d]", t.PoliciesOnTarget, effective.MaxPoliciesPerTarget)
 		}
 		line(w, st.Cyan(head))
 		if t.DataPlane != nil {
