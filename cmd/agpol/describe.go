@@ -129,11 +129,11 @@ NAME is NAME (in -n NAMESPACE, default "default") or NAMESPACE/NAME.`,
 				}
 				names = describe.Names(s, kind, ns)
 				if len(names) == 0 {
-					where := "in " + ns + " namespace"
 					if ns == "" {
-						where = "in any namespace"
+						fmt.Fprintln(a.streams.ErrOut, "No resources found")
+					} else {
+						fmt.Fprintf(a.streams.ErrOut, "No resources found in %s namespace.\n", ns)
 					}
-					fmt.Fprintf(a.streams.ErrOut, "No resources found %s.\n", where)
 					if o.output != "text" {
 						return render.DescribeDocument(a.streams.Out, nil, o.output, false)
 					}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/agpol/agpol/internal/render"
 )
+
+var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
 // TestDescribeGolden pins the describe text of the examples (plain: not a terminal),
 // each line within 100 columns.
@@ -53,6 +56,11 @@ func TestDescribeGolden(t *testing.T) {
 	out, _, _ := runDecide(t, "", "describe", "gateway", "infra/edge", "-f", "testdata/examples", "--color", "always")
 	if !strings.Contains(out, "\x1b[1m") {
 		t.Error("--color always: no styling")
+	}
+	// Styled text wraps where the plain text does.
+	plain, _, _ := runDecide(t, "", "describe", "gateway", "infra/edge", "-f", "testdata/examples")
+	if got := sgr.ReplaceAllString(out, ""); got != plain {
+		t.Errorf("--color always wraps elsewhere:\n%s", firstDiff(plain, got))
 	}
 	if _, errOut, code := runDecide(t, "", "describe", "service", "x", "-f", "testdata/examples"); code != exitUsage {
 		t.Errorf("describe service: exit %d %s", code, errOut)

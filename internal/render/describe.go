@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/agpol/agpol/internal/describe"
@@ -129,9 +130,46 @@ func describeAuthPath(w io.Writer, p *authpolicy.PathResult, st Styler) {
 	}
 }
 
-// line writes s wrapped to TextWidth, continuation lines indented under it.
+// markedWidth is the width of s in columns without its style marks (see styleMark).
+func markedWidth(s string) int {
+	if strings.IndexByte(s, styleMark) < 0 {
+		return ansi.StringWidth(s)
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == styleMark {
+			i++
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return ansi.StringWidth(string(b))
+}
+
+// line writes s broken at spaces into lines of at most TextWidth columns (a longer
+// word stays whole), each continuation indented two columns more than s. Widths ignore
+// style marks, so a styled line wraps where its plain form does.
 func line(w io.Writer, s string) {
-	fmt.Fprintln(w, wrapLine(s, TextWidth))
+	text := strings.TrimLeft(s, " ")
+	lead := s[:len(s)-len(text)]
+	var b strings.Builder
+	b.WriteString(lead)
+	col, start := len(lead), true
+	for _, word := range strings.Split(text, " ") {
+		ww := markedWidth(word)
+		if !start && col+1+ww > TextWidth {
+			b.WriteString("\n" + lead + "  ")
+			col, start = len(lead)+2, true
+		}
+		if !start {
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(word)
+		col += ww
+		start = false
+	}
+	fmt.Fprintln(w, b.String())
 }
 
 // gatewayLevelName is "Gateway level", numbered when the gateway has several.
