@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/describe"
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/render"
@@ -96,6 +97,12 @@ NAME is NAME (in -n NAMESPACE, default "default") or NAMESPACE/NAME.`,
   agpol describe authpolicy infra/edge-jwt -f testdata/examples -o yaml
   agpol describe xbackend ledger -n pay -f testdata/examples --semantics proposal-0059`,
 		Args: cobra.RangeArgs(1, 2),
+		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) == 0 {
+				return []string{"gateway", "httproute", "xbackend", "xaccesspolicy", "authpolicy"}, cobra.ShellCompDirectiveNoFileComp
+			}
+			return describeNames(args[0], o.load.files, o.load.recursive, toComplete), cobra.ShellCompDirectiveNoFileComp
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			kind, ok := describeKind(args[0])
 			if !ok {
@@ -172,4 +179,24 @@ NAME is NAME (in -n NAMESPACE, default "default") or NAMESPACE/NAME.`,
 	addColorFlag(cmd, &o.color)
 	addOutputFlag(cmd, &o.output, "text", "json", "yaml")
 	return cmd
+}
+
+// describeNames completes NAME as NAMESPACE/NAME from the -f files; nothing without -f
+// (completion does not read the cluster) or when the files do not load.
+func describeNames(kindArg string, files []string, recursive bool, prefix string) []string {
+	kind, ok := describeKind(kindArg)
+	if !ok || len(files) == 0 {
+		return nil
+	}
+	s, err := cluster.LoadFiles(cluster.FileOptions{Filenames: files, Recursive: recursive})
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, n := range describe.Names(s, kind, "") {
+		if id := n[0] + "/" + n[1]; strings.HasPrefix(id, prefix) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
