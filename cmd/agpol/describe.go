@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/describe"
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/render"
@@ -41,59 +43,160 @@ type describeOptions struct {
 	semantics   string
 	trustDomain string
 	color       string
+	output      string
+}
+
+// describeKind maps what a user types to the kind describe names it.
+func describeKind(arg string) (string, bool) {
+	switch strings.ToLower(arg) {
+	case "gateway", "gateways", "gw", "gtw":
+		return describe.KindGateway, true
+	case "httproute", "httproutes", "route", "routes":
+		return describe.KindHTTPRoute, true
+	case "xbackend", "xbackends", "xb", "backend", "backends":
+		return describe.KindXBackend, true
+	case "xaccesspolicy", "xaccesspolicies", "xap", "accesspolicy", "accesspolicies":
+		return describe.KindXAccessPolicy, true
+	case "authpolicy", "authpolicies":
+		return describe.KindAuthPolicy, true
+	}
+	return "", false
 }
 
 func (a *app) newDescribeCmd() *cobra.Command {
 	o := &describeOptions{}
 	cmd := &cobra.Command{
-		Use:   "describe gateway|httproute|xbackend NAME",
-		Short: "Show the effective access policy of a gateway, route or backend",
-		Long: `Show the effective view of one Gateway, HTTPRoute or XBackend: the XAccessPolicies
-attached to it (admitted or rejected, and why; enforced or ignored, and why), and for each
-path through it (listener, route rule, backend) the evaluation chain as the data plane
-runs it, with the rules at each level in the order they are matched.
+		Use:   "describe gateway|httproute|xbackend|xaccesspolicy|authpolicy [NAME]",
+		Short: "Show what applies to a gateway, route or backend, and where a policy applies",
+		Long: `Show agpol's view of one object, or, without NAME, of every object of the kind in the
+namespace (-n, default "default"; -A: every namespace), as kubectl describe does.
+
+  gateway, httproute, xbackend: for a Gateway, the data plane that serves it (and why)
+    and its listeners (port, protocol, hostname, TLS and mTLS, attached routes,
+    programmed or why not); the XAccessPolicies attached (admitted or rejected, and why;
+    enforced or not, and why); a Gateway's gateway level once, then for each path
+    through the object (listener, route rule, backend) the evaluation chain as the data
+    plane runs it, the gateway level named, not repeated; the effective Kuadrant
+    AuthPolicy per listener or route rule.
+  xaccesspolicy (xap, accesspolicy): its admission (computed, and the recorded status),
+    whether it is enforced, each target (with the data plane of a Gateway and the
+    count against the controller's limit of 5 policies per target) and each path
+    through it, with whether the policy runs there and why not; its rules with
+    file:line; the rules a same-named rule of another policy replaces.
+  authpolicy: its target, mode (defaults/overrides, atomic/merge), computed
+    enforcement and condition, its rules with file:line and the policies that displace
+    them, the paths where it is effective or displaced, and whose rules it displaces.
+
+-o json|yaml prints the same view as an agpol.dev/v1alpha1 Description (one object) or
+DescriptionList (without NAME); see the README.
 
 NAME is NAME (in -n NAMESPACE, default "default") or NAMESPACE/NAME.`,
 		Example: `  agpol describe gateway infra/edge -f testdata/examples
+  agpol describe gateways -A -f testdata/examples
+  agpol describe xap calc-arithmetic -n tools -f testdata/examples
+  agpol describe authpolicy infra/edge-jwt -f testdata/examples -o yaml
   agpol describe xbackend ledger -n pay -f testdata/examples --semantics proposal-0059`,
-		Args: cobra.ExactArgs(2),
+		Args: cobra.RangeArgs(1, 2),
+		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) == 0 {
+				return []string{"gateway", "httproute", "xbackend", "xaccesspolicy", "authpolicy"}, cobra.ShellCompDirectiveNoFileComp
+			}
+			return describeNames(args[0], o.load.files, o.load.recursive, toComplete), cobra.ShellCompDirectiveNoFileComp
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			kind := strings.ToLower(args[0])
-			switch kind {
-			case "gateway", "gateways", "gw", "gtw":
-				kind = "Gateway"
-			case "httproute", "httproutes", "route", "routes":
-				kind = "HTTPRoute"
-			case "xbackend", "xbackends", "xb", "backend", "backends":
-				kind = "XBackend"
-			default:
-				return usagef("cannot describe %q: use gateway, httproute or xbackend", args[0])
+			kind, ok := describeKind(args[0])
+			if !ok {
+				return usagef("cannot describe %q: use gateway, httproute, xbackend, xaccesspolicy or authpolicy", args[0])
 			}
 			sem, err := effective.Preset(o.semantics)
 			if err != nil {
 				return usagef("%v", err)
 			}
-			ns := a.defaultNamespace()
-			name := args[1]
-			if n, nm, ok := strings.Cut(name, "/"); ok {
-				ns, name = n, nm
+			if len(args) == 2 && o.load.allNamespaces {
+				return usagef("a NAME cannot be given with -A")
 			}
+			ns := a.defaultNamespace()
+			var names [][2]string
+			if len(args) == 2 {
+				name := args[1]
+				if n, nm, ok := strings.Cut(name, "/"); ok {
+					ns, name = n, nm
+				}
+				names = [][2]string{{ns, name}}
+			}
+			allNS := o.load.allNamespaces
 			o.load.wholeCluster = true
 			s, err := a.load(cmd.Context(), &o.load)
 			if err != nil {
 				return err
 			}
-			d, err := describe.Build(s, sem, o.trustDomain, kind, ns, name)
-			if err != nil {
-				return err
+			if names == nil {
+				if allNS {
+					ns = ""
+				}
+				names = describe.Names(s, kind, ns)
+				if len(names) == 0 {
+					if ns == "" {
+						fmt.Fprintln(a.streams.ErrOut, "No resources found")
+					} else {
+						fmt.Fprintf(a.streams.ErrOut, "No resources found in %s namespace.\n", ns)
+					}
+					if o.output != "text" {
+						return render.DescribeDocument(a.streams.Out, nil, o.output, false)
+					}
+					return nil
+				}
+			}
+			var views []*describe.View
+			for _, n := range names {
+				d, err := describe.Build(s, sem, o.trustDomain, kind, n[0], n[1])
+				if err != nil {
+					return err
+				}
+				views = append(views, d)
 			}
 			w := a.streams.Out
-			return render.DescribeText(w, d, render.Styler{Color: render.UseColor(render.ColorMode(o.color), w)})
+			if o.output != "text" {
+				return render.DescribeDocument(w, views, o.output, len(args) == 2)
+			}
+			st := render.Styler{Color: render.UseColor(render.ColorMode(o.color), w)}
+			for i, d := range views {
+				if i > 0 {
+					fmt.Fprintln(w)
+					fmt.Fprintln(w)
+				}
+				if err := render.DescribeText(w, d, st); err != nil {
+					return err
+				}
+			}
+			return nil
 		},
 	}
 	o.load.addFlags(cmd)
+	cmd.Flags().Lookup("all-namespaces").Usage = "without NAME: describe the objects of every namespace"
 	addEnumFlag(cmd, &o.semantics, "semantics", "", effective.PresetReference, "semantics preset", "semantics preset", effective.PresetNames())
 	cmd.Flags().StringVar(&o.trustDomain, "trust-domain", "cluster.local", "SPIFFE trust domain of ServiceAccount identities")
 	addColorFlag(cmd, &o.color)
+	addOutputFlag(cmd, &o.output, "text", "json", "yaml")
 	return cmd
+}
+
+// describeNames completes NAME as NAMESPACE/NAME from the -f files; nothing without -f
+// (completion does not read the cluster) or when the files do not load.
+func describeNames(kindArg string, files []string, recursive bool, prefix string) []string {
+	kind, ok := describeKind(kindArg)
+	if !ok || len(files) == 0 {
+		return nil
+	}
+	s, err := cluster.LoadFiles(cluster.FileOptions{Filenames: files, Recursive: recursive})
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, n := range describe.Names(s, kind, "") {
+		if id := n[0] + "/" + n[1]; strings.HasPrefix(id, prefix) {
+			out = append(out, id)
+		}
+	}
+	return out
 }

@@ -9,8 +9,9 @@ import (
 	"testing"
 )
 
-// TestOneAnswerWhateverTheSource: the shipped examples give the same lint, describe,
-// explain, simulate and get answers read from the files, from a real API server that
+// TestOneAnswerWhateverTheSource: the shipped examples give the same lint, describe
+// (gateway, xaccesspolicy and authpolicy, text and -o json|yaml), explain, simulate and
+// get answers read from the files, from a real API server that
 // holds them (created as kubectl apply would), and from a --snapshot-out replay of that
 // cluster. Only what is about the source itself may differ: positions (file:line vs
 // cluster), how a finding words what it saw (a file shows the field the API server will
@@ -38,7 +39,12 @@ func TestOneAnswerWhateverTheSource(t *testing.T) {
 		{"lint", []string{"lint", "-o", "json"}, lintCodes},
 		{"explain", []string{"explain", "--from", "sa:agents/billing", "--gateway", "infra/edge", "--host", "ledger.mcp.example.com", "--tool", "refund", "--extauth", "allow", "--time", "2026-05-01T10:00:00Z", "-o", "json"}, withoutSources},
 		{"simulate", []string{"simulate", "--requests", "testdata/requests.yaml", "-o", "json"}, withoutSources},
-		{"describe", []string{"describe", "gateway", "infra/edge"}, withoutSources},
+		{"describe", []string{"describe", "gateway", "infra/edge"}, withoutSourcesOrWrap},
+		{"describe-xap", []string{"describe", "xap", "tools/calc-arithmetic"}, withoutSourcesOrWrap},
+		{"describe-xap-json", []string{"describe", "xap", "pay/ledger-fraud-check", "-o", "json"}, withoutSources},
+		{"describe-xap-legacy", []string{"describe", "xap", "tools/calc-legacy", "-o", "yaml"}, withoutSources},
+		{"describe-authpolicy", []string{"describe", "authpolicy", "pay/ledger-scopes"}, withoutSourcesOrWrap},
+		{"describe-authpolicies-json", []string{"describe", "authpolicies", "-A", "-o", "json"}, withoutSources},
 		{"get", []string{"get", "xap", "-A"}, withoutAge},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,6 +90,12 @@ var sourcePositions = regexp.MustCompile(`testdata/examples/[0-9a-z-]+\.yaml(:[0
 
 // withoutSources replaces every source position (file:line, cluster:CONTEXT) by "<pos>".
 func withoutSources(out string) string { return sourcePositions.ReplaceAllString(out, "<pos>") }
+
+// withoutSourcesOrWrap is withoutSources with the text's words in one line: a position
+// of another length wraps a line elsewhere.
+func withoutSourcesOrWrap(out string) string {
+	return strings.Join(strings.Fields(withoutSources(out)), " ")
+}
 
 // withoutAge drops the last column (AGE) of a table.
 func withoutAge(out string) string {

@@ -1,14 +1,19 @@
-// Package describe owns the effective view of one Gateway, HTTPRoute or XBackend that
-// agpol describe prints: the XAccessPolicies attached to it (admitted or not, enforced or
-// not), every path through it with its evaluation chain and what the data plane does on
-// it (a plain HTTP listener carries no client certificate; a rule that reaches no backend
-// answers 500), and the effective Kuadrant AuthPolicy. It selects and decides; it prints
-// nothing (render.DescribeText does).
+// Package describe owns the view agpol describe prints. For a Gateway, HTTPRoute or
+// XBackend: the data plane and listeners (Gateway), the XAccessPolicies attached to it
+// (admitted or not, enforced or not), the gateway level once per group of listeners
+// that share it, every path through it with its evaluation chain and what the data
+// plane does on it (a plain HTTP listener carries no client certificate; a rule that
+// reaches no backend answers 500), and the effective Kuadrant AuthPolicy. For an
+// XAccessPolicy or AuthPolicy: its targets, where it applies and where not (and why),
+// its rules, and what overrides or shadows it. It selects and decides; it prints
+// nothing (render.DescribeText and render.DescribeDocument do).
 package describe
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -20,57 +25,111 @@ import (
 
 // Kinds that can be described.
 const (
-	KindGateway   = "Gateway"
-	KindHTTPRoute = "HTTPRoute"
-	KindXBackend  = "XBackend"
+	KindGateway       = "Gateway"
+	KindHTTPRoute     = "HTTPRoute"
+	KindXBackend      = "XBackend"
+	KindXAccessPolicy = "XAccessPolicy"
+	KindAuthPolicy    = "AuthPolicy"
 )
 
 // Policy is one XAccessPolicy attached to the described object.
 type Policy struct {
-	ID        string
-	Action    string
-	Version   string
-	Source    string
-	Admission effective.Admission
+	ID        string              `json:"policy"`
+	Action    string              `json:"action"`
+	Version   string              `json:"apiVersion"`
+	Source    string              `json:"source,omitempty"`
+	Admission effective.Admission `json:"admission"`
 	// NotEnforced is "" when the policy runs, else why not.
-	NotEnforced string
+	NotEnforced string `json:"notEnforced,omitempty"`
 }
 
 // Path is one path through the described object with its chain.
 type Path struct {
 	// Gateway is "ns/name" and Listener the listener's name.
-	Gateway  string
-	Listener string
+	Gateway  string `json:"gateway"`
+	Listener string `json:"listener"`
 	// Route is "ns/name", "" for a path without a route; RuleName or RuleIndex names
 	// the route rule.
-	Route     string
-	RuleName  string
-	RuleIndex int
+	Route     string `json:"route,omitempty"`
+	RuleName  string `json:"ruleName,omitempty"`
+	RuleIndex int    `json:"ruleIndex"`
 	// BackendKind (topology.BackendXBackend, ...) and Backend ("ns/name") name the
 	// backend the rule reaches; BackendKind is "" or topology.BackendNone without one.
-	BackendKind string
-	Backend     string
+	BackendKind string `json:"backendKind,omitempty"`
+	Backend     string `json:"backend,omitempty"`
 	// NoBackend is set when the rule reaches no backend, to why: the data plane answers
 	// 500 and only the gateway level runs.
-	NoBackend string
+	NoBackend string `json:"noBackend,omitempty"`
 	// PlainHTTP is set when the listener is plain HTTP: callers present no client
 	// certificate, so only rules that match any caller can match.
-	PlainHTTP bool
-	Chain     *effective.Chain
+	PlainHTTP bool             `json:"plainHTTP,omitempty"`
+	Chain     *effective.Chain `json:"chain,omitempty"`
+	// GatewayLevel is the index in View.GatewayLevels of this path's gateway level, -1
+	// when the view has none (an HTTPRoute or XBackend view).
+	GatewayLevel int `json:"gatewayLevel"`
+}
+
+// Listener is one listener of a described Gateway.
+type Listener struct {
+	Name     string `json:"name"`
+	Port     int32  `json:"port"`
+	Protocol string `json:"protocol"`
+	Hostname string `json:"hostname,omitempty"`
+	// TLS is the listener's TLS mode ("Terminate", "Passthrough"), "" without TLS.
+	TLS string `json:"tls,omitempty"`
+	// MTLS is whether callers present a client certificate: "required", "none" or
+	// "unknown" (a data plane agpol does not model), and MTLSWhy why.
+	MTLS    string `json:"mtls"`
+	MTLSWhy string `json:"mtlsWhy"`
+	// AttachedRoutes counts the HTTPRoutes attached to the listener.
+	AttachedRoutes int  `json:"attachedRoutes"`
+	Programmed     bool `json:"programmed"`
+	// NotProgrammed says why the data plane carries no routes on it.
+	NotProgrammed string `json:"notProgrammed,omitempty"`
+}
+
+// GatewayLevel is the gateway level of a Gateway, shared by the listeners named.
+type GatewayLevel struct {
+	Listeners []string         `json:"listeners"`
+	Level     *effective.Level `json:"level"`
+}
+
+// Target names the described object.
+type Target struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
 }
 
 // View is the effective view of one Gateway, HTTPRoute or XBackend.
 type View struct {
-	Kind      string
-	Name      string
-	Source    string
-	Semantics string
-	Policies  []Policy
-	Paths     []Path
-	Notes     []string
+	Target Target `json:"target"`
+	// Kind and Name ("ns/name") repeat Target for the text.
+	Kind      string `json:"-"`
+	Name      string `json:"-"`
+	Source    string `json:"source,omitempty"`
+	Semantics string `json:"semantics"`
+	// DataPlane is the data plane that serves a described Gateway, and why.
+	DataPlane *topology.GatewayDataPlane `json:"dataPlane,omitempty"`
+	// Listeners are a described Gateway's listeners, in spec order.
+	Listeners []Listener `json:"listeners,omitempty"`
+	// GatewayLevels are a described Gateway's gateway levels, one per group of
+	// listeners that enforce the same one; each Path points to its own.
+	GatewayLevels []GatewayLevel `json:"gatewayLevels,omitempty"`
+	Policies      []Policy       `json:"accessPolicies,omitempty"`
+	Paths         []Path         `json:"paths,omitempty"`
+	Notes         []string       `json:"notes,omitempty"`
 	// AuthPolicy is the effective Kuadrant AuthPolicy per listener (Gateway) or per rule
 	// and listener path (HTTPRoute); empty without AuthPolicies.
-	AuthPolicy []*authpolicy.PathResult
+	AuthPolicy []*authpolicy.PathResult `json:"-"`
+	// AuthPolicyPaths are AuthPolicy in the machine-readable form.
+	AuthPolicyPaths []AuthPath `json:"authPolicy,omitempty"`
+	// AccessPolicy is the view of a described XAccessPolicy.
+	AccessPolicy *AccessPolicyView `json:"accessPolicy,omitempty"`
+	// AuthPolicyStatus is the view of a described AuthPolicy.
+	AuthPolicyStatus *AuthPolicyView `json:"authPolicyStatus,omitempty"`
+	// RuleSources maps every XAccessPolicy rule ID of the view to where it is written.
+	RuleSources map[string]string `json:"ruleSources,omitempty"`
 }
 
 // Build computes the view of the object of kind (KindGateway, KindHTTPRoute or
@@ -79,7 +138,7 @@ type View struct {
 func Build(s *snapshot.Snapshot, sem effective.Semantics, td, kind, ns, name string) (*View, error) {
 	g := topology.BuildGraph(s)
 	e := effective.NewEngine(s, sem, td)
-	d := &View{Kind: kind, Name: ns + "/" + name, Semantics: sem.Name}
+	d := &View{Target: Target{kind, ns, name}, Kind: kind, Name: ns + "/" + name, Semantics: sem.Name}
 	var target topology.Ref
 	var paths []topology.Path
 	switch kind {
@@ -91,6 +150,9 @@ func Build(s *snapshot.Snapshot, sem effective.Semantics, td, kind, ns, name str
 		}
 		d.Source = gw.Source.String()
 		paths = g.Paths(target)
+		dp := g.DataPlane(gw)
+		d.DataPlane = &dp
+		d.Listeners = listeners(g, gw, dp)
 	case KindHTTPRoute:
 		ref := topology.HTTPRouteRef(ns, name)
 		rt := g.HTTPRoute(ref)
@@ -133,17 +195,139 @@ func Build(s *snapshot.Snapshot, sem effective.Semantics, td, kind, ns, name str
 		if len(paths) == 0 {
 			d.Notes = append(d.Notes, "no route of any gateway reaches this XBackend: its policies produce nothing in the data plane")
 		}
+	case KindXAccessPolicy:
+		return accessPolicyView(s, g, e, d)
+	case KindAuthPolicy:
+		return authPolicyView(s, d)
 	default:
 		return nil, fmt.Errorf("cannot describe kind %q", kind)
 	}
 	d.AuthPolicy = authPolicies(s, kind, ns, name)
+	d.AuthPolicyPaths = authPaths(d.AuthPolicy)
 	if target.Kind != "" {
 		d.Policies = policies(s, e, kind, target)
 	}
 	for _, p := range paths {
 		d.Paths = append(d.Paths, path(e, p))
 	}
+	if kind == KindGateway {
+		d.GatewayLevels = gatewayLevels(d.Paths)
+	}
+	d.RuleSources = ruleSources(d)
 	return d, nil
+}
+
+// listeners lists gw's listeners with their attached routes and programmed state.
+func listeners(g *topology.Graph, gw *snapshot.Gateway, dp topology.GatewayDataPlane) []Listener {
+	ref := topology.GatewayRef(gw.Namespace, gw.Name)
+	attached := map[string]int{}
+	for _, at := range g.Attachments(ref) {
+		if at.Accepted {
+			attached[at.Listener]++
+		}
+	}
+	var out []Listener
+	for _, l := range gw.Spec.Listeners {
+		li := Listener{Name: string(l.Name), Port: int32(l.Port), Protocol: string(l.Protocol), AttachedRoutes: attached[string(l.Name)]}
+		if l.Hostname != nil {
+			li.Hostname = string(*l.Hostname)
+		}
+		if l.TLS != nil {
+			li.TLS = "Terminate"
+			if l.TLS.Mode != nil {
+				li.TLS = string(*l.TLS.Mode)
+			}
+		}
+		switch {
+		case l.Protocol == gwapiv1.HTTPSProtocolType && dp.Agentic():
+			li.MTLS, li.MTLSWhy = "required", "the kube-agentic-networking data plane requires a client certificate on HTTPS listeners"
+		case l.Protocol == gwapiv1.HTTPProtocolType:
+			li.MTLS, li.MTLSWhy = "none", "plain HTTP carries no client certificate"
+		default:
+			li.MTLS, li.MTLSWhy = "unknown", "agpol does not model client certificates of "+string(l.Protocol)+" listeners on the "+string(dp.DataPlane)+" data plane"
+		}
+		li.NotProgrammed = g.ListenerNotProgrammed(ref, li.Name)
+		li.Programmed = li.NotProgrammed == ""
+		out = append(out, li)
+	}
+	return out
+}
+
+// gatewayLevels groups the paths' gateway levels by what they enforce, in path order,
+// and points each path to its group.
+func gatewayLevels(paths []Path) []GatewayLevel {
+	var out []GatewayLevel
+	bySig := map[string]int{}
+	for i := range paths {
+		l := paths[i].Chain.Gateway
+		sig := levelSignature(l) + "\x00" + paths[i].Chain.NotEnforced
+		k, ok := bySig[sig]
+		if !ok {
+			k = len(out)
+			bySig[sig] = k
+			out = append(out, GatewayLevel{Level: l})
+		}
+		if !slices.Contains(out[k].Listeners, paths[i].Listener) {
+			out[k].Listeners = append(out[k].Listeners, paths[i].Listener)
+		}
+		paths[i].GatewayLevel = k
+	}
+	return out
+}
+
+// levelSignature identifies what a level enforces: its policies, rules and ignored ones.
+func levelSignature(l *effective.Level) string {
+	var b strings.Builder
+	if l.ExtAuth != nil {
+		fmt.Fprintf(&b, "x:%s/%t;", l.ExtAuth.ID(), l.ExtAuthFilter)
+	}
+	for _, p := range l.Allow {
+		b.WriteString("a:" + p.ID() + ";")
+		for _, r := range p.Rules {
+			b.WriteString(r.ID() + ",")
+		}
+	}
+	for _, r := range l.Merged {
+		b.WriteString("m:" + r.ID() + ";")
+	}
+	for _, r := range l.LegacyExt {
+		b.WriteString("l:" + r.ID() + ";")
+	}
+	for _, c := range l.Collisions {
+		b.WriteString("c:" + c.Kept + "/" + c.Replaced + ";")
+	}
+	for _, ig := range l.Ignored {
+		b.WriteString("i:" + ig.ID + "/" + ig.Reason + ";")
+	}
+	return b.String()
+}
+
+// ruleSources maps each rule of the view's chains to where it is written.
+func ruleSources(d *View) map[string]string {
+	out := map[string]string{}
+	add := func(rs []*effective.Rule) {
+		for _, r := range rs {
+			if !r.Builtin {
+				out[r.ID()] = r.Source.String()
+			}
+		}
+	}
+	for _, p := range d.Paths {
+		for _, l := range p.Chain.Levels() {
+			if l.ExtAuth != nil {
+				add(l.ExtAuth.Rules)
+			}
+			for _, p := range l.Allow {
+				add(p.Rules)
+			}
+			add(l.Merged)
+			add(l.LegacyExt)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // policies lists the XAccessPolicies naming target, by ID, each with its admission and
@@ -152,7 +336,11 @@ func policies(s *snapshot.Snapshot, e *effective.Engine, kind string, target top
 	notEnforced := map[string]string{}
 	var lvl *effective.Level
 	if kind == KindGateway {
-		lvl = e.Chain(target, "", nil).Gateway
+		c := e.Chain(target, "", nil)
+		if c.NotEnforced != "" {
+			notEnforced[""] = c.NotEnforced
+		}
+		lvl = c.Gateway
 	} else {
 		gw := effective.GatewayRef("", "")
 		lvl = e.Chain(gw, "", &target).Backend
@@ -165,6 +353,9 @@ func policies(s *snapshot.Snapshot, e *effective.Engine, kind string, target top
 	for _, p := range targets.AccessPolicies[target] {
 		dp := Policy{ID: p.Namespace + "/" + p.Name, Action: string(p.Spec.Action), Version: p.APIVersion(),
 			Source: p.Source.String(), Admission: e.Admission[p], NotEnforced: notEnforced[p.Namespace+"/"+p.Name]}
+		if dp.NotEnforced == "" {
+			dp.NotEnforced = notEnforced[""]
+		}
 		if dp.Action == "" {
 			dp.Action = "<no action>"
 		}
@@ -176,7 +367,7 @@ func policies(s *snapshot.Snapshot, e *effective.Engine, kind string, target top
 
 // path is the view of one topology path: its chain and what the data plane does on it.
 func path(e *effective.Engine, p topology.Path) Path {
-	dp := Path{Gateway: p.Gateway.Namespace + "/" + p.Gateway.Name, Listener: p.Listener, RuleIndex: p.RuleIndex, RuleName: p.RuleName}
+	dp := Path{Gateway: p.Gateway.Namespace + "/" + p.Gateway.Name, Listener: p.Listener, RuleIndex: p.RuleIndex, RuleName: p.RuleName, GatewayLevel: -1}
 	if p.Route != nil {
 		dp.Route = p.Route.Namespace + "/" + p.Route.Name
 	}
@@ -200,6 +391,48 @@ func path(e *effective.Engine, p topology.Path) Path {
 	}
 	dp.Chain = e.Chain(effective.GatewayRef(p.Gateway.Namespace, p.Gateway.Name), p.Listener, be)
 	return dp
+}
+
+// AuthPath is the effective Kuadrant AuthPolicy of one path (prefix).
+type AuthPath struct {
+	Path authpolicy.Path `json:"path"`
+	// PoliciesInPath are the policies folded, least specific first.
+	PoliciesInPath []string `json:"policiesInPath"`
+	// Effective are the rules in force, by key.
+	Effective []EffectiveAuthRule `json:"effective"`
+	// Lost are the rules that lost in the fold, and why.
+	Lost []authpolicy.Lost `json:"lost,omitempty"`
+}
+
+// EffectiveAuthRule is one rule in force on a path: its key, the policy it comes from
+// and where it is written.
+type EffectiveAuthRule struct {
+	Key    string `json:"key"`
+	Policy string `json:"policy"`
+	Source string `json:"source,omitempty"`
+}
+
+func authPaths(ps []*authpolicy.PathResult) []AuthPath {
+	var out []AuthPath
+	for _, p := range ps {
+		ap := AuthPath{Path: p.Path, PoliciesInPath: []string{}, Effective: []EffectiveAuthRule{}}
+		if p.Effective != nil {
+			for _, pol := range p.Effective.Policies {
+				ap.PoliciesInPath = append(ap.PoliciesInPath, pol.Ref)
+			}
+			for _, k := range p.Effective.Keys() {
+				r := p.Effective.Rules[k]
+				er := EffectiveAuthRule{Key: k, Policy: r.Source}
+				if r.Position.Known() {
+					er.Source = r.Position.String()
+				}
+				ap.Effective = append(ap.Effective, er)
+			}
+			ap.Lost = p.Effective.Lost
+		}
+		out = append(out, ap)
+	}
+	return out
 }
 
 // authPolicies selects the effective Kuadrant AuthPolicy of a Gateway (per listener) or

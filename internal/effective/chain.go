@@ -638,6 +638,16 @@ func (e *Engine) finish(cp *Policy, perPolicy bool) *Policy {
 	return cp
 }
 
+// Compile compiles one policy as a level would (per-policy rules, no built-ins), for
+// describing a policy whatever its admission: a v0alpha0 object through the legacy
+// compiler.
+func (e *Engine) Compile(p *snapshot.XAccessPolicy) *Policy {
+	if p.Legacy != nil {
+		return e.compileLegacy(p)
+	}
+	return e.compile(p, false)
+}
+
 // compile compiles a v1alpha1 policy.
 func (e *Engine) compile(p *snapshot.XAccessPolicy, perPolicy bool) *Policy {
 	cp := e.newPolicy(p, string(p.Spec.Action))

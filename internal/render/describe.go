@@ -5,67 +5,346 @@ import (
 	"io"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/agpol/agpol/internal/describe"
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/effective/authpolicy"
 )
 
-// DescribeText writes the effective view.
+// DescribeText writes the view of one object, kubectl describe style.
 func DescribeText(w io.Writer, d *describe.View, st Styler) error {
 	w = st.Writer(w)
 	fmt.Fprintf(w, "%s %s\n", st.Bold(d.Kind), st.Bold(d.Name))
 	if d.Source != "" {
-		fmt.Fprintf(w, "Source:     %s\n", d.Source)
+		fmt.Fprintf(w, "Source:       %s\n", d.Source)
 	}
-	fmt.Fprintf(w, "Semantics:  %s\n", d.Semantics)
+	if d.AuthPolicyStatus == nil {
+		fmt.Fprintf(w, "Semantics:    %s\n", d.Semantics)
+	}
+	switch {
+	case d.AccessPolicy != nil:
+		describeAccessPolicy(w, d, st)
+		return nil
+	case d.AuthPolicyStatus != nil:
+		describeAuthPolicy(w, d.AuthPolicyStatus, st)
+		return nil
+	}
+	if d.DataPlane != nil {
+		assumed := ""
+		if d.DataPlane.Assumed {
+			assumed = ", assumed"
+		}
+		line(w, fmt.Sprintf("Data plane:   %s%s (%s)", d.DataPlane.DataPlane, assumed, d.DataPlane.Why))
+	}
+	if d.Kind == describe.KindGateway {
+		describeListeners(w, d.Listeners, st)
+	}
 	fmt.Fprintln(w, st.Bold("Attached XAccessPolicies:"))
 	if len(d.Policies) == 0 {
 		fmt.Fprintln(w, "  <none>")
 	}
 	for _, p := range d.Policies {
-		adm := st.Green("admitted")
-		if !p.Admission.Effective.Accepted {
-			adm = st.Red("rejected (" + p.Admission.Effective.Reason + ": " + p.Admission.Effective.Message + ")")
-		}
-		fmt.Fprintf(w, "  %s  %s %s  %s [%s]\n", st.Cyan(p.ID), p.Action, p.Version, adm, p.Admission.From)
+		fmt.Fprintf(w, "  %s  %s %s  %s\n", st.Cyan(p.ID), p.Action, p.Version, admissionText(p.Admission, st))
 		if p.Admission.DiffersFromRecorded {
-			fmt.Fprintf(w, "      %s\n", st.Yellow(fmt.Sprintf("recorded status differs from agpol's computation (computed: %s)", p.Admission.Cell())))
+			line(w, "      "+st.Yellow(fmt.Sprintf("recorded status differs from agpol's computation (computed: %s)", p.Admission.Cell())))
 		}
 		if p.NotEnforced != "" {
-			fmt.Fprintf(w, "      not enforced: %s\n", p.NotEnforced)
+			line(w, "      not enforced: "+p.NotEnforced)
 		}
 		if p.Source != "" {
 			fmt.Fprintf(w, "      %s\n", st.Dim(p.Source))
 		}
 	}
 	for _, n := range d.Notes {
-		fmt.Fprintln(w, "Note: "+n)
+		line(w, "Note: "+n)
+	}
+	for i, gl := range d.GatewayLevels {
+		fmt.Fprintln(w, st.Bold(gatewayLevelName(d, i)+" (listeners "+strings.Join(gl.Listeners, ", ")+"):"))
+		for _, p := range d.Paths {
+			if p.GatewayLevel == i {
+				writeChain(w, p.Chain, st, chainGatewayOnly, "")
+				break
+			}
+		}
 	}
 	fmt.Fprintln(w, st.Bold("Evaluation chains:"))
 	if len(d.Paths) == 0 {
 		fmt.Fprintln(w, "  <no path>")
 	}
 	for _, p := range d.Paths {
-		fmt.Fprintf(w, "  %s\n", st.Bold(describeTitle(p)))
+		line(w, "  "+st.Bold(describeTitle(p)))
 		if p.NoBackend != "" {
-			fmt.Fprintf(w, "    %s\n", st.Yellow("the data plane answers 500: "+p.NoBackend+": only the gateway level runs"))
+			line(w, "    "+st.Yellow("the data plane answers 500: "+p.NoBackend+": only the gateway level runs"))
 		}
 		if p.PlainHTTP {
-			fmt.Fprintf(w, "    %s\n", st.Dim("plain HTTP listener: callers present no client certificate, so only rules that match any caller can match"))
+			line(w, "    "+st.Dim("plain HTTP listener: callers present no client certificate, so only rules that match any caller can match"))
 		}
-		writeChain(w, p.Chain, st)
+		if p.GatewayLevel >= 0 {
+			writeChain(w, p.Chain, st, chainPerPath, strings.ToLower(gatewayLevelName(d, p.GatewayLevel)))
+		} else {
+			writeChain(w, p.Chain, st, chainFull, "")
+		}
 	}
 	if len(d.AuthPolicy) > 0 {
 		fmt.Fprintln(w, st.Bold("Effective Kuadrant AuthPolicy:"))
 		for _, p := range d.AuthPolicy {
-			fmt.Fprintf(w, "  %s\n", st.Bold(printers.EscapeTerminal(p.Path.String())))
-			if err := writeAuthPolicyPath(w, p, "  "); err != nil {
-				return err
-			}
+			line(w, "  "+st.Bold(printers.EscapeTerminal(p.Path.String())))
+			describeAuthPath(w, p, st)
 		}
 	}
 	return nil
+}
+
+// describeAuthPath writes the effective AuthPolicy of one path: the policies folded,
+// then each effective rule and each rule that lost, one wrapped line each.
+func describeAuthPath(w io.Writer, p *authpolicy.PathResult, st Styler) {
+	esc := printers.EscapeTerminal
+	e := p.Effective
+	if len(e.Policies) == 0 {
+		fmt.Fprintln(w, "    no AuthPolicy applies")
+		return
+	}
+	var pols []string
+	for _, pol := range e.Policies {
+		pols = append(pols, pol.Ref+" ("+esc(pol.Target.String())+", "+pol.Describe()+")")
+	}
+	line(w, "    policies (least → most specific): "+strings.Join(pols, ", "))
+	for _, g := range authpolicy.Groups {
+		for _, r := range e.Group(g) {
+			s := "    " + st.Cyan(esc(g)+" "+esc(r.Name)) + " from " + r.Source
+			if r.Position.Known() {
+				s += " " + st.Dim("("+r.Position.String()+")")
+			}
+			line(w, s)
+		}
+	}
+	for _, l := range e.Lost {
+		s := fmt.Sprintf("    lost: %s %s of %s: %s (%s wins, by the %s of %s", esc(l.Group), esc(l.Name), l.Source, esc(l.Reason),
+			strings.Join(l.BeatenBy, ", "), l.Strategy, l.DecidedBy)
+		if l.SameTarget {
+			s += "; same target, so the older policy counts as less specific"
+		}
+		line(w, st.Yellow(s+")"))
+	}
+}
+
+// markedWidth is the width of s in columns without its style marks (see styleMark).
+func markedWidth(s string) int {
+	if strings.IndexByte(s, styleMark) < 0 {
+		return ansi.StringWidth(s)
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == styleMark {
+			i++
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return ansi.StringWidth(string(b))
+}
+
+// line writes s broken at spaces into lines of at most TextWidth columns (a longer
+// word stays whole), each continuation indented two columns more than s. Widths ignore
+// style marks, so a styled line wraps where its plain form does.
+func line(w io.Writer, s string) {
+	text := strings.TrimLeft(s, " ")
+	lead := s[:len(s)-len(text)]
+	var b strings.Builder
+	b.WriteString(lead)
+	col, start := len(lead), true
+	for _, word := range strings.Split(text, " ") {
+		ww := markedWidth(word)
+		if !start && col+1+ww > TextWidth {
+			b.WriteString("\n" + lead + "  ")
+			col, start = len(lead)+2, true
+		}
+		if !start {
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(word)
+		col += ww
+		start = false
+	}
+	fmt.Fprintln(w, b.String())
+}
+
+// gatewayLevelName is "Gateway level", numbered when the gateway has several.
+func gatewayLevelName(d *describe.View, i int) string {
+	if len(d.GatewayLevels) == 1 {
+		return "Gateway level"
+	}
+	return fmt.Sprintf("Gateway level %d", i+1)
+}
+
+func admissionText(a effective.Admission, st Styler) string {
+	if !a.Effective.Accepted {
+		return st.Red("rejected ("+a.Effective.Reason+": "+a.Effective.Message+")") + " [" + a.From + "]"
+	}
+	return st.Green("admitted") + " [" + a.From + "]"
+}
+
+// describeListeners writes the Listeners table, then why each unprogrammed one is.
+func describeListeners(w io.Writer, ls []describe.Listener, st Styler) {
+	fmt.Fprintln(w, st.Bold("Listeners:"))
+	if len(ls) == 0 {
+		fmt.Fprintln(w, "  <none>")
+		return
+	}
+	tw := printers.GetNewTabWriter(w)
+	fmt.Fprintln(tw, "  NAME\tPORT\tPROTOCOL\tHOSTNAME\tTLS\tMTLS\tROUTES\tPROGRAMMED")
+	for _, l := range ls {
+		host, tls, prog := l.Hostname, l.TLS, "True"
+		if host == "" {
+			host = "*"
+		}
+		if tls == "" {
+			tls = "-"
+		}
+		if !l.Programmed {
+			prog = "False"
+		}
+		fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\t%s\t%d\t%s\n", printers.EscapeTerminal(l.Name), l.Port, l.Protocol,
+			printers.EscapeTerminal(host), tls, l.MTLS, l.AttachedRoutes, prog)
+	}
+	_ = tw.Flush()
+	for _, l := range ls {
+		if !l.Programmed {
+			line(w, "  "+st.Yellow("listener "+printers.EscapeTerminal(l.Name)+" not programmed: "+l.NotProgrammed))
+		}
+		if l.MTLS != "none" {
+			line(w, "  "+st.Dim("mTLS on "+printers.EscapeTerminal(l.Name)+": "+l.MTLSWhy))
+		}
+	}
+}
+
+// describeAccessPolicy writes the view of an XAccessPolicy.
+func describeAccessPolicy(w io.Writer, d *describe.View, st Styler) {
+	v := d.AccessPolicy
+	fmt.Fprintf(w, "Action:       %s (%s)\n", v.Action, v.Version)
+	line(w, "Admission:    "+admissionText(v.Admission, st))
+	if v.Admission.Recorded != nil {
+		line(w, "  recorded:   "+statusText(*v.Admission.Recorded))
+		if v.Admission.DiffersFromRecorded {
+			line(w, "  "+st.Yellow("recorded status differs from agpol's computation (computed: "+v.Admission.Cell()+")"))
+		}
+	}
+	enf := v.Enforcement
+	if v.NotEnforced != "" {
+		enf += ": " + v.NotEnforced
+	}
+	if v.Enforcement == describe.Enforced {
+		enf = st.Green(enf)
+	} else {
+		enf = st.Yellow(enf)
+	}
+	line(w, "Enforcement:  "+enf)
+	fmt.Fprintln(w, st.Bold("Targets:"))
+	for _, t := range v.Targets {
+		head := "  " + t.Kind + " " + t.Name
+		if t.SectionName != "" {
+			head += " (sectionName " + t.SectionName + ")"
+		}
+		if t.Found {
+			head += fmt.Sprintf("  [XAccessPolicies on the target: %d, limit %d]", t.PoliciesOnTarget, effective.MaxPoliciesPerTarget)
+		}
+		line(w, st.Cyan(head))
+		if t.DataPlane != nil {
+			line(w, fmt.Sprintf("    data plane: %s (%s)", t.DataPlane.DataPlane, t.DataPlane.Why))
+		}
+		if t.NotEnforced != "" {
+			line(w, "    "+st.Yellow("not enforced: "+t.NotEnforced))
+		}
+		for _, p := range t.Paths {
+			if p.Applies {
+				line(w, "    runs on      "+describeTitle(p.Path))
+			} else {
+				line(w, "    not run on   "+describeTitle(p.Path))
+				if p.Reason != t.NotEnforced {
+					line(w, "      "+st.Dim(p.Reason))
+				}
+			}
+		}
+	}
+	fmt.Fprintln(w, st.Bold("Rules:"))
+	if len(v.Rules) == 0 {
+		fmt.Fprintln(w, "  <none>: "+map[bool]string{true: "an ExternalAuth policy without rules sends every request to the authorizer", false: "a rule-less Allow policy allows nothing of its own"}[v.Action == "ExternalAuth"])
+	}
+	for _, r := range v.Rules {
+		s := ruleLine(r, st)
+		if r.Skipped != "" {
+			s += " " + st.Yellow("[dropped: "+r.Skipped+"]")
+		}
+		line(w, "  "+s)
+	}
+	if len(v.Shadows) > 0 {
+		fmt.Fprintln(w, st.Bold("Shadowing:"))
+		for _, sh := range v.Shadows {
+			line(w, "  - "+sh)
+		}
+	}
+}
+
+func statusText(s effective.Status) string {
+	t := "Accepted=True"
+	if !s.Accepted {
+		t = "Accepted=False"
+	}
+	t += " (" + s.Reason
+	if s.Message != "" {
+		t += ": " + s.Message
+	}
+	return t + ")"
+}
+
+// describeAuthPolicy writes the view of a Kuadrant AuthPolicy.
+func describeAuthPolicy(w io.Writer, v *describe.AuthPolicyView, st Styler) {
+	line(w, "Target:       "+printers.EscapeTerminal(v.Target))
+	fmt.Fprintf(w, "Mode:         %s\n", v.Mode)
+	enf := v.Enforcement
+	if v.Enforcement == authpolicy.Enforced {
+		enf = st.Green(enf)
+	} else {
+		enf = st.Yellow(enf)
+	}
+	line(w, "Enforcement:  "+enf+" [computed]")
+	c := v.Condition
+	line(w, fmt.Sprintf("  condition:  %s=%s (%s: %s)", c.Type, c.Status, c.Reason, printers.EscapeTerminal(c.Message)))
+	for _, r := range v.Reasons {
+		line(w, "  "+st.Yellow(printers.EscapeTerminal(r)))
+	}
+	if len(v.OverriddenBy) > 0 {
+		line(w, "Overridden by: "+strings.Join(v.OverriddenBy, ", "))
+	}
+	fmt.Fprintln(w, st.Bold("Rules:"))
+	if len(v.Rules) == 0 {
+		fmt.Fprintln(w, "  <none>")
+	}
+	for _, r := range v.Rules {
+		s := "  " + st.Cyan(r.Key)
+		if by := v.OverriddenRules[r.Key]; len(by) > 0 {
+			s += " " + st.Yellow("(displaced by "+strings.Join(by, ", ")+")")
+		}
+		if r.Source != "" {
+			s += " " + st.Dim("("+r.Source+")")
+		}
+		line(w, s)
+	}
+	list := func(title string, items []string) {
+		if len(items) == 0 {
+			return
+		}
+		fmt.Fprintln(w, st.Bold(title))
+		for _, it := range items {
+			line(w, "  "+printers.EscapeTerminal(it))
+		}
+	}
+	list("Effective on:", v.AppliesOn)
+	list("Displaced on:", v.DisplacedOn)
+	list("Displaces rules of:", v.Displaces)
 }
 
 // describeTitle is e.g. "gw infra/edge (https) → route pay/ledger#mcp → xbackend pay/ledger".
@@ -85,11 +364,29 @@ func describeTitle(p describe.Path) string {
 	return title
 }
 
-func writeChain(w io.Writer, c *effective.Chain, st Styler) {
+// chainMode says which steps of a chain writeChain writes in full.
+type chainMode int
+
+const (
+	chainFull        chainMode = iota // every step with its rules
+	chainGatewayOnly                  // only the gateway level's steps
+	chainPerPath                      // every step, the gateway level's as a reference
+)
+
+// writeChain writes the chain's steps in evaluation order; in chainPerPath mode a
+// gateway-level step is one line naming gwName, the block that lists it.
+func writeChain(w io.Writer, c *effective.Chain, st Styler, mode chainMode, gwName string) {
+	if c.NotEnforced != "" {
+		line(w, "    "+st.Yellow(c.NotEnforced))
+		return
+	}
 	n := 0
 	step := func(format string, args ...any) {
 		n++
-		fmt.Fprintf(w, "    %d. %s\n", n, fmt.Sprintf(format, args...))
+		line(w, fmt.Sprintf("    %d. %s", n, fmt.Sprintf(format, args...)))
+	}
+	rule := func(r *effective.Rule) {
+		line(w, "         "+ruleLine(r, st))
 	}
 	ext := func(l *effective.Level) {
 		if l.ExtAuth == nil {
@@ -106,7 +403,7 @@ func writeChain(w io.Writer, c *effective.Chain, st Styler) {
 		}
 		step("%s ExternalAuth %s: requests matching a rule go to the authorizer%s", l.Name, st.Cyan(p.ID()), state)
 		for _, r := range p.Rules {
-			fmt.Fprintf(w, "         %s\n", ruleLine(r, st))
+			rule(r)
 		}
 	}
 	legacyExt := func(l *effective.Level) {
@@ -128,7 +425,7 @@ func writeChain(w io.Writer, c *effective.Chain, st Styler) {
 				}
 				step("%s Allow %s (must allow; otherwise deny):", l.Name, st.Cyan(p.ID()))
 				for _, r := range p.Rules {
-					fmt.Fprintf(w, "         %s\n", ruleLine(r, st))
+					rule(r)
 				}
 			}
 		case len(l.Merged) == 0:
@@ -144,20 +441,41 @@ func writeChain(w io.Writer, c *effective.Chain, st Styler) {
 			}
 			step("%s Allow (%s): any rule admits, otherwise deny", l.Name, strings.Join(ids, ", "))
 			for _, r := range l.Merged {
-				fmt.Fprintf(w, "         %s\n", ruleLine(r, st))
+				rule(r)
 			}
 			for _, col := range l.Collisions {
 				if col.Replaced != "" {
-					fmt.Fprintf(w, "         %s\n", st.Yellow(fmt.Sprintf("rule name %q: %s replaces %s", col.Name, col.Kept, col.Replaced)))
+					line(w, "         "+st.Yellow(fmt.Sprintf("rule name %q: %s replaces %s", col.Name, col.Kept, col.Replaced)))
 				} else {
-					fmt.Fprintf(w, "         %s\n", st.Yellow(fmt.Sprintf("rule name %q kept in %s", col.Name, col.Kept)))
+					line(w, "         "+st.Yellow(fmt.Sprintf("rule name %q kept in %s", col.Name, col.Kept)))
 				}
 			}
 		}
 	}
 	levels := c.Levels()
+	refDone := map[effective.StepKind]bool{}
 	for _, s := range c.Steps() {
 		l := levels[s.Level]
+		if mode == chainGatewayOnly && l != c.Gateway {
+			continue
+		}
+		if mode == chainPerPath && l == c.Gateway {
+			if l.HasPolicies() && !refDone[s.Kind] {
+				refDone[s.Kind] = true
+				what := "Allow"
+				if s.Kind == effective.StepExtAuth {
+					if l.ExtAuth == nil && len(l.LegacyExt) == 0 {
+						continue
+					}
+					what = "ExternalAuth"
+				}
+				step("gateway %s: as in the %s above", what, gwName)
+			} else if !l.HasPolicies() && s.Kind != effective.StepExtAuth && !refDone[s.Kind] {
+				refDone[s.Kind] = true
+				step("gateway Allow: %s", st.Dim("no Allow policy, not enforced"))
+			}
+			continue
+		}
 		if s.Kind == effective.StepExtAuth {
 			ext(l)
 			legacyExt(l)
@@ -165,12 +483,15 @@ func writeChain(w io.Writer, c *effective.Chain, st Styler) {
 			allow(s.Kind, l)
 		}
 	}
-	if c.Backend == nil {
-		fmt.Fprintf(w, "    %s\n", st.Dim("backend level: none (core Service or no backend)"))
+	if c.Backend == nil && mode != chainGatewayOnly {
+		line(w, "    "+st.Dim("backend level: none (core Service or no backend)"))
 	}
 	for _, l := range levels {
+		if (mode == chainGatewayOnly && l != c.Gateway) || (mode == chainPerPath && l == c.Gateway) {
+			continue
+		}
 		for _, ig := range l.Ignored {
-			fmt.Fprintf(w, "    %s\n", st.Dim(fmt.Sprintf("ignored at %s level: %s: %s", l.Name, ig.ID, ig.Reason)))
+			line(w, "    "+st.Dim(fmt.Sprintf("ignored at %s level: %s: %s", l.Name, ig.ID, ig.Reason)))
 		}
 	}
 }
@@ -187,4 +508,44 @@ func ruleLine(r *effective.Rule, st Styler) string {
 		s += " " + st.Dim("("+r.Source.String()+")")
 	}
 	return s
+}
+
+// DescribeAPIVersion is the apiVersion of agpol describe -o json|yaml.
+const DescribeAPIVersion = "agpol.dev/v1alpha1"
+
+// describeDoc is one Description: the view with apiVersion and kind.
+type describeDoc struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	*describe.View
+}
+
+// describeList holds the Descriptions of every object of a kind.
+type describeList struct {
+	APIVersion string        `json:"apiVersion"`
+	Kind       string        `json:"kind"`
+	Items      []describeDoc `json:"items"`
+}
+
+// DescribeDocument writes the views as JSON or YAML (format "json" or "yaml"): one
+// Description when single, else a DescriptionList.
+func DescribeDocument(w io.Writer, views []*describe.View, format string, single bool) error {
+	var doc any
+	if single && len(views) == 1 {
+		doc = describeDoc{DescribeAPIVersion, "Description", views[0]}
+	} else {
+		l := describeList{APIVersion: DescribeAPIVersion, Kind: "DescriptionList", Items: []describeDoc{}}
+		for _, v := range views {
+			l.Items = append(l.Items, describeDoc{DescribeAPIVersion, "Description", v})
+		}
+		doc = l
+	}
+	return writeDoc(w, doc, format)
+}
+
+func writeDoc(w io.Writer, doc any, format string) error {
+	if format == "yaml" {
+		return YAML(w, doc)
+	}
+	return JSON(w, doc)
 }

@@ -290,6 +290,20 @@ func (g *Graph) Paths(gw Ref) []Path {
 	return nil
 }
 
+// ListenerNotProgrammed returns why the data plane carries no routes on the listener
+// called name of gateway gw (protocol, unsupported route kinds, a port or hostname
+// conflict), "" when it carries them or there is no such listener.
+func (g *Graph) ListenerNotProgrammed(gw Ref, name string) string {
+	if gi := g.gatewayIndex(gw); gi != nil {
+		for _, li := range gi.listeners {
+			if li.name == name {
+				return li.notProgrammed
+			}
+		}
+	}
+	return ""
+}
+
 // GatewaysOfBackend returns the gateways (namespace/name order) whose accepted routes
 // reach this XBackend with a weight above 0 (also when that rule answers 500: see
 // Path.RuleProblem). XBackends no route reaches get nothing (translator.go:223-225).
