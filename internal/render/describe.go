@@ -146,30 +146,9 @@ func markedWidth(s string) int {
 	return ansi.StringWidth(string(b))
 }
 
-// line writes s broken at spaces into lines of at most TextWidth columns (a longer
-// word stays whole), each continuation indented two columns more than s. Widths ignore
-// style marks, so a styled line wraps where its plain form does.
+// line writes s wrapped to TextWidth columns (wrapLine).
 func line(w io.Writer, s string) {
-	text := strings.TrimLeft(s, " ")
-	lead := s[:len(s)-len(text)]
-	var b strings.Builder
-	b.WriteString(lead)
-	col, start := len(lead), true
-	for _, word := range strings.Split(text, " ") {
-		ww := markedWidth(word)
-		if !start && col+1+ww > TextWidth {
-			b.WriteString("\n" + lead + "  ")
-			col, start = len(lead)+2, true
-		}
-		if !start {
-			b.WriteByte(' ')
-			col++
-		}
-		b.WriteString(word)
-		col += ww
-		start = false
-	}
-	fmt.Fprintln(w, b.String())
+	fmt.Fprintln(w, wrapLine(s, TextWidth))
 }
 
 // gatewayLevelName is "Gateway level", numbered when the gateway has several.

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/pkg/twwarp"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
@@ -166,28 +165,35 @@ func trimTrailingBlanks(p []byte) []byte {
 	return bytes.Join(lines, []byte("\n"))
 }
 
-// wrapLine returns line broken at spaces into lines of at most width columns by
-// tablewriter's word wrapper (a longer word stays whole; the spaces kept are kept as
-// they are), each continuation indented two columns more than line; line as it is
-// when it fits.
+// wrapLine returns line broken at spaces into lines of at most width columns (a longer
+// word stays whole; extra spaces are kept as they are), each continuation indented two
+// columns more than line; line as it is when it fits. Widths ignore style marks, so a
+// styled line wraps where its plain form does.
 func wrapLine(line string, width int) string {
-	if twwidth.Width(line) <= width {
+	if markedWidth(line) <= width {
 		return line
 	}
 	text := strings.TrimLeft(line, " ")
 	lead := line[:len(line)-len(text)]
-	words := placeholders(strings.Split(text, " ")) // "" for each space beyond the first: kept
-	limit := width - len(lead) - 2
-	for _, word := range words {
-		limit = max(limit, twwidth.Width(word))
-	}
 	var b strings.Builder
 	b.WriteString(lead)
-	for i, ws := range twwarp.WrapWords(words, 1, limit, wrapPenalty) {
-		if i > 0 {
+	col, start := len(lead), true
+	for _, word := range placeholders(strings.Split(text, " ")) { // "" for each space beyond the first
+		ww := markedWidth(word)
+		if !start && col+1+ww > width {
 			b.WriteString("\n" + lead + "  ")
+			col, start = len(lead)+2, true
+			if word == "" {
+				continue // no extra space at the start of a line
+			}
 		}
-		b.WriteString(strings.TrimSpace(strings.Join(ws, " ")))
+		if !start {
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(word)
+		col += ww
+		start = false
 	}
 	return b.String()
 }
@@ -210,5 +216,3 @@ func placeholders(words []string) []string {
 	return out
 }
 
-// wrapPenalty is what tablewriter's wrapper adds for a line longer than the limit.
-const wrapPenalty = 1e5
