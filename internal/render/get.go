@@ -28,9 +28,9 @@ func (s Selector) match(m metav1.ObjectMeta) bool {
 type Item struct {
 	Object *unstructured.Unstructured `json:"object"`
 	Source snapshot.Source            `json:"source"`
-	// Admission is agpol's computed admission (XAccessPolicy; added by the decision engine).
+	// Admission is the admission the data plane follows (XAccessPolicy; computed by effective).
 	Admission any `json:"admission,omitempty"`
-	// Enforcement is agpol's computed enforcement (AuthPolicy).
+	// Enforcement is whether the data plane enforces the policy (XAccessPolicy, AuthPolicy).
 	Enforcement any `json:"enforcement,omitempty"`
 	resource    string
 }
@@ -45,7 +45,11 @@ func item(o snapshot.Origin, resource string) Item {
 // Computed carries what other stages computed about objects, for get and graph to show.
 // Nil functions leave the column to the status recorded on the object.
 type Computed struct {
-	Admission   func(*snapshot.XAccessPolicy) State
+	// Admission is an XAccessPolicy's ACCEPTED cell: the verdict followed, and its origin.
+	Admission func(*snapshot.XAccessPolicy) State
+	// AccessEnforcement is an XAccessPolicy's ENFORCED cell: what the data plane does.
+	AccessEnforcement func(*snapshot.XAccessPolicy) State
+	// Enforcement is an AuthPolicy's ENFORCED cell.
 	Enforcement func(*snapshot.AuthPolicy) State
 }
 
@@ -190,7 +194,7 @@ func backendView(s *snapshot.Snapshot, t *topology.Targets, sel Selector, wide b
 }
 
 func accessPolicyView(s *snapshot.Snapshot, sel Selector, wide bool, c Computed) (*Table, []Item) {
-	tab := &Table{Header: withWide(wide, []string{"NAMESPACE", "NAME", "ACTION", "TARGETS", "RULES", "ACCEPTED", "AGE"}, "VERSION", "SOURCE")}
+	tab := &Table{Header: withWide(wide, []string{"NAMESPACE", "NAME", "ACTION", "TARGETS", "RULES", "ACCEPTED", "ENFORCED", "AGE"}, "VERSION", "SOURCE")}
 	var items []Item
 	for _, p := range sortByName(s.XAccessPolicies, func(p *snapshot.XAccessPolicy) metav1.ObjectMeta { return p.ObjectMeta }) {
 		if !sel.match(p.ObjectMeta) {
@@ -218,7 +222,12 @@ func accessPolicyView(s *snapshot.Snapshot, sel Selector, wide bool, c Computed)
 			st := c.Admission(p)
 			accepted, it.Admission = st.Cell, st.Detail
 		}
-		row := []string{p.Namespace, p.Name, action, Join(targets), rules, accepted, Age(p.CreationTimestamp.Time)}
+		enforced := "<unknown>"
+		if c.AccessEnforcement != nil {
+			st := c.AccessEnforcement(p)
+			enforced, it.Enforcement = st.Cell, st.Detail
+		}
+		row := []string{p.Namespace, p.Name, action, Join(targets), rules, accepted, enforced, Age(p.CreationTimestamp.Time)}
 		if wide {
 			row = append(row, p.APIVersion(), p.Source.String())
 		}
