@@ -30,12 +30,12 @@ var getKinds = map[string]string{
 
 // getFormats are the -o formats of agpol get beyond the object printers: the topology
 // drawn as a graph (graph.go).
-var getFormats = map[string]func(a *app, s *snapshot.Snapshot, kinds []string, name string) error{
-	render.GraphDOT: func(a *app, s *snapshot.Snapshot, kinds []string, name string) error {
-		return a.runGraph(s, kinds, name, render.GraphDOT)
+var getFormats = map[string]func(a *app, s *snapshot.Snapshot, kinds []string, name string, sel render.Selector) error{
+	render.GraphDOT: func(a *app, s *snapshot.Snapshot, kinds []string, name string, sel render.Selector) error {
+		return a.runGraph(s, kinds, name, sel, render.GraphDOT)
 	},
-	render.GraphMermaid: func(a *app, s *snapshot.Snapshot, kinds []string, name string) error {
-		return a.runGraph(s, kinds, name, render.GraphMermaid)
+	render.GraphMermaid: func(a *app, s *snapshot.Snapshot, kinds []string, name string, sel render.Selector) error {
+		return a.runGraph(s, kinds, name, sel, render.GraphMermaid)
 	},
 }
 
@@ -70,7 +70,9 @@ func accessPolicyGetHook(s *snapshot.Snapshot, c *render.Computed) {
 }
 
 type getOptions struct {
-	load loadFlags
+	load      loadFlags
+	selectors selectorFlags
+	sel       render.Selector
 	// print holds -o, --no-headers and the template flags; the tables ("" or table, and
 	// wide) and the graphs (dot, mermaid) are agpol's, every other format is kubectl's
 	// printer of the objects themselves.
@@ -120,8 +122,15 @@ Several types can be given comma-separated.`,
 				}
 				kinds = append(kinds, k)
 			}
+			var err error
+			if o.sel.Labels, o.sel.Fields, err = o.selectors.parse(); err != nil {
+				return err
+			}
 			name := ""
 			if len(args) == 2 {
+				if o.selectors.given() {
+					return usagef("name cannot be provided when a selector is specified")
+				}
 				name = args[1]
 				// NS/NAME, as describe and explain take it, is the same as -n NS NAME.
 				if ns, n, ok := strings.Cut(name, "/"); ok && ns != "" && n != "" {
@@ -153,13 +162,14 @@ Several types can be given comma-separated.`,
 				return err
 			}
 			if isExtra {
-				return extra(a, s, kinds, name)
+				return extra(a, s, kinds, name, o.sel)
 			}
 			return a.runGet(o, s, kinds, name, printer)
 		},
 	}
 	o.load.addFlags(cmd)
 	o.load.addAllowPartial(cmd)
+	o.selectors.addFlags(cmd)
 	o.print.JSONYamlPrintFlags.AddFlags(cmd)
 	o.print.TemplateFlags.AddFlags(cmd)
 	cmd.Flags().StringVarP(o.print.OutputFormat, "output", "o", "",
@@ -202,7 +212,8 @@ func (a *app) runGet(o *getOptions, s *snapshot.Snapshot, kinds []string, name s
 				fmt.Fprintf(a.streams.ErrOut, "warning: %s is not installed in the cluster (no CRD serves it)\n", missing)
 			}
 		}
-		sel := render.Selector{Namespace: ns, Name: name}
+		sel := o.sel
+		sel.Namespace, sel.Name = ns, name
 		t, its := render.GetView(k, s, targets, sel, o.output() == "wide", computed)
 		items = append(items, its...)
 		tables = append(tables, t)

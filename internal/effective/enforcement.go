@@ -2,6 +2,7 @@ package effective
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/agpol/agpol/internal/apis/agentic"
 	"github.com/agpol/agpol/internal/apis/agentic/v1alpha1"
@@ -21,6 +22,9 @@ const (
 	ReasonExtAuthNotFirst       = "ExternalAuthNotFirst"
 	ReasonSectionNotFound       = "SectionNotFound"
 	ReasonOtherListener         = "OtherListener"
+	// ReasonNotRead: the answer depends on objects the input does not hold (a live read
+	// of one namespace cannot see the routes of other namespaces).
+	ReasonNotRead = "NotRead"
 )
 
 func actionCode(a v1alpha1.AccessPolicyActionType) string {
@@ -34,8 +38,10 @@ func actionCode(a v1alpha1.AccessPolicyActionType) string {
 type TargetEnforcement struct {
 	Target   topology.Ref `json:"target"`
 	Enforced bool         `json:"enforced"`
-	Reason   string       `json:"reason,omitempty"`
-	Message  string       `json:"message,omitempty"`
+	// Unknown is set when the input does not hold what the answer depends on.
+	Unknown bool   `json:"unknown,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
 // PolicyEnforcement is what the data plane does with an XAccessPolicy: whether it
@@ -44,18 +50,22 @@ type PolicyEnforcement struct {
 	// Enforced is true when the policy is enforced on every target; Partial when on some.
 	Enforced bool `json:"enforced"`
 	Partial  bool `json:"partial,omitempty"`
-	// Reason and Message are the first target's that is not enforced.
+	// Unknown is set when no target is known not to enforce it, and some are unknown.
+	Unknown bool `json:"unknown,omitempty"`
+	// Reason and Message are the first target's that is not enforced (else unknown).
 	Reason  string              `json:"reason,omitempty"`
 	Message string              `json:"message,omitempty"`
 	Targets []TargetEnforcement `json:"targets"`
 }
 
-// Cell is the table cell: "True", "False(Reason)", or "Partial(Reason)" when the policy
-// is enforced on some of its targets only.
+// Cell is the table cell: "True", "False(Reason)", "Partial(Reason)" when the policy
+// is enforced on some of its targets only, "Unknown(NotRead)" when the input cannot tell.
 func (p PolicyEnforcement) Cell() string {
 	switch {
 	case p.Enforced:
 		return "True"
+	case p.Unknown:
+		return "Unknown(" + p.Reason + ")"
 	case p.Partial:
 		return "Partial(" + p.Reason + ")"
 	}
@@ -94,11 +104,14 @@ func (e *Engine) policyEnforcement(g *topology.Graph, p *snapshot.XAccessPolicy)
 		t := e.targetEnforcement(g, p, ref)
 		pe.Targets = append(pe.Targets, t)
 	}
-	enforced := 0
+	enforced, unknown := 0, 0
 	for _, t := range pe.Targets {
-		if t.Enforced {
+		switch {
+		case t.Enforced:
 			enforced++
-		} else if pe.Reason == "" {
+		case t.Unknown:
+			unknown++
+		case pe.Reason == "":
 			pe.Reason, pe.Message = t.Reason, t.Message
 		}
 	}
@@ -107,6 +120,14 @@ func (e *Engine) policyEnforcement(g *topology.Graph, p *snapshot.XAccessPolicy)
 		pe.Reason, pe.Message = ReasonTargetNotFound, "the policy names no target"
 	case enforced == len(pe.Targets):
 		pe.Enforced = true
+	case unknown > 0 && enforced+unknown == len(pe.Targets):
+		pe.Unknown = true
+		for _, t := range pe.Targets {
+			if t.Unknown {
+				pe.Reason, pe.Message = t.Reason, t.Message
+				break
+			}
+		}
 	case enforced > 0:
 		pe.Partial = true
 	}
@@ -140,6 +161,10 @@ func (e *Engine) targetEnforcement(g *topology.Graph, p *snapshot.XAccessPolicy,
 			return no(ReasonTargetNotFound, "XBackend %s/%s is not in the input", ref.Namespace, ref.Name)
 		}
 		gws := g.GatewaysOfBackend(ref)
+		if len(gws) == 0 && liveOneNamespace(e.Snapshot) {
+			return TargetEnforcement{Target: ref, Unknown: true, Reason: ReasonNotRead,
+				Message: fmt.Sprintf("no route read sends traffic to XBackend %s/%s, but the cluster was read in one namespace: routes of other namespaces were not read (-A reads them)", ref.Namespace, ref.Name)}
+		}
 		if len(gws) == 0 {
 			// Another data plane does not route to XBackends at all: name it when one
 			// is what the routes to this backend are attached to.
@@ -201,4 +226,10 @@ func (e *Engine) routeParents(xb topology.Ref) []topology.Ref {
 		}
 	}
 	return out
+}
+
+// liveOneNamespace reports whether the snapshot is a live read that did not cover every
+// namespace (files alone are judged as given).
+func liveOneNamespace(s *snapshot.Snapshot) bool {
+	return !s.Complete && slices.Contains(s.Origins, "cluster")
 }

@@ -97,3 +97,30 @@ func TestEnforcementSecondExtAuth(t *testing.T) {
 		t.Errorf("%v", got)
 	}
 }
+
+// A live read of one namespace cannot see the routes of other namespaces: a backend no
+// route read reaches is Unknown(NotRead) there, NotRouted in files and whole-cluster reads.
+func TestEnforcementLiveOneNamespace(t *testing.T) {
+	docs := []string{
+		"apiVersion: agentic.networking.x-k8s.io/v0alpha0\nkind: XBackend\nmetadata: {name: xb, namespace: a}\nspec: {mcp: {serviceName: s, port: 80}}\n",
+		pol("p", day(1), "Allow", []string{"XBackend/xb"}, ""),
+	}
+	for _, tc := range []struct {
+		origins  []string
+		complete bool
+		cell     string
+	}{
+		{[]string{"files"}, false, "False(NotRouted)"},
+		{[]string{"cluster"}, false, "Unknown(NotRead)"},
+		{[]string{"cluster", "files"}, false, "Unknown(NotRead)"},
+		{[]string{"cluster"}, true, "False(NotRouted)"},
+	} {
+		s := load(t, docs...)
+		s.Origins, s.Complete = tc.origins, tc.complete
+		for _, pe := range NewEngine(s, Reference(), "").Enforcement(nil) {
+			if pe.Cell() != tc.cell || pe.InForce() {
+				t.Errorf("%v complete=%v: %s (in force %v), want %s", tc.origins, tc.complete, pe.Cell(), pe.InForce(), tc.cell)
+			}
+		}
+	}
+}

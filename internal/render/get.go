@@ -6,6 +6,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/agpol/agpol/internal/apis/agentic"
@@ -13,14 +15,28 @@ import (
 	"github.com/agpol/agpol/internal/topology"
 )
 
-// Selector narrows a listing to one namespace and/or one name ("" = any).
+// Selector narrows a listing to one namespace and/or one name ("" = any), and to the
+// objects a label selector (-l) and a field selector (--field-selector) match (nil = any).
 type Selector struct {
 	Namespace string
 	Name      string
+	Labels    labels.Selector
+	Fields    fields.Selector
 }
 
 func (s Selector) match(m metav1.ObjectMeta) bool {
-	return (s.Namespace == "" || m.Namespace == s.Namespace) && (s.Name == "" || m.Name == s.Name)
+	return (s.Namespace == "" || m.Namespace == s.Namespace) && (s.Name == "" || m.Name == s.Name) &&
+		(s.Labels == nil || s.Labels.Matches(labels.Set(m.Labels))) &&
+		(s.Fields == nil || s.Fields.Matches(ObjectFields(m)))
+}
+
+// Match reports whether the selector selects an object with this metadata.
+func (s Selector) Match(m metav1.ObjectMeta) bool { return s.match(m) }
+
+// ObjectFields are the fields a field selector can name on agpol's kinds: the API server
+// supports metadata.name and metadata.namespace on every custom resource.
+func ObjectFields(m metav1.ObjectMeta) fields.Set {
+	return fields.Set{"metadata.name": m.Name, "metadata.namespace": m.Namespace}
 }
 
 // Item is one object of a listing: the object as read (what kubectl's printers print),
