@@ -175,7 +175,14 @@ the identity, allowed or not, with the deciding rule.
 			if err != nil {
 				return err
 			}
+			if err := checkTargetFlags(s, e, f); err != nil {
+				return err
+			}
 			id := e.IdentityFor(caller)
+			a.warnUnknownIdentity(e, "--from", id)
+			if o.tool != "" {
+				a.warnUnknownTool(e, o.tool)
+			}
 			w := a.streams.Out
 			if o.list {
 				l := e.CanIList(id, f)

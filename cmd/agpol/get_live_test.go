@@ -16,8 +16,8 @@ import (
 
 // TestGetLive: against a real API server holding the shipped examples, agpol get
 // xaccesspolicies says what the data plane does (a v0alpha0 policy as stored, a status
-// that rejects a policy, a missing target) and where ACCEPTED comes from, and -l and
-// --field-selector select as kubectl does.
+// that rejects a policy, a missing target) and where ACCEPTED comes from, -l and
+// --field-selector select as kubectl does, and can-i / who-can name what they cannot find.
 func TestGetLive(t *testing.T) {
 	kubeconfig := startLintCluster(t)
 	t.Chdir("../..")
@@ -94,6 +94,21 @@ func TestGetLive(t *testing.T) {
 	// (and their gateways) are not seen: the answer is unknown, not False.
 	if got := run("get", "xap", "ledger-access", "-n", "pay"); !regexp.MustCompile(`(?m)^pay +ledger-access .* True\[computed\] +Unknown\(NotRead\) `).MatchString(got) {
 		t.Errorf("-n pay:\n%s", got)
+	}
+	// can-i and who-can read the cluster the same way: a name it does not hold is
+	// "not found" (exit 2) with the nearest one; an unknown tool only warns.
+	for _, args := range [][]string{
+		{"can-i", "--from", "sa:agents/billing", "--tool", "refund", "--backend", "pay/ledgr"},
+		{"who-can", "--tool", "refund", "--backend", "pay/ledgr"},
+	} {
+		_, errOut, code := runDecide(t, "", append(args, kc...)...)
+		if code != exitUsage || !strings.Contains(errOut, "backend pay/ledgr not found in the cluster; did you mean pay/ledger?") {
+			t.Errorf("%v: exit %d\n%s", args, code, errOut)
+		}
+	}
+	if _, errOut, code := runDecide(t, "", append([]string{"who-can", "--tool", "refnd", "--backend", "pay/ledger"}, kc...)...); code != exitOK ||
+		!strings.Contains(errOut, "warning: --tool refnd appears in no policy and no tools inventory: answered as for any tool no policy names; did you mean refund?") {
+		t.Errorf("who-can refnd: exit %d\n%s", code, errOut)
 	}
 	dot := run("get", "gateway", "edge", "-A", "-o", "dot")
 	if !strings.Contains(dot, `XAccessPolicy pay/ledger-fraud-check\nExternalAuth, accepted False(LimitPerTargetExceeded)[recorded]\nenforced False(LimitPerTargetExceeded)`) {

@@ -55,6 +55,12 @@ callers without a client certificate).
 			if err != nil {
 				return err
 			}
+			if err := checkTargetFlags(s, e, f); err != nil {
+				return err
+			}
+			if op.Tool != "" {
+				a.warnUnknownTool(e, op.Tool)
+			}
 			res, err := e.WhoCan(op, f)
 			if err != nil {
 				return usagef("%v", err)
