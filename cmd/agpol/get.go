@@ -97,15 +97,31 @@ TYPE is one of (short names in brackets):
   xbackends (xbackend, xb, backends)
   xaccesspolicies (xaccesspolicy, xap, accesspolicies)
   authpolicies (authpolicy)
-Several types can be given comma-separated.`,
-		Example: `  # List the access policies of the shipped examples, with the file and line of each
-  agpol get xaccesspolicies -f testdata/examples -o json
+Several types can be given comma-separated.
+
+-l/--selector and --field-selector select objects as kubectl does (the field selector takes
+metadata.name and metadata.namespace, as the API server does for custom resources).
+
+For XAccessPolicies, ACCEPTED is the admission the data plane follows and where it comes
+from: [recorded] is the status a controller wrote, [computed] agpol's computation when
+there is none. ENFORCED is what the data plane does with the policy, computed over the
+whole input: True, or False(Reason) / Partial(Reason) when it is not enforced (on some
+targets): NoAction (a v0alpha0 object, stored without spec.action), an admission reason,
+TargetNotFound, OtherDataPlane (only kube-agentic-networking enforces XAccessPolicies),
+NotRouted (no route reaches the XBackend), and Unknown(NotRead) when a live read of one
+namespace cannot tell. -o dot|mermaid labels the policies with the same cells.`,
+		Example: `  # The access policies of the shipped examples: admission, enforcement, file and line
+  agpol get xaccesspolicies -A -f testdata/examples -o wide
 
   # Gateways and backends in every namespace of the current cluster
   agpol get gateways,xbackends -A
 
   # One policy, wide
-  agpol get xap calc-allow -n shop -f manifests/ -o wide`,
+  agpol get xap calc-allow -n shop -f manifests/ -o wide
+
+  # Policies labelled team=pay in every namespace; every policy but one
+  agpol get xap -A -l team=pay
+  agpol get xap -A --field-selector metadata.name!=calc-allow`,
 		Args: cobra.RangeArgs(1, 2),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) == 0 {

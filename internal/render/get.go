@@ -209,8 +209,12 @@ func backendView(s *snapshot.Snapshot, t *topology.Targets, sel Selector, wide b
 	return tab, items
 }
 
+// targetShortKinds are the short names agpol get takes for the kinds a policy targets,
+// used in the TARGETS column so that the table fits a 100-column terminal.
+var targetShortKinds = map[string]string{"Gateway": "gw", "XBackend": "xb"}
+
 func accessPolicyView(s *snapshot.Snapshot, sel Selector, wide bool, c Computed) (*Table, []Item) {
-	tab := &Table{Header: withWide(wide, []string{"NAMESPACE", "NAME", "ACTION", "TARGETS", "RULES", "ACCEPTED", "ENFORCED", "AGE"}, "VERSION", "SOURCE")}
+	tab := &Table{Header: withWide(wide, []string{"NAMESPACE", "NAME", "ACTION", "TARGETS", "ACCEPTED", "ENFORCED", "AGE"}, "RULES", "VERSION", "SOURCE")}
 	var items []Item
 	for _, p := range sortByName(s.XAccessPolicies, func(p *snapshot.XAccessPolicy) metav1.ObjectMeta { return p.ObjectMeta }) {
 		if !sel.match(p.ObjectMeta) {
@@ -218,7 +222,11 @@ func accessPolicyView(s *snapshot.Snapshot, sel Selector, wide bool, c Computed)
 		}
 		var targets []string
 		for _, tr := range p.Spec.TargetRefs {
-			ts := string(tr.Kind) + "/" + string(tr.Name)
+			kind := string(tr.Kind)
+			if short, ok := targetShortKinds[kind]; ok {
+				kind = short
+			}
+			ts := kind + "/" + string(tr.Name)
 			if tr.SectionName != nil {
 				ts += "#" + string(*tr.SectionName)
 			}
@@ -243,9 +251,9 @@ func accessPolicyView(s *snapshot.Snapshot, sel Selector, wide bool, c Computed)
 			st := c.AccessEnforcement(p)
 			enforced, it.Enforcement = st.Cell, st.Detail
 		}
-		row := []string{p.Namespace, p.Name, action, Join(targets), rules, accepted, enforced, Age(p.CreationTimestamp.Time)}
+		row := []string{p.Namespace, p.Name, action, Join(targets), accepted, enforced, Age(p.CreationTimestamp.Time)}
 		if wide {
-			row = append(row, p.APIVersion(), p.Source.String())
+			row = append(row, rules, p.APIVersion(), p.Source.String())
 		}
 		tab.Rows = append(tab.Rows, row)
 		items = append(items, it)
