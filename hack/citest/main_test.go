@@ -215,6 +215,12 @@ func fixture(t *testing.T, suppress bool) (work, base string) {
 	git(t, origin, "config", "uploadpack.allowReachableSHA1InWant", "true")
 	git(t, dir, "init", "-q", "-b", "main", seed)
 	copyFiles(t, filepath.Join(root, "testdata/examples"), filepath.Join(seed, "deploy"))
+	// The example request file lives beside the manifests folder, not in it.
+	requests, err := os.ReadFile(filepath.Join(root, "testdata/requests.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(seed, "deploy/requests.yaml"), string(requests))
 	if suppress {
 		writeFile(t, filepath.Join(seed, ".agpol.yaml"), suppressions)
 	}
