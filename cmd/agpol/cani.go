@@ -145,6 +145,11 @@ is yes when some path allows the call. When the paths disagree, each is listed.
 With --list, print every (gateway, listener, backend, operation) of the decision space for
 the identity, allowed or not, with the deciding rule.
 
+A --gateway, --listener or --backend that the input does not hold is an error (exit 2) that
+names the nearest one. An identity or a tool that appears in no policy, no ServiceAccount and
+no tools inventory is answered as any caller (tool) no rule names, with a warning on stderr
+naming the nearest known one.
+
 ` + whatifSpaceHelp + `
 
 ` + exitCodesHelp,
@@ -177,7 +182,14 @@ the identity, allowed or not, with the deciding rule.
 			if err != nil {
 				return err
 			}
+			if err := checkTargetFlags(s, e, f); err != nil {
+				return err
+			}
 			id := e.IdentityFor(caller)
+			a.warnUnknownIdentity(e, "--from", id)
+			if o.tool != "" {
+				a.warnUnknownTool(e, o.tool)
+			}
 			w := a.streams.Out
 			if o.list {
 				l := e.CanIList(id, f)

@@ -10,33 +10,7 @@ import (
 	"github.com/agpol/agpol/internal/describe"
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/render"
-	"github.com/agpol/agpol/internal/snapshot"
 )
-
-// admissionGetHook fills the ACCEPTED column and the admission object of agpol get
-// xaccesspolicies with the admission agpol computes (§7), and the recorded status.
-func admissionGetHook(s *snapshot.Snapshot, c *render.Computed) {
-	if len(s.XAccessPolicies) == 0 {
-		return
-	}
-	adm := effective.Admit(s, effective.Reference())
-	c.Admission = func(p *snapshot.XAccessPolicy) render.State {
-		a, ok := adm[p]
-		if !ok {
-			return render.State{Cell: "<unknown>"}
-		}
-		return render.State{Cell: a.Cell(), InForce: a.Accepted, Detail: admissionDetail{Accepted: a.Accepted, Reason: a.Reason,
-			Message: a.Message, Recorded: a.Recorded, DiffersFromRecorded: a.DiffersFromRecorded}}
-	}
-}
-
-type admissionDetail struct {
-	Accepted            bool              `json:"accepted"`
-	Reason              string            `json:"reason"`
-	Message             string            `json:"message,omitempty"`
-	Recorded            *effective.Status `json:"recorded,omitempty"`
-	DiffersFromRecorded bool              `json:"differsFromRecorded"`
-}
 
 type describeOptions struct {
 	load        loadFlags

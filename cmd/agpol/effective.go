@@ -92,7 +92,7 @@ NotInPath, TargetNotFound, Invalid) is computed over every path of the input.`,
 			return a.runEffectiveAuthPolicy(o, s)
 		},
 	}
-	o.load.addFlags(cmd)
+	o.load.addInputFlags(cmd) // every namespace is read: no -A
 	f := cmd.Flags()
 	f.StringVar(&o.target, "target", "", "KIND/NS/NAME[#SECTION] with KIND gateway or httproute (SECTION: listener or rule name)")
 	f.StringVar(&o.gateway, "gateway", "", "only paths through this Gateway (NS/NAME) (httproute targets)")

@@ -24,7 +24,8 @@ type decideFlags struct {
 
 // add adds the shared flags; formats are the -o values, the first the default.
 func (d *decideFlags) add(cmd *cobra.Command, formats ...string) {
-	d.load.addFlags(cmd)
+	// Decisions need the whole topology: every namespace is read, so no -A.
+	d.load.addInputFlags(cmd)
 	f := cmd.Flags()
 	d.semantics = effective.PresetReference
 	f.Var(&presetList{value: &d.semantics}, "semantics",

@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/agpol/agpol/internal/render"
 )
@@ -51,3 +54,49 @@ func addColorFlag(cmd *cobra.Command, p *string) {
 	addEnumFlag(cmd, p, "color", "", string(render.ColorAuto), "--color value",
 		"colour (always/never win over NO_COLOR, which wins over the terminal)", colorModes)
 }
+
+// selectorFlags are kubectl's -l/--selector and --field-selector.
+type selectorFlags struct {
+	labels string
+	fields string
+}
+
+func (f *selectorFlags) addFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&f.labels, "selector", "l", "",
+		"selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin' and 'key' (e.g. -l key1=value1,key2=value2)")
+	cmd.Flags().StringVar(&f.fields, "field-selector", "",
+		"selector (field query) to filter on, supports '=', '==' and '!=' on metadata.name and metadata.namespace (e.g. --field-selector metadata.name=calc)")
+}
+
+// selectableFields are the fields the API server can select custom resources by.
+var selectableFields = []string{"metadata.name", "metadata.namespace"}
+
+// parse is the selectors, nil when not given; a malformed one is a usage error with
+// kubectl's (the API server's) message.
+func (f *selectorFlags) parse() (labels.Selector, fields.Selector, error) {
+	var ls labels.Selector
+	var fs fields.Selector
+	if f.labels != "" {
+		s, err := labels.Parse(f.labels)
+		if err != nil {
+			return nil, nil, usagef("%v", err)
+		}
+		ls = s
+	}
+	if f.fields != "" {
+		s, err := fields.ParseSelector(f.fields)
+		if err != nil {
+			return nil, nil, usagef("%v", err)
+		}
+		for _, r := range s.Requirements() {
+			if !slices.Contains(selectableFields, r.Field) {
+				return nil, nil, usagef("field label not supported: %s", r.Field)
+			}
+		}
+		fs = s
+	}
+	return ls, fs, nil
+}
+
+// given reports whether a selector was given.
+func (f *selectorFlags) given() bool { return f.labels != "" || f.fields != "" }

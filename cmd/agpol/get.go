@@ -12,6 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 	kubectlget "k8s.io/kubectl/pkg/cmd/get"
 
+	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/render"
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/topology"
@@ -29,21 +30,49 @@ var getKinds = map[string]string{
 
 // getFormats are the -o formats of agpol get beyond the object printers: the topology
 // drawn as a graph (graph.go).
-var getFormats = map[string]func(a *app, s *snapshot.Snapshot, kinds []string, name string) error{
-	render.GraphDOT: func(a *app, s *snapshot.Snapshot, kinds []string, name string) error {
-		return a.runGraph(s, kinds, name, render.GraphDOT)
+var getFormats = map[string]func(a *app, s *snapshot.Snapshot, kinds []string, name string, sel render.Selector) error{
+	render.GraphDOT: func(a *app, s *snapshot.Snapshot, kinds []string, name string, sel render.Selector) error {
+		return a.runGraph(s, kinds, name, sel, render.GraphDOT)
 	},
-	render.GraphMermaid: func(a *app, s *snapshot.Snapshot, kinds []string, name string) error {
-		return a.runGraph(s, kinds, name, render.GraphMermaid)
+	render.GraphMermaid: func(a *app, s *snapshot.Snapshot, kinds []string, name string, sel render.Selector) error {
+		return a.runGraph(s, kinds, name, sel, render.GraphMermaid)
 	},
 }
 
-// getHooks fill the computed columns of agpol get: the admission of XAccessPolicies
-// (describe.go) and the enforcement of AuthPolicies (effective.go).
-var getHooks = []func(*snapshot.Snapshot, *render.Computed){admissionGetHook, authPolicyGetHook}
+// getHooks fill the computed columns of agpol get: the admission and enforcement of
+// XAccessPolicies (below) and the enforcement of AuthPolicies (effective.go).
+var getHooks = []func(*snapshot.Snapshot, *render.Computed){accessPolicyGetHook, authPolicyGetHook}
+
+// accessPolicyGetHook fills the ACCEPTED and ENFORCED columns of agpol get
+// xaccesspolicies (and the graph labels) under the reference semantics: the admission
+// the data plane follows and where it comes from (the recorded status, or agpol's
+// computation without one), and whether the data plane enforces the policy (effective).
+func accessPolicyGetHook(s *snapshot.Snapshot, c *render.Computed) {
+	if len(s.XAccessPolicies) == 0 {
+		return
+	}
+	e := effective.NewEngine(s, effective.Reference(), "")
+	enf := e.Enforcement(nil)
+	c.Admission = func(p *snapshot.XAccessPolicy) render.State {
+		a, ok := e.Admission[p]
+		if !ok {
+			return render.State{Cell: "<unknown>"}
+		}
+		return render.State{Cell: a.EffectiveCell(), InForce: a.Effective.Accepted, Detail: a}
+	}
+	c.AccessEnforcement = func(p *snapshot.XAccessPolicy) render.State {
+		pe, ok := enf[p]
+		if !ok {
+			return render.State{Cell: "<unknown>"}
+		}
+		return render.State{Cell: pe.Cell(), InForce: pe.InForce(), Detail: pe}
+	}
+}
 
 type getOptions struct {
-	load loadFlags
+	load      loadFlags
+	selectors selectorFlags
+	sel       render.Selector
 	// print holds -o, --no-headers and the template flags; the tables ("" or table, and
 	// wide) and the graphs (dot, mermaid) are agpol's, every other format is kubectl's
 	// printer of the objects themselves.
@@ -68,15 +97,31 @@ TYPE is one of (short names in brackets):
   xbackends (xbackend, xb, backends)
   xaccesspolicies (xaccesspolicy, xap, accesspolicies)
   authpolicies (authpolicy)
-Several types can be given comma-separated.`,
-		Example: `  # List the access policies of the shipped examples, with the file and line of each
-  agpol get xaccesspolicies -f testdata/examples -o json
+Several types can be given comma-separated.
+
+-l/--selector and --field-selector select objects as kubectl does (the field selector takes
+metadata.name and metadata.namespace, as the API server does for custom resources).
+
+For XAccessPolicies, ACCEPTED is the admission the data plane follows and where it comes
+from: [recorded] is the status a controller wrote, [computed] agpol's computation when
+there is none. ENFORCED is what the data plane does with the policy, computed over the
+whole input: True, or False(Reason) / Partial(Reason) when it is not enforced (on some
+targets): NoAction (a v0alpha0 object, stored without spec.action), an admission reason,
+TargetNotFound, OtherDataPlane (only kube-agentic-networking enforces XAccessPolicies),
+NotRouted (no route reaches the XBackend), and Unknown(NotRead) when a live read of one
+namespace cannot tell. -o dot|mermaid labels the policies with the same cells.`,
+		Example: `  # The access policies of the shipped examples: admission, enforcement, file and line
+  agpol get xaccesspolicies -A -f testdata/examples -o wide
 
   # Gateways and backends in every namespace of the current cluster
   agpol get gateways,xbackends -A
 
   # One policy, wide
-  agpol get xap calc-allow -n shop -f manifests/ -o wide`,
+  agpol get xap calc-allow -n shop -f manifests/ -o wide
+
+  # Policies labelled team=pay in every namespace; every policy but one
+  agpol get xap -A -l team=pay
+  agpol get xap -A --field-selector metadata.name!=calc-allow`,
 		Args: cobra.RangeArgs(1, 2),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) == 0 {
@@ -93,8 +138,15 @@ Several types can be given comma-separated.`,
 				}
 				kinds = append(kinds, k)
 			}
+			var err error
+			if o.sel.Labels, o.sel.Fields, err = o.selectors.parse(); err != nil {
+				return err
+			}
 			name := ""
 			if len(args) == 2 {
+				if o.selectors.given() {
+					return usagef("name cannot be provided when a selector is specified")
+				}
 				name = args[1]
 				// NS/NAME, as describe and explain take it, is the same as -n NS NAME.
 				if ns, n, ok := strings.Cut(name, "/"); ok && ns != "" && n != "" {
@@ -126,13 +178,14 @@ Several types can be given comma-separated.`,
 				return err
 			}
 			if isExtra {
-				return extra(a, s, kinds, name)
+				return extra(a, s, kinds, name, o.sel)
 			}
 			return a.runGet(o, s, kinds, name, printer)
 		},
 	}
 	o.load.addFlags(cmd)
 	o.load.addAllowPartial(cmd)
+	o.selectors.addFlags(cmd)
 	o.print.JSONYamlPrintFlags.AddFlags(cmd)
 	o.print.TemplateFlags.AddFlags(cmd)
 	cmd.Flags().StringVarP(o.print.OutputFormat, "output", "o", "",
@@ -175,7 +228,8 @@ func (a *app) runGet(o *getOptions, s *snapshot.Snapshot, kinds []string, name s
 				fmt.Fprintf(a.streams.ErrOut, "warning: %s is not installed in the cluster (no CRD serves it)\n", missing)
 			}
 		}
-		sel := render.Selector{Namespace: ns, Name: name}
+		sel := o.sel
+		sel.Namespace, sel.Name = ns, name
 		t, its := render.GetView(k, s, targets, sel, o.output() == "wide", computed)
 		items = append(items, its...)
 		tables = append(tables, t)

@@ -8,7 +8,7 @@ import (
 	"github.com/agpol/agpol/internal/topology"
 )
 
-func (a *app) runGraph(s *snapshot.Snapshot, kinds []string, name, format string) error {
+func (a *app) runGraph(s *snapshot.Snapshot, kinds []string, name string, sel render.Selector, format string) error {
 	if len(kinds) != 1 || kinds[0] != "gateways" {
 		return usagef("-o %s draws gateways: use agpol get gateway [NAME] -o %s", format, format)
 	}
@@ -16,7 +16,7 @@ func (a *app) runGraph(s *snapshot.Snapshot, kinds []string, name, format string
 	g := topology.BuildGraph(s)
 	var gws []*snapshot.Gateway
 	for _, gw := range g.Gateways() {
-		if (name == "" || gw.Name == name) && (ns == "" || gw.Namespace == ns || name == "") {
+		if (name == "" || gw.Name == name) && (ns == "" || gw.Namespace == ns || name == "") && sel.Match(gw.ObjectMeta) {
 			gws = append(gws, gw)
 		}
 	}
@@ -26,6 +26,9 @@ func (a *app) runGraph(s *snapshot.Snapshot, kinds []string, name, format string
 	if len(gws) == 0 {
 		if name != "" {
 			return fmt.Errorf("gateways %q not found", name)
+		}
+		if sel.Labels != nil || sel.Fields != nil {
+			return fmt.Errorf("no gateway matches the selectors")
 		}
 		return fmt.Errorf("no gateway in the input")
 	}

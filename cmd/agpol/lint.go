@@ -139,7 +139,7 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 			return nil
 		},
 	}
-	o.load.addFlags(cmd)
+	o.load.addInputFlags(cmd) // every namespace is read: no -A
 	o.load.addAllowPartial(cmd)
 	f := cmd.Flags()
 	addOutputFlag(cmd, &o.output, output.Formats...)

@@ -45,12 +45,20 @@ type loadFlags struct {
 	config *lint.Config
 }
 
+// addFlags adds the input flags and -A, for the commands that list one namespace
+// unless -A is given (get, describe).
 func (l *loadFlags) addFlags(cmd *cobra.Command) {
+	l.addInputFlags(cmd)
+	cmd.Flags().BoolVarP(&l.allNamespaces, "all-namespaces", "A", false, "list across all namespaces (live)")
+}
+
+// addInputFlags adds the input flags without -A, for the commands that read every
+// namespace anyway (wholeCluster): -A would do nothing there.
+func (l *loadFlags) addInputFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringSliceVarP(&l.files, "filename", "f", nil, "file, directory or - (stdin) to read manifests from; repeatable. Without -f agpol reads the live cluster")
 	f.BoolVarP(&l.recursive, "recursive", "R", false, "read directories given with -f recursively")
 	f.BoolVar(&l.live, "live", false, "with -f: lay the files over the live cluster state (what-if apply)")
-	f.BoolVarP(&l.allNamespaces, "all-namespaces", "A", false, "list across all namespaces (live)")
 	f.StringVar(&l.snapshotOut, "snapshot-out", "", "write the loaded objects as YAML to this file, to replay them offline with -f")
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"github.com/spf13/cobra"
 
 	"github.com/agpol/agpol/internal/render"
@@ -48,6 +49,18 @@ csv (one wide table, a row per identity, a column per path and operation) and js
 			e, s, err := a.engine(cmd.Context(), &o.whatifFlags, &o.load, sems, inv)
 			if err != nil {
 				return err
+			}
+			if err := checkTargetFlags(s, e, f); err != nil {
+				return err
+			}
+			for _, id := range o.from {
+				if e.Identity(id) == nil {
+					var known []string
+					for _, x := range e.Identities {
+						known = append(known, x.ID)
+					}
+					fmt.Fprintf(a.streams.ErrOut, "warning: --from %s is no identity of the decision space: it selects no row%s\n", id, didYouMean(id, known))
+				}
 			}
 			end := a.progress.Stagef("deciding %d identities × %d targets", len(e.Identities), len(e.Targets))
 			m := e.Matrix(f)

@@ -25,7 +25,7 @@ func TestWhatIfGolden(t *testing.T) {
 		{"cani-indeterminate.txt", append([]string{"can-i", "--from", "sa:agents/billing", "--tool", "refund", "--backend", "pay/ledger"}, ex...), exitIndeterminate},
 		{"cani-extauth-allow.txt", append([]string{"can-i", "--from", "sa:agents/billing", "--tool", "refund", "--backend", "pay/ledger", "--extauth", "allow"}, ex...), exitOK},
 		{"cani-listeners-differ.txt", append([]string{"can-i", "--from", "sa:agents/billing", "--tool", "add", "--backend", "tools/calc"}, ex...), exitOK},
-		{"cani-no-path.txt", append([]string{"can-i", "--from", "sa:agents/billing", "--tool", "x", "--gateway", "infra/edge", "--backend", "pay/nope"}, ex...), exitFail},
+		{"cani-no-path.txt", append([]string{"can-i", "--from", "sa:agents/billing", "--tool", "refund", "--listener", "http", "--backend", "pay/ledger"}, ex...), exitFail},
 		{"whocan-refund.txt", append([]string{"who-can", "--tool", "refund", "--backend", "pay/ledger"}, ex...), exitOK},
 		{"whocan-tools-list.txt", append([]string{"who-can", "--method", "tools/list", "--backend", "tools/calc", "--gateway", "infra/edge"}, ex...), exitOK},
 		{"whocan-add-semantics.json", append([]string{"who-can", "--tool", "add", "--backend", "tools/calc", "--listener", "https", "--semantics", "all", "-o", "json"}, ex...), exitOK},
@@ -89,7 +89,16 @@ func TestWhatIfUsage(t *testing.T) {
 		{[]string{"can-i", "--list", "--from", "bob", "-f", "testdata/examples"}, "invalid caller"},
 		{[]string{"who-can", "--tool", "x", "-f", "testdata/examples"}, "--backend"},
 		{[]string{"who-can", "--backend", "pay/ledger", "-f", "testdata/examples"}, "--tool"},
-		{[]string{"who-can", "--tool", "x", "--backend", "pay/nope", "-f", "testdata/examples"}, "no accepted route"},
+		{[]string{"who-can", "--tool", "refund", "--listener", "http", "--backend", "pay/ledger", "-f", "testdata/examples"}, "no accepted route"},
+		// Names not in the input: exit 2, "not found", and the nearest name when one is close.
+		{[]string{"who-can", "--tool", "x", "--backend", "pay/nope", "-f", "testdata/examples"}, "--backend: backend pay/nope not found in the input\n"},
+		{[]string{"can-i", "--from", "sa:agents/billing", "--tool", "x", "--backend", "pay/nope", "-f", "testdata/examples"}, "--backend: backend pay/nope not found in the input\n"},
+		{[]string{"who-can", "--tool", "x", "--backend", "pay/ledgr", "-f", "testdata/examples"}, "backend pay/ledgr not found in the input; did you mean pay/ledger?"},
+		{[]string{"can-i", "--from", "sa:agents/billing", "--tool", "x", "--backend", "ledgr", "-n", "pay", "-f", "testdata/examples"}, "backend pay/ledgr not found in the input; did you mean pay/ledger?"},
+		{[]string{"can-i", "--from", "sa:agents/billing", "--tool", "x", "--gateway", "infra/edg", "-f", "testdata/examples"}, "gateway infra/edg not found in the input; did you mean infra/edge?"},
+		{[]string{"who-can", "--tool", "x", "--gateway", "infra/edg", "--backend", "pay/ledger", "-f", "testdata/examples"}, "gateway infra/edg not found in the input; did you mean infra/edge?"},
+		{[]string{"who-can", "--tool", "x", "--listener", "htps", "--backend", "pay/ledger", "-f", "testdata/examples"}, "listener htps not found on any gateway; did you mean https?"},
+		{[]string{"matrix", "--backend", "pay/ledgr", "-f", "testdata/examples"}, "did you mean pay/ledger?"},
 		{[]string{"matrix", "-o", "xml", "-f", "testdata/examples"}, "unknown output format"},
 		{[]string{"matrix", "--tools", "testdata/whatif/missing.json", "-f", "testdata/examples"}, "reading tools inventory"},
 		{[]string{"matrix", "--tools", "testdata/whatif/after/10-gateway.yaml", "-f", "testdata/examples"}, "10-gateway.yaml:1"},
@@ -139,5 +148,46 @@ func TestDiffSemantics(t *testing.T) {
 	}
 	if _, errOut, code := runDecide(t, "", "diff", "--semantics", "reference", "--semantics", "pr-293", "--before", f, "--after", f, "-f", f); code != exitUsage {
 		t.Errorf("-f with --before/--after: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestWhatIfUnknownNames: an identity or a tool that appears in no policy, no
+// ServiceAccount and no inventory gets a warning with the nearest known name; the
+// answer is the one for any caller (any tool) no rule names, as without the warning.
+func TestWhatIfUnknownNames(t *testing.T) {
+	t.Chdir("../..")
+	ex := []string{"-f", "testdata/examples"}
+	for _, tc := range []struct {
+		args     []string
+		warn     string // "" = no warning
+		sameAs   []string
+		wantCode int
+	}{
+		{[]string{"can-i", "--from", "sa:agents/biling", "--tool", "refund", "--backend", "pay/ledger"},
+			"warning: --from sa:agents/biling appears in no policy and no ServiceAccount of the input: answered as for any caller no rule names; did you mean sa:agents/billing?",
+			[]string{"can-i", "--from", "sa:nowhere/nobody", "--tool", "refund", "--backend", "pay/ledger"}, exitFail},
+		{[]string{"can-i", "--from", "sa:agents/billing", "--tool", "refnd", "--backend", "pay/ledger", "--extauth", "allow"},
+			"warning: --tool refnd appears in no policy and no tools inventory: answered as for any tool no policy names; did you mean refund?",
+			nil, exitFail},
+		{[]string{"who-can", "--tool", "refnd", "--backend", "pay/ledger"},
+			"warning: --tool refnd appears in no policy and no tools inventory: answered as for any tool no policy names; did you mean refund?",
+			nil, exitOK},
+		{[]string{"can-i", "--from", "sa:agents/billing", "--tool", "refund", "--backend", "pay/ledger", "--extauth", "allow"}, "", nil, exitOK},
+		{[]string{"who-can", "--tool", "zzzzzzzz", "--backend", "pay/ledger"},
+			"warning: --tool zzzzzzzz appears in no policy and no tools inventory: answered as for any tool no policy names\n", nil, exitOK},
+	} {
+		out, errOut, code := runDecide(t, "", append(tc.args, ex...)...)
+		if code != tc.wantCode {
+			t.Errorf("%v: exit %d, want %d\n%s", tc.args, code, tc.wantCode, errOut)
+		}
+		if tc.warn == "" && strings.Contains(errOut, "appears in no policy") || tc.warn != "" && !strings.Contains(errOut, tc.warn) {
+			t.Errorf("%v: stderr %q, want %q", tc.args, errOut, tc.warn)
+		}
+		if tc.sameAs != nil {
+			other, _, _ := runDecide(t, "", append(tc.sameAs, ex...)...)
+			if other != out || out == "" {
+				t.Errorf("%v answers differently from %v:\n%s\n---\n%s", tc.args, tc.sameAs, out, other)
+			}
+		}
 	}
 }

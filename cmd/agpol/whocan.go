@@ -23,6 +23,10 @@ that may call the tool, those for which it depends on an external authorizer, an
 that decides. "anyone" means a rule admits callers no rule names (and, when said, even
 callers without a client certificate).
 
+A --gateway, --listener or --backend that the input does not hold is an error (exit 2) that
+names the nearest one; a tool that appears in no policy and no tools inventory gets a
+warning naming the nearest known one.
+
 ` + whatifSpaceHelp + `
 
 ` + exitCodesHelp,
@@ -54,6 +58,12 @@ callers without a client certificate).
 			e, s, err := a.engine(cmd.Context(), &o.whatifFlags, &o.load, sems, inv)
 			if err != nil {
 				return err
+			}
+			if err := checkTargetFlags(s, e, f); err != nil {
+				return err
+			}
+			if op.Tool != "" {
+				a.warnUnknownTool(e, op.Tool)
 			}
 			res, err := e.WhoCan(op, f)
 			if err != nil {

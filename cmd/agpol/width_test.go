@@ -54,3 +54,23 @@ func TestTextFitsWidth(t *testing.T) {
 		})
 	}
 }
+
+// TestGetAccessPoliciesFitWidth: the XAccessPolicy table of the shipped examples, with its
+// ACCEPTED and ENFORCED columns, fits a 100-column terminal.
+func TestGetAccessPoliciesFitWidth(t *testing.T) {
+	t.Chdir("../..")
+	render.Now = func() timeT { return fixedNow }
+	defer func() { render.Now = realNow }()
+	out, errOut, code := runDecide(t, "", "get", "xap", "-A", "-f", "testdata/examples")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "ENFORCED") {
+		t.Fatalf("no ENFORCED column:\n%s", out)
+	}
+	for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if w := lipgloss.Width(line); w > 100 {
+			t.Errorf("line %d is %d columns wide:\n%s", i+1, w, line)
+		}
+	}
+}

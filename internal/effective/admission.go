@@ -51,6 +51,16 @@ func (a Admission) Cell() string {
 	return "False(" + a.Reason + ")"
 }
 
+// EffectiveCell is the table cell of the verdict the data plane follows, with where it
+// comes from: "True[recorded]", "False(Reason)[computed]".
+func (a Admission) EffectiveCell() string {
+	c := "True"
+	if !a.Effective.Accepted {
+		c = "False(" + a.Effective.Reason + ")"
+	}
+	return c + "[" + a.From + "]"
+}
+
 // Recorded summarises the recorded status: accepted when there is at least one ancestor and
 // every ancestor has Accepted=True (pkg/helpers/accesspolicy.go). Nil without status.
 func Recorded(p *snapshot.XAccessPolicy) *Status {

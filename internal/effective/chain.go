@@ -175,6 +175,8 @@ type Ignored struct {
 	Policy *snapshot.XAccessPolicy `json:"-"`
 	ID     string                  `json:"policy"`
 	Reason string                  `json:"reason"`
+	// Code is Reason as a CamelCase word (the Reason* constants of enforcement.go).
+	Code string `json:"code,omitempty"`
 }
 
 // Level is one enforcement level of a chain.
@@ -470,25 +472,25 @@ func (e *Engine) buildLevel(target topology.Ref, listener string) *Level {
 		}
 		if a := e.Admission[p]; !a.Effective.Accepted {
 			l.Ignored = append(l.Ignored, Ignored{p, p.Namespace + "/" + p.Name,
-				fmt.Sprintf("not accepted (%s, %s): %s", a.Effective.Reason, a.From, a.Effective.Message)})
+				fmt.Sprintf("not accepted (%s, %s): %s", a.Effective.Reason, a.From, a.Effective.Message), a.Effective.Reason})
 			continue
 		}
 		if sem.SectionName == Enforced && hit.SectionName != nil {
 			sn := string(*hit.SectionName)
 			switch {
 			case target.Kind != "Gateway":
-				l.Ignored = append(l.Ignored, Ignored{p, p.Namespace + "/" + p.Name, fmt.Sprintf("sectionName %q: %s has no sections, the policy does not attach", sn, target.Kind)})
+				l.Ignored = append(l.Ignored, Ignored{p, p.Namespace + "/" + p.Name, fmt.Sprintf("sectionName %q: %s has no sections, the policy does not attach", sn, target.Kind), ReasonSectionNotFound})
 				continue
 			case !e.hasListener(target, sn):
-				l.Ignored = append(l.Ignored, Ignored{p, p.Namespace + "/" + p.Name, fmt.Sprintf("sectionName %q names no listener of the gateway, the policy does not attach", sn)})
+				l.Ignored = append(l.Ignored, Ignored{p, p.Namespace + "/" + p.Name, fmt.Sprintf("sectionName %q names no listener of the gateway, the policy does not attach", sn), ReasonSectionNotFound})
 				continue
 			case listener != "" && listener != sn:
-				l.Ignored = append(l.Ignored, Ignored{p, p.Namespace + "/" + p.Name, fmt.Sprintf("sectionName %q: applies only to listener %s", sn, sn)})
+				l.Ignored = append(l.Ignored, Ignored{p, p.Namespace + "/" + p.Name, fmt.Sprintf("sectionName %q: applies only to listener %s", sn, sn), ReasonOtherListener})
 				continue
 			}
 		}
 		if p.Legacy != nil && sem.V0alpha0 != V0alpha0Legacy {
-			l.Ignored = append(l.Ignored, Ignored{p, p.Namespace + "/" + p.Name, "v0alpha0 object: stored without spec.action, never enforced"})
+			l.Ignored = append(l.Ignored, Ignored{p, p.Namespace + "/" + p.Name, "v0alpha0 object: stored without spec.action, never enforced", ReasonNoAction})
 			continue
 		}
 		cands = append(cands, p)
@@ -516,14 +518,14 @@ func (e *Engine) buildLevel(target topology.Ref, listener string) *Level {
 			}
 		case p.Spec.Action == v1alpha1.ActionTypeExternalAuth:
 			if l.ExtAuth != nil {
-				l.Ignored = append(l.Ignored, Ignored{p, p.Namespace + "/" + p.Name, "not the first ExternalAuth policy on the target (only " + l.ExtAuth.ID() + " is used)"})
+				l.Ignored = append(l.Ignored, Ignored{p, p.Namespace + "/" + p.Name, "not the first ExternalAuth policy on the target (only " + l.ExtAuth.ID() + " is used)", ReasonExtAuthNotFirst})
 				continue
 			}
 			l.ExtAuth = e.compile(p, false)
 		case p.Spec.Action == v1alpha1.ActionTypeAllow:
 			l.Allow = append(l.Allow, e.compile(p, sem.AllowCombine == CombineAllPolicies))
 		default:
-			l.Ignored = append(l.Ignored, Ignored{p, p.Namespace + "/" + p.Name, fmt.Sprintf("action %q is neither Allow nor ExternalAuth", p.Spec.Action)})
+			l.Ignored = append(l.Ignored, Ignored{p, p.Namespace + "/" + p.Name, fmt.Sprintf("action %q is neither Allow nor ExternalAuth", p.Spec.Action), actionCode(p.Spec.Action)})
 		}
 	}
 	if sem.AllowCombine != CombineAllPolicies {

@@ -6,6 +6,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/agpol/agpol/internal/apis/agentic"
@@ -13,14 +15,28 @@ import (
 	"github.com/agpol/agpol/internal/topology"
 )
 
-// Selector narrows a listing to one namespace and/or one name ("" = any).
+// Selector narrows a listing to one namespace and/or one name ("" = any), and to the
+// objects a label selector (-l) and a field selector (--field-selector) match (nil = any).
 type Selector struct {
 	Namespace string
 	Name      string
+	Labels    labels.Selector
+	Fields    fields.Selector
 }
 
 func (s Selector) match(m metav1.ObjectMeta) bool {
-	return (s.Namespace == "" || m.Namespace == s.Namespace) && (s.Name == "" || m.Name == s.Name)
+	return (s.Namespace == "" || m.Namespace == s.Namespace) && (s.Name == "" || m.Name == s.Name) &&
+		(s.Labels == nil || s.Labels.Matches(labels.Set(m.Labels))) &&
+		(s.Fields == nil || s.Fields.Matches(ObjectFields(m)))
+}
+
+// Match reports whether the selector selects an object with this metadata.
+func (s Selector) Match(m metav1.ObjectMeta) bool { return s.match(m) }
+
+// ObjectFields are the fields a field selector can name on agpol's kinds: the API server
+// supports metadata.name and metadata.namespace on every custom resource.
+func ObjectFields(m metav1.ObjectMeta) fields.Set {
+	return fields.Set{"metadata.name": m.Name, "metadata.namespace": m.Namespace}
 }
 
 // Item is one object of a listing: the object as read (what kubectl's printers print),
@@ -28,9 +44,9 @@ func (s Selector) match(m metav1.ObjectMeta) bool {
 type Item struct {
 	Object *unstructured.Unstructured `json:"object"`
 	Source snapshot.Source            `json:"source"`
-	// Admission is agpol's computed admission (XAccessPolicy; added by the decision engine).
+	// Admission is the admission the data plane follows (XAccessPolicy; computed by effective).
 	Admission any `json:"admission,omitempty"`
-	// Enforcement is agpol's computed enforcement (AuthPolicy).
+	// Enforcement is whether the data plane enforces the policy (XAccessPolicy, AuthPolicy).
 	Enforcement any `json:"enforcement,omitempty"`
 	resource    string
 }
@@ -45,7 +61,11 @@ func item(o snapshot.Origin, resource string) Item {
 // Computed carries what other stages computed about objects, for get and graph to show.
 // Nil functions leave the column to the status recorded on the object.
 type Computed struct {
-	Admission   func(*snapshot.XAccessPolicy) State
+	// Admission is an XAccessPolicy's ACCEPTED cell: the verdict followed, and its origin.
+	Admission func(*snapshot.XAccessPolicy) State
+	// AccessEnforcement is an XAccessPolicy's ENFORCED cell: what the data plane does.
+	AccessEnforcement func(*snapshot.XAccessPolicy) State
+	// Enforcement is an AuthPolicy's ENFORCED cell.
 	Enforcement func(*snapshot.AuthPolicy) State
 }
 
@@ -189,8 +209,12 @@ func backendView(s *snapshot.Snapshot, t *topology.Targets, sel Selector, wide b
 	return tab, items
 }
 
+// targetShortKinds are the short names agpol get takes for the kinds a policy targets,
+// used in the TARGETS column so that the table fits a 100-column terminal.
+var targetShortKinds = map[string]string{"Gateway": "gw", "XBackend": "xb"}
+
 func accessPolicyView(s *snapshot.Snapshot, sel Selector, wide bool, c Computed) (*Table, []Item) {
-	tab := &Table{Header: withWide(wide, []string{"NAMESPACE", "NAME", "ACTION", "TARGETS", "RULES", "ACCEPTED", "AGE"}, "VERSION", "SOURCE")}
+	tab := &Table{Header: withWide(wide, []string{"NAMESPACE", "NAME", "ACTION", "TARGETS", "ACCEPTED", "ENFORCED", "AGE"}, "RULES", "VERSION", "SOURCE")}
 	var items []Item
 	for _, p := range sortByName(s.XAccessPolicies, func(p *snapshot.XAccessPolicy) metav1.ObjectMeta { return p.ObjectMeta }) {
 		if !sel.match(p.ObjectMeta) {
@@ -198,7 +222,11 @@ func accessPolicyView(s *snapshot.Snapshot, sel Selector, wide bool, c Computed)
 		}
 		var targets []string
 		for _, tr := range p.Spec.TargetRefs {
-			ts := string(tr.Kind) + "/" + string(tr.Name)
+			kind := string(tr.Kind)
+			if short, ok := targetShortKinds[kind]; ok {
+				kind = short
+			}
+			ts := kind + "/" + string(tr.Name)
 			if tr.SectionName != nil {
 				ts += "#" + string(*tr.SectionName)
 			}
@@ -218,9 +246,14 @@ func accessPolicyView(s *snapshot.Snapshot, sel Selector, wide bool, c Computed)
 			st := c.Admission(p)
 			accepted, it.Admission = st.Cell, st.Detail
 		}
-		row := []string{p.Namespace, p.Name, action, Join(targets), rules, accepted, Age(p.CreationTimestamp.Time)}
+		enforced := "<unknown>"
+		if c.AccessEnforcement != nil {
+			st := c.AccessEnforcement(p)
+			enforced, it.Enforcement = st.Cell, st.Detail
+		}
+		row := []string{p.Namespace, p.Name, action, Join(targets), accepted, enforced, Age(p.CreationTimestamp.Time)}
 		if wide {
-			row = append(row, p.APIVersion(), p.Source.String())
+			row = append(row, rules, p.APIVersion(), p.Source.String())
 		}
 		tab.Rows = append(tab.Rows, row)
 		items = append(items, it)

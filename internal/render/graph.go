@@ -217,8 +217,14 @@ func (b *graphBuilder) accessPolicies(in GraphInput, target topology.Ref, tn dot
 		if in.Computed.Admission != nil {
 			state = in.Computed.Admission(p)
 		}
-		label := fmt.Sprintf("XAccessPolicy %s/%s\n%s, admission %s", p.Namespace, p.Name, action, state.Cell)
-		pn := b.node("XAccessPolicy/"+p.Namespace+"/"+p.Name, label, "note", !state.InForce)
+		label := fmt.Sprintf("XAccessPolicy %s/%s\n%s, accepted %s", p.Namespace, p.Name, action, state.Cell)
+		inForce := state.InForce
+		if in.Computed.AccessEnforcement != nil {
+			enf := in.Computed.AccessEnforcement(p)
+			label += "\nenforced " + enf.Cell
+			inForce = enf.InForce
+		}
+		pn := b.node("XAccessPolicy/"+p.Namespace+"/"+p.Name, label, "note", !inForce)
 		b.edge(pn, tn, "", true)
 	}
 }

@@ -66,13 +66,18 @@ func (e *Engine) CanI(id *Identity, op Op, f Filter) ([]Answer, error) {
 var ErrNoTarget = fmt.Errorf("no path")
 
 func (e *Engine) noTarget(f Filter) error {
+	gw := "any gateway"
+	if f.Gateway != "" {
+		gw = "gateway " + f.Gateway
+	}
+	if f.Listener != "" {
+		gw += " (listener " + f.Listener + ")"
+	}
 	switch {
-	case f.Gateway != "" && f.Backend != "":
-		return fmt.Errorf("%w: no accepted route of gateway %s reaches backend %s", ErrNoTarget, f.Gateway, f.Backend)
 	case f.Backend != "":
-		return fmt.Errorf("%w: no accepted route of any gateway reaches backend %s", ErrNoTarget, f.Backend)
-	case f.Gateway != "":
-		return fmt.Errorf("%w: gateway %s reaches no backend", ErrNoTarget, f.Gateway)
+		return fmt.Errorf("%w: no accepted route of %s reaches backend %s", ErrNoTarget, gw, f.Backend)
+	case f.Gateway != "" || f.Listener != "":
+		return fmt.Errorf("%w: %s reaches no backend", ErrNoTarget, gw)
 	}
 	return fmt.Errorf("%w: the topology has no gateway → backend path", ErrNoTarget)
 }
