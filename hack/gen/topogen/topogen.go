@@ -58,6 +58,15 @@ const (
 	backendsPerAgent = 20 // one agents namespace per 20 XBackends
 )
 
+// Scaled is s with every kind of object n times as many (n >= 1), named NAMExN: the
+// same shape, for measuring how a cost grows between sizes other than tenfold.
+func (s Size) Scaled(n int) Size {
+	if n <= 1 {
+		return s
+	}
+	return Size{Name: fmt.Sprintf("%sx%d", s.Name, n), Gateways: s.Gateways * n, Backends: s.Backends * n, Policies: s.Policies * n}
+}
+
 // Validate checks that a size can be generated.
 func (s Size) Validate() error {
 	switch {
