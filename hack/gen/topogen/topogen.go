@@ -19,6 +19,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // Size is the shape of a topology.
@@ -303,7 +305,7 @@ func (d *doc) f(format string, args ...any) { fmt.Fprintf(&d.b, format, args...)
 func (g *gen) clusterFile() File {
 	d := &doc{}
 	d.start("Synthetic topology for agpol benchmarks (hack/gen): cluster-scoped objects and namespaces.")
-	d.f("apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata:\n  name: agentic\nspec:\n  controllerName: agentic.networking.x-k8s.io/controller\n")
+	d.f("apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata:\n  name: agentic\nspec:\n  controllerName: %s\n", topology.AgenticControllerName)
 	g.count("GatewayClass")
 	for i := 0; i < g.infraNS; i++ {
 		d.start("")
