@@ -23,7 +23,8 @@
 # Environment: RUNS (timed runs per side, default 5), DECIDE_RUNS (runs of each decision
 # benchmark, default 3), SKIP_LIVE=1, LIVE_SIZE (default medium), KUBECTL (default kubectl
 # on PATH), STAGES=1 also runs every stage benchmark, ONLY=19 runs only issue 19's part
-# and the live part (SKIP_LIVE=1 still skips it), ONLY=8 only issue 8's,
+# and the live part (SKIP_LIVE=1 still skips it), ONLY=8 only issue 8's, ONLY=live only
+# the live part,
 # SIM_REQUESTS (requests of issue 19's simulate, default 20000), SIZE19 (its topology,
 # default large; medium for a quick check of the script).
 # Each side of a ratio runs in its own process, interleaved with the other side, and the
@@ -61,12 +62,15 @@ log "machine: $(nproc) cores, ${cpu_model:-unknown CPU}, $(go version | cut -d' 
 log "building agpol and the harness"
 go build -o "$out/bin/agpol" ./cmd/agpol
 go build -o "$out/bin/harness" ./bench/harness
+go build -o "$out/bin/rss" ./bench/rss
 h="$out/bin/harness"
 
 . bench/lib.sh
 only="${ONLY:-}"
 size19="${SIZE19:-large}"
-if [[ "$only" == 19 ]]; then
+if [[ "$only" == live ]]; then
+	ensure_topology "$live_size"
+elif [[ "$only" == 19 ]]; then
 	ensure_topology "$size19"
 	[[ "${SKIP_LIVE:-}" == 1 ]] || ensure_topology "$live_size"
 else
@@ -201,6 +205,8 @@ judge19() {
 
 if [[ "$only" == 19 ]]; then
 	issue19
+elif [[ "$only" == live ]]; then
+	:
 else
 
 # 1 and 3: decode floor vs pipeline, and peak RSS of each, on the large topology.
@@ -297,7 +303,7 @@ else
 		log "live: building the test API server (hack/testenv/ensure.sh)"
 		assets="$(hack/testenv/ensure.sh)"
 		log "live: $live_size topology in kube-apiserver, $runs runs each"
-		lv="$("$h" live -dir "$out/topo/$live_size" -agpol "$out/bin/agpol" -kubectl "$kubectl" -assets "$assets" -repo "$repo" -runs "$runs")"
+		lv="$("$h" live -dir "$out/topo/$live_size" -agpol "$out/bin/agpol" -kubectl "$kubectl" -assets "$assets" -repo "$repo" -runs "$runs" -rss "$out/bin/rss")"
 		echo "live: $lv"
 		# Issue 8's budget was 1.3x; issue 19's is 1.0x (keep today's figures).
 		for what in describe lint; do
@@ -311,7 +317,7 @@ else
 	fi
 fi
 
-if [[ "$only" != 8 ]]; then
+if [[ "$only" != 8 && "$only" != live ]]; then
 	judge19
 fi
 
