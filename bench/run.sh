@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# bench/run.sh measures agpol against the budgets of issue 8 and prints, from this one
-# run, every ratio with PASS or FAIL, the figures behind it and the machine:
+# bench/run.sh measures agpol against the budgets of issues 8 and 19 and prints, from
+# this one run, every ratio with PASS or FAIL, the figures behind it and the machine.
 #
+# Issue 19 (whole commands, as users run them, against the decode floor; see
+# issue19() below): get xap -A -o json, describe gateway, lint, simulate (text and json),
+# matrix, who-can, diff, lint at 3x the objects, and the peak RSS of each against the
+# decode floor's and kubectl's (live part).
+#
+# Issue 8:
 #   1. load + admission + all chains (large topology) vs the decode floor   <= 1.5x
 #   2. decisions per second per core on the large topology                  >= 1,000,000
 #   3. peak memory (allocated: peak RSS less program pages) vs input size   <= 3x
@@ -16,7 +22,11 @@
 #
 # Environment: RUNS (timed runs per side, default 5), DECIDE_RUNS (runs of each decision
 # benchmark, default 3), SKIP_LIVE=1, LIVE_SIZE (default medium), KUBECTL (default kubectl
-# on PATH), STAGES=1 also runs every stage benchmark.
+# on PATH), STAGES=1 also runs every stage benchmark, ONLY=19 runs only issue 19's part
+# and the live part (SKIP_LIVE=1 still skips it), ONLY=8 only issue 8's, ONLY=live only
+# the live part,
+# SIM_REQUESTS (requests of issue 19's simulate, default 20000), SIZE19 (its topology,
+# default large; medium for a quick check of the script).
 # Each side of a ratio runs in its own process, interleaved with the other side, and the
 # median is kept: a busy machine slows both sides alike. Offline time budgets are judged
 # on CPU time (user+system), live ones on wall time; both are printed. Exit status: 0 when every budget
@@ -52,12 +62,152 @@ log "machine: $(nproc) cores, ${cpu_model:-unknown CPU}, $(go version | cut -d' 
 log "building agpol and the harness"
 go build -o "$out/bin/agpol" ./cmd/agpol
 go build -o "$out/bin/harness" ./bench/harness
+go build -o "$out/bin/rss" ./bench/rss
 h="$out/bin/harness"
 
 . bench/lib.sh
-for size in small medium large; do
-	ensure_topology "$size"
-done
+only="${ONLY:-}"
+size19="${SIZE19:-large}"
+if [[ "$only" == live ]]; then
+	ensure_topology "$live_size"
+elif [[ "$only" == 19 ]]; then
+	ensure_topology "$size19"
+	[[ "${SKIP_LIVE:-}" == 1 ]] || ensure_topology "$live_size"
+else
+	for size in small medium large; do
+		ensure_topology "$size"
+	done
+fi
+
+# issue19: whole commands on the large topology, each in its own process, in rounds
+# (every command once per round), medians of $runs rounds; against the decode floor
+# (sigs.k8s.io/yaml into unstructured, streaming: harness once -mode floor-stream) run
+# as a whole process in the same rounds. Times are judged on CPU (user+system of the
+# process, from its rusage), wall printed beside; memory on the peak RSS (ru_maxrss) of
+# the whole process, against the floor that keeps every object (-mode floor) and
+# against kubectl's (the live part, when it runs on the same objects).
+declare -A c19=()
+issue19() {
+	local sz="$size19"
+	local L="$out/topo/$sz" L3="$out/topo/${sz}x3" LA="$out/topo/$sz-after" a="$out/bin/agpol"
+	local n="${SIM_REQUESTS:-20000}"
+	local rq="$out/topo/requests-$sz-$n.yaml"
+	if [[ "$(cat "$out/topo/issue19-$sz.stamp" 2>/dev/null)" != "$(gen_stamp)" ]]; then
+		rm -rf "$L3" "$LA" "$out/topo/$sz-seed2" "$out/topo/requests-$sz"-*.yaml
+	fi
+	# 3x the objects: hack/gen -size large -scale 3 (every kind of object times three).
+	if [[ ! -f "$L3/00-cluster.yaml" ]]; then
+		go run ./hack/gen -size "$sz" -scale 3 -seed 1 -out "$L3" >&2
+	fi
+	# The request file of N requests, generated with the same size and seed (the
+	# topology it writes beside it is the same bytes as $L, checked, then dropped).
+	if [[ ! -f "$rq" ]]; then
+		local tmp="$out/topo/tmp-requests"
+		rm -rf "$tmp"
+		go run ./hack/gen -size "$sz" -seed 1 -out "$tmp" -requests "$n" -requests-file "$rq" >&2
+		diff -rq "$tmp" "$L" >&2 || { log "the request file's topology differs from $L"; return 1; }
+		rm -rf "$tmp"
+	fi
+	# diff's after: the large topology with every tenth application namespace's file
+	# (20-app-*0.yaml, 50 of 500) taken from seed 2: same names, other policies and routes.
+	if [[ ! -f "$LA/00-cluster.yaml" ]]; then
+		local s2="$out/topo/$sz-seed2"
+		[[ -f "$s2/00-cluster.yaml" ]] || go run ./hack/gen -size "$sz" -seed 2 -out "$s2" >&2
+		rm -rf "$LA"
+		cp -r "$L" "$LA"
+		cp "$s2"/20-app-*0.yaml "$LA/"
+	fi
+	gen_stamp >"$out/topo/issue19-$sz.stamp"
+	local backend gw
+	backend="$(sed -n 's/^  http: {method: POST, host: \(app-[0-9]*\)-tools-.*, path: \/\(mcp-[0-9]*\)\/mcp.*/\1\/\2/;T;p;q' "$out/topo/requests-$sz.yaml")"
+	local tool
+	tool="$(sed -n 's/^  mcp: {method: tools\/call, tool: \([a-z-]*\)}.*/\1/;T;p;q' "$out/topo/requests-$sz.yaml")"
+	gw=infra-000/gw-000
+	log "issue 19: whole commands on $sz ($runs rounds; who-can --tool $tool --backend $backend)"
+	local res
+	res="$("$h" commands -runs "$runs" \
+		-c "idle=$a version" \
+		-c "floor=$h once -mode floor-stream -dir $L" \
+		-c "floor_keep=$h once -mode floor -dir $L" \
+		-c "get=$a get xap -A -f $L -o json" \
+		-c "describe=$a describe gateway $gw -f $L" \
+		-c "lint=$a lint -f $L -o json --fail-on none" \
+		-c "sim_text=$a simulate -f $L --requests $rq" \
+		-c "sim_json=$a simulate -f $L --requests $rq -o json" \
+		-c "sim_json_2k=$a simulate -f $L --requests $out/topo/requests-$sz.yaml -o json" \
+		-c "matrix=$a matrix -f $L -o csv" \
+		-c "whocan=$a who-can --tool $tool --backend $backend -f $L" \
+		-c "diff=$a diff --before $L --after $LA" \
+		-c "floor3=$h once -mode floor-stream -dir $L3" \
+		-c "lint3=$a lint -f $L3 -o json --fail-on none")"
+	echo "$res" | sed 's/^/commands: /'
+	local line name
+	while read -r line; do
+		name="$(kv name "$line")"
+		c19[$name]="$line"
+	done <<<"$res"
+	c19[sim_n]="$n"
+}
+# f19 NAME KEY: a figure of an issue-19 command.
+f19() { kv "$2" "${c19[$1]}"; }
+
+# judge19: the issue-19 verdicts (after the live part, whose kubectl peak they use).
+judge19() {
+	local fc fw frss fkeep
+	fc="$(f19 floor cpu_ms)"
+	fw="$(f19 floor ms)"
+	frss="$(f19 floor rss_bytes)"
+	fkeep="$(f19 floor_keep rss_bytes)"
+	summary+=("$(printf '      %-44s %s ms cpu, wall %s ms, peak RSS %.0f MB (keeping every object: %.0f MB, %s ms cpu); agpol version: %s ms cpu, %.0f MB' \
+		"decode floor, streaming ($size19, issue 19)" "$fc" "$fw" "$(calc "$frss / 1e6")" "$(calc "$fkeep / 1e6")" "$(f19 floor_keep cpu_ms)" "$(f19 idle cpu_ms)" "$(calc "$(f19 idle rss_bytes) / 1e6")")")
+	local c budget label r
+	for c in get:1.3:"get xap -A -o json" describe:1.3:"describe gateway" lint:2:"lint -o json" matrix:2:"matrix -o csv" whocan:2:"who-can" diff:2:"diff --before --after"; do
+		IFS=: read -r c budget label <<<"$c"
+		r="$(calc "$(f19 "$c" cpu_ms) / $fc")"
+		verdict "19: $label / decode floor <= ${budget}x" "$(calc "$r <= $budget")" \
+			"$(printf '%.2fx cpu (%s vs %s ms; wall %s vs %s ms = %.2fx)' "$r" "$(f19 "$c" cpu_ms)" "$fc" "$(f19 "$c" ms)" "$fw" "$(calc "$(f19 "$c" ms) / $fw")")"
+	done
+	local n="${c19[sim_n]}" per
+	for c in sim_text:20:"simulate text" sim_json:40:"simulate -o json"; do
+		IFS=: read -r c budget label <<<"$c"
+		per="$(calc "($(f19 "$c" cpu_ms) - $fc) * 1000 / $n")"
+		verdict "19: $label, $n requests <= floor + N x ${budget}us" "$(calc "$(f19 "$c" cpu_ms) <= $fc + $n * $budget / 1000")" \
+			"$(printf '%.1f us per request above the floor (%s ms cpu vs floor %s + %s = %s ms; wall %s ms)' "$per" "$(f19 "$c" cpu_ms)" "$fc" "$(calc "$n * $budget / 1000")" "$(calc "$fc + $n * $budget / 1000")" "$(f19 "$c" ms)")"
+	done
+	local grow
+	grow="$(calc "($(f19 sim_json rss_bytes) - $(f19 sim_json_2k rss_bytes)) / 1e6")"
+	verdict "19: simulate -o json memory flat in N" "$(calc "$(f19 sim_json rss_bytes) <= 1.05 * $(f19 sim_json_2k rss_bytes)")" \
+		"$(printf '%.0f MB peak for %s requests vs %.0f MB for 2000 (%+.0f MB; judged: within 5%%)' "$(calc "$(f19 sim_json rss_bytes) / 1e6")" "$n" "$(calc "$(f19 sim_json_2k rss_bytes) / 1e6")" "$grow")"
+	local lr fr
+	lr="$(calc "$(f19 lint3 cpu_ms) / $(f19 lint cpu_ms)")"
+	fr="$(calc "$(f19 floor3 cpu_ms) / $fc")"
+	verdict "19: lint linearity, 3x objects <= 3.3x time" "$(calc "$lr <= 3.3")" \
+		"$(printf '%.2fx cpu (%s -> %s ms; wall %.2fx); the decode floor: %.2fx (%s -> %s ms)' "$lr" "$(f19 lint cpu_ms)" "$(f19 lint3 cpu_ms)" "$(calc "$(f19 lint3 ms) / $(f19 lint ms)")" "$fr" "$fc" "$(f19 floor3 cpu_ms)")"
+	local krss="" kline
+	if [[ -n "${lv:-}" && "$live_size" == "$size19" ]]; then
+		krss="$(kv fetch_rss_bytes "$lv")"
+	fi
+	for c in get describe lint sim_text sim_json matrix whocan diff; do
+		local rss
+		rss="$(f19 "$c" rss_bytes)"
+		if [[ -n "$krss" ]]; then
+			kline="$(printf '; %.2fx kubectl get -A -o json on the same objects (%.0f MB)' "$(calc "$rss / $krss")" "$(calc "$krss / 1e6")")"
+		else
+			kline="; kubectl: see the live part ($live_size, not these objects)"
+		fi
+		verdict "19: peak RSS $c <= 1x floor keeping every object" "$(calc "$rss <= $fkeep")" \
+			"$(printf '%.0f MB = %.2fx the floor keeping every object (%.0f MB), %.2fx the streaming floor%s' "$(calc "$rss / 1e6")" "$(calc "$rss / $fkeep")" "$(calc "$fkeep / 1e6")" "$(calc "$rss / $frss")" "$kline")"
+		if [[ -n "$krss" ]]; then
+			verdict "19: peak RSS $c <= kubectl get's" "$(calc "$rss <= $krss")" "$(printf '%.2fx' "$(calc "$rss / $krss")")"
+		fi
+	done
+}
+
+if [[ "$only" == 19 ]]; then
+	issue19
+elif [[ "$only" == live ]]; then
+	:
+else
 
 # 1 and 3: decode floor vs pipeline, and peak RSS of each, on the large topology.
 log "offline: decode floor vs load + admission + all chains (large, $runs runs each)"
@@ -137,6 +287,11 @@ else
 			"$batch" "$decide_runs" "$batch_range" "${hot:-0}" "${one:-?}" "${text:-0}" "${traced:-0}")"
 fi
 
+fi # ONLY=19
+if [[ "$only" == "" ]]; then
+	issue19
+fi
+
 # 5: live, against the real test API server.
 if [[ "${SKIP_LIVE:-}" == 1 ]]; then
 	summary+=("SKIP  live ratios (SKIP_LIVE=1)")
@@ -148,14 +303,22 @@ else
 		log "live: building the test API server (hack/testenv/ensure.sh)"
 		assets="$(hack/testenv/ensure.sh)"
 		log "live: $live_size topology in kube-apiserver, $runs runs each"
-		lv="$("$h" live -dir "$out/topo/$live_size" -agpol "$out/bin/agpol" -kubectl "$kubectl" -assets "$assets" -repo "$repo" -runs "$runs")"
+		lv="$("$h" live -dir "$out/topo/$live_size" -agpol "$out/bin/agpol" -kubectl "$kubectl" -assets "$assets" -repo "$repo" -runs "$runs" -rss "$out/bin/rss")"
 		echo "live: $lv"
+		# Issue 8's budget was 1.3x; issue 19's is 1.0x (keep today's figures).
 		for what in describe lint; do
 			r="$(kv ${what}_ratio "$lv")"
-			verdict "live agpol $what / fetch floor ($live_size)" "$(calc "$r <= 1.3")" \
+			verdict "live agpol $what / fetch floor ($live_size) <= 1.0x" "$(calc "$r <= 1.0")" \
 				"$(printf '%.2fx  (%s ms vs %s ms for kubectl get -A -o json, %s objects)' "$r" "$(kv ${what}_ms "$lv")" "$(kv fetch_ms "$lv")" "$(kv objects "$lv")")"
+			rr="$(calc "$(kv ${what}_rss_bytes "$lv") / $(kv fetch_rss_bytes "$lv")")"
+			verdict "live agpol $what peak RSS <= kubectl get's ($live_size)" "$(calc "$rr <= 1.0")" \
+				"$(printf '%.2fx  (%.0f MB vs %.0f MB for kubectl get -A -o json)' "$rr" "$(calc "$(kv ${what}_rss_bytes "$lv") / 1e6")" "$(calc "$(kv fetch_rss_bytes "$lv") / 1e6")")"
 		done
 	fi
+fi
+
+if [[ "$only" != 8 && "$only" != live ]]; then
+	judge19
 fi
 
 if [[ "${STAGES:-}" == 1 ]]; then
@@ -166,7 +329,7 @@ if [[ "${STAGES:-}" == 1 ]]; then
 fi
 
 echo
-echo "agpol performance budgets (issue 8) - $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "agpol performance budgets (issues 8 and 19${only:+, ONLY=$only}) - $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "machine: $(nproc) cores, ${cpu_model:-unknown CPU}, $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "topologies: hack/gen seed 1; $runs interleaved runs per side, medians"
 printf '%s\n' "${summary[@]}"

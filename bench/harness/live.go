@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -45,6 +46,7 @@ func live(args []string) error {
 	repo := fs.String("repo", ".", "agpol repository (for config/crd and the gateway-api module)")
 	gateway := fs.String("gateway", "infra-000/gw-000", "gateway to describe")
 	runs := fs.Int("runs", 5, "timed runs of each command")
+	rssBin := fs.String("rss", "", "bench/rss binary: run each command through it for its own peak RSS (a child of this large process reports at least this process's peak)")
 	_ = fs.Parse(args)
 	if *agpol == "" {
 		return errors.New("-agpol BIN is required")
@@ -106,9 +108,13 @@ func live(args []string) error {
 	fmt.Fprintf(os.Stderr, "live: created %d objects in %s\n", n, time.Since(start).Round(time.Millisecond))
 
 	cmdEnv := append(os.Environ(), "HOME="+tmp, "KUBECONFIG="+kubeconfig, "NO_COLOR=1")
-	floor := []string{*kubectl, "get", FetchKinds, "-A", "-o", "json"}
-	describe := []string{*agpol, "describe", "gateway", *gateway}
-	lint := []string{*agpol, "lint", "--fail-on", "none"}
+	var pre []string
+	if *rssBin != "" {
+		pre = []string{*rssBin}
+	}
+	floor := append(pre[:len(pre):len(pre)], *kubectl, "get", FetchKinds, "-A", "-o", "json")
+	describe := append(pre[:len(pre):len(pre)], *agpol, "describe", "gateway", *gateway)
+	lint := append(pre[:len(pre):len(pre)], *agpol, "lint", "--fail-on", "none")
 	// One untimed run of each: kubectl fills its discovery cache, as in daily use.
 	var fetched int64
 	for _, c := range [][]string{floor, describe, lint} {
@@ -116,36 +122,42 @@ func live(args []string) error {
 		if err != nil {
 			return err
 		}
-		if c[0] == *kubectl {
+		if c[len(pre)] == *kubectl {
 			fetched = out.bytes
 		}
 	}
 	var tf, td, tl []time.Duration
+	var rf, rd, rl []int64
 	for i := 0; i < *runs; i++ {
 		for _, x := range []struct {
 			c   []string
 			acc *[]time.Duration
-		}{{floor, &tf}, {describe, &td}, {lint, &tl}} {
+			rss *[]int64
+		}{{floor, &tf, &rf}, {describe, &td, &rd}, {lint, &tl, &rl}} {
 			out, err := timed(x.c, cmdEnv)
 			if err != nil {
 				return err
 			}
 			*x.acc = append(*x.acc, out.wall)
+			*x.rss = append(*x.rss, out.maxRSS)
 		}
 		fmt.Fprintf(os.Stderr, "live: run %d: kubectl %s ms, describe %s ms, lint %s ms\n", i+1, ms(tf[i]), ms(td[i]), ms(tl[i]))
 	}
 	f, d, l := median(tf), median(td), median(tl)
-	fmt.Printf("objects=%d fetched_json_bytes=%d runs=%d fetch_ms=%s describe_ms=%s lint_ms=%s describe_ratio=%.3f lint_ratio=%.3f\n",
-		n, fetched, *runs, ms(f), ms(d), ms(l), float64(d)/float64(f), float64(l)/float64(f))
+	fmt.Printf("objects=%d fetched_json_bytes=%d runs=%d fetch_ms=%s describe_ms=%s lint_ms=%s describe_ratio=%.3f lint_ratio=%.3f"+
+		" fetch_rss_bytes=%d describe_rss_bytes=%d lint_rss_bytes=%d\n",
+		n, fetched, *runs, ms(f), ms(d), ms(l), float64(d)/float64(f), float64(l)/float64(f), median(rf), median(rd), median(rl))
 	return nil
 }
 
 type result struct {
-	wall  time.Duration
-	bytes int64
+	wall   time.Duration
+	bytes  int64
+	maxRSS int64 // peak resident set of the process (ru_maxrss), bytes
 }
 
-// timed runs a command with its output discarded (counted) and returns its wall time.
+// timed runs a command with its output discarded (counted) and returns its wall time
+// and peak RSS.
 func timed(argv []string, env []string) (result, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
@@ -158,7 +170,17 @@ func timed(argv []string, env []string) (result, error) {
 	if err != nil {
 		return result{}, fmt.Errorf("%s: %w\n%s", strings.Join(argv, " "), err, stderr.String())
 	}
-	return result{wall: el, bytes: cw.n}, nil
+	r := result{wall: el, bytes: cw.n}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.maxRSS = ru.Maxrss * 1024 // KiB on Linux
+	}
+	// Through bench/rss: the command's own peak, from the line rss writes last.
+	if i := strings.LastIndex(stderr.String(), "rss: maxrss_bytes="); i >= 0 {
+		if _, err := fmt.Sscanf(stderr.String()[i:], "rss: maxrss_bytes=%d", &r.maxRSS); err != nil {
+			return result{}, fmt.Errorf("%s: reading rss's report: %w", strings.Join(argv, " "), err)
+		}
+	}
+	return r, nil
 }
 
 type countWriter struct{ n int64 }

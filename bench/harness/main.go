@@ -6,6 +6,7 @@
 //	harness retained -dir DIR               what stays live after the pipeline, by part
 //	harness decide -dir DIR -requests FILE  decisions per second on one core (simulate)
 //	harness live -dir DIR -agpol BIN -kubectl BIN   see live.go
+//	harness commands -runs N -c NAME=ARGV ...      whole processes in rounds: time, CPU, peak RSS
 //
 // Runs of the two sides of a ratio are interleaved, so a noisy shared machine slows both
 // alike; the figure reported is the median of the runs.
@@ -37,7 +38,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: harness offline|once|retained|scaling|decide|live [flags]")
+		fmt.Fprintln(os.Stderr, "usage: harness offline|once|retained|scaling|decide|live|commands [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -54,6 +55,8 @@ func main() {
 		err = decide(os.Args[2:])
 	case "live":
 		err = live(os.Args[2:])
+	case "commands":
+		err = commands(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
 	}
@@ -188,7 +191,7 @@ func onceProc(self, mode, dir string) (map[string]float64, error) {
 func once(args []string) error {
 	fs := flag.NewFlagSet("once", flag.ExitOnError)
 	dir := fs.String("dir", "", "manifest directory")
-	mode := fs.String("mode", "pipeline", "floor, pipeline, lint or none")
+	mode := fs.String("mode", "pipeline", "floor, floor-stream, pipeline, lint or none")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile")
 	memprofile := fs.String("memprofile", "", "write a heap profile of what is live at the end")
 	memrate := fs.Int("memprofilerate", 0, "bytes per heap profile sample (runtime.MemProfileRate; 0 keeps Go's 512 KiB, 1 records every allocation)")
@@ -212,6 +215,10 @@ func once(args []string) error {
 		objs, err = stages.DecodeFloor(files)
 		keep = objs
 		extra = fmt.Sprintf(" objects=%d", len(objs))
+	case "floor-stream":
+		var n int
+		n, err = stages.DecodeStream(files)
+		extra = fmt.Sprintf(" objects=%d", n)
 	case "pipeline":
 		var s *snapshot.Snapshot
 		s, err = stages.Load(files)

@@ -88,6 +88,44 @@ func DecodeFloor(files []string) ([]*unstructured.Unstructured, error) {
 	return out, nil
 }
 
+// DecodeStream is DecodeFloor without keeping anything: each file is read through a
+// buffer and each document decoded into an unstructured object and dropped (the floor
+// of a command that streams its input). It returns the number of objects.
+func DecodeStream(files []string) (int, error) {
+	n := 0
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return n, err
+		}
+		r := utilyaml.NewYAMLReader(bufio.NewReader(f))
+		for {
+			doc, err := r.Read()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				f.Close()
+				return n, fmt.Errorf("%s: %w", name, err)
+			}
+			var obj map[string]any
+			if err := yaml.Unmarshal(doc, &obj); err != nil {
+				f.Close()
+				return n, fmt.Errorf("%s: %w", name, err)
+			}
+			if obj == nil {
+				continue
+			}
+			u := &unstructured.Unstructured{Object: obj}
+			if u.GetKind() != "" {
+				n++
+			}
+		}
+		f.Close()
+	}
+	return n, nil
+}
+
 // Load is what agpol -f DIR does before deciding anything: read, default namespaces,
 // type into a snapshot.
 func Load(files []string) (*snapshot.Snapshot, error) {

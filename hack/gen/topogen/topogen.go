@@ -19,6 +19,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // Size is the shape of a topology.
@@ -57,6 +59,15 @@ const (
 	overLimitCount   = 7
 	backendsPerAgent = 20 // one agents namespace per 20 XBackends
 )
+
+// Scaled is s with every kind of object n times as many (n >= 1), named NAMExN: the
+// same shape, for measuring how a cost grows between sizes other than tenfold.
+func (s Size) Scaled(n int) Size {
+	if n <= 1 {
+		return s
+	}
+	return Size{Name: fmt.Sprintf("%sx%d", s.Name, n), Gateways: s.Gateways * n, Backends: s.Backends * n, Policies: s.Policies * n}
+}
 
 // Validate checks that a size can be generated.
 func (s Size) Validate() error {
@@ -294,7 +305,7 @@ func (d *doc) f(format string, args ...any) { fmt.Fprintf(&d.b, format, args...)
 func (g *gen) clusterFile() File {
 	d := &doc{}
 	d.start("Synthetic topology for agpol benchmarks (hack/gen): cluster-scoped objects and namespaces.")
-	d.f("apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata:\n  name: agentic\nspec:\n  controllerName: agentic.networking.x-k8s.io/controller\n")
+	d.f("apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata:\n  name: agentic\nspec:\n  controllerName: %s\n", topology.AgenticControllerName)
 	g.count("GatewayClass")
 	for i := 0; i < g.infraNS; i++ {
 		d.start("")
