@@ -215,4 +215,3 @@ func placeholders(words []string) []string {
 	}
 	return out
 }
-
