@@ -19,6 +19,9 @@ func authPolicyGetHook(s *snapshot.Snapshot, c *render.Computed) {
 	}
 	res := authpolicy.Compute(s)
 	c.Enforcement = func(p *snapshot.AuthPolicy) render.State {
+		if p.IsV1beta2() {
+			return render.State{Cell: "Unknown (v1beta2 not computed)"}
+		}
 		pr := res.Policy(p.Namespace + "/" + p.Name)
 		if pr == nil || pr.Policy.Object != p {
 			return render.State{Cell: "<duplicate>"}
