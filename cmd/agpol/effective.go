@@ -18,9 +18,18 @@ func authPolicyGetHook(s *snapshot.Snapshot, c *render.Computed) {
 		return
 	}
 	res := authpolicy.Compute(s)
+	var v1b2 *authpolicy.V1beta2Result
 	c.Enforcement = func(p *snapshot.AuthPolicy) render.State {
 		if p.IsV1beta2() {
-			return render.State{Cell: "Unknown (v1beta2 not computed)"}
+			if v1b2 == nil {
+				v1b2 = authpolicy.ComputeV1beta2(s)
+			}
+			pr := v1b2.Policy(p.Namespace + "/" + p.Name)
+			if pr == nil || pr.Object != p {
+				return render.State{Cell: "<duplicate>"}
+			}
+			return render.State{Cell: render.V1beta2EnforcementCell(pr), InForce: pr.Enforcement == authpolicy.Enforced || pr.Enforcement == authpolicy.PartiallyEnforced,
+				Detail: pr}
 		}
 		pr := res.Policy(p.Namespace + "/" + p.Name)
 		if pr == nil || pr.Policy.Object != p {

@@ -197,3 +197,16 @@ func writeAuthPolicyPath(w io.Writer, p *authpolicy.PathResult, indent string) e
 	}
 	return nil
 }
+
+// V1beta2EnforcementCell is the ENFORCED cell of a kuadrant.io/v1beta2 AuthPolicy, with
+// the reason when it is not plainly enforced, e.g. "Enforced (v1beta2)",
+// "NotEnforced (v1beta2: the HTTPRoute target app/r is already referenced by policy app/p)".
+func V1beta2EnforcementCell(p *authpolicy.V1beta2Policy) string {
+	if p == nil {
+		return "<none>"
+	}
+	if len(p.Reasons) == 0 {
+		return p.Enforcement + " (v1beta2)"
+	}
+	return p.Enforcement + " (v1beta2: " + strings.Join(p.Reasons, "; ") + ")"
+}

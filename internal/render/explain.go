@@ -219,6 +219,9 @@ func writeAuthPolicy(w io.Writer, ap *explain.AuthPolicyInfo, st Styler) {
 	} else {
 		fmt.Fprintln(w, "    "+st.Dim("runs as well; not part of the verdict above, which is the access policies'"))
 	}
+	if ap.V1beta2 != nil {
+		fmt.Fprintln(w, "    kuadrant.io/v1beta2: "+esc(ap.V1beta2.Reason))
+	}
 	e := ap.Evaluation
 	if e == nil {
 		return
