@@ -133,12 +133,24 @@ func (a *app) runEffectiveAuthPolicy(o *effectiveAuthPolicyOptions, s *snapshot.
 		}
 		return usagef("%v", err)
 	}
+	var v1b2 []authpolicy.V1beta2TargetPolicy
+	for _, p := range s.AuthPolicies {
+		if p.IsV1beta2() {
+			v1b2 = authpolicy.ComputeV1beta2(s).ForTarget(q.Kind, q.Namespace+"/"+q.Name)
+			break
+		}
+	}
 	w := a.streams.Out
 	switch o.output {
 	case "json", "yaml":
-		return render.Report(w, o.output, render.NewAuthPolicyReport(paths, res), render.CompletenessOf(s))
+		rep := render.NewAuthPolicyReport(paths, res)
+		rep.V1beta2 = v1b2
+		return render.Report(w, o.output, rep, render.CompletenessOf(s))
 	}
-	return render.AuthPolicyText(w, paths, res)
+	if err := render.AuthPolicyText(w, paths, res); err != nil || len(v1b2) == 0 {
+		return err
+	}
+	return render.V1beta2Text(w, v1b2)
 }
 
 var authPolicyTargetKinds = map[string]string{

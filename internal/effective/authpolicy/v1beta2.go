@@ -253,6 +253,10 @@ func ComputeV1beta2(s *snapshot.Snapshot) *V1beta2Result {
 			p.Hosts = append(p.Hosts, h)
 		}
 		switch {
+		case len(hosts) == 0:
+			p.Enforcement = NotEnforced
+			p.Condition = Condition{Type: "Available", Status: "False", Reason: "AuthSchemeNotReady", Message: "AuthScheme is not ready yet"}
+			p.Reasons = append(p.Reasons, "neither the route nor its Gateways' listeners name a hostname: the AuthConfig has no host, and Authorino finds it for no request")
 		case len(p.LostHosts) == 0:
 			p.Enforcement = Enforced
 			p.Condition = Condition{Type: "Available", Status: "True", Reason: string(ap.Spec.TargetRef.Kind) + "Protected", Message: string(ap.Spec.TargetRef.Kind) + " is protected"}

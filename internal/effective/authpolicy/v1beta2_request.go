@@ -179,3 +179,32 @@ func withConditions(raw json.RawMessage, conds []kuadrantv1.PatternExpressionOrR
 	}
 	return out
 }
+
+// V1beta2TargetPolicy is a v1beta2 AuthPolicy bearing on a Gateway or HTTPRoute.
+type V1beta2TargetPolicy struct {
+	Policy *V1beta2Policy `json:"policy"`
+	// Role is "own" (the target's policy), "gateway" (a route without its own policy,
+	// covered by its Gateway's) or "covers" (a Gateway policy, with the routes it covers).
+	Role string `json:"role"`
+}
+
+// ForTarget lists the v1beta2 AuthPolicies that bear on a Gateway or an HTTPRoute
+// ("ns/name"): every policy targeting it (enforced or not), and for a route without
+// an enforced policy of its own, the Gateway policies that cover it.
+func (r *V1beta2Result) ForTarget(kind, key string) []V1beta2TargetPolicy {
+	var out []V1beta2TargetPolicy
+	for _, p := range r.Policies {
+		if p.Target == kind+"/"+key {
+			out = append(out, V1beta2TargetPolicy{Policy: p, Role: "own"})
+		}
+	}
+	if kind != "HTTPRoute" || (r.byRoute[key] != nil && r.byRoute[key].built) {
+		return out
+	}
+	for _, p := range r.Policies {
+		if p.built && p.Object.V1beta2.Spec.TargetRef.Kind == "Gateway" && p.covers(key) {
+			out = append(out, V1beta2TargetPolicy{Policy: p, Role: "gateway"})
+		}
+	}
+	return out
+}

@@ -3,6 +3,8 @@ package authpolicy
 import (
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -212,5 +214,66 @@ spec:
 	ev = p.Evaluate(Request{Host: "api.toystore.com", Method: "GET", Path: "/toys", Headers: map[string]string{}})
 	if len(ev.Authorization) != 1 || ev.Authorization[0].Runs != True || ev.Authorization[0].Passes != True {
 		t.Errorf("only-get should run and pass on GET /toys: %+v", ev.Authorization)
+	}
+}
+
+// TestV1beta2Migrate checks the kuadrant.io/v1 form: selected rules become sectionNames
+// (unnamed rules get the name to add), pattern `when` becomes CEL, rule-level
+// routeSelectors become the CEL of the conditions the operator added to the rule
+// (KO v0.6.1 controllers/authpolicy_authconfig.go:L183-L466).
+func TestV1beta2Migrate(t *testing.T) {
+	s := load(t, `
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: app}
+spec:
+  parentRefs: [{name: gw}]
+  hostnames: [api.toystore.com]
+  rules:
+  - name: toys
+    matches: [{path: {type: Exact, value: /toys}}]
+  - matches: [{path: {type: PathPrefix, value: /admin}, method: POST, headers: [{name: X-Admin, value: "1"}]}]
+---
+apiVersion: kuadrant.io/v1beta2
+kind: AuthPolicy
+metadata: {name: p, namespace: app}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}
+  routeSelectors:
+  - matches: [{path: {type: Exact, value: /toys}}, {path: {type: PathPrefix, value: /admin}, method: POST}]
+  patterns:
+    tenant: [{selector: context.request.http.headers.x-tenant, operator: neq, value: "a'b"}]
+  when:
+  - patternRef: tenant
+  - any: [{selector: auth.identity.groups, operator: excl, value: banned}, {selector: request.url_path, operator: matches, value: "^/v[0-9]"}]
+  - {selector: "request.path.@extract:{\"sep\":\"?\"}", operator: eq, value: x}
+  rules:
+    authorization:
+      admins:
+        routeSelectors: [{matches: [{path: {type: PathPrefix, value: /admin}}]}]
+        opa: {rego: "allow = true"}
+      defaulted:
+        # The API server defaults a selector's path to PathPrefix /: {method: POST}
+        # selects only rules that match PathPrefix / (none here).
+        routeSelectors: [{matches: [{method: POST}]}]
+        opa: {rego: "allow = true"}
+`)
+	p := ComputeV1beta2(s).Policy("app/p")
+	if len(p.EmptySelectors) != 1 || p.EmptySelectors[0].Field != "spec.rules.authorization.defaulted.routeSelectors" {
+		t.Errorf("empty selectors: %+v", p.EmptySelectors)
+	}
+	m := p.Migrate()
+	want := &V1Migration{
+		Targets:   []V1Target{{Kind: "HTTPRoute", Name: "r", SectionName: "toys"}, {Kind: "HTTPRoute", Name: "r", SectionName: "rule-2"}},
+		RuleNames: []RuleNameToAdd{{Route: "app/r", Index: 1, Name: "rule-2"}},
+		When:      []string{`request.headers["x-tenant"] != "a'b"`, `(!("banned" in auth.identity.groups) || request.url_path.matches("^/v[0-9]"))`},
+		RuleWhen:  map[string]string{"authorization.admins": `(request.method == "POST" && request.url_path.matches("/admin.*") && request.headers["x-admin"] == "1")`},
+	}
+	if !reflect.DeepEqual(m.Targets, want.Targets) || !reflect.DeepEqual(m.RuleNames, want.RuleNames) ||
+		!reflect.DeepEqual(m.When, want.When) || !reflect.DeepEqual(m.RuleWhen, want.RuleWhen) {
+		t.Errorf("got  %+v\nwant %+v", m, want)
+	}
+	if len(m.Untranslated) != 2 || !strings.Contains(m.Untranslated[0], "modifiers") || !strings.Contains(m.Untranslated[1], "defaulted.routeSelectors select nothing") {
+		t.Errorf("untranslated: %v", m.Untranslated)
 	}
 }
