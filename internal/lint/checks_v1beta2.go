@@ -44,7 +44,9 @@ hostnames, if any, are among the route's literally. When a list (top-level or on
 selects nothing, kuadrant-operator fails the whole policy with "cannot match any route
 rules, check for invalid route selectors in the policy": no AuthConfig is built and the
 policy protects nothing. The same happens when it selects only rules without matches
-under all the route's hostnames, from which the operator builds no condition.
+under all the route's hostnames, from which the operator builds no condition, and
+when a selector names a hostname that is not within the target's hostnames ("rule host
+... does not follow any hierarchical constraints").
 
 The API server defaults a selector match's path to PathPrefix / like a route's: a
 selector {method: POST} states path PathPrefix / as well, and selects only the rules
@@ -61,7 +63,9 @@ drop routeSelectors to protect the whole route.`,
 the target with the annotation kuadrant.io/authpolicy naming the first policy it
 reconciles; every other policy on the target fails with "the <kind> target <ns/name>
 is already referenced by policy <ns/name>" and is not enforced. agpol takes the policy
-the annotation names, else the oldest (creationTimestamp, then name).`,
+the annotation names, else the oldest (creationTimestamp, then name). The operator builds
+the second policy's AuthConfig before it finds the target taken: when that policy is the
+older, its AuthConfig holds the hostnames and Authorino uses it (AGP307 on the other).`,
 		Fix: `Merge the rules into one policy per target, or target another route; at v1 several
 policies on a target are merged instead (see AGP106).`,
 		DataPlanes: AppliesToKuadrant,
@@ -145,6 +149,12 @@ func runV1beta2EmptySelectors(ctx *Context) []Finding {
 		for _, m := range p.EmptySelectors {
 			f := ctx.Blame(p.Object.Origin, m.Field)
 			what := "selects no rule of " + routeOrGateway(p, m.Route)
+			if m.OutsideTarget {
+				what = "names a hostname outside " + routeOrGateway(p, m.Route) + "'s hostnames (" + strings.Join(p.Reasons, "; ") + ")"
+				f.Message = what + ": kuadrant-operator fails the policy and it protects nothing"
+				out = append(out, f)
+				continue
+			}
 			if m.CatchAll {
 				what = "selects only rules without matches of " + routeOrGateway(p, m.Route) + ", under all its hostnames: the operator builds no condition from them"
 			}

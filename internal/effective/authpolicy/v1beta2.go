@@ -104,6 +104,9 @@ type SelectorMiss struct {
 	// matches) under all of the route's hostnames: the operator builds no condition
 	// from them and fails the same way as for a list that selects nothing.
 	CatchAll bool `json:"catchAll,omitempty"`
+	// OutsideTarget is set when a hostname of the list is not within the target's
+	// hostnames: the operator rejects the policy before selecting anything.
+	OutsideTarget bool `json:"outsideTarget,omitempty"`
 }
 
 // V1beta2Result is the v1beta2 AuthPolicies of a snapshot, computed.
@@ -158,8 +161,13 @@ func ComputeV1beta2(s *snapshot.Snapshot) *V1beta2Result {
 	// ns/name), the order in which a running operator meets new policies.
 	sort.SliceStable(ps, func(i, j int) bool { return createdBefore(ps[i].Object, ps[j].Object) })
 
-	// Targets and one policy per target.
+	// Each policy as the operator reconciles it (KO61 controllers/authpolicy_controller.go:
+	// L133-L164): validate, build the AuthConfig (which may fail), then claim the target
+	// with the back-reference annotation (which fails for a second policy: its AuthConfig
+	// exists all the same). Route policies first: a Gateway policy covers the routes no
+	// policy claimed (the operator recomputes it whenever a route's claim changes).
 	holders := map[string]*V1beta2Policy{}
+	var valid []*V1beta2Policy
 	for _, p := range ps {
 		ap := p.Object.V1beta2
 		tr := ap.Spec.TargetRef
@@ -167,83 +175,107 @@ func ComputeV1beta2(s *snapshot.Snapshot) *V1beta2Result {
 		switch {
 		case ap.Spec.ExplicitDefaultsOrOverrides():
 			p.fail(Unsupported, "Unsupported", "spec.defaults and spec.overrides (kuadrant-operator v0.7 to v0.11) are not modelled by agpol at v1beta2")
-			continue
 		case tr.Namespace != nil && string(*tr.Namespace) != ap.Namespace:
 			p.fail(NotEnforced, "ReconciliationError", fmt.Sprintf("invalid targetRef.Namespace %s. Currently only supporting references to the same namespace", *tr.Namespace))
-			continue
 		case string(tr.Group) != GatewayGroup || (tr.Kind != "HTTPRoute" && tr.Kind != "Gateway"):
 			p.fail(TargetNotFound, "ReconciliationError", fmt.Sprintf("FetchValidTargetRef: targetRef (%s/%s %s) to unknown network resource", tr.Group, tr.Kind, tr.Name))
-			continue
 		case tr.Kind == "HTTPRoute" && routes[key] == nil, tr.Kind == "Gateway" && gateways[key] == nil:
 			p.fail(TargetNotFound, "ReconciliationError", fmt.Sprintf("%s %s not found", tr.Kind, key))
-			continue
+		default:
+			if tr.Kind == "HTTPRoute" {
+				p.route = &routes[key].HTTPRoute
+				p.Routes = []V1beta2Route{{Route: key}}
+			}
+			if err := p.validateHostnames(targetHostnames(routes[key], gateways[key], tr.Kind)); err != nil {
+				p.fail(NotEnforced, "ReconciliationError", err.Error())
+				continue
+			}
+			valid = append(valid, p)
 		}
-		if tr.Kind == "HTTPRoute" {
-			p.route = &routes[key].HTTPRoute
-			p.Routes = []V1beta2Route{{Route: key}}
-		}
-		tkey := string(tr.Kind) + "/" + key
+	}
+	claim := func(p *V1beta2Policy) {
+		ap := p.Object.V1beta2
+		tkey := string(ap.Spec.TargetRef.Kind) + "/" + ap.Namespace + "/" + string(ap.Spec.TargetRef.Name)
 		holder := holders[tkey]
 		if holder == nil {
-			holder = annotatedHolder(r, ps, routes[key], gateways[key], tr.Kind)
-			if holder == nil || holder == p {
+			if a := annotatedHolder(r, valid, routes[ap.Namespace+"/"+string(ap.Spec.TargetRef.Name)], gateways[ap.Namespace+"/"+string(ap.Spec.TargetRef.Name)], ap.Spec.TargetRef.Kind); a != nil && a != p {
+				holder = a // the target names another policy: it holds the target
+			} else {
 				holder = p
 			}
 			holders[tkey] = holder
 		}
 		if holder != p {
 			p.SecondOn = holder.Ref
-			p.fail(NotEnforced, "ReconciliationError", fmt.Sprintf("the %s target %s is already referenced by policy %s", tr.Kind, key, holder.Ref))
-			continue
-		}
-		if tr.Kind == "HTTPRoute" {
-			r.byRoute[key] = p
-		} else {
-			r.byGateway[key] = p
+			p.fail(NotEnforced, "ReconciliationError", fmt.Sprintf("the %s target %s is already referenced by policy %s", ap.Spec.TargetRef.Kind, ap.Namespace+"/"+string(ap.Spec.TargetRef.Name), holder.Ref))
 		}
 	}
-
-	// AuthConfigs: conditions and hosts, in creation order for the host claims.
-	for _, p := range ps {
-		if p.Enforcement != "" {
+	var built []*V1beta2Policy
+	for _, p := range valid {
+		if p.Object.V1beta2.Spec.TargetRef.Kind != "HTTPRoute" {
 			continue
 		}
-		ap := p.Object.V1beta2
-		key := ap.Namespace + "/" + string(ap.Spec.TargetRef.Name)
-		var hosts []string
-		if ap.Spec.TargetRef.Kind == "HTTPRoute" {
-			rt := routes[key]
-			p.route = &rt.HTTPRoute
-			hosts = routeHosts(rt, gateways)
-			p.Routes = []V1beta2Route{{Route: key}}
-		} else {
-			g := gateways[key]
-			gwHosts := gatewayHostnames(g)
-			if len(gwHosts) == 0 {
-				gwHosts = []gwapiv1.Hostname{"*"}
-			}
-			hosts = hostStrings(gwHosts)
-			fake := &gwapiv1.HTTPRoute{}
-			fake.Spec.Hostnames = gwHosts
-			for _, rt := range r.gwRoutes[key] {
-				if r.byRoute[rt.Namespace+"/"+rt.Name] != nil {
-					continue // a route with an AuthPolicy of its own
-				}
-				fake.Spec.Rules = append(fake.Spec.Rules, rt.Spec.Rules...)
-				p.Routes = append(p.Routes, V1beta2Route{Route: rt.Namespace + "/" + rt.Name})
-			}
-			if len(fake.Spec.Rules) == 0 {
-				p.fail(NotEnforced, "AuthSchemeNotReady", "every route of Gateway "+key+" has an AuthPolicy of its own (or it has none): no AuthConfig is built for the Gateway policy")
-				continue
-			}
-			p.route = fake
-		}
-		p.routeHosts = p.route.Spec.Hostnames
 		if err := p.buildConditions(); err != nil {
 			p.fail(NotEnforced, "ReconciliationError", err.Error())
 			continue
 		}
 		p.built = true
+		built = append(built, p)
+		claim(p)
+	}
+	for _, h := range holders {
+		if h.built && h.Enforcement == "" {
+			r.byRoute[h.Routes[0].Route] = h
+		}
+	}
+	for _, p := range valid {
+		ap := p.Object.V1beta2
+		if ap.Spec.TargetRef.Kind != "Gateway" {
+			continue
+		}
+		key := ap.Namespace + "/" + string(ap.Spec.TargetRef.Name)
+		gwHosts := gatewayHostnames(gateways[key])
+		if len(gwHosts) == 0 {
+			gwHosts = []gwapiv1.Hostname{"*"}
+		}
+		fake := &gwapiv1.HTTPRoute{}
+		fake.Spec.Hostnames = gwHosts
+		for _, rt := range r.gwRoutes[key] {
+			if r.byRoute[rt.Namespace+"/"+rt.Name] != nil {
+				continue // a route with an AuthPolicy of its own
+			}
+			fake.Spec.Rules = append(fake.Spec.Rules, rt.Spec.Rules...)
+			p.Routes = append(p.Routes, V1beta2Route{Route: rt.Namespace + "/" + rt.Name})
+		}
+		if len(fake.Spec.Rules) == 0 {
+			p.fail(NotEnforced, "AuthSchemeNotReady", "every route of Gateway "+key+" has an AuthPolicy of its own (or it has none): no AuthConfig is built for the Gateway policy")
+			continue
+		}
+		p.route = fake
+		if err := p.buildConditions(); err != nil {
+			p.fail(NotEnforced, "ReconciliationError", err.Error())
+			continue
+		}
+		p.built = true
+		built = append(built, p)
+		claim(p)
+		if p.Enforcement == "" {
+			r.byGateway[key] = p
+		}
+	}
+
+	// Host claims, in creation order: Authorino links a host to the first AuthConfig
+	// that holds it (a second policy's AuthConfig takes part: it exists).
+	sort.SliceStable(built, func(i, j int) bool { return createdBefore(built[i].Object, built[j].Object) })
+	for _, p := range built {
+		ap := p.Object.V1beta2
+		var hosts []string
+		if ap.Spec.TargetRef.Kind == "HTTPRoute" {
+			hosts = routeHosts(routes[ap.Namespace+"/"+string(ap.Spec.TargetRef.Name)], gateways)
+		} else {
+			hosts = hostStrings(p.route.Spec.Hostnames)
+		}
+		p.routeHosts = p.route.Spec.Hostnames
 		for _, h := range hosts {
 			if holder, taken := r.index[h]; taken && holder != p {
 				p.LostHosts = append(p.LostHosts, HostClaim{Host: h, ClaimedBy: holder.Ref})
@@ -251,6 +283,12 @@ func ComputeV1beta2(s *snapshot.Snapshot) *V1beta2Result {
 			}
 			r.index[h] = p
 			p.Hosts = append(p.Hosts, h)
+		}
+		for _, l := range p.LostHosts {
+			p.Reasons = append(p.Reasons, fmt.Sprintf("host %s is claimed by the older AuthPolicy %s: Authorino does not link it", l.Host, l.ClaimedBy))
+		}
+		if p.Enforcement != "" {
+			continue // a second policy on its target: not enforced, whatever its hosts
 		}
 		switch {
 		case len(hosts) == 0:
@@ -267,8 +305,10 @@ func ComputeV1beta2(s *snapshot.Snapshot) *V1beta2Result {
 			p.Enforcement = PartiallyEnforced
 			p.Condition = Condition{Type: "Available", Status: "False", Reason: "AuthSchemeNotReady", Message: "AuthScheme is not ready yet"}
 		}
-		for _, l := range p.LostHosts {
-			p.Reasons = append(p.Reasons, fmt.Sprintf("host %s is claimed by the older AuthPolicy %s: Authorino does not link it", l.Host, l.ClaimedBy))
+	}
+	for _, p := range ps {
+		if p.Enforcement == "" { // valid, but never built (cannot happen) — say so rather than guess
+			p.fail(NotEnforced, "Unknown", "not computed")
 		}
 	}
 	sort.Slice(ps, func(i, j int) bool { return ps[i].Ref < ps[j].Ref })
@@ -651,4 +691,77 @@ func toV1Pattern(c v1beta2.PatternExpressionOrRef) kuadrantv1.PatternExpressionO
 		out.Any = append(out.Any, toV1Pattern(a))
 	}
 	return out
+}
+
+// targetHostnames is TargetHostnames (KO61 pkg/common/gatewayapi_utils.go:L521-L541):
+// the route's hostnames or the Gateway's listener hostnames, "*" when none.
+func targetHostnames(rt *snapshot.HTTPRoute, gw *snapshot.Gateway, kind gwapiv1.Kind) []string {
+	var hs []string
+	if kind == "HTTPRoute" && rt != nil {
+		hs = hostStrings(rt.Spec.Hostnames)
+	} else if gw != nil {
+		hs = hostStrings(gatewayHostnames(gw))
+	}
+	if len(hs) == 0 {
+		hs = []string{"*"}
+	}
+	return hs
+}
+
+// validateHostnames is ValidateHierarchicalRules (KO61 pkg/common/gatewayapi_utils.go:
+// L570-L588, common.go:L199-L214): every hostname of a routeSelector, top-level or in a
+// rule, must be a subset of one of the target's hostnames.
+func (p *V1beta2Policy) validateHostnames(target []string) error {
+	type list struct {
+		field string
+		sels  []v1beta2.RouteSelector
+	}
+	lists := []list{{"spec.routeSelectors", p.spec.RouteSelectors}}
+	for _, nr := range p.spec.AuthScheme.Rules() {
+		lists = append(lists, list{"spec.rules." + nr.Section + "." + nr.Name + ".routeSelectors", nr.Rule.RouteSelectors})
+	}
+	route := ""
+	if len(p.Routes) == 1 {
+		route = p.Routes[0].Route
+	}
+	for _, l := range lists {
+		if err := hostsWithin(l.sels, target); err != nil {
+			p.EmptySelectors = append(p.EmptySelectors, SelectorMiss{Field: l.field, Route: route, OutsideTarget: true})
+			return err
+		}
+	}
+	return nil
+}
+
+func hostsWithin(sels []v1beta2.RouteSelector, target []string) error {
+	for _, s := range sels {
+		for _, h := range s.Hostnames {
+			ok := false
+			for _, d := range target {
+				if hostSubsetOf(string(h), d) {
+					ok = true
+					break
+				}
+			}
+			if !ok {
+				return fmt.Errorf("rule host (%s) does not follow any hierarchical constraints, for the *v1beta2.AuthPolicy to be validated, it must match with at least one of the target network hostnames %q", h, target)
+			}
+		}
+	}
+	return nil
+}
+
+// hostSubsetOf is Istio's host.Name.SubsetOf, which the operator uses: sub names only
+// hosts that dom names too ("*" names every host; "*.a" names b.a and *.b.a).
+func hostSubsetOf(sub, dom string) bool {
+	switch {
+	case dom == "*" || sub == dom:
+		return true
+	case strings.HasPrefix(dom, "*"):
+		if strings.HasPrefix(sub, "*") {
+			return strings.HasSuffix(sub[1:], dom[1:])
+		}
+		return strings.HasSuffix(sub, dom[1:])
+	}
+	return false
 }
