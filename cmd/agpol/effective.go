@@ -18,7 +18,19 @@ func authPolicyGetHook(s *snapshot.Snapshot, c *render.Computed) {
 		return
 	}
 	res := authpolicy.Compute(s)
+	var v1b2 *authpolicy.V1beta2Result
 	c.Enforcement = func(p *snapshot.AuthPolicy) render.State {
+		if p.IsV1beta2() {
+			if v1b2 == nil {
+				v1b2 = authpolicy.ComputeV1beta2(s)
+			}
+			pr := v1b2.Policy(p.Namespace + "/" + p.Name)
+			if pr == nil || pr.Object != p {
+				return render.State{Cell: "<duplicate>"}
+			}
+			return render.State{Cell: render.V1beta2EnforcementCell(pr), InForce: pr.Enforcement == authpolicy.Enforced || pr.Enforcement == authpolicy.PartiallyEnforced,
+				Detail: pr}
+		}
 		pr := res.Policy(p.Namespace + "/" + p.Name)
 		if pr == nil || pr.Policy.Object != p {
 			return render.State{Cell: "<duplicate>"}
@@ -121,12 +133,24 @@ func (a *app) runEffectiveAuthPolicy(o *effectiveAuthPolicyOptions, s *snapshot.
 		}
 		return usagef("%v", err)
 	}
+	var v1b2 []authpolicy.V1beta2TargetPolicy
+	for _, p := range s.AuthPolicies {
+		if p.IsV1beta2() {
+			v1b2 = authpolicy.ComputeV1beta2(s).ForTarget(q.Kind, q.Namespace+"/"+q.Name)
+			break
+		}
+	}
 	w := a.streams.Out
 	switch o.output {
 	case "json", "yaml":
-		return render.Report(w, o.output, render.NewAuthPolicyReport(paths, res), render.CompletenessOf(s))
+		rep := render.NewAuthPolicyReport(paths, res)
+		rep.V1beta2 = v1b2
+		return render.Report(w, o.output, rep, render.CompletenessOf(s))
 	}
-	return render.AuthPolicyText(w, paths, res)
+	if err := render.AuthPolicyText(w, paths, res); err != nil || len(v1b2) == 0 {
+		return err
+	}
+	return render.V1beta2Text(w, v1b2)
 }
 
 var authPolicyTargetKinds = map[string]string{

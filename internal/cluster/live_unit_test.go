@@ -56,6 +56,18 @@ func TestPlanKinds(t *testing.T) {
 		lists:  []*metav1.APIResourceList{resources("gateway.networking.k8s.io/v1beta1", "gateways"), resources("agentic.networking.x-k8s.io/v0alpha0", "xaccesspolicies")},
 		served: []string{"gateway.networking.k8s.io/v1beta1/gateways", "agentic.networking.x-k8s.io/v0alpha0/xaccesspolicies"},
 	}, {
+		// A cluster still on kuadrant-operator v0.x serves AuthPolicy only at v1beta2;
+		// one that serves v1 too is read at v1 (snapshot.KnownKinds' order).
+		name:   "AuthPolicy at v1beta2 when v1 is not served, at v1 when both are",
+		kinds:  knownAuthPolicy(),
+		lists:  []*metav1.APIResourceList{resources("kuadrant.io/v1beta2", "authpolicies")},
+		served: []string{"kuadrant.io/v1beta2/authpolicies"},
+	}, {
+		name:   "AuthPolicy at v1 when v1 and v1beta2 are served",
+		kinds:  knownAuthPolicy(),
+		lists:  []*metav1.APIResourceList{resources("kuadrant.io/v1beta2", "authpolicies"), resources("kuadrant.io/v1", "authpolicies")},
+		served: []string{"kuadrant.io/v1/authpolicies"},
+	}, {
 		name:         "kind not installed is recorded once, by resource.group",
 		kinds:        kinds,
 		lists:        []*metav1.APIResourceList{core, resources("gateway.networking.k8s.io/v1", "gateways")},
@@ -379,4 +391,10 @@ func TestWriteSnapshotRoundTrip(t *testing.T) {
 			t.Errorf("object %d read back without a line", i)
 		}
 	}
+}
+
+// knownAuthPolicy is snapshot.KnownKinds' AuthPolicy entry, with the versions agpol reads.
+func knownAuthPolicy() []snapshot.KnownKind {
+	k, _ := snapshot.LookupKind("kuadrant.io", "AuthPolicy")
+	return []snapshot.KnownKind{k}
 }

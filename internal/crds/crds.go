@@ -73,7 +73,7 @@ type crdEntry struct {
 
 var (
 	indexOnce sync.Once
-	index     map[schema.GroupKind]*crdEntry
+	index     map[schema.GroupKind][]*crdEntry
 	ordered   []*crdEntry // the index's entries, in file name order
 	indexErr  error
 
@@ -87,7 +87,7 @@ var (
 // few objects needs, as when only XAccessPolicies written at v0alpha0 are validated.
 // A CRD is decoded in full on first use (crdEntry.load).
 func buildIndex() {
-	index = map[schema.GroupKind]*crdEntry{}
+	index = map[schema.GroupKind][]*crdEntry{}
 	files, err := fs.Glob(data, "data/*.yaml")
 	if err != nil {
 		indexErr = err
@@ -111,7 +111,7 @@ func buildIndex() {
 			}
 			gk = schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
 		}
-		index[gk] = e
+		index[gk] = append(index[gk], e)
 		ordered = append(ordered, e)
 	}
 }
@@ -219,9 +219,28 @@ func Lookup(gvk schema.GroupVersionKind) (*Validator, error) {
 	if indexErr != nil {
 		return nil, indexErr
 	}
-	e, ok := index[gvk.GroupKind()]
+	es, ok := index[gvk.GroupKind()]
 	if !ok {
 		return nil, fmt.Errorf("%s: %w", gvk.GroupKind(), ErrNoSchema)
+	}
+	// A kind may have several embedded CRDs: the current one and the CRD of an older
+	// release that served a version the current one no longer serves (legacyFile).
+	e := es[0]
+	for _, c := range es {
+		if !legacyFile(c.file) {
+			e = c // the current CRD names what it serves when no CRD serves gvk
+			break
+		}
+	}
+	for _, c := range es {
+		crd, err := c.load()
+		if err != nil {
+			return nil, err
+		}
+		if servesVersion(crd, gvk.Version) {
+			e = c
+			break
+		}
 	}
 	crd, err := e.load()
 	if err != nil {
@@ -238,6 +257,24 @@ func Lookup(gvk schema.GroupVersionKind) (*Validator, error) {
 	}
 	e.validators[gvk.Version] = v
 	return v, nil
+}
+
+func servesVersion(crd *apiextv1.CustomResourceDefinition, version string) bool {
+	for _, v := range crd.Spec.Versions {
+		if v.Name == version && v.Served {
+			return true
+		}
+	}
+	return false
+}
+
+// legacyFile reports whether an embedded file is the CRD of an older release, kept for
+// a version the current CRD no longer serves (named "<group>_<plural>-<version>.yaml",
+// e.g. kuadrant.io_authpolicies-v1beta2.yaml: kuadrant-operator v0.6.1). It has the
+// same name as the current CRD, so CRDs does not return it.
+func legacyFile(file string) bool {
+	b := path.Base(file)
+	return strings.Contains(b[strings.LastIndex(b, "_")+1:], "-")
 }
 
 // Validator validates objects of one CRD version.
@@ -474,15 +511,30 @@ func hasBlockingErr(errs field.ErrorList) (bool, *field.Error) {
 	return false, nil
 }
 
-// CRDs returns the embedded CustomResourceDefinitions, sorted by file name (to install
-// them in a test API server, for instance). The objects are shared: do not modify them.
+// CRDs returns the current embedded CustomResourceDefinitions, sorted by file name (to
+// install them in a test API server, for instance), without the CRDs of older releases
+// (LegacyCRDs). The objects are shared: do not modify them.
 func CRDs() ([]*apiextv1.CustomResourceDefinition, error) {
+	return crdsWhere(func(f string) bool { return !legacyFile(f) })
+}
+
+// LegacyCRDs returns the embedded CRDs of older releases, kept for versions the current
+// CRDs no longer serve (AuthPolicy kuadrant.io/v1beta2 of kuadrant-operator v0.6.1).
+// Each has the name of a current CRD: install it instead of that one, not beside it.
+func LegacyCRDs() ([]*apiextv1.CustomResourceDefinition, error) {
+	return crdsWhere(legacyFile)
+}
+
+func crdsWhere(keep func(file string) bool) ([]*apiextv1.CustomResourceDefinition, error) {
 	es, err := entries()
 	if err != nil {
 		return nil, err
 	}
 	out := make([]*apiextv1.CustomResourceDefinition, 0, len(es))
 	for _, e := range es {
+		if !keep(e.file) {
+			continue
+		}
 		crd, err := e.load()
 		if err != nil {
 			return nil, err

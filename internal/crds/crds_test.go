@@ -3,12 +3,14 @@ package crds
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
 )
 
 func validate(t *testing.T, u *unstructured.Unstructured) Result {
@@ -337,5 +339,70 @@ func TestScanGroupKind(t *testing.T) {
 	}
 	if gk, ok := scanGroupKind([]byte("---\n# c\nspec:\n  group: \"example.com\"\n  names:\n    plural: widgets\n    kind: Widget\n")); !ok || gk != (schema.GroupKind{Group: "example.com", Kind: "Widget"}) {
 		t.Errorf("scanned %v (%v)", gk, ok)
+	}
+}
+
+// TestLegacyAuthPolicyV1beta2 checks that AuthPolicy v1beta2 is validated against the
+// CRD of kuadrant-operator v0.6.1 (0d571de7e44fe5315c51ec3729fe17740b030ced) and v1
+// against the current one, and that CRDs leaves the legacy CRD out.
+func TestLegacyAuthPolicyV1beta2(t *testing.T) {
+	for _, v := range []string{"v1", "v1beta2"} {
+		val, err := Lookup(schema.GroupVersionKind{Group: "kuadrant.io", Version: v, Kind: "AuthPolicy"})
+		if err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		if val.storage != v {
+			t.Errorf("%s: validated by a CRD storing %s", v, val.storage)
+		}
+	}
+	if _, err := Lookup(schema.GroupVersionKind{Group: "kuadrant.io", Version: "v1beta3", Kind: "AuthPolicy"}); !errors.Is(err, ErrNoSchema) ||
+		!strings.Contains(err.Error(), "serves v1)") {
+		t.Errorf("v1beta3: want ErrNoSchema naming the current CRD's versions, got %v", err)
+	}
+	cur, err := CRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy, err := LegacyCRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]int{}
+	for _, c := range cur {
+		names[c.Name]++
+	}
+	if len(legacy) != 1 || legacy[0].Name != "authpolicies.kuadrant.io" || names["authpolicies.kuadrant.io"] != 1 {
+		t.Errorf("legacy CRDs %d, current authpolicies %d", len(legacy), names["authpolicies.kuadrant.io"])
+	}
+	for n, c := range names {
+		if c > 1 {
+			t.Errorf("CRDs returns %s %d times", n, c)
+		}
+	}
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(`apiVersion: kuadrant.io/v1beta2
+kind: AuthPolicy
+metadata: {name: p, namespace: ns}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}
+  routeSelectors:
+  - matches: [{path: {type: PathPrefix, value: /admin}}]
+  when:
+  - selector: request.method
+    operator: lessThan
+    value: GET
+  rules:
+    authentication:
+      k: {apiKey: {selector: {}}, routeSelectors: [{hostnames: [a.example.com]}], bogus: 1}
+`), &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	val, _ := Lookup(u.GroupVersionKind())
+	res := val.Validate(context.Background(), u)
+	if fmt.Sprint(res.Unknown) != "[spec.rules.authentication.k.bogus]" {
+		t.Errorf("unknown: %v", res.Unknown)
+	}
+	if len(res.Errors) == 0 || res.Errors[0].Field != "spec.when[0].operator" {
+		t.Errorf("errors: %v", res.Errors)
 	}
 }

@@ -23,6 +23,10 @@ type AuthPolicyInfo struct {
 	// Decides is true on a Gateway that another data plane serves (Istio, Envoy
 	// Gateway): no XAccessPolicy runs there, and the AuthPolicy is the decision.
 	Decides bool `json:"decides,omitempty"`
+	// V1beta2 is set when a kuadrant.io/v1beta2 AuthPolicy applies (kuadrant-operator
+	// v0.6.1 semantics: one policy per route, else the Gateway's; Authorino picks the
+	// AuthConfig by host).
+	V1beta2 *authpolicy.V1beta2Decision `json:"v1beta2,omitempty"`
 }
 
 // kuadrant computes the effective AuthPolicies once, on first use, and folds the
@@ -30,7 +34,10 @@ type AuthPolicyInfo struct {
 type kuadrant struct {
 	once   sync.Once
 	result *authpolicy.Result
-	paths  sync.Map // kuadrantPath → *authpolicy.PathResult (nil when the path has no effective policy)
+	// v1beta2 is the kuadrant.io/v1beta2 policies, computed on first use.
+	v1b2Once sync.Once
+	v1beta2  *authpolicy.V1beta2Result
+	paths    sync.Map // kuadrantPath → *authpolicy.PathResult (nil when the path has no effective policy)
 }
 
 type kuadrantPath struct{ gateway, listener, route, rule string }
@@ -59,7 +66,7 @@ func (sim *Simulator) authPolicyFor(r *Request, p PathInfo) *AuthPolicyInfo {
 	rule := authpolicy.RuleName(*p.RuleIndex, p.RuleName)
 	pr := sim.kuadrant.forPrefix(p.Gateway, p.Listener, p.Route, rule)
 	if pr == nil {
-		return nil
+		return sim.v1beta2For(r, p)
 	}
 	info := &AuthPolicyInfo{Path: pr.Path.String()}
 	for _, pol := range pr.Effective.Policies {
@@ -70,6 +77,35 @@ func (sim *Simulator) authPolicyFor(r *Request, p PathInfo) *AuthPolicyInfo {
 	return info
 }
 
+// v1beta2For is authPolicyFor for kuadrant.io/v1beta2 AuthPolicies, used where no v1
+// AuthPolicy applies.
+func (sim *Simulator) v1beta2For(r *Request, p PathInfo) *AuthPolicyInfo {
+	hasV1beta2 := false
+	for _, ap := range sim.Snapshot.AuthPolicies {
+		if ap.IsV1beta2() {
+			hasV1beta2 = true
+			break
+		}
+	}
+	if !hasV1beta2 {
+		return nil
+	}
+	sim.kuadrant.v1b2Once.Do(func() { sim.kuadrant.v1beta2 = authpolicy.ComputeV1beta2(sim.Snapshot) })
+	req := authpolicy.Request{Method: r.HTTP.Method, Host: r.HTTP.Host, Path: r.HTTP.Path, Headers: r.HTTP.Headers}
+	d := sim.kuadrant.v1beta2.ForRequest(p.Gateway, p.Route, req)
+	if d == nil {
+		return nil
+	}
+	info := &AuthPolicyInfo{Path: p.Gateway + "|" + p.Route, V1beta2: d, Evaluation: d.Evaluation}
+	switch {
+	case d.AuthConfig != "":
+		info.Policies = []string{d.AuthConfig}
+	default:
+		info.Policies = []string{d.CheckedBy}
+	}
+	return info
+}
+
 // kuadrantDecides makes Kuadrant's AuthPolicy the decision on a Gateway that another data
 // plane serves (Istio, Envoy Gateway), where no XAccessPolicy runs: an authorization rule
 // that runs and fails denies (403); a rule whose outcome needs the request's credentials
@@ -77,7 +113,19 @@ func (sim *Simulator) authPolicyFor(r *Request, p PathInfo) *AuthPolicyInfo {
 // no policy, leaves the allow. d is the allow of DecidedOtherDataPlane; other decisions
 // are left as they are.
 func kuadrantDecides(d *Decision, ap *AuthPolicyInfo) {
-	if d.DecidedBy != DecidedOtherDataPlane || ap == nil || ap.Evaluation == nil || ap.Evaluation.Applies == authpolicy.False {
+	if d.DecidedBy != DecidedOtherDataPlane || ap == nil {
+		return
+	}
+	if ap.V1beta2 != nil && ap.V1beta2.NotFound {
+		ap.Decides = true
+		d.Verdict, d.Explicit, d.Level, d.DecidedBy = Deny, true, LevelAuthPolicy, ap.V1beta2.CheckedBy
+		if d.Trace != nil || d.Reason != "" {
+			d.Reason = "Kuadrant AuthPolicy " + ap.V1beta2.CheckedBy + " (v1beta2): " + ap.V1beta2.Reason
+			d.Trace = append(d.Trace, Step{Level: LevelAuthPolicy, Phase: "authpolicy", Outcome: OutcomeMatched, Reason: d.Reason})
+		}
+		return
+	}
+	if ap.Evaluation == nil || ap.Evaluation.Applies == authpolicy.False {
 		return
 	}
 	ap.Decides = true

@@ -93,6 +93,24 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 			"AGP105 XAccessPolicy tools/fires spec.rules[1].source.spiffe @AGP105.yaml:20",
 			"AGP105 XAccessPolicy tools/fires spec.rules[2].source.serviceAccount @AGP105.yaml:24",
 		},
+		"AGP106": {
+			"AGP106 AuthPolicy shop/fires-selectors apiVersion @AGP106.yaml:23",
+			"AGP106 AuthPolicy infra/fires-gateway apiVersion @AGP106.yaml:47",
+		},
+		"AGP211": {
+			"AGP211 AuthPolicy shop/fires-prefix-of-prefix spec.routeSelectors @AGP211.yaml:29",
+			"AGP211 AuthPolicy shop/fires-rule-level spec.rules.authorization.only-toys.routeSelectors @AGP211.yaml:45",
+			"AGP211 AuthPolicy shop/fires-hostname spec.routeSelectors @AGP211.yaml:55",
+		},
+		"AGP306": {
+			"AGP306 AuthPolicy shop/fires-second spec.targetRef @AGP306.yaml:35",
+			"AGP306 AuthPolicy shop/fires-older-unannotated spec.targetRef @AGP306.yaml:45",
+		},
+		"AGP307": {"AGP307 AuthPolicy shop/fires-same-host spec.targetRef @AGP307.yaml:41"},
+		"AGP509": {
+			"AGP509 AuthPolicy shop/fires spec.routeSelectors[0].matches[0] @AGP509.yaml:21",
+			"AGP509 AuthPolicy shop/fires spec.routeSelectors[1].matches[1] @AGP509.yaml:22",
+		},
 		"AGP205": {
 			"AGP205 HTTPRoute tools/fires-parent spec.parentRefs[0].name @AGP205.yaml:8",
 			"AGP205 HTTPRoute tools/fires-backend spec.rules[0].backendRefs[0] @AGP205.yaml:25",
@@ -247,8 +265,8 @@ func TestSelector(t *testing.T) {
 	}{
 		{only: []string{"AGP101"}, want: []string{"AGP101"}},
 		{only: []string{"agp101,agp202"}, want: []string{"AGP101", "AGP202"}},
-		{only: []string{"schema"}, want: []string{"AGP101", "AGP102", "AGP103", "AGP104", "AGP105"}},
-		{only: []string{"schema"}, skip: []string{"AGP102"}, want: []string{"AGP101", "AGP103", "AGP104", "AGP105"}},
+		{only: []string{"schema"}, want: []string{"AGP101", "AGP102", "AGP103", "AGP104", "AGP105", "AGP106"}},
+		{only: []string{"schema"}, skip: []string{"AGP102"}, want: []string{"AGP101", "AGP103", "AGP104", "AGP105", "AGP106"}},
 		{skip: []string{"allow-all", "loss"}, check: func(t *testing.T, got []*Check) {
 			for _, c := range got {
 				if c.Category == CategoryAllowAll || c.Category == CategoryLoss {

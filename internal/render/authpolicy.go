@@ -21,6 +21,8 @@ type AuthPolicyReport struct {
 	Policies []AuthPolicyStatusDoc `json:"policies"`
 	// NotProgrammed are the routes a listener never carries (hostnames), left out.
 	NotProgrammed []authpolicy.NotProgrammed `json:"notProgrammed,omitempty"`
+	// V1beta2 are the kuadrant.io/v1beta2 AuthPolicies bearing on the target.
+	V1beta2 []authpolicy.V1beta2TargetPolicy `json:"v1beta2,omitempty"`
 }
 
 // AuthPolicyPath is the effective AuthPolicy of one path prefix. Gateway, Listener,
@@ -193,6 +195,53 @@ func writeAuthPolicyPath(w io.Writer, p *authpolicy.PathResult, indent string) e
 				fmt.Fprint(w, "; same target, so the older policy counts as less specific")
 			}
 			fmt.Fprintln(w, ")")
+		}
+	}
+	return nil
+}
+
+// V1beta2EnforcementCell is the ENFORCED cell of a kuadrant.io/v1beta2 AuthPolicy, with
+// the reason when it is not plainly enforced, e.g. "Enforced (v1beta2)",
+// "NotEnforced (v1beta2: the HTTPRoute target app/r is already referenced by policy app/p)".
+func V1beta2EnforcementCell(p *authpolicy.V1beta2Policy) string {
+	if p == nil {
+		return "<none>"
+	}
+	if len(p.Reasons) == 0 {
+		return p.Enforcement + " (v1beta2)"
+	}
+	return p.Enforcement + " (v1beta2: " + strings.Join(p.Reasons, "; ") + ")"
+}
+
+// V1beta2Text lists the kuadrant.io/v1beta2 AuthPolicies bearing on a target.
+func V1beta2Text(w io.Writer, ps []authpolicy.V1beta2TargetPolicy) error {
+	w = NewTerminalWriter(w, false)
+	esc := printers.EscapeTerminal
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "AuthPolicies kuadrant.io/v1beta2 (not in the kuadrant.io/v1 fold above; kuadrant-operator v0.6.1 semantics: one policy per route, else the Gateway's):")
+	for _, tp := range ps {
+		p := tp.Policy
+		role := "its own policy"
+		if tp.Role == "gateway" {
+			role = "the Gateway's policy (the route has none of its own)"
+		}
+		fmt.Fprintf(w, "  %s on %s, %s: %s\n", esc(p.Ref), esc(p.Target), role, esc(V1beta2EnforcementCell(p)))
+		if len(p.Hosts) > 0 {
+			fmt.Fprintf(w, "    hosts: %s\n", esc(strings.Join(p.Hosts, ", ")))
+		}
+		for _, r := range p.Routes {
+			var rules []string
+			for _, i := range r.Rules {
+				rules = append(rules, fmt.Sprintf("rule-%d", i+1))
+			}
+			if len(rules) > 0 {
+				fmt.Fprintf(w, "    route %s: %s\n", esc(r.Route), strings.Join(rules, ", "))
+			} else {
+				fmt.Fprintf(w, "    route %s\n", esc(r.Route))
+			}
+		}
+		for _, nr := range p.Object.V1beta2.Spec.AuthScheme.Rules() {
+			fmt.Fprintf(w, "    %s %s\n", nr.Section, esc(nr.Name))
 		}
 	}
 	return nil

@@ -217,6 +217,9 @@ func writeAuthPolicy(w io.Writer, ap *explain.AuthPolicyInfo, st Styler) {
 	} else {
 		fmt.Fprintln(w, "    "+st.Dim("not part of the verdict above, the access policies'; Kuadrant enforces it only on the Gateways it programs (Istio, Envoy Gateway)"))
 	}
+	if ap.V1beta2 != nil {
+		fmt.Fprintln(w, "    kuadrant.io/v1beta2: "+esc(ap.V1beta2.Reason))
+	}
 	e := ap.Evaluation
 	if e == nil {
 		return

@@ -16,7 +16,21 @@ import (
 	"github.com/agpol/agpol/internal/apis/agentic/v0alpha0"
 	"github.com/agpol/agpol/internal/apis/agentic/v1alpha1"
 	kuadrantv1 "github.com/agpol/agpol/internal/apis/kuadrant/v1"
+	kuadrantv1beta2 "github.com/agpol/agpol/internal/apis/kuadrant/v1beta2"
 )
+
+// v1View is the part of a v1beta2 AuthPolicy that reads the same at v1: metadata, the
+// target's group, kind and name, and the status. It has no rules: the v1 semantics
+// must not be computed on it.
+func v1View(p *kuadrantv1beta2.AuthPolicy) kuadrantv1.AuthPolicy {
+	v := kuadrantv1.AuthPolicy{TypeMeta: p.TypeMeta, ObjectMeta: p.ObjectMeta}
+	v.Spec.TargetRef.Group = p.Spec.TargetRef.Group
+	v.Spec.TargetRef.Kind = p.Spec.TargetRef.Kind
+	v.Spec.TargetRef.Name = p.Spec.TargetRef.Name
+	v.Status.ObservedGeneration = p.Status.ObservedGeneration
+	v.Status.Conditions = p.Status.Conditions
+	return v
+}
 
 // GatewayGroup is the Gateway API group.
 const GatewayGroup = gwapiv1.GroupName
@@ -44,7 +58,7 @@ var KnownKinds = []KnownKind{
 	{GatewayGroup, "ReferenceGrant", "referencegrants", []string{"v1", "v1beta1", "v1alpha2"}, true},
 	{agentic.GroupName, agentic.KindXBackend, "xbackends", []string{v0alpha0.Version}, true},
 	{agentic.GroupName, agentic.KindXAccessPolicy, "xaccesspolicies", []string{v1alpha1.Version, v0alpha0.Version}, true},
-	{kuadrantv1.GroupName, kuadrantv1.KindAuthPolicy, "authpolicies", []string{kuadrantv1.Version}, true},
+	{kuadrantv1.GroupName, kuadrantv1.KindAuthPolicy, "authpolicies", []string{kuadrantv1.Version, kuadrantv1beta2.Version}, true},
 	{"", "Service", "services", []string{"v1"}, true},
 	{"", "ServiceAccount", "serviceaccounts", []string{"v1"}, true},
 	{"", "Namespace", "namespaces", []string{"v1"}, false},
@@ -156,7 +170,14 @@ func Decode(u *unstructured.Unstructured) (Typed, error) {
 		t.obj = x
 	case kuadrantv1.KindAuthPolicy:
 		x := &AuthPolicy{}
-		err = fromRaw(u, &x.AuthPolicy)
+		if gvk.Version == kuadrantv1beta2.Version {
+			x.V1beta2 = &kuadrantv1beta2.AuthPolicy{}
+			if err = fromRaw(u, x.V1beta2); err == nil {
+				x.AuthPolicy = v1View(x.V1beta2)
+			}
+		} else {
+			err = fromRaw(u, &x.AuthPolicy)
+		}
 		t.obj = x
 	case "Service":
 		x := &Service{}
@@ -188,6 +209,11 @@ func (t Typed) SetNamespace(ns string) {
 		x.Namespace = ns
 		if x.Legacy != nil {
 			x.Legacy.Namespace = ns
+		}
+	case *AuthPolicy:
+		x.Namespace = ns
+		if x.V1beta2 != nil {
+			x.V1beta2.Namespace = ns
 		}
 	case interface{ SetNamespace(string) }:
 		x.SetNamespace(ns)

@@ -20,6 +20,7 @@ import (
 	"github.com/agpol/agpol/internal/apis/agentic/v0alpha0"
 	"github.com/agpol/agpol/internal/apis/agentic/v1alpha1"
 	kuadrantv1 "github.com/agpol/agpol/internal/apis/kuadrant/v1"
+	kuadrantv1beta2 "github.com/agpol/agpol/internal/apis/kuadrant/v1beta2"
 )
 
 // Source says where an object was read from.
@@ -296,9 +297,13 @@ type (
 		Legacy *v0alpha0.XAccessPolicy
 		Origin
 	}
-	// AuthPolicy is a Kuadrant AuthPolicy.
+	// AuthPolicy is a Kuadrant AuthPolicy. An object read at kuadrant.io/v1beta2 has
+	// V1beta2 set, and its v1 view holds only the metadata, the target (group, kind,
+	// name) and the status: code that computes v1 semantics must skip it (IsV1beta2).
 	AuthPolicy struct {
 		kuadrantv1.AuthPolicy
+		// V1beta2 is set when the object was read at kuadrant.io/v1beta2.
+		V1beta2 *kuadrantv1beta2.AuthPolicy
 		Origin
 	}
 	// Service is a core Service (backendRefs and XBackend serviceName resolve to it).
@@ -317,6 +322,9 @@ type (
 		Origin
 	}
 )
+
+// IsV1beta2 reports whether the policy was read at kuadrant.io/v1beta2.
+func (p *AuthPolicy) IsV1beta2() bool { return p.V1beta2 != nil }
 
 // APIVersion returns the version the policy was read at ("v1alpha1" or "v0alpha0").
 func (p *XAccessPolicy) APIVersion() string {

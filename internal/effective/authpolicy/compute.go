@@ -74,6 +74,9 @@ type Result struct {
 func Compute(s *snapshot.Snapshot) *Result {
 	r := &Result{Topology: BuildTopology(s), byRef: map[string]*PolicyResult{}, byNode: map[string][]*Policy{}}
 	for _, ap := range s.AuthPolicies {
+		if ap.IsV1beta2() {
+			continue // kuadrant.io/v1beta2 has semantics of its own (ComputeV1beta2)
+		}
 		p := newPolicy(s, ap)
 		if _, dup := r.byRef[p.Ref]; dup {
 			continue
