@@ -232,6 +232,9 @@ func TestAgreesWithTheAPIServer(t *testing.T) {
 			if err != nil {
 				continue // core kinds, versions no CRD serves
 			}
+			if gvk.Group == "kuadrant.io" && gvk.Version == "v1beta2" {
+				continue // the test server installs the current AuthPolicy CRD, which no longer serves v1beta2
+			}
 			name := fmt.Sprintf("%s/%s/%s", filepath.Base(f), gvk.Kind, o.Object().GetName())
 			t.Run(name, func(t *testing.T) {
 				offline := v.Validate(context.Background(), o.Object())
