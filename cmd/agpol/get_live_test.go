@@ -10,8 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 // TestGetLive: against a real API server holding the shipped examples, agpol get
@@ -21,14 +19,7 @@ import (
 func TestGetLive(t *testing.T) {
 	kubeconfig := startLintCluster(t)
 	t.Chdir("../..")
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dyn := dynamicClient(t, kubeconfig)
 	ctx := context.Background()
 	xap := dyn.Resource(schema.GroupVersionResource{Group: "agentic.networking.x-k8s.io", Version: "v1alpha1", Resource: "xaccesspolicies"})
 	if _, err := xap.Namespace("pay").Patch(ctx, "ledger-access", types.MergePatchType,

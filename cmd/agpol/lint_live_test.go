@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/crds"
@@ -197,4 +198,19 @@ spec:
 			}
 		}
 	})
+}
+
+// dynamicClient is a dynamic client of the server behind kubeconfig, for tests that
+// write the objects agpol then reads.
+func dynamicClient(t *testing.T, kubeconfig string) dynamic.Interface {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dyn
 }

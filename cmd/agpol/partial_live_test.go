@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 // TestPartialReadLive: against a real kube-apiserver holding the example scenario, two
@@ -21,14 +20,7 @@ import (
 func TestPartialReadLive(t *testing.T) {
 	kubeconfig := startLintCluster(t)
 	t.Chdir("../..")
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dyn := dynamicClient(t, kubeconfig)
 	rbac := func(resource string) dynamic.ResourceInterface {
 		return dyn.Resource(schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: resource})
 	}
