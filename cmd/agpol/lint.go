@@ -11,7 +11,6 @@ import (
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/lint"
 	"github.com/agpol/agpol/internal/lint/output"
-	"github.com/agpol/agpol/internal/parallel"
 	"github.com/agpol/agpol/internal/render"
 	"github.com/agpol/agpol/internal/version"
 )
@@ -174,20 +173,4 @@ func loadLintConfig(file string, explicit bool) (*lint.Config, error) {
 		return nil, &cluster.InputError{Err: err}
 	}
 	return cfg, nil
-}
-
-// keepDecodable returns the objects that type cleanly, and hands the others to skip, in
-// input order. Objects are typed independently, so on all cores.
-func keepDecodable(objs []cluster.RawObject, skip func(cluster.RawObject, error)) []cluster.RawObject {
-	errs := make([]error, len(objs))
-	parallel.For(len(objs), func(i int) { errs[i] = objs[i].Check() })
-	out := make([]cluster.RawObject, 0, len(objs))
-	for i, o := range objs {
-		if errs[i] != nil {
-			skip(o, errs[i])
-			continue
-		}
-		out = append(out, o)
-	}
-	return out
 }
