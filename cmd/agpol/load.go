@@ -38,6 +38,10 @@ type loadFlags struct {
 	// readNamespace is set by load to the namespace a live read was limited to ("" when
 	// it read every namespace, or read no cluster).
 	readNamespace string
+	// namespace is the namespace of objects read from files without one, resolved by the
+	// command's Complete (-n, else "default"); liveNamespace, when set, limits a live read
+	// to that namespace instead of the kubeconfig's (get NS/NAME).
+	namespace, liveNamespace string
 	// config is the configuration a command read itself (lint's --config); without it,
 	// load reads .agpol.yaml from the current directory when there is one.
 	config *lint.Config
@@ -63,8 +67,12 @@ func (l *loadFlags) addInputFlags(cmd *cobra.Command) {
 // load builds the snapshot from files, the live cluster, or both (cluster.Load), and
 // prints on stderr what loading noticed.
 func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error) {
-	if l.live && len(l.files) == 0 {
-		return nil, usagef("--live lays files over the cluster: give the files with -f")
+	if err := l.validate(); err != nil {
+		return nil, err
+	}
+	ns := l.namespace
+	if ns == "" { // shell completion reads without Complete
+		ns = a.defaultNamespace()
 	}
 	planes, err := a.classDataPlanes(l.config)
 	if err != nil {
@@ -73,7 +81,7 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 	opts := cluster.LoadOptions{
 		Files: l.files, Recursive: l.recursive, Stdin: a.streams.In, Live: l.live,
 		Getter: a.config, AllNamespaces: l.allNamespaces || l.wholeCluster,
-		DefaultNamespace: a.defaultNamespace(), SkipUndecodable: l.skipUndecodable,
+		Namespace: l.liveNamespace, DefaultNamespace: ns, SkipUndecodable: l.skipUndecodable,
 		ClassDataPlanes: planes, SnapshotOut: l.snapshotOut, Stage: a.progress.Stage,
 	}
 	if len(l.files) == 0 || l.live {
@@ -107,6 +115,14 @@ func (a *app) reportLoad(s *snapshot.Snapshot, reportsDropped bool) {
 	if note := skippedNote(s); note != "" {
 		fmt.Fprintln(a.streams.ErrOut, note)
 	}
+}
+
+// validate checks the input flags: --live needs -f.
+func (l *loadFlags) validate() error {
+	if l.live && len(l.files) == 0 {
+		return usagef("--live lays files over the cluster: give the files with -f")
+	}
+	return nil
 }
 
 // classDataPlanes is the GatewayClass → data plane mapping: the config file's

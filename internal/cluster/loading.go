@@ -32,6 +32,9 @@ type LoadOptions struct {
 	// limited to the kubeconfig's namespace (-n, else the context's), except that files
 	// laid over the cluster without an explicit -n are laid over every namespace.
 	AllNamespaces bool
+	// Namespace, when set, is the namespace a live read is limited to instead of the
+	// kubeconfig's, as if given with -n (a NAMESPACE/NAME argument).
+	Namespace string
 	// DefaultNamespace is the namespace of namespaced objects of Files that have none
 	// (-n, else "default"), as kubectl apply gives them.
 	DefaultNamespace string
@@ -81,6 +84,9 @@ func Load(ctx context.Context, opts LoadOptions) (*Loaded, error) {
 		ns, explicit, err := opts.Getter.ToRawKubeConfigLoader().Namespace()
 		if err != nil {
 			return nil, fmt.Errorf("reading kubeconfig: %w", err)
+		}
+		if opts.Namespace != "" {
+			ns, explicit = opts.Namespace, true
 		}
 		if opts.AllNamespaces || (opts.Live && len(opts.Files) > 0 && !explicit) {
 			ns = ""
