@@ -466,3 +466,51 @@ func TestNewCmdVersion(t *testing.T) {
 		{argv: []string{"version", "--color", "sometimes"}, wantErr: `unknown --color value "sometimes"`},
 	}, view)
 }
+
+// TestNewCmdCompletion: cobra's completion command, with an unknown shell a usage error.
+func TestNewCmdCompletion(t *testing.T) {
+	for _, c := range []struct {
+		argv    []string
+		wantErr string
+	}{
+		{[]string{"completion", "bash"}, ""},
+		{[]string{"completion", "fish"}, ""},
+		{[]string{"completion", "tcsh"}, `unknown shell "tcsh" for completion`},
+	} {
+		_, err := parseArgvNoRun(c.argv...)
+		var ue *usageError
+		switch {
+		case c.wantErr == "" && err != nil:
+			t.Errorf("%v: %v", c.argv, err)
+		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr) || !errors.As(err, &ue)):
+			t.Errorf("%v: error %v, want a usage error containing %q", c.argv, err, c.wantErr)
+		}
+	}
+}
+
+// parseArgvNoRun executes argv on a root whose commands receive their options instead of
+// running; it reports whether a command reached Run.
+func parseArgvNoRun(argv ...string) (reached bool, err error) {
+	a := &app{
+		streams:  genericiooptions.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard},
+		name:     "agpol",
+		progress: render.NewProgress(io.Discard),
+		runF:     func(command) error { reached = true; return nil },
+	}
+	root := a.newRootCmd()
+	root.SetArgs(argv)
+	_, err = root.ExecuteC()
+	return reached, err
+}
+
+// TestFlagGroupErrorsAreUsageErrors: cobra's flag-group checks end like every other usage
+// error: exit 2 and the hint to read the command's help.
+func TestFlagGroupErrorsAreUsageErrors(t *testing.T) {
+	var out, errOut strings.Builder
+	streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
+	code := run(t.Context(), []string{"agpol", "explain", "--from", "anonymous", "--backend", "pay/ledger", "--service", "pay/ledger", "-f", "x.yaml"}, streams)
+	if code != exitUsage || !strings.Contains(errOut.String(), "[backend service] were all set") ||
+		!strings.Contains(errOut.String(), "See 'agpol explain --help' for usage.") || out.Len() > 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
+	}
+}
