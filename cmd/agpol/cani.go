@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +21,28 @@ type whatifFlags struct {
 	tools                      string
 	extauth                    string
 	gateway, listener, backend string
+
+	// Completed: the tools inventory read, the authorizer's answer, the space filter.
+	inv    *whatif.Inventory
+	ext    explain.ExtAuth
+	filter whatif.Filter
+}
+
+// completeWhatif resolves the namespace and presets, reads the inventory, and builds
+// the filter and the authorizer's answer of the flags.
+func (w *whatifFlags) completeWhatif() error {
+	if err := w.complete(); err != nil {
+		return err
+	}
+	var err error
+	if w.inv, err = readInventory(w.tools); err != nil {
+		return err
+	}
+	if w.ext, err = parseExtAuth(w.extauth); err != nil {
+		return err
+	}
+	w.filter, err = w.buildFilter(w.namespace)
+	return err
 }
 
 func (w *whatifFlags) addWhatif(a *app, cmd *cobra.Command, formats ...string) {
@@ -32,6 +55,7 @@ func (w *whatifFlags) addWhatif(a *app, cmd *cobra.Command, formats ...string) {
 	f.StringVar(&w.backend, "backend", "", "only paths to this backend NAMESPACE/NAME (XBackend or Service)")
 	_ = cmd.RegisterFlagCompletionFunc("gateway", a.completeFrom(&w.load, completeGateways))
 	_ = cmd.RegisterFlagCompletionFunc("backend", a.completeFrom(&w.load, completeXBackends))
+	f.Lookup("color").Usage = "accepted for consistency; the what-if answers and tables are not coloured: " + strings.Join(colorModes, ", ")
 }
 
 const whatifSpaceHelp = `The decision space is enumerated exactly: every identity (the ServiceAccounts of
@@ -43,8 +67,8 @@ tools/call of each tool. Tools come from --tools (see docs/tools-inventory.md) o
 backend the inventory does not list, from the tool names its policies mention, plus
 <other tool>, any tool no policy names.`
 
-// filter builds the space filter from the flags.
-func (w *whatifFlags) filter(ns string) (whatif.Filter, error) {
+// buildFilter builds the space filter from the flags.
+func (w *whatifFlags) buildFilter(ns string) (whatif.Filter, error) {
 	f := whatif.Filter{Listener: w.listener}
 	for _, x := range []struct {
 		flag, val string
@@ -74,46 +98,26 @@ func readInventory(name string) (*whatif.Inventory, error) {
 	return whatif.ParseInventory(name, data)
 }
 
-// engine loads a snapshot with l and builds its decision space.
-func (a *app) engine(ctx context.Context, w *whatifFlags, l *loadFlags, sems []effective.Semantics, inv *whatif.Inventory) (*whatif.Engine, *snapshot.Snapshot, error) {
+// engine loads a snapshot with l and builds its decision space under sems.
+func (a *app) engine(ctx context.Context, w *whatifFlags, l *loadFlags, sems []effective.Semantics) (*whatif.Engine, *snapshot.Snapshot, error) {
 	l.wholeCluster = true
 	s, err := a.load(ctx, l)
 	if err != nil {
 		return nil, nil, err
 	}
-	ext, err := parseExtAuth(w.extauth)
-	if err != nil {
-		return nil, nil, err
-	}
 	end := a.progress.Stage("compiling the policies")
-	e := whatif.New(s, sems, whatif.Options{TrustDomain: w.trustDomain, Inventory: inv, ExtAuth: ext})
+	e := whatif.New(s, sems, whatif.Options{TrustDomain: w.trustDomain, Inventory: w.inv, ExtAuth: w.ext})
 	end()
-	if inv != nil {
+	if w.inv != nil {
 		known := map[string]bool{}
 		for _, t := range e.Targets {
 			known[whatif.InventoryKey(t.BackendKind, t.Backend)] = true
 		}
-		for _, k := range inv.Unknown(known) {
+		for _, k := range w.inv.Unknown(known) {
 			fmt.Fprintf(a.streams.ErrOut, "warning: %s: backend %q is not reached by any route of the input\n", w.tools, k)
 		}
 	}
 	return e, s, nil
-}
-
-// prepare checks the flags and reads the inventory.
-func (w *whatifFlags) prepare() ([]effective.Semantics, *whatif.Inventory, error) {
-	sems, err := w.check()
-	if err != nil {
-		return nil, nil, err
-	}
-	inv, err := readInventory(w.tools)
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := parseExtAuth(w.extauth); err != nil {
-		return nil, nil, err
-	}
-	return sems, inv, nil
 }
 
 func semNames(sems []effective.Semantics) []string {
@@ -130,10 +134,96 @@ type canIOptions struct {
 	list   bool
 	tool   string
 	method string
+
+	// caller is --from (Complete); op the operation asked about without --list.
+	caller      explain.Identity
+	op          whatif.Op
+	methodGiven bool
+}
+
+func (o *canIOptions) Complete(cmd *cobra.Command, _ []string) error {
+	if err := o.completeWhatif(); err != nil {
+		return err
+	}
+	if o.from != "" {
+		var err error
+		if o.caller, err = explain.ParseIdentity(o.from); err != nil {
+			return usagef("--from: %v", err)
+		}
+	}
+	o.methodGiven = cmd.Flags().Changed("method")
+	o.op = whatif.Op{Method: o.method, Tool: o.tool}
+	return nil
+}
+
+func (o *canIOptions) Validate() error {
+	if o.from == "" {
+		return usagef("--from IDENTITY is required (sa:NAMESPACE/NAME, spiffe://..., or anonymous)")
+	}
+	if o.list == (o.tool != "" || o.methodGiven) {
+		return usagef("give either --list or --tool TOOL (or --method for a base-protocol method)")
+	}
+	if !o.list {
+		switch {
+		case o.op.Method != "tools/call" && o.tool != "":
+			return usagef("--tool is for --method tools/call")
+		case o.op.Method == "tools/call" && o.tool == "":
+			return usagef("--tool TOOL is required with --method tools/call")
+		}
+	}
+	return o.load.validate()
+}
+
+func (o *canIOptions) Run(ctx context.Context) error {
+	a, f := o.a, o.filter
+	e, s, err := a.engine(ctx, &o.whatifFlags, &o.load, o.sems)
+	if err != nil {
+		return err
+	}
+	if err := checkTargetFlags(s, e, f); err != nil {
+		return err
+	}
+	id := e.IdentityFor(o.caller)
+	a.warnUnknownIdentity(e, "--from", id)
+	if o.tool != "" {
+		a.warnUnknownTool(e, o.tool)
+	}
+	w := a.streams.Out
+	if o.list {
+		l := e.CanIList(id, f)
+		if o.output == "json" || o.output == "yaml" {
+			return render.Report(w, o.output, render.NewCanIListReport(l), render.CompletenessOf(s))
+		}
+		return render.CanIListText(w, l)
+	}
+	answers, err := e.CanI(id, o.op, f)
+	if err != nil {
+		if errors.Is(err, whatif.ErrNoTarget) {
+			fmt.Fprintf(w, "no - %v\n", errors.Unwrap(err))
+			return &resultError{code: exitFail}
+		}
+		return err
+	}
+	switch o.output {
+	case "json", "yaml":
+		err = render.Report(w, o.output, render.NewCanIReport(semNames(o.sems), id, o.op, answers), render.CompletenessOf(s))
+	default:
+		err = render.CanIText(w, semNames(o.sems), answers)
+	}
+	if err != nil {
+		return err
+	}
+	switch whatif.Verdict(answers) {
+	case explain.Deny:
+		return &resultError{code: exitFail}
+	case explain.Indeterminate:
+		return &resultError{code: exitIndeterminate}
+	}
+	return nil
 }
 
 func (a *app) newCanICmd() *cobra.Command {
-	o := &canIOptions{}
+	o := &canIOptions{whatifFlags: whatifFlags{decideFlags: decideFlags{a: a}}}
 	cmd := &cobra.Command{
 		Use:   "can-i (--list | --tool TOOL) --from IDENTITY",
 		Short: "What may an identity call: one yes/no answer, or everything with --list",
@@ -159,79 +249,7 @@ naming the nearest known one.
   # Yes or no
   agpol can-i --from sa:agents/support --tool refund --gateway infra/edge --backend pay/ledger -f testdata/examples`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			sems, inv, err := o.prepare()
-			if err != nil {
-				return err
-			}
-			if o.from == "" {
-				return usagef("--from IDENTITY is required (sa:NAMESPACE/NAME, spiffe://..., or anonymous)")
-			}
-			caller, err := explain.ParseIdentity(o.from)
-			if err != nil {
-				return usagef("--from: %v", err)
-			}
-			if o.list == (o.tool != "" || cmd.Flags().Changed("method")) {
-				return usagef("give either --list or --tool TOOL (or --method for a base-protocol method)")
-			}
-			f, err := o.filter(a.defaultNamespace())
-			if err != nil {
-				return err
-			}
-			e, s, err := a.engine(cmd.Context(), &o.whatifFlags, &o.load, sems, inv)
-			if err != nil {
-				return err
-			}
-			if err := checkTargetFlags(s, e, f); err != nil {
-				return err
-			}
-			id := e.IdentityFor(caller)
-			a.warnUnknownIdentity(e, "--from", id)
-			if o.tool != "" {
-				a.warnUnknownTool(e, o.tool)
-			}
-			w := a.streams.Out
-			if o.list {
-				l := e.CanIList(id, f)
-				if o.output == "json" || o.output == "yaml" {
-					return render.Report(w, o.output, render.NewCanIListReport(l), render.CompletenessOf(s))
-				}
-				return render.CanIListText(w, l)
-			}
-			op := whatif.Op{Method: o.method, Tool: o.tool}
-			if op.Method != "tools/call" {
-				if o.tool != "" {
-					return usagef("--tool is for --method tools/call")
-				}
-				op.Tool = ""
-			} else if op.Tool == "" {
-				return usagef("--tool TOOL is required with --method tools/call")
-			}
-			answers, err := e.CanI(id, op, f)
-			if err != nil {
-				if errors.Is(err, whatif.ErrNoTarget) {
-					fmt.Fprintf(w, "no - %v\n", errors.Unwrap(err))
-					return &resultError{code: exitFail}
-				}
-				return err
-			}
-			switch o.output {
-			case "json", "yaml":
-				err = render.Report(w, o.output, render.NewCanIReport(semNames(sems), id, op, answers), render.CompletenessOf(s))
-			default:
-				err = render.CanIText(w, semNames(sems), answers)
-			}
-			if err != nil {
-				return err
-			}
-			switch whatif.Verdict(answers) {
-			case explain.Deny:
-				return &resultError{code: exitFail}
-			case explain.Indeterminate:
-				return &resultError{code: exitIndeterminate}
-			}
-			return nil
-		},
+		RunE: a.runE(o),
 	}
 	o.addWhatif(a, cmd, "text", "json", "yaml")
 	f := cmd.Flags()

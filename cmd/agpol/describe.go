@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -13,11 +14,100 @@ import (
 )
 
 type describeOptions struct {
+	a           *app
 	load        loadFlags
 	semantics   string
 	trustDomain string
 	color       string
 	output      string
+
+	// Completed: the kind, the semantics, and the object named ([namespace, name];
+	// nil without NAME: every object of the kind in namespace, "" for every namespace).
+	kind      string
+	sem       effective.Semantics
+	name      []string
+	namespace string
+}
+
+func (o *describeOptions) Complete(_ *cobra.Command, args []string) error {
+	var ok bool
+	if o.kind, ok = describeKind(args[0]); !ok {
+		return usagef("cannot describe %q: use gateway, httproute, xbackend, xaccesspolicy or authpolicy", args[0])
+	}
+	var err error
+	if o.sem, err = effective.Preset(o.semantics); err != nil {
+		return usagef("%v", err)
+	}
+	o.namespace = o.a.defaultNamespace()
+	o.load.namespace = o.namespace
+	o.load.wholeCluster = true
+	o.name = nil
+	if len(args) == 2 {
+		ns, name := o.namespace, args[1]
+		if n, nm, ok := strings.Cut(name, "/"); ok {
+			ns, name = n, nm
+		}
+		o.name = []string{ns, name}
+	}
+	if o.name == nil && o.load.allNamespaces {
+		o.namespace = ""
+	}
+	return nil
+}
+
+func (o *describeOptions) Validate() error {
+	if o.name != nil && o.load.allNamespaces {
+		return usagef("a NAME cannot be given with -A")
+	}
+	return o.load.validate()
+}
+
+func (o *describeOptions) Run(ctx context.Context) error {
+	a := o.a
+	s, err := a.load(ctx, &o.load)
+	if err != nil {
+		return err
+	}
+	names := [][2]string{}
+	if o.name != nil {
+		names = append(names, [2]string{o.name[0], o.name[1]})
+	} else {
+		names = describe.Names(s, o.kind, o.namespace)
+		if len(names) == 0 {
+			if o.namespace == "" {
+				fmt.Fprintln(a.streams.ErrOut, "No resources found")
+			} else {
+				fmt.Fprintf(a.streams.ErrOut, "No resources found in %s namespace.\n", o.namespace)
+			}
+			if o.output != "text" {
+				return render.DescribeDocument(a.streams.Out, nil, o.output, false)
+			}
+			return nil
+		}
+	}
+	var views []*describe.View
+	for _, n := range names {
+		d, err := describe.Build(s, o.sem, o.trustDomain, o.kind, n[0], n[1])
+		if err != nil {
+			return err
+		}
+		views = append(views, d)
+	}
+	w := a.streams.Out
+	if o.output != "text" {
+		return render.DescribeDocument(w, views, o.output, o.name != nil)
+	}
+	st := render.Styler{Color: render.UseColor(render.ColorMode(o.color), w)}
+	for i, d := range views {
+		if i > 0 {
+			fmt.Fprintln(w)
+			fmt.Fprintln(w)
+		}
+		if err := render.DescribeText(w, d, st); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // describeKind maps what a user types to the kind describe names it.
@@ -38,7 +128,7 @@ func describeKind(arg string) (string, bool) {
 }
 
 func (a *app) newDescribeCmd() *cobra.Command {
-	o := &describeOptions{}
+	o := &describeOptions{a: a}
 	cmd := &cobra.Command{
 		Use:   "describe gateway|httproute|xbackend|xaccesspolicy|authpolicy [NAME]",
 		Short: "Show what applies to a gateway, route or backend, and where a policy applies",
@@ -77,74 +167,7 @@ NAME is NAME (in -n NAMESPACE, default "default") or NAMESPACE/NAME.`,
 			}
 			return describeNames(args[0], o.load.files, o.load.recursive, toComplete), cobra.ShellCompDirectiveNoFileComp
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			kind, ok := describeKind(args[0])
-			if !ok {
-				return usagef("cannot describe %q: use gateway, httproute, xbackend, xaccesspolicy or authpolicy", args[0])
-			}
-			sem, err := effective.Preset(o.semantics)
-			if err != nil {
-				return usagef("%v", err)
-			}
-			if len(args) == 2 && o.load.allNamespaces {
-				return usagef("a NAME cannot be given with -A")
-			}
-			ns := a.defaultNamespace()
-			var names [][2]string
-			if len(args) == 2 {
-				name := args[1]
-				if n, nm, ok := strings.Cut(name, "/"); ok {
-					ns, name = n, nm
-				}
-				names = [][2]string{{ns, name}}
-			}
-			allNS := o.load.allNamespaces
-			o.load.wholeCluster = true
-			s, err := a.load(cmd.Context(), &o.load)
-			if err != nil {
-				return err
-			}
-			if names == nil {
-				if allNS {
-					ns = ""
-				}
-				names = describe.Names(s, kind, ns)
-				if len(names) == 0 {
-					if ns == "" {
-						fmt.Fprintln(a.streams.ErrOut, "No resources found")
-					} else {
-						fmt.Fprintf(a.streams.ErrOut, "No resources found in %s namespace.\n", ns)
-					}
-					if o.output != "text" {
-						return render.DescribeDocument(a.streams.Out, nil, o.output, false)
-					}
-					return nil
-				}
-			}
-			var views []*describe.View
-			for _, n := range names {
-				d, err := describe.Build(s, sem, o.trustDomain, kind, n[0], n[1])
-				if err != nil {
-					return err
-				}
-				views = append(views, d)
-			}
-			w := a.streams.Out
-			if o.output != "text" {
-				return render.DescribeDocument(w, views, o.output, len(args) == 2)
-			}
-			st := render.Styler{Color: render.UseColor(render.ColorMode(o.color), w)}
-			for i, d := range views {
-				if i > 0 {
-					fmt.Fprintln(w)
-					fmt.Fprintln(w)
-				}
-				if err := render.DescribeText(w, d, st); err != nil {
-					return err
-				}
-			}
-			return nil
-		},
+		RunE: a.runE(o),
 	}
 	o.load.addFlags(cmd)
 	cmd.Flags().Lookup("all-namespaces").Usage = "without NAME: describe the objects of every namespace"

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/agpol/agpol/internal/render"
@@ -12,19 +14,99 @@ type diffOptions struct {
 	whatifFlags
 	before, after string
 	failOn        string
+
+	// bySemantics compares two --semantics on one input instead of two inputs.
+	bySemantics bool
 }
 
 // sideFlags turns a --before/--after value into load flags: "live" is the cluster,
 // anything else a file or directory (read recursively).
 func (o *diffOptions) sideFlags(v string) *loadFlags {
 	if v == "live" {
-		return &loadFlags{}
+		return &loadFlags{namespace: o.namespace}
 	}
-	return &loadFlags{files: []string{v}, recursive: true}
+	return &loadFlags{files: []string{v}, recursive: true, namespace: o.namespace}
+}
+
+func (o *diffOptions) Complete(*cobra.Command, []string) error {
+	if err := o.completeWhatif(); err != nil {
+		return err
+	}
+	o.bySemantics = o.before == "" && o.after == ""
+	return nil
+}
+
+func (o *diffOptions) Validate() error {
+	switch {
+	case o.bySemantics && len(o.sems) != 2:
+		return usagef("give --before and --after (a file, a directory, or live), or two --semantics to compare on one input (-f, or the cluster)")
+	case !o.bySemantics && (len(o.load.files) > 0 || o.load.live):
+		return usagef("diff reads its inputs from --before and --after, not -f/--live")
+	case !o.bySemantics && (o.before == "" || o.after == ""):
+		return usagef("--before and --after are required (a file, a directory, or live)")
+	}
+	return o.load.validate()
+}
+
+func (o *diffOptions) Run(ctx context.Context) error {
+	a, sems := o.a, o.sems
+	var (
+		before, after *whatif.Engine
+		sb, sa        *snapshot.Snapshot
+		err           error
+	)
+	if o.bySemantics {
+		// The same objects, decided under each semantics.
+		before, sb, err = a.engine(ctx, &o.whatifFlags, &o.load, sems[:1])
+		if err != nil {
+			return err
+		}
+		after, sa = whatif.New(sb, sems[1:], whatif.Options{TrustDomain: o.trustDomain, Inventory: o.inv, ExtAuth: o.ext}), sb
+	} else {
+		before, sb, err = a.engine(ctx, &o.whatifFlags, o.sideFlags(o.before), sems)
+		if err != nil {
+			return err
+		}
+		after, sa, err = a.engine(ctx, &o.whatifFlags, o.sideFlags(o.after), sems)
+	}
+	if err != nil {
+		return err
+	}
+	end := a.progress.Stage("comparing every decision")
+	d := whatif.Diff(before, after, o.filter)
+	end()
+	if o.bySemantics {
+		d.Compare = "semantics " + sems[0].Name + " → " + sems[1].Name
+	}
+	w := a.streams.Out
+	switch o.output {
+	case "json", "yaml":
+		err = render.Report(w, o.output, render.NewDiffReport(d), render.CompletenessOfSides([]string{"before", "after"}, sb, sa))
+	case "markdown":
+		err = render.DiffMarkdown(w, d)
+	default:
+		err = render.DiffText(w, d)
+	}
+	if err != nil {
+		return err
+	}
+	fail := false
+	switch o.failOn {
+	case "granted":
+		fail = len(d.Granted) > 0
+	case "revoked":
+		fail = len(d.Revoked) > 0
+	case "any":
+		fail = d.Count() > 0
+	}
+	if fail {
+		return &resultError{code: exitFail}
+	}
+	return nil
 }
 
 func (a *app) newDiffCmd() *cobra.Command {
-	o := &diffOptions{}
+	o := &diffOptions{whatifFlags: whatifFlags{decideFlags: decideFlags{a: a}}}
 	cmd := &cobra.Command{
 		Use:   "diff (--before PATH|live --after PATH|live | --semantics A --semantics B [-f PATH])",
 		Short: "Every access decision a change makes: granted, revoked, decided by another rule",
@@ -54,92 +136,13 @@ your access before it ships.
   # What would upstream pull request #293 change on these manifests?
   agpol diff --semantics reference --semantics pr-293 -f testdata/examples`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			sems, inv, err := o.prepare()
-			if err != nil {
-				return err
-			}
-			bySemantics := o.before == "" && o.after == ""
-			switch {
-			case bySemantics && len(sems) != 2:
-				return usagef("give --before and --after (a file, a directory, or live), or two --semantics to compare on one input (-f, or the cluster)")
-			case !bySemantics && (len(o.load.files) > 0 || o.load.live):
-				return usagef("diff reads its inputs from --before and --after, not -f/--live")
-			case !bySemantics && (o.before == "" || o.after == ""):
-				return usagef("--before and --after are required (a file, a directory, or live)")
-			}
-			switch o.failOn {
-			case "", "none", "granted", "revoked", "any":
-			default:
-				return usagef("invalid --fail-on %q: use granted, revoked, any or none", o.failOn)
-			}
-			f, err := o.filter(a.defaultNamespace())
-			if err != nil {
-				return err
-			}
-			var (
-				before, after *whatif.Engine
-				sb, sa        *snapshot.Snapshot
-			)
-			if bySemantics {
-				// The same objects, decided under each semantics.
-				before, sb, err = a.engine(cmd.Context(), &o.whatifFlags, &o.load, sems[:1], inv)
-				if err != nil {
-					return err
-				}
-				ext, err := parseExtAuth(o.extauth)
-				if err != nil {
-					return err
-				}
-				after, sa = whatif.New(sb, sems[1:], whatif.Options{TrustDomain: o.trustDomain, Inventory: inv, ExtAuth: ext}), sb
-			} else {
-				before, sb, err = a.engine(cmd.Context(), &o.whatifFlags, o.sideFlags(o.before), sems, inv)
-				if err != nil {
-					return err
-				}
-				after, sa, err = a.engine(cmd.Context(), &o.whatifFlags, o.sideFlags(o.after), sems, inv)
-			}
-			if err != nil {
-				return err
-			}
-			end := a.progress.Stage("comparing every decision")
-			d := whatif.Diff(before, after, f)
-			end()
-			if bySemantics {
-				d.Compare = "semantics " + sems[0].Name + " → " + sems[1].Name
-			}
-			w := a.streams.Out
-			switch o.output {
-			case "json", "yaml":
-				err = render.Report(w, o.output, render.NewDiffReport(d), render.CompletenessOfSides([]string{"before", "after"}, sb, sa))
-			case "markdown":
-				err = render.DiffMarkdown(w, d)
-			default:
-				err = render.DiffText(w, d)
-			}
-			if err != nil {
-				return err
-			}
-			fail := false
-			switch o.failOn {
-			case "granted":
-				fail = len(d.Granted) > 0
-			case "revoked":
-				fail = len(d.Revoked) > 0
-			case "any":
-				fail = d.Count() > 0
-			}
-			if fail {
-				return &resultError{code: exitFail}
-			}
-			return nil
-		},
+		RunE: a.runE(o),
 	}
 	o.addWhatif(a, cmd, "text", "markdown", "json", "yaml")
 	f := cmd.Flags()
 	f.StringVar(&o.before, "before", "", "the input before the change: a file, a directory, or live")
 	f.StringVar(&o.after, "after", "", "the input after the change: a file, a directory, or live")
-	f.StringVar(&o.failOn, "fail-on", "none", "exit 1 when a change of this kind exists: granted, revoked, any or none")
+	addEnumFlag(cmd, &o.failOn, "fail-on", "", "none", "--fail-on value", "exit 1 when a change of this kind exists", []string{"granted", "revoked", "any", "none"})
 	// -f/-R/--live serve only the comparison of two semantics on one input.
 	for _, n := range []string{"all-namespaces", "snapshot-out"} {
 		_ = f.MarkHidden(n)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -54,15 +55,50 @@ func (a *app) newEffectiveCmd() *cobra.Command {
 }
 
 type effectiveAuthPolicyOptions struct {
+	a        *app
 	load     loadFlags
 	target   string
 	gateway  string
 	listener string
 	output   string
+	// color is accepted for consistency: effective's output is not coloured.
+	color string
+
+	// query is --target read (Complete); a NAME alone leaves its Kind to Run, which
+	// looks the name up in the input.
+	query     authpolicy.Query
+	namespace string
+}
+
+func (o *effectiveAuthPolicyOptions) Complete(*cobra.Command, []string) error {
+	o.namespace = o.a.defaultNamespace()
+	o.load.namespace = o.namespace
+	o.load.wholeCluster = true
+	if o.target == "" {
+		return nil // Validate says it is required
+	}
+	var err error
+	o.query, err = parseAuthPolicyTarget(o.target, o.namespace)
+	return err
+}
+
+func (o *effectiveAuthPolicyOptions) Validate() error {
+	if o.target == "" {
+		return usagef("--target is required (KIND/NS/NAME[#SECTION], KIND gateway or httproute)")
+	}
+	return o.load.validate()
+}
+
+func (o *effectiveAuthPolicyOptions) Run(ctx context.Context) error {
+	s, err := o.a.load(ctx, &o.load)
+	if err != nil {
+		return err
+	}
+	return o.a.runEffectiveAuthPolicy(o, s)
 }
 
 func (a *app) newEffectiveAuthPolicyCmd() *cobra.Command {
-	o := &effectiveAuthPolicyOptions{}
+	o := &effectiveAuthPolicyOptions{a: a}
 	cmd := &cobra.Command{
 		Use:     "authpolicy --target KIND/NS/NAME[#SECTION]",
 		Aliases: []string{"authpolicies", "ap"},
@@ -92,17 +128,7 @@ NotInPath, TargetNotFound, Invalid) is computed over every path of the input.`,
   # The gateway-level policy alone
   agpol effective authpolicy --target gateway/infra/edge -f testdata/examples`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.target == "" {
-				return usagef("--target is required (KIND/NS/NAME[#SECTION], KIND gateway or httproute)")
-			}
-			o.load.wholeCluster = true
-			s, err := a.load(cmd.Context(), &o.load)
-			if err != nil {
-				return err
-			}
-			return a.runEffectiveAuthPolicy(o, s)
-		},
+		RunE: a.runE(o),
 	}
 	o.load.addInputFlags(cmd) // every namespace is read: no -A
 	f := cmd.Flags()
@@ -110,11 +136,12 @@ NotInPath, TargetNotFound, Invalid) is computed over every path of the input.`,
 	f.StringVar(&o.gateway, "gateway", "", "only paths through this Gateway (NS/NAME) (httproute targets)")
 	f.StringVar(&o.listener, "listener", "", "only paths through this listener (httproute targets)")
 	addOutputFlag(cmd, &o.output, "text", "json", "yaml")
+	addPlainColorFlag(cmd, &o.color, "effective's output is not coloured")
 	return cmd
 }
 
 func (a *app) runEffectiveAuthPolicy(o *effectiveAuthPolicyOptions, s *snapshot.Snapshot) error {
-	q, err := parseAuthPolicyTarget(o.target, a.defaultNamespace(), s)
+	q, err := resolveTargetKind(o.query, o.target, s)
 	if err != nil {
 		return err
 	}
@@ -159,8 +186,8 @@ var authPolicyTargetKinds = map[string]string{
 }
 
 // parseAuthPolicyTarget reads KIND/NS/NAME[#SECTION], KIND/NAME[#SECTION] (namespace ns) or
-// NAME[#SECTION] (the only Gateway or HTTPRoute of that name in namespace ns).
-func parseAuthPolicyTarget(target, ns string, s *snapshot.Snapshot) (authpolicy.Query, error) {
+// NAME[#SECTION] (in namespace ns; its Kind is left empty for resolveTargetKind).
+func parseAuthPolicyTarget(target, ns string) (authpolicy.Query, error) {
 	var q authpolicy.Query
 	ref, section, _ := strings.Cut(target, "#")
 	parts := strings.Split(ref, "/")
@@ -181,7 +208,17 @@ func parseAuthPolicyTarget(target, ns string, s *snapshot.Snapshot) (authpolicy.
 			return q, usagef("--target %q: unknown kind %q (use gateway or httproute)", target, parts[0])
 		}
 		q.Kind = kind
-	} else {
+	}
+	if q.Namespace == "" || q.Name == "" {
+		return q, usagef("--target %q: empty namespace or name", target)
+	}
+	return q, nil
+}
+
+// resolveTargetKind gives a --target NAME the kind of the only Gateway or HTTPRoute of
+// that name in its namespace.
+func resolveTargetKind(q authpolicy.Query, target string, s *snapshot.Snapshot) (authpolicy.Query, error) {
+	if q.Kind == "" {
 		var kinds []string
 		for _, g := range s.Gateways {
 			if g.Namespace == q.Namespace && g.Name == q.Name {
@@ -203,9 +240,6 @@ func parseAuthPolicyTarget(target, ns string, s *snapshot.Snapshot) (authpolicy.
 				target, q.Namespace, q.Name, q.Namespace, q.Name, q.Namespace, q.Name)
 		}
 		q.Kind = kinds[0]
-	}
-	if q.Namespace == "" || q.Name == "" {
-		return q, usagef("--target %q: empty namespace or name", target)
 	}
 	return q, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"time"
@@ -13,13 +14,29 @@ import (
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
-// decideFlags are the flags explain and simulate share.
+// decideFlags are the flags explain and simulate share (and the what-if commands).
 type decideFlags struct {
+	a           *app
 	load        loadFlags
 	semantics   string
 	trustDomain string
 	output      string
 	color       string
+	// namespace is the namespace of NAMEs given without one (-n, else "default").
+	namespace string
+	// sems are the presets of --semantics.
+	sems []effective.Semantics
+}
+
+// complete resolves the namespace and the presets.
+func (d *decideFlags) complete() error {
+	d.namespace = d.a.defaultNamespace()
+	d.load.namespace = d.namespace
+	// Decisions need the whole topology: every namespace is read.
+	d.load.wholeCluster = true
+	var err error
+	d.sems, err = d.check()
+	return err
 }
 
 // add adds the shared flags; formats are the -o values, the first the default.
@@ -74,10 +91,72 @@ type explainOptions struct {
 	port                                             int
 	at                                               string
 	extauth                                          string
+
+	// req is the request of the flags (Complete); its time is set by Run without --time.
+	req *explain.Request
+}
+
+func (o *explainOptions) Complete(cmd *cobra.Command, _ []string) error {
+	if err := o.complete(); err != nil {
+		return err
+	}
+	var err error
+	o.req, err = o.request(cmd, o.namespace)
+	return err
+}
+
+func (o *explainOptions) Validate() error {
+	if o.from == "" {
+		return usagef("--from IDENTITY is required (sa:NAMESPACE/NAME, spiffe://..., or anonymous)")
+	}
+	if !strings.HasPrefix(o.path, "/") {
+		return usagef("--path must start with /")
+	}
+	if o.port < 0 || o.port > 65535 {
+		return usagef("--port must be 1-65535")
+	}
+	return o.load.validate()
+}
+
+func (o *explainOptions) Run(ctx context.Context) error {
+	a, req := o.a, o.req
+	if o.at == "" {
+		req.HTTP.Time = time.Now().UTC()
+	}
+	s, err := a.load(ctx, &o.load)
+	if err != nil {
+		return err
+	}
+	sim := explain.New(s, o.sems, o.trustDomain)
+	results, err := sim.Explain(req)
+	if err != nil {
+		if errors.Is(err, explain.ErrInput) {
+			return usagef("%v%s", err, partialHint(s))
+		}
+		return err
+	}
+	if o.at == "" {
+		// Decided at the current time; the report names the request's time only
+		// when the request gave one, so that two runs print the same bytes.
+		req.HTTP.Time = time.Time{}
+	}
+	w := a.streams.Out
+	switch o.output {
+	case "json":
+		err = render.JSON(w, explainReport(s, results))
+	case "yaml":
+		err = render.YAML(w, explainReport(s, results))
+	default:
+		err = render.ExplainText(w, results, render.Styler{Color: render.UseColor(render.ColorMode(o.color), w)})
+	}
+	if err != nil {
+		return err
+	}
+	return verdictExit(results)
 }
 
 func (a *app) newExplainCmd() *cobra.Command {
-	o := &explainOptions{}
+	o := &explainOptions{decideFlags: decideFlags{a: a}}
 	cmd := &cobra.Command{
 		Use:   "explain",
 		Short: "Decide one request: allow, deny or indeterminate, and why",
@@ -103,47 +182,7 @@ Without MCP metadata (--mcp-method none, or an HTTP method other than POST and n
   agpol explain -f testdata/examples --from sa:agents/support --gateway infra/edge \
     --backend pay/ledger --tool refund --semantics all -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			sems, err := o.check()
-			if err != nil {
-				return err
-			}
-			req, err := o.request(cmd, a.defaultNamespace())
-			if err != nil {
-				return err
-			}
-			o.load.wholeCluster = true
-			s, err := a.load(cmd.Context(), &o.load)
-			if err != nil {
-				return err
-			}
-			sim := explain.New(s, sems, o.trustDomain)
-			results, err := sim.Explain(req)
-			if err != nil {
-				if errors.Is(err, explain.ErrInput) {
-					return usagef("%v%s", err, partialHint(s))
-				}
-				return err
-			}
-			if o.at == "" {
-				// Decided at the current time; the report names the request's time only
-				// when the request gave one, so that two runs print the same bytes.
-				req.HTTP.Time = time.Time{}
-			}
-			w := a.streams.Out
-			switch o.output {
-			case "json":
-				err = render.JSON(w, explainReport(s, results))
-			case "yaml":
-				err = render.YAML(w, explainReport(s, results))
-			default:
-				err = render.ExplainText(w, results, render.Styler{Color: render.UseColor(render.ColorMode(o.color), w)})
-			}
-			if err != nil {
-				return err
-			}
-			return verdictExit(results)
-		},
+		RunE: a.runE(o),
 	}
 	o.add(cmd, "text", "json", "yaml")
 	f := cmd.Flags()
@@ -166,18 +205,19 @@ Without MCP metadata (--mcp-method none, or an HTTP method other than POST and n
 	}
 	f.StringVar(&o.uri, "uri", "", "resource URI (params.uri)")
 	f.StringVar(&o.extauth, "extauth", "", "external authorizer answer: allow, deny, or gateway=allow,backend=deny")
+	cmd.MarkFlagsMutuallyExclusive("backend", "service")
 	return cmd
 }
 
 // request builds the request of the flags; NS/NAME flags without a namespace take ns.
+// Without --time the request has no time (Run decides at the current time).
 func (o *explainOptions) request(cmd *cobra.Command, ns string) (*explain.Request, error) {
 	r := &explain.Request{Name: "explain"}
-	if o.from == "" {
-		return nil, usagef("--from IDENTITY is required (sa:NAMESPACE/NAME, spiffe://..., or anonymous)")
-	}
 	var err error
-	if r.From, err = explain.ParseIdentity(o.from); err != nil {
-		return nil, usagef("--from: %v", err)
+	if o.from != "" {
+		if r.From, err = explain.ParseIdentity(o.from); err != nil {
+			return nil, usagef("--from: %v", err)
+		}
 	}
 	for _, x := range []struct {
 		flag, val string
@@ -192,17 +232,8 @@ func (o *explainOptions) request(cmd *cobra.Command, ns string) (*explain.Reques
 		}
 		*x.dst = &n
 	}
-	if r.Backend != nil && r.Service != nil {
-		return nil, usagef("give --backend or --service, not both")
-	}
 	r.Listener = o.listener
 	r.HTTP = explain.HTTP{Method: strings.ToUpper(o.method), Path: o.path, Host: o.host, Port: o.port}
-	if !strings.HasPrefix(o.path, "/") {
-		return nil, usagef("--path must start with /")
-	}
-	if o.port < 0 || o.port > 65535 {
-		return nil, usagef("--port must be 1-65535")
-	}
 	for _, h := range o.headers {
 		k, v, ok := strings.Cut(h, "=")
 		if !ok || k == "" {
@@ -220,7 +251,6 @@ func (o *explainOptions) request(cmd *cobra.Command, ns string) (*explain.Reques
 		}
 		r.HTTP.Headers[k] = v
 	}
-	r.HTTP.Time = time.Now().UTC()
 	if o.at != "" {
 		if r.HTTP.Time, err = time.Parse(time.RFC3339, o.at); err != nil {
 			return nil, usagef("--time %q: use RFC 3339, e.g. 2026-05-01T10:00:00Z", o.at)

@@ -55,6 +55,14 @@ func addColorFlag(cmd *cobra.Command, p *string) {
 		"colour (always/never win over NO_COLOR, which wins over the terminal)", colorModes)
 }
 
+// addPlainColorFlag adds --color to a command whose output has nothing to colour: every
+// command that prints text takes the flag (and checks its value), and this one says why
+// it changes nothing.
+func addPlainColorFlag(cmd *cobra.Command, p *string, why string) {
+	addColorFlag(cmd, p)
+	cmd.Flags().Lookup("color").Usage = "accepted for consistency; " + why + ": " + strings.Join(colorModes, ", ")
+}
+
 // selectorFlags are kubectl's -l/--selector and --field-selector.
 type selectorFlags struct {
 	labels string

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -30,12 +31,13 @@ var getKinds = map[string]string{
 
 // getFormats are the -o formats of agpol get beyond the object printers: the topology
 // drawn as a graph (graph.go).
-var getFormats = map[string]func(a *app, s *snapshot.Snapshot, kinds []string, name string, sel render.Selector) error{
-	render.GraphDOT: func(a *app, s *snapshot.Snapshot, kinds []string, name string, sel render.Selector) error {
-		return a.runGraph(s, kinds, name, sel, render.GraphDOT)
+// ns is -n (or the NS of NS/NAME), "" without.
+var getFormats = map[string]func(a *app, s *snapshot.Snapshot, kinds []string, name string, sel render.Selector, ns string) error{
+	render.GraphDOT: func(a *app, s *snapshot.Snapshot, kinds []string, name string, sel render.Selector, ns string) error {
+		return a.runGraph(s, kinds, name, sel, ns, render.GraphDOT)
 	},
-	render.GraphMermaid: func(a *app, s *snapshot.Snapshot, kinds []string, name string, sel render.Selector) error {
-		return a.runGraph(s, kinds, name, sel, render.GraphMermaid)
+	render.GraphMermaid: func(a *app, s *snapshot.Snapshot, kinds []string, name string, sel render.Selector, ns string) error {
+		return a.runGraph(s, kinds, name, sel, ns, render.GraphMermaid)
 	},
 }
 
@@ -70,20 +72,110 @@ func accessPolicyGetHook(s *snapshot.Snapshot, c *render.Computed) {
 }
 
 type getOptions struct {
+	a         *app
 	load      loadFlags
 	selectors selectorFlags
-	sel       render.Selector
 	// print holds -o, --no-headers and the template flags; the tables ("" or table, and
 	// wide) and the graphs (dot, mermaid) are agpol's, every other format is kubectl's
 	// printer of the objects themselves.
 	print *kubectlget.PrintFlags
+	// color is accepted for consistency: get's tables are kubectl's, not coloured.
+	color string
+
+	// Completed: the resources of TYPE, the NAME (without its namespace), the
+	// selectors, the namespace -n or NS/NAME gives ("" without either), and the printer
+	// of kubectl's formats (nil for agpol's tables and graphs).
+	kinds     []string
+	name      string
+	sel       render.Selector
+	namespace string
+	printer   printers.ResourcePrinter
+}
+
+func (o *getOptions) Complete(_ *cobra.Command, args []string) error {
+	o.kinds = nil
+	for _, t := range strings.Split(args[0], ",") {
+		k, ok := getKinds[strings.ToLower(t)]
+		if !ok {
+			return usagef("unknown type %q: use gateways, httproutes, xbackends, xaccesspolicies or authpolicies", t)
+		}
+		o.kinds = append(o.kinds, k)
+	}
+	var err error
+	if o.sel.Labels, o.sel.Fields, err = o.selectors.parse(); err != nil {
+		return err
+	}
+	if c := o.a.config; c != nil && c.Namespace != nil {
+		o.namespace = *c.Namespace
+	}
+	o.name = ""
+	if len(args) == 2 {
+		o.name = args[1]
+		// NS/NAME, as describe and explain take it, is the same as -n NS NAME.
+		if ns, n, ok := strings.Cut(o.name, "/"); ok && ns != "" && n != "" {
+			o.namespace, o.name = ns, n
+			o.load.liveNamespace = ns
+			o.load.allNamespaces = false
+		}
+	}
+	o.load.namespace = o.namespace
+	if o.load.namespace == "" {
+		o.load.namespace = "default"
+	}
+	o.printer = nil
+	if _, graph := getFormats[o.output()]; graph {
+		return nil
+	}
+	switch o.output() {
+	case "", "table", "wide":
+		return nil
+	}
+	p, err := o.print.ToPrinter()
+	if err != nil {
+		if genericclioptions.IsNoCompatiblePrinterError(err) {
+			return usagef("unable to match a printer suitable for the output format %q, allowed formats are: %s", o.output(), strings.Join(o.formats(), ","))
+		}
+		return usagef("%v", err)
+	}
+	o.printer = p
+	return nil
+}
+
+func (o *getOptions) Validate() error {
+	if o.name != "" && o.selectors.given() {
+		return usagef("name cannot be provided when a selector is specified")
+	}
+	return o.load.validate()
+}
+
+func (o *getOptions) Run(ctx context.Context) error {
+	a := o.a
+	s, err := a.load(ctx, &o.load)
+	if err != nil {
+		return err
+	}
+	if err := o.load.refusePartial(s, func(res string) bool { return slices.Contains(o.kinds, res) }); err != nil {
+		return err
+	}
+	if graph, ok := getFormats[o.output()]; ok {
+		return graph(a, s, o.kinds, o.name, o.sel, o.namespace)
+	}
+	return a.runGet(o, s)
+}
+
+// filterNamespace is the namespace get lists: "" (every namespace) with -A or without -n.
+func (o *getOptions) filterNamespace() string {
+	if o.load.allNamespaces {
+		return ""
+	}
+	return o.namespace
 }
 
 // output is -o.
 func (o *getOptions) output() string { return *o.print.OutputFormat }
 
 func (a *app) newGetCmd() *cobra.Command {
-	o := &getOptions{print: kubectlget.NewGetPrintFlags()}
+	o := &getOptions{a: a, print: kubectlget.NewGetPrintFlags()}
 	cmd := &cobra.Command{
 		Use:   "get TYPE[,TYPE...] [NAME]",
 		Short: "List gateways, routes, backends and policies",
@@ -129,59 +221,7 @@ namespace cannot tell. -o dot|mermaid labels the policies with the same cells.`,
 			}
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var kinds []string
-			for _, t := range strings.Split(args[0], ",") {
-				k, ok := getKinds[strings.ToLower(t)]
-				if !ok {
-					return usagef("unknown type %q: use gateways, httproutes, xbackends, xaccesspolicies or authpolicies", t)
-				}
-				kinds = append(kinds, k)
-			}
-			var err error
-			if o.sel.Labels, o.sel.Fields, err = o.selectors.parse(); err != nil {
-				return err
-			}
-			name := ""
-			if len(args) == 2 {
-				if o.selectors.given() {
-					return usagef("name cannot be provided when a selector is specified")
-				}
-				name = args[1]
-				// NS/NAME, as describe and explain take it, is the same as -n NS NAME.
-				if ns, n, ok := strings.Cut(name, "/"); ok && ns != "" && n != "" {
-					*a.config.Namespace, name = ns, n
-					o.load.allNamespaces = false
-				}
-			}
-			extra, isExtra := getFormats[o.output()]
-			var printer printers.ResourcePrinter
-			switch o.output() {
-			case "", "table", "wide":
-			default:
-				if !isExtra {
-					p, err := o.print.ToPrinter()
-					if err != nil {
-						if genericclioptions.IsNoCompatiblePrinterError(err) {
-							return usagef("unable to match a printer suitable for the output format %q, allowed formats are: %s", o.output(), strings.Join(o.formats(), ","))
-						}
-						return usagef("%v", err)
-					}
-					printer = p
-				}
-			}
-			s, err := a.load(cmd.Context(), &o.load)
-			if err != nil {
-				return err
-			}
-			if err := o.load.refusePartial(s, func(res string) bool { return slices.Contains(kinds, res) }); err != nil {
-				return err
-			}
-			if isExtra {
-				return extra(a, s, kinds, name, o.sel)
-			}
-			return a.runGet(o, s, kinds, name, printer)
-		},
+		RunE: a.runE(o),
 	}
 	o.load.addFlags(cmd)
 	o.load.addAllowPartial(cmd)
@@ -193,6 +233,7 @@ namespace cannot tell. -o dot|mermaid labels the policies with the same cells.`,
 			strings.Join(o.print.AllowedFormats()[:len(o.print.AllowedFormats())-1], ", ")+" of the objects themselves")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.formats(), cobra.ShellCompDirectiveNoFileComp))
 	cmd.Flags().BoolVar(o.print.NoHeaders, "no-headers", false, "omit table headers (tables and custom-columns)")
+	addPlainColorFlag(cmd, &o.color, "get's tables are kubectl's and not coloured")
 	return cmd
 }
 
@@ -212,9 +253,10 @@ func (o *getOptions) formats() []string {
 	return append(out, graphs...)
 }
 
-func (a *app) runGet(o *getOptions, s *snapshot.Snapshot, kinds []string, name string, printer printers.ResourcePrinter) error {
+func (a *app) runGet(o *getOptions, s *snapshot.Snapshot) error {
+	kinds, name, printer := o.kinds, o.name, o.printer
 	targets := topology.IndexTargets(s)
-	ns := a.namespaceFilter(o.load.allNamespaces)
+	ns := o.filterNamespace()
 	var items []render.Item
 	var tables []*render.Table
 	computed := render.Computed{}

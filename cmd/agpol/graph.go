@@ -8,11 +8,11 @@ import (
 	"github.com/agpol/agpol/internal/topology"
 )
 
-func (a *app) runGraph(s *snapshot.Snapshot, kinds []string, name string, sel render.Selector, format string) error {
+// runGraph draws the gateways of s named name (all without), in namespace ns ("": any).
+func (a *app) runGraph(s *snapshot.Snapshot, kinds []string, name string, sel render.Selector, ns, format string) error {
 	if len(kinds) != 1 || kinds[0] != "gateways" {
 		return usagef("-o %s draws gateways: use agpol get gateway [NAME] -o %s", format, format)
 	}
-	ns := a.namespaceFilter(false)
 	g := topology.BuildGraph(s)
 	var gws []*snapshot.Gateway
 	for _, gw := range g.Gateways() {

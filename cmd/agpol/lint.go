@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,12 +12,12 @@ import (
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/lint"
 	"github.com/agpol/agpol/internal/lint/output"
-	"github.com/agpol/agpol/internal/parallel"
 	"github.com/agpol/agpol/internal/render"
 	"github.com/agpol/agpol/internal/version"
 )
 
 type lintOptions struct {
+	a              *app
 	load           loadFlags
 	output         string
 	failOn         string
@@ -27,10 +28,107 @@ type lintOptions struct {
 	list           bool
 	revalidateLive bool
 	color          string
+
+	// Completed (unless --explain or --list): the threshold, the checks selected, the
+	// config read, and the objects lint could not type (filled by the load).
+	threshold   lint.Threshold
+	checks      []*lint.Check
+	cfg         *lint.Config
+	undecodable []lint.Undecodable
+}
+
+func (o *lintOptions) Complete(cmd *cobra.Command, args []string) error {
+	if o.explain != "" || o.list {
+		return nil // printed without reading anything
+	}
+	var err error
+	if o.threshold, err = lint.ParseThreshold(o.failOn); err != nil {
+		return usagef("%v", err)
+	}
+	if o.checks, err = (lint.Selector{Only: o.only, Skip: o.skip}).Select(); err != nil {
+		return usagef("%v", err)
+	}
+	if o.cfg, err = loadLintConfig(o.config, cmd.Flags().Changed("config")); err != nil {
+		return err
+	}
+	o.load.namespace = o.a.defaultNamespace()
+	o.load.config = o.cfg
+	o.load.files = append(o.load.files, args...)
+	o.load.wholeCluster = true
+	o.load.reportsDropped = true
+	o.load.skipUndecodable = func(ro cluster.RawObject, err error) {
+		o.undecodable = append(o.undecodable, lint.Undecodable{Object: ro.Object(), Source: ro.Source, Err: err})
+	}
+	return nil
+}
+
+func (o *lintOptions) Validate() error {
+	if o.explain != "" {
+		if _, ok := lint.LookupCheck(o.explain); !ok {
+			return usagef("unknown check %q: agpol lint --list shows every code", o.explain)
+		}
+		return nil
+	}
+	if o.list {
+		return nil
+	}
+	return o.load.validate()
+}
+
+func (o *lintOptions) Run(ctx context.Context) error {
+	a := o.a
+	if o.explain != "" {
+		c, _ := lint.LookupCheck(o.explain)
+		_, err := fmt.Fprint(a.streams.Out, lint.ExplainText(c))
+		return err
+	}
+	if o.list {
+		return output.ListChecks(a.streams.Out, lint.Checks())
+	}
+	s, err := a.load(ctx, &o.load)
+	if err != nil {
+		return err
+	}
+	if err := o.load.refusePartial(s, nil); err != nil {
+		return err
+	}
+	undecodable := o.undecodable
+	if s.Len()+len(undecodable) == 0 {
+		// A clean report on nothing is not a clean bill of health: say so.
+		fmt.Fprintf(a.streams.ErrOut, "note: no objects read from %s: nothing to lint\n", o.load.sourceName())
+	}
+	ctx2 := lint.NewContext(s)
+	ctx2.Undecodable = undecodable
+	ctx2.RevalidateLive = o.revalidateLive
+	end := a.progress.Stagef("linting %d objects", s.Len()+len(undecodable))
+	report := lint.Run(ctx2, lint.Options{Checks: o.checks, Config: o.cfg})
+	end()
+	if n := report.NotRevalidated; n > 0 && o.output != "json" && o.output != "sarif" {
+		// JSON and SARIF carry the count in the report itself.
+		objects := "objects"
+		if n == 1 {
+			objects = "object"
+		}
+		fmt.Fprintf(a.streams.ErrOut, "note: %d %s read from the cluster not validated again against agpol's CRDs (the API server validated them when it stored them); --revalidate-live validates them\n",
+			n, objects)
+	}
+	w := a.streams.Out
+	mode := render.ColorMode(o.color)
+	err = output.Write(w, o.output, report, output.Options{
+		ShowSuppressed: o.showSuppressed, FailOn: o.threshold, ToolVersion: version.Get().Version,
+		Style: render.Styler{Color: render.UseColor(mode, w), Profile: render.ColorProfile(mode, w)},
+	})
+	if err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	if report.Fails(o.threshold) {
+		return &resultError{code: exitFail}
+	}
+	return nil
 }
 
 func (a *app) newLintCmd() *cobra.Command {
-	o := &lintOptions{}
+	o := &lintOptions{a: a}
 	cmd := &cobra.Command{
 		Use:   "lint [FILE|DIR ...]",
 		Short: "Find policies that look safe and are not, and objects the API server would reject",
@@ -66,78 +164,7 @@ or in .agpol.yaml (read from the current directory when present, or --config):
   agpol lint -f manifests/ --only allow-all
   agpol lint --explain AGP401`,
 		Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.explain != "" {
-				c, ok := lint.LookupCheck(o.explain)
-				if !ok {
-					return usagef("unknown check %q: agpol lint --list shows every code", o.explain)
-				}
-				_, err := fmt.Fprint(a.streams.Out, lint.ExplainText(c))
-				return err
-			}
-			if o.list {
-				return output.ListChecks(a.streams.Out, lint.Checks())
-			}
-			threshold, err := lint.ParseThreshold(o.failOn)
-			if err != nil {
-				return usagef("%v", err)
-			}
-			checks, err := lint.Selector{Only: o.only, Skip: o.skip}.Select()
-			if err != nil {
-				return usagef("%v", err)
-			}
-			cfg, err := loadLintConfig(o.config, cmd.Flags().Changed("config"))
-			if err != nil {
-				return err
-			}
-			var undecodable []lint.Undecodable
-			o.load.config = cfg
-			o.load.files = append(o.load.files, args...)
-			o.load.wholeCluster = true
-			o.load.reportsDropped = true
-			o.load.skipUndecodable = func(ro cluster.RawObject, err error) {
-				undecodable = append(undecodable, lint.Undecodable{Object: ro.Object(), Source: ro.Source, Err: err})
-			}
-			s, err := a.load(cmd.Context(), &o.load)
-			if err != nil {
-				return err
-			}
-			if err := o.load.refusePartial(s, nil); err != nil {
-				return err
-			}
-			if s.Len()+len(undecodable) == 0 {
-				// A clean report on nothing is not a clean bill of health: say so.
-				fmt.Fprintf(a.streams.ErrOut, "note: no objects read from %s: nothing to lint\n", o.load.sourceName())
-			}
-			ctx := lint.NewContext(s)
-			ctx.Undecodable = undecodable
-			ctx.RevalidateLive = o.revalidateLive
-			end := a.progress.Stagef("linting %d objects", s.Len()+len(undecodable))
-			report := lint.Run(ctx, lint.Options{Checks: checks, Config: cfg})
-			end()
-			if n := report.NotRevalidated; n > 0 && o.output != "json" && o.output != "sarif" {
-				// JSON and SARIF carry the count in the report itself.
-				objects := "objects"
-				if n == 1 {
-					objects = "object"
-				}
-				fmt.Fprintf(a.streams.ErrOut, "note: %d %s read from the cluster not validated again against agpol's CRDs (the API server validated them when it stored them); --revalidate-live validates them\n",
-					n, objects)
-			}
-			w := a.streams.Out
-			mode := render.ColorMode(o.color)
-			err = output.Write(w, o.output, report, output.Options{
-				ShowSuppressed: o.showSuppressed, FailOn: threshold, ToolVersion: version.Get().Version,
-				Style: render.Styler{Color: render.UseColor(mode, w), Profile: render.ColorProfile(mode, w)},
-			})
-			if err != nil {
-				return fmt.Errorf("writing the report: %w", err)
-			}
-			if report.Fails(threshold) {
-				return &resultError{code: exitFail}
-			}
-			return nil
-		},
+		RunE: a.runE(o),
 	}
 	o.load.addInputFlags(cmd) // every namespace is read: no -A
 	o.load.addAllowPartial(cmd)
@@ -174,20 +201,4 @@ func loadLintConfig(file string, explicit bool) (*lint.Config, error) {
 		return nil, &cluster.InputError{Err: err}
 	}
 	return cfg, nil
-}
-
-// keepDecodable returns the objects that type cleanly, and hands the others to skip, in
-// input order. Objects are typed independently, so on all cores.
-func keepDecodable(objs []cluster.RawObject, skip func(cluster.RawObject, error)) []cluster.RawObject {
-	errs := make([]error, len(objs))
-	parallel.For(len(objs), func(i int) { errs[i] = objs[i].Check() })
-	out := make([]cluster.RawObject, 0, len(objs))
-	for i, o := range objs {
-		if errs[i] != nil {
-			skip(o, errs[i])
-			continue
-		}
-		out = append(out, o)
-	}
-	return out
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +38,10 @@ type loadFlags struct {
 	// readNamespace is set by load to the namespace a live read was limited to ("" when
 	// it read every namespace, or read no cluster).
 	readNamespace string
+	// namespace is the namespace of objects read from files without one, resolved by the
+	// command's Complete (-n, else "default"); liveNamespace, when set, limits a live read
+	// to that namespace instead of the kubeconfig's (get NS/NAME).
+	namespace, liveNamespace string
 	// config is the configuration a command read itself (lint's --config); without it,
 	// load reads .agpol.yaml from the current directory when there is one.
 	config *lint.Config
@@ -62,77 +64,45 @@ func (l *loadFlags) addInputFlags(cmd *cobra.Command) {
 	f.StringVar(&l.snapshotOut, "snapshot-out", "", "write the loaded objects as YAML to this file, to replay them offline with -f")
 }
 
-// load builds the snapshot from files, the live cluster, or both.
+// load builds the snapshot from files, the live cluster, or both (cluster.Load), and
+// prints on stderr what loading noticed.
 func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error) {
-	if l.live && len(l.files) == 0 {
-		return nil, usagef("--live lays files over the cluster: give the files with -f")
+	if err := l.validate(); err != nil {
+		return nil, err
 	}
-	var (
-		objs      []cluster.RawObject
-		positions *cluster.FilePositions
-		live      *cluster.LiveResult
-		origins   []string
-		// liveNamespace is the namespace a live read was limited to ("" = all).
-		liveNamespace string
-	)
-	if len(l.files) == 0 || l.live {
-		ns, explicit, err := a.config.ToRawKubeConfigLoader().Namespace()
-		if err != nil {
-			return nil, fmt.Errorf("reading kubeconfig: %w", err)
-		}
-		deadline, err := a.liveDeadline()
-		if err != nil {
-			return nil, err
-		}
-		opts := cluster.LiveOptions{Getter: a.config, Namespace: ns, Deadline: deadline}
-		if l.allNamespaces || l.wholeCluster || (l.live && !explicit) {
-			opts.Namespace = ""
-		}
-		liveNamespace = opts.Namespace
-		l.readNamespace = opts.Namespace
-		end := a.progress.Stage("reading the cluster")
-		live, err = cluster.ReadLive(ctx, opts)
-		end()
-		if err != nil {
-			return nil, err
-		}
-		objs = live.Objects
-		origins = append(origins, "cluster")
+	ns := l.namespace
+	if ns == "" { // shell completion reads without Complete
+		ns = a.defaultNamespace()
 	}
-	if len(l.files) > 0 {
-		end := a.progress.Stage("reading manifests")
-		fileObjs, pos, err := cluster.ReadFiles(cluster.FileOptions{Filenames: l.files, Recursive: l.recursive, Stdin: a.streams.In})
-		end()
-		if err != nil {
-			return nil, err
-		}
-		cluster.DefaultNamespace(fileObjs, a.defaultNamespace())
-		positions = pos
-		objs = cluster.Overlay(objs, fileObjs)
-		origins = append(origins, "files")
-	}
-	var resolver snapshot.PositionResolver
-	if positions != nil {
-		resolver = positions
-	}
-	buildObjs := objs
-	if l.skipUndecodable != nil {
-		buildObjs = keepDecodable(objs, l.skipUndecodable)
-	}
-	s, err := cluster.Build(buildObjs, resolver, origins...)
+	planes, err := a.classDataPlanes(l.config)
 	if err != nil {
 		return nil, err
 	}
-	if s.ClassDataPlanes, err = a.classDataPlanes(l.config); err != nil {
+	opts := cluster.LoadOptions{
+		Files: l.files, Recursive: l.recursive, Stdin: a.streams.In, Live: l.live,
+		Getter: a.config, AllNamespaces: l.allNamespaces || l.wholeCluster,
+		Namespace: l.liveNamespace, DefaultNamespace: ns, SkipUndecodable: l.skipUndecodable,
+		ClassDataPlanes: planes, SnapshotOut: l.snapshotOut, Stage: a.progress.Stage,
+	}
+	if len(l.files) == 0 || l.live {
+		if opts.Deadline, err = a.liveDeadline(); err != nil {
+			return nil, err
+		}
+	}
+	res, err := cluster.Load(ctx, opts)
+	if err != nil {
 		return nil, err
 	}
-	if live != nil {
-		s.NotInstalled = live.NotInstalled
-		s.Warnings = append(s.Warnings, live.Warnings...)
-		s.Partial = live.Partial
-		s.Complete = !live.Partial && liveNamespace == ""
-	}
-	if len(s.Dropped) > 0 && !l.reportsDropped {
+	l.readNamespace = res.LiveNamespace
+	a.reportLoad(res.Snapshot, l.reportsDropped)
+	return res.Snapshot, nil
+}
+
+// reportLoad prints on stderr what loading noticed: fields the API server would drop
+// (unless the command reports each itself), the warnings of a live read, and the
+// objects of kinds agpol does not use.
+func (a *app) reportLoad(s *snapshot.Snapshot, reportsDropped bool) {
+	if len(s.Dropped) > 0 && !reportsDropped {
 		// A note on how the input was read, not a gap in it: stderr only.
 		d := s.Dropped[0]
 		fmt.Fprintf(a.streams.ErrOut, "warning: %d field(s) of the manifests are not stored by the API server and were left out, as a cluster would (first: %s %s %s %s); agpol lint lists them (AGP102)\n",
@@ -145,12 +115,14 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 	if note := skippedNote(s); note != "" {
 		fmt.Fprintln(a.streams.ErrOut, note)
 	}
-	if l.snapshotOut != "" {
-		if err := writeSnapshot(l.snapshotOut, objs); err != nil {
-			return nil, err
-		}
+}
+
+// validate checks the input flags: --live needs -f.
+func (l *loadFlags) validate() error {
+	if l.live && len(l.files) == 0 {
+		return usagef("--live lays files over the cluster: give the files with -f")
 	}
-	return s, nil
+	return nil
 }
 
 // classDataPlanes is the GatewayClass → data plane mapping: the config file's
@@ -176,19 +148,6 @@ func (a *app) classDataPlanes(cfg *lint.Config) (map[string]string, error) {
 		return nil, nil
 	}
 	return out, nil
-}
-
-func writeSnapshot(path string, objs []cluster.RawObject) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("writing snapshot: %w", err)
-	}
-	werr := cluster.WriteSnapshot(f, objs)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		return fmt.Errorf("writing snapshot %s: %w", path, err)
-	}
-	return nil
 }
 
 // skippedNote says how many objects of kinds agpol does not use were skipped, kind by

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/agpol/agpol/internal/render"
@@ -13,8 +15,51 @@ type matrixOptions struct {
 	from    []string
 }
 
+func (o *matrixOptions) Complete(*cobra.Command, []string) error {
+	if err := o.completeWhatif(); err != nil {
+		return err
+	}
+	o.filter.Identities = o.from
+	return nil
+}
+
+func (o *matrixOptions) Validate() error { return o.load.validate() }
+
+func (o *matrixOptions) Run(ctx context.Context) error {
+	a, f := o.a, o.filter
+	e, s, err := a.engine(ctx, &o.whatifFlags, &o.load, o.sems)
+	if err != nil {
+		return err
+	}
+	if err := checkTargetFlags(s, e, f); err != nil {
+		return err
+	}
+	for _, id := range o.from {
+		if e.Identity(id) == nil {
+			var known []string
+			for _, x := range e.Identities {
+				known = append(known, x.ID)
+			}
+			fmt.Fprintf(a.streams.ErrOut, "warning: --from %s is no identity of the decision space: it selects no row%s\n", id, didYouMean(id, known))
+		}
+	}
+	end := a.progress.Stagef("deciding %d identities × %d targets", len(e.Identities), len(e.Targets))
+	m := e.Matrix(f)
+	end()
+	w := a.streams.Out
+	switch o.output {
+	case "csv":
+		return render.MatrixCSV(w, m)
+	case "json", "yaml":
+		return render.Report(w, o.output, render.NewMatrixReport(m, o.ungroup), render.CompletenessOf(s))
+	case "markdown":
+		return render.MatrixMarkdown(w, m, o.ungroup)
+	}
+	return render.MatrixTable(w, m, o.ungroup)
+}
+
 func (a *app) newMatrixCmd() *cobra.Command {
-	o := &matrixOptions{}
+	o := &matrixOptions{whatifFlags: whatifFlags{decideFlags: decideFlags{a: a}}}
 	cmd := &cobra.Command{
 		Use:   "matrix",
 		Short: "The access matrix: identities × (backend, tool)",
@@ -36,46 +81,7 @@ csv (one wide table, a row per identity, a column per path and operation) and js
   # With the tools the servers really offer, as CSV
   agpol matrix -f testdata/examples --tools testdata/whatif/tools.json -o csv`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			sems, inv, err := o.prepare()
-			if err != nil {
-				return err
-			}
-			f, err := o.filter(a.defaultNamespace())
-			if err != nil {
-				return err
-			}
-			f.Identities = o.from
-			e, s, err := a.engine(cmd.Context(), &o.whatifFlags, &o.load, sems, inv)
-			if err != nil {
-				return err
-			}
-			if err := checkTargetFlags(s, e, f); err != nil {
-				return err
-			}
-			for _, id := range o.from {
-				if e.Identity(id) == nil {
-					var known []string
-					for _, x := range e.Identities {
-						known = append(known, x.ID)
-					}
-					fmt.Fprintf(a.streams.ErrOut, "warning: --from %s is no identity of the decision space: it selects no row%s\n", id, didYouMean(id, known))
-				}
-			}
-			end := a.progress.Stagef("deciding %d identities × %d targets", len(e.Identities), len(e.Targets))
-			m := e.Matrix(f)
-			end()
-			w := a.streams.Out
-			switch o.output {
-			case "csv":
-				return render.MatrixCSV(w, m)
-			case "json", "yaml":
-				return render.Report(w, o.output, render.NewMatrixReport(m, o.ungroup), render.CompletenessOf(s))
-			case "markdown":
-				return render.MatrixMarkdown(w, m, o.ungroup)
-			}
-			return render.MatrixTable(w, m, o.ungroup)
-		},
+		RunE: a.runE(o),
 	}
 	o.addWhatif(a, cmd, "table", "text", "markdown", "csv", "json", "yaml")
 	cmd.Flags().BoolVar(&o.ungroup, "ungroup", false, "one row per identity, even when rows are identical")

@@ -56,6 +56,9 @@ type app struct {
 	progress *render.Progress
 	// dataPlanes is --data-plane: GatewayClass name → data plane.
 	dataPlanes map[string]string
+	// runF, when set (tests), receives a command's options after Complete and Validate
+	// instead of running it.
+	runF func(command) error
 }
 
 func run(ctx context.Context, args []string, streams genericiooptions.IOStreams) (code int) {
@@ -126,8 +129,9 @@ Kuadrant AuthPolicy objects, from YAML files or a live cluster, and tells you:
 agpol only reads. It never writes to a cluster.
 
 ` + exitCodesHelp,
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		PersistentPreRunE: checkFlagGroups,
 		CompletionOptions: cobra.CompletionOptions{
 			HiddenDefaultCmd: false,
 		},
@@ -194,12 +198,4 @@ func (a *app) defaultNamespace() string {
 		return *a.config.Namespace
 	}
 	return "default"
-}
-
-// namespaceFilter is -n for listing commands: "" (every namespace) without -n or with -A.
-func (a *app) namespaceFilter(allNamespaces bool) string {
-	if allNamespaces || a.config == nil || a.config.Namespace == nil {
-		return ""
-	}
-	return *a.config.Namespace
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,10 +16,125 @@ import (
 type simulateOptions struct {
 	decideFlags
 	requests string
+
+	// rf is the request file (Complete); trustDomain is the file's unless
+	// --trust-domain was given.
+	rf *explain.RequestFile
+}
+
+func (o *simulateOptions) Complete(cmd *cobra.Command, _ []string) error {
+	if err := o.complete(); err != nil {
+		return err
+	}
+	if o.requests == "" {
+		return nil // Validate says it is required
+	}
+	data, err := o.a.readRequests(o.requests)
+	if err != nil {
+		return err
+	}
+	if o.rf, err = explain.ParseRequestFile(o.requests, data, o.namespace); err != nil {
+		return err
+	}
+	if !cmd.Flags().Changed("trust-domain") && o.rf.TrustDomain != "" {
+		o.trustDomain = o.rf.TrustDomain
+	}
+	return nil
+}
+
+func (o *simulateOptions) Validate() error {
+	if o.requests == "" {
+		return usagef("--requests FILE is required")
+	}
+	return o.load.validate()
+}
+
+func (o *simulateOptions) Run(ctx context.Context) error {
+	a, rf := o.a, o.rf
+	s, err := a.load(ctx, &o.load)
+	if err != nil {
+		return err
+	}
+	end := a.progress.Stagef("simulating %d requests", len(rf.Requests))
+	defer end()
+	sim := explain.New(s, o.sems, o.trustDomain)
+	w := a.streams.Out
+	if len(rf.Requests) == 0 {
+		// Nothing was decided: say so rather than succeed silently.
+		out := w
+		if o.output != "text" {
+			out = a.streams.ErrOut
+		}
+		fmt.Fprintf(out, "0 requests in %s: nothing was simulated\n", o.requests)
+		if o.output == "text" {
+			return nil
+		}
+	}
+	// Results are written as they are decided, never held all at once.
+	var emit func(*explain.Result) error
+	var finish func(*summary) error
+	switch o.output {
+	case "json", "yaml":
+		doc := explainReport(s, nil)
+		lw, err := render.NewListWriter(w, o.output, "results", doc)
+		if err != nil {
+			return err
+		}
+		emit = func(r *explain.Result) error { render.Sentences(r); return lw.Add(r) }
+		finish = func(sum *summary) error { doc.Summary = sum; return lw.Close(doc) }
+	case "junit":
+		j := render.NewJUnitSuite(o.requests)
+		emit = func(r *explain.Result) error { j.Add(r); return nil }
+		finish = func(*summary) error { return j.Write(w) }
+	default:
+		st := render.Styler{Color: render.UseColor(render.ColorMode(o.color), w)}
+		tw := st.Writer(w)
+		emit = func(r *explain.Result) error { return render.SimulateTextResult(tw, r, st) }
+		finish = func(*summary) error { return nil }
+	}
+	if render.IsTerminal(w) {
+		end() // results reach the terminal as they come: no status line among them
+	}
+	passed, failed := 0, 0
+	err = sim.SimulateEach(rf.Requests, simulateDetail(o.output), func(r *explain.Result) error {
+		if r.Expect != nil {
+			if r.Expect.Passed {
+				passed++
+			} else {
+				failed++
+			}
+		}
+		return emit(r)
+	})
+	if err != nil {
+		if errors.Is(err, explain.ErrInput) {
+			return fmt.Errorf("%s: %w%s", o.requests, err, partialHint(s))
+		}
+		return err
+	}
+	var sum *summary
+	if passed+failed > 0 {
+		sum = &summary{Passed: passed, Failed: failed}
+	}
+	if err := finish(sum); err != nil {
+		return err
+	}
+	end()
+	if passed+failed > 0 {
+		out := w
+		if o.output != "text" {
+			out = a.streams.ErrOut
+		}
+		fmt.Fprintf(out, "%d passed, %d failed\n", passed, failed)
+		if failed > 0 {
+			return &resultError{code: exitFail}
+		}
+	}
+	return nil
 }
 
 func (a *app) newSimulateCmd() *cobra.Command {
-	o := &simulateOptions{}
+	o := &simulateOptions{decideFlags: decideFlags{a: a}}
 	cmd := &cobra.Command{
 		Use:   "simulate --requests FILE",
 		Short: "Decide many requests at once, optionally checking expectations",
@@ -52,109 +168,7 @@ and any failure exits 1.
   # JUnit XML for CI
   agpol simulate -f manifests/ --requests requests.yaml -o junit > report.xml`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			sems, err := o.check()
-			if err != nil {
-				return err
-			}
-			if o.requests == "" {
-				return usagef("--requests FILE is required")
-			}
-			data, err := a.readRequests(o.requests)
-			if err != nil {
-				return err
-			}
-			ns := a.defaultNamespace()
-			rf, err := explain.ParseRequestFile(o.requests, data, ns)
-			if err != nil {
-				return err
-			}
-			td := o.trustDomain
-			if !cmd.Flags().Changed("trust-domain") && rf.TrustDomain != "" {
-				td = rf.TrustDomain
-			}
-			o.load.wholeCluster = true
-			s, err := a.load(cmd.Context(), &o.load)
-			if err != nil {
-				return err
-			}
-			end := a.progress.Stagef("simulating %d requests", len(rf.Requests))
-			defer end()
-			sim := explain.New(s, sems, td)
-			w := a.streams.Out
-			if len(rf.Requests) == 0 {
-				// Nothing was decided: say so rather than succeed silently.
-				out := w
-				if o.output != "text" {
-					out = a.streams.ErrOut
-				}
-				fmt.Fprintf(out, "0 requests in %s: nothing was simulated\n", o.requests)
-				if o.output == "text" {
-					return nil
-				}
-			}
-			// Results are written as they are decided, never held all at once.
-			var emit func(*explain.Result) error
-			var finish func(*summary) error
-			switch o.output {
-			case "json", "yaml":
-				doc := explainReport(s, nil)
-				lw, err := render.NewListWriter(w, o.output, "results", doc)
-				if err != nil {
-					return err
-				}
-				emit = func(r *explain.Result) error { render.Sentences(r); return lw.Add(r) }
-				finish = func(sum *summary) error { doc.Summary = sum; return lw.Close(doc) }
-			case "junit":
-				j := render.NewJUnitSuite(o.requests)
-				emit = func(r *explain.Result) error { j.Add(r); return nil }
-				finish = func(*summary) error { return j.Write(w) }
-			default:
-				st := render.Styler{Color: render.UseColor(render.ColorMode(o.color), w)}
-				tw := st.Writer(w)
-				emit = func(r *explain.Result) error { return render.SimulateTextResult(tw, r, st) }
-				finish = func(*summary) error { return nil }
-			}
-			if render.IsTerminal(w) {
-				end() // results reach the terminal as they come: no status line among them
-			}
-			passed, failed := 0, 0
-			err = sim.SimulateEach(rf.Requests, simulateDetail(o.output), func(r *explain.Result) error {
-				if r.Expect != nil {
-					if r.Expect.Passed {
-						passed++
-					} else {
-						failed++
-					}
-				}
-				return emit(r)
-			})
-			if err != nil {
-				if errors.Is(err, explain.ErrInput) {
-					return fmt.Errorf("%s: %w%s", o.requests, err, partialHint(s))
-				}
-				return err
-			}
-			var sum *summary
-			if passed+failed > 0 {
-				sum = &summary{Passed: passed, Failed: failed}
-			}
-			if err := finish(sum); err != nil {
-				return err
-			}
-			end()
-			if passed+failed > 0 {
-				out := w
-				if o.output != "text" {
-					out = a.streams.ErrOut
-				}
-				fmt.Fprintf(out, "%d passed, %d failed\n", passed, failed)
-				if failed > 0 {
-					return &resultError{code: exitFail}
-				}
-			}
-			return nil
-		},
+		RunE: a.runE(o),
 	}
 	o.add(cmd, "text", "json", "yaml", "junit")
 	cmd.Flags().StringVar(&o.requests, "requests", "", "request file (YAML), - for stdin")

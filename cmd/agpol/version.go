@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -9,29 +10,43 @@ import (
 	"github.com/agpol/agpol/internal/version"
 )
 
+type versionOptions struct {
+	a      *app
+	output string
+	// color is accepted for consistency: version prints no colour.
+	color string
+}
+
+func (o *versionOptions) Complete(*cobra.Command, []string) error { return nil }
+
+// Validate has nothing to check: -o and --color are enum flags, checked when parsed.
+func (o *versionOptions) Validate() error { return nil }
+
+func (o *versionOptions) Run(context.Context) error {
+	v := version.Get()
+	w := o.a.streams.Out
+	switch o.output {
+	case "json":
+		return render.JSON(w, v)
+	case "yaml":
+		return render.YAML(w, v)
+	}
+	_, err := fmt.Fprintf(w, "agpol %s (commit %s, built %s, %s)\n", v.Version, orUnknown(v.Commit), orUnknown(v.Date), v.GoVersion)
+	return err
+}
+
 func (a *app) newVersionCmd() *cobra.Command {
-	var output string
+	o := &versionOptions{a: a}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print agpol's version",
 		Example: `  agpol version
   agpol version -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			v := version.Get()
-			switch output {
-			case "json":
-				return render.JSON(a.streams.Out, v)
-			case "yaml":
-				return render.YAML(a.streams.Out, v)
-			case "", "text":
-				fmt.Fprintf(a.streams.Out, "agpol %s (commit %s, built %s, %s)\n", v.Version, orUnknown(v.Commit), orUnknown(v.Date), v.GoVersion)
-				return nil
-			}
-			return usagef("unknown output format %q: use text, json or yaml", output)
-		},
+		RunE: a.runE(o),
 	}
-	addOutputFlag(cmd, &output, "text", "json", "yaml")
+	addOutputFlag(cmd, &o.output, "text", "json", "yaml")
+	addPlainColorFlag(cmd, &o.color, "version prints no colour")
 	return cmd
 }
 

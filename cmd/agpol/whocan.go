@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/agpol/agpol/internal/render"
@@ -11,10 +13,57 @@ type whoCanOptions struct {
 	whatifFlags
 	tool   string
 	method string
+
+	// op is the operation asked about (Complete).
+	op whatif.Op
+}
+
+func (o *whoCanOptions) Complete(*cobra.Command, []string) error {
+	if err := o.completeWhatif(); err != nil {
+		return err
+	}
+	o.op = whatif.Op{Method: o.method, Tool: o.tool}
+	return nil
+}
+
+func (o *whoCanOptions) Validate() error {
+	if o.backend == "" {
+		return usagef("--backend NAMESPACE/NAME is required")
+	}
+	switch {
+	case o.op.Method == "tools/call" && o.op.Tool == "":
+		return usagef("--tool TOOL is required with --method tools/call")
+	case o.op.Method != "tools/call" && o.op.Tool != "":
+		return usagef("--tool is for --method tools/call")
+	}
+	return o.load.validate()
+}
+
+func (o *whoCanOptions) Run(ctx context.Context) error {
+	a := o.a
+	e, s, err := a.engine(ctx, &o.whatifFlags, &o.load, o.sems)
+	if err != nil {
+		return err
+	}
+	if err := checkTargetFlags(s, e, o.filter); err != nil {
+		return err
+	}
+	if o.op.Tool != "" {
+		a.warnUnknownTool(e, o.op.Tool)
+	}
+	res, err := e.WhoCan(o.op, o.filter)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	w := a.streams.Out
+	if o.output == "json" || o.output == "yaml" {
+		return render.Report(w, o.output, render.NewWhoCanReport(semNames(o.sems), o.op, res), render.CompletenessOf(s))
+	}
+	return render.WhoCanText(w, semNames(o.sems), o.op, res)
 }
 
 func (a *app) newWhoCanCmd() *cobra.Command {
-	o := &whoCanOptions{}
+	o := &whoCanOptions{whatifFlags: whatifFlags{decideFlags: decideFlags{a: a}}}
 	cmd := &cobra.Command{
 		Use:   "who-can --tool TOOL --backend NAMESPACE/NAME [--gateway NAMESPACE/NAME]",
 		Short: "List every identity that may call a tool on a backend",
@@ -36,45 +85,7 @@ warning naming the nearest known one.
   # Who may list the calculator's tools, under every semantics preset
   agpol who-can --method tools/list --backend tools/calc --semantics all -f testdata/examples`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			sems, inv, err := o.prepare()
-			if err != nil {
-				return err
-			}
-			if o.backend == "" {
-				return usagef("--backend NAMESPACE/NAME is required")
-			}
-			op := whatif.Op{Method: o.method, Tool: o.tool}
-			switch {
-			case op.Method == "tools/call" && op.Tool == "":
-				return usagef("--tool TOOL is required with --method tools/call")
-			case op.Method != "tools/call" && op.Tool != "":
-				return usagef("--tool is for --method tools/call")
-			}
-			f, err := o.filter(a.defaultNamespace())
-			if err != nil {
-				return err
-			}
-			e, s, err := a.engine(cmd.Context(), &o.whatifFlags, &o.load, sems, inv)
-			if err != nil {
-				return err
-			}
-			if err := checkTargetFlags(s, e, f); err != nil {
-				return err
-			}
-			if op.Tool != "" {
-				a.warnUnknownTool(e, op.Tool)
-			}
-			res, err := e.WhoCan(op, f)
-			if err != nil {
-				return usagef("%v", err)
-			}
-			w := a.streams.Out
-			if o.output == "json" || o.output == "yaml" {
-				return render.Report(w, o.output, render.NewWhoCanReport(semNames(sems), op, res), render.CompletenessOf(s))
-			}
-			return render.WhoCanText(w, semNames(sems), op, res)
-		},
+		RunE: a.runE(o),
 	}
 	o.addWhatif(a, cmd, "text", "json", "yaml")
 	f := cmd.Flags()
