@@ -242,7 +242,7 @@ func TestAction(t *testing.T) {
 			code: 1,
 			outputs: map[string]string{"exit-code": "1", "lint-exit-code": "0", "simulate-exit-code": "1",
 				"diff-exit-code": "1", "sarif-file": "agpol.sarif", "junit-file": "agpol-simulate.xml"},
-			log:     []string{"0 errors, 0 warnings, 0 info, 3 suppressed", "16 passed, 2 failed", "## agpol: access changes"},
+			log:     []string{"0 errors, 0 warnings, 0 info, 5 suppressed", "16 passed, 2 failed", "## agpol: access changes"},
 			summary: []string{"**1 granted, 2 revoked, 3 decided by a different rule**", "### Access granted (1)", "| sa:agents/support | infra/edge:https | XBackend pay/ledger | tools/call statement |"},
 			rules:   []string{}, tests: 18,
 		},
@@ -268,7 +268,7 @@ func TestAction(t *testing.T) {
 				"::error file=deploy/40-access-policies.yaml,line=153,col=7,title=AGP402::rule \"analytics-read\"",
 				"::error file=deploy/40-access-policies.yaml,line=156,col=1,title=AGP501::",
 			},
-			rules: []string{"AGP102", "AGP402", "AGP501"},
+			rules: []string{"AGP102", "AGP212", "AGP212", "AGP402", "AGP501"},
 		},
 		{
 			name: "text output, fail-on none",

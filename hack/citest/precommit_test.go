@@ -79,7 +79,7 @@ func TestPreCommitHook(t *testing.T) {
 		"agpol lint...",
 		"Failed\n- hook id: agpol-lint\n- exit code: 1\n",
 		"deploy/search-backend.yaml:9:5: error AGP101 [schema] spec.mcp.port: Invalid value",
-		"2 errors, 0 warnings, 0 info, 3 suppressed",
+		"2 errors, 0 warnings, 0 info, 5 suppressed",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output lacks %q", want)

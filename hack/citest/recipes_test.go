@@ -27,14 +27,14 @@ func TestShellRecipe(t *testing.T) {
 			name: "findings, requests and the diff",
 			env:  []string{"MANIFESTS=deploy", "REQUESTS=deploy/requests.yaml", "BASE=HEAD~1"},
 			code: 1, reports: []string{"agpol-diff.md", "agpol-lint.xml", "agpol-simulate.xml", "agpol.sarif"},
-			rules: []string{"AGP102", "AGP402", "AGP501"},
+			rules: []string{"AGP102", "AGP212", "AGP212", "AGP402", "AGP501"},
 			log:   []string{"deploy/40-access-policies.yaml:153:7: error AGP402", "16 passed, 2 failed", "### Access granted (1)"},
 		},
 		{
 			name: "suppressed findings, granted access fails", suppress: true,
 			env:  []string{"MANIFESTS=deploy", "BASE=HEAD~1"},
 			code: 1, reports: []string{"agpol-diff.md", "agpol-lint.xml", "agpol.sarif"},
-			rules: []string{}, log: []string{"3 suppressed", "### Access granted (1)"},
+			rules: []string{}, log: []string{"5 suppressed", "### Access granted (1)"},
 		},
 		{
 			name: "suppressed findings pass", suppress: true,
@@ -164,8 +164,8 @@ func TestGitHubWorkflowRecipe(t *testing.T) {
 	if !maps.Equal(codes, want) {
 		t.Errorf("exit codes %v, want %v", codes, want)
 	}
-	if got := sarifRules(t, filepath.Join(work, "agpol.sarif")); len(got) != 3 {
-		t.Errorf("SARIF results %v, want AGP402, AGP501 and AGP102", got)
+	if got := sarifRules(t, filepath.Join(work, "agpol.sarif")); len(got) != 5 {
+		t.Errorf("SARIF results %v, want AGP402, AGP501, AGP102 and AGP212 twice", got)
 	}
 	if n, f := junitCounts(t, filepath.Join(work, "agpol-simulate.xml")); n != 18 || f != 2 {
 		t.Errorf("simulate JUnit: %d tests, %d failures; want 18, 2", n, f)
@@ -295,6 +295,8 @@ func checkCodeQuality(t *testing.T, path string) {
 		{"AGP402", "major", "deploy/40-access-policies.yaml", 153},
 		{"AGP501", "major", "deploy/40-access-policies.yaml", 156},
 		{"AGP102", "minor", "deploy/40-access-policies.yaml", 176},
+		{"AGP212", "major", "deploy/50-auth-policies.yaml", 10},
+		{"AGP212", "major", "deploy/50-auth-policies.yaml", 30},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("code quality issues %+v, want %+v", got, want)
