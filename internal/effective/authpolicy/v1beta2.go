@@ -80,6 +80,7 @@ type V1beta2Policy struct {
 	routeHosts []gwapiv1.Hostname
 	conditions []kuadrantv1.PatternExpressionOrRef // top-level, as the AuthConfig carries them
 	built      bool                                // an AuthConfig exists
+	origins    []V1beta2RuleRef                    // the route rule each rule of route comes from
 }
 
 // HostClaim is a host and the policy whose AuthConfig holds it.
@@ -245,6 +246,9 @@ func ComputeV1beta2(s *snapshot.Snapshot) *V1beta2Result {
 				continue // a route with an AuthPolicy of its own
 			}
 			fake.Spec.Rules = append(fake.Spec.Rules, rt.Spec.Rules...)
+			for i := range rt.Spec.Rules {
+				p.origins = append(p.origins, V1beta2RuleRef{Route: rt.Namespace + "/" + rt.Name, Index: i})
+			}
 			p.Routes = append(p.Routes, V1beta2Route{Route: rt.Namespace + "/" + rt.Name})
 		}
 		if len(fake.Spec.Rules) == 0 {
