@@ -261,6 +261,7 @@ func ComputeV1beta2(s *snapshot.Snapshot) *V1beta2Result {
 			continue
 		}
 		p.built = true
+		p.fillGatewayRules()
 		built = append(built, p)
 		claim(p)
 		if p.Enforcement == "" {

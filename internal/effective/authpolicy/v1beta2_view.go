@@ -140,3 +140,17 @@ func (r *V1beta2Result) GatewayRoutes(gw string) []string {
 
 // Built reports whether the operator builds an AuthConfig for the policy.
 func (p *V1beta2Policy) Built() bool { return p.built }
+
+// fillGatewayRules sets, for a Gateway policy, the rules of each covered route that its
+// top-level conditions cover.
+func (p *V1beta2Policy) fillGatewayRules() {
+	at := map[string]int{}
+	for i := range p.Routes {
+		at[p.Routes[i].Route] = i
+	}
+	for _, r := range p.CoveredRules() {
+		if i, ok := at[r.Route]; ok {
+			p.Routes[i].Rules = append(p.Routes[i].Rules, r.Index)
+		}
+	}
+}
