@@ -28,6 +28,9 @@ type V1beta2Decision struct {
 	Evaluation *Evaluation `json:"evaluation,omitempty"`
 	// Reason says how the policy was found, in a sentence.
 	Reason string `json:"reason"`
+	// Ignored is set when kuadrant.io/v1 AuthPolicies apply on the same path: no
+	// Kuadrant release enforces both versions together, and agpol decides with v1.
+	Ignored bool `json:"ignored,omitempty"`
 }
 
 // Lookup finds the AuthConfig for a host as Authorino's index does: the exact host, else
