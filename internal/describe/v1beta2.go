@@ -2,6 +2,7 @@ package describe
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -268,6 +269,12 @@ func v1beta2OnTarget(s *snapshot.Snapshot, kind, ns, name string) []*V1beta2Auth
 	for _, tp := range res.ForTarget(kind, ns+"/"+name) {
 		v := newV1beta2View(s, res, tp.Policy, false)
 		v.Role = tp.Role
+		if kind == KindHTTPRoute && tp.Role == "gateway" {
+			// In a route's view, the Gateway policy's other routes are not the point.
+			v.OverriddenOn = nil
+			v.NotEnforced = slices.DeleteFunc(v.NotEnforced, func(w V1beta2Why) bool { return w.Reason == V1beta2GatewayOverridden })
+			v.Covers = slices.DeleteFunc(v.Covers, func(r V1beta2Rule) bool { return r.Route != ns+"/"+name })
+		}
 		out = append(out, v)
 	}
 	return out
