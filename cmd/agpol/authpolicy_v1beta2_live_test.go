@@ -201,8 +201,8 @@ func v1beta2WithoutSources(t *testing.T, doc string) any {
 // TestAuthPolicyV1beta2Live: on a cluster serving AuthPolicy at kuadrant.io/v1beta2 only,
 // holding the Kuadrant Auth doc's examples with their Gateways and HTTPRoutes (one
 // example at a time), get authpolicies (ENFORCED, as the doc states), describe
-// authpolicy, explain (the doc's requests) and lint's v1beta2 checks answer as they do
-// from the files.
+// authpolicy (and the routes and Gateways of the doc's requests), explain (those
+// requests) and lint's v1beta2 checks answer as they do from the files.
 func TestAuthPolicyV1beta2Live(t *testing.T) {
 	kubeconfig, dyn := startV1beta2Cluster(t)
 	t.Chdir("../..")
@@ -282,6 +282,9 @@ func TestAuthPolicyV1beta2Live(t *testing.T) {
 				}
 			}
 			for _, rq := range expect.Requests {
+				// describe httproute and gateway: the v1beta2 policies bearing on them.
+				same("describe", "httproute", rq.Route, "-o", "json")
+				same("describe", "gateway", rq.Gateway, "-o", "json")
 				out := same("explain", "--from", "anonymous", "--gateway", rq.Gateway, "--route", rq.Route, "--host", rq.Host,
 					"--path", rq.Path, "--method", rq.Method, "--mcp-method", "none", "-o", "json")
 				var doc struct {
