@@ -50,6 +50,9 @@ type V1beta2AuthPolicyView struct {
 	// Unsupported; Condition the Available condition the operator would write.
 	Enforcement string               `json:"enforcement"`
 	Condition   authpolicy.Condition `json:"condition"`
+	// Recorded is the Available condition the object's status holds (written by the
+	// operator of the cluster it comes from), when it has one.
+	Recorded *authpolicy.Condition `json:"recordedCondition,omitempty"`
 	// NotEnforced says why it is not enforced, or where not: each with a stable reason.
 	NotEnforced []V1beta2Why `json:"notEnforced,omitempty"`
 	// Hosts are the hosts its AuthConfig claims in Authorino's index; LostHosts those
@@ -139,6 +142,11 @@ func newV1beta2View(s *snapshot.Snapshot, res *authpolicy.V1beta2Result, p *auth
 	ap := p.Object
 	v := &V1beta2AuthPolicyView{Policy: p.Ref, APIVersion: "kuadrant.io/v1beta2", Semantics: V1beta2Semantics,
 		Target: p.Target, Enforcement: p.Enforcement, Condition: p.Condition, Hosts: p.Hosts, LostHosts: p.LostHosts, Rules: []AuthRule{}}
+	for _, c := range ap.V1beta2.Status.Conditions {
+		if c.Type == "Available" {
+			v.Recorded = &authpolicy.Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message}
+		}
+	}
 	routeSrc := map[string]*snapshot.HTTPRoute{}
 	for _, rt := range s.HTTPRoutes {
 		routeSrc[rt.Namespace+"/"+rt.Name] = rt

@@ -82,6 +82,9 @@ func writeV1beta2Status(w io.Writer, v *describe.V1beta2AuthPolicyView, st Style
 	line(w, indent+"Enforcement:  "+enf+" [computed]")
 	c := v.Condition
 	line(w, fmt.Sprintf("%s  condition:  %s=%s (%s: %s)", indent, c.Type, c.Status, c.Reason, esc(c.Message)))
+	if r := v.Recorded; r != nil {
+		line(w, fmt.Sprintf("%s  recorded:   %s=%s (%s: %s)", indent, r.Type, r.Status, esc(r.Reason), esc(r.Message)))
+	}
 	for _, y := range v.NotEnforced {
 		line(w, indent+"  "+st.Yellow(esc(y.Message))+" "+st.Dim("["+y.Reason+"]"))
 	}
