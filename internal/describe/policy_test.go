@@ -177,7 +177,18 @@ func TestAccessPolicyView(t *testing.T) {
 
 func TestAuthPolicyView(t *testing.T) {
 	s := loadPolicies(t)
-	v, err := Build(s, effective.Reference(), "cluster.local", KindAuthPolicy, "app", "route")
+	// Gateway gw/gw is of class agentic (not in the input; XAccessPolicies target it):
+	// Kuadrant never programs it, so its AuthPolicies are not enforced.
+	v, err := Build(s, effective.Reference(), "cluster.local", KindAuthPolicy, "gw", "gw-over")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ap := v.AuthPolicyStatus; ap.Enforcement != "NotProgrammed" || !strings.Contains(strings.Join(ap.Reasons, ";"), "not on Gateway gw/gw") {
+		t.Errorf("gw-over on the agentic gateway: %s %v, want NotProgrammed with the reason", ap.Enforcement, ap.Reasons)
+	}
+	// Mapped to Istio, Kuadrant programs it.
+	s.ClassDataPlanes = map[string]string{"agentic": "istio"}
+	v, err = Build(s, effective.Reference(), "cluster.local", KindAuthPolicy, "app", "route")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
 
 	agenticv1alpha1 "sigs.k8s.io/kube-agentic-networking/api/v1alpha1"
 	helpersv1alpha1 "sigs.k8s.io/kube-agentic-networking/pkg/helpers"
@@ -343,6 +344,12 @@ func compareRequest(rep *Report, sc *Scenario, idx int, rq Request, tr *Translat
 		return
 	}
 	gwNS, gwName, _ := strings.Cut(rq.Gateway, "/")
+	if gw := sim.Graph.Gateway(topology.GatewayRef(gwNS, gwName)); gw != nil && !sim.Graph.DataPlane(gw).Agentic() {
+		// Another data plane serves it (Istio, Envoy Gateway under Kuadrant): the
+		// reference translator's configuration is not what runs there.
+		rep.skip("gateway of another data plane")
+		return
+	}
 	var port uint32
 	var https bool
 	var sni string

@@ -23,6 +23,9 @@ type AuthPolicyInfo struct {
 	// Decides is true on a Gateway that another data plane serves (Istio, Envoy
 	// Gateway): no XAccessPolicy runs there, and the AuthPolicy is the decision.
 	Decides bool `json:"decides,omitempty"`
+	// NotProgrammed says why Kuadrant never programs the path's Gateway (it programs
+	// Istio and Envoy Gateway only): the policy is computed, and no data plane runs it.
+	NotProgrammed string `json:"notProgrammed,omitempty"`
 	// V1beta2 is set when a kuadrant.io/v1beta2 AuthPolicy applies (kuadrant-operator
 	// v0.6.1 semantics: one policy per route, else the Gateway's; Authorino picks the
 	// AuthConfig by host).
@@ -68,7 +71,7 @@ func (sim *Simulator) authPolicyFor(r *Request, p PathInfo) *AuthPolicyInfo {
 	if pr == nil {
 		return sim.v1beta2For(r, p)
 	}
-	info := &AuthPolicyInfo{Path: pr.Path.String()}
+	info := &AuthPolicyInfo{Path: pr.Path.String(), NotProgrammed: pr.Unprogrammed}
 	for _, pol := range pr.Effective.Policies {
 		info.Policies = append(info.Policies, pol.Ref)
 	}
@@ -120,7 +123,7 @@ func (sim *Simulator) v1beta2For(r *Request, p PathInfo) *AuthPolicyInfo {
 // no policy, leaves the allow. d is the allow of DecidedOtherDataPlane; other decisions
 // are left as they are.
 func kuadrantDecides(d *Decision, ap *AuthPolicyInfo) {
-	if d.DecidedBy != DecidedOtherDataPlane || ap == nil {
+	if d.DecidedBy != DecidedOtherDataPlane || ap == nil || ap.NotProgrammed != "" {
 		return
 	}
 	if ap.V1beta2 != nil && ap.V1beta2.NotFound {

@@ -69,6 +69,9 @@ type PathInfo struct {
 	// ListenerAssumed says which listener agpol chose for a request that named none,
 	// and why; empty when the request left no choice.
 	ListenerAssumed string `json:"listenerAssumed,omitempty"`
+	// DataPlaneAssumed says which data plane agpol assumed serves the Gateway, and why,
+	// when its GatewayClass is not in the input (topology.ClassifyGateways).
+	DataPlaneAssumed string `json:"dataPlaneAssumed,omitempty"`
 }
 
 // ListenerVerdict is the decision the same request would get on another listener.
@@ -562,6 +565,9 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 	}
 	if rt.assumed != "" {
 		base.ListenerAssumed = rt.assumed
+	}
+	if dp := sim.Graph.DataPlane(gw); dp.Assumed && detail {
+		base.DataPlaneAssumed = dp.Why
 	}
 	if r.Route != nil {
 		if sim.Graph.HTTPRoute(topology.HTTPRouteRef(r.Route.Namespace, r.Route.Name)) == nil {

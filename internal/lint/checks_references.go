@@ -41,6 +41,22 @@ dataPlanes in .agpol.yaml or --data-plane CLASS=agentic.`,
 		Run:        runTargetOnOtherDataPlane,
 	})
 	Register(&Check{
+		Code: "AGP212", Severity: SeverityError, Category: CategoryReferences,
+		Title: "AuthPolicy applies on a Gateway Kuadrant does not program",
+		Explanation: `The AuthPolicy is effective on a path through a Gateway that neither Istio nor Envoy
+Gateway serves (for example one of the kube-agentic-networking reference data plane).
+Kuadrant programs AuthPolicies only through those two data planes: it computes the
+effective policy, finds nothing to program on this Gateway, and reports the policy
+Enforced=False while it waits for the Gateway "to sync", which never happens. No
+request through this Gateway is authenticated or authorized by the policy.`,
+		Fix: `Put the AuthPolicy on a Gateway of an Istio or Envoy Gateway class, or protect this
+Gateway with what its data plane enforces (XAccessPolicy on the reference data plane).
+If agpol took the wrong data plane, map the class with dataPlanes in .agpol.yaml or
+--data-plane CLASS=istio.`,
+		DataPlanes: AppliesToAll,
+		Run:        runAuthPolicyUnprogrammed,
+	})
+	Register(&Check{
 		Code: "AGP202", Severity: SeverityError, Category: CategoryReferences,
 		Title: "targetRefs mix kinds",
 		Explanation: `All targetRefs of one XAccessPolicy must have the same kind: the CRD rejects the object
@@ -141,6 +157,20 @@ func runTargetOnOtherDataPlane(ctx *Context) []Finding {
 				gw.Namespace, gw.Name, dp.DataPlane, dp.Why)
 			out = append(out, f)
 		}
+	}
+	return out
+}
+
+func runAuthPolicyUnprogrammed(ctx *Context) []Finding {
+	res := Memo(ctx, "authpolicy", func() *authpolicy.Result { return authpolicy.Compute(ctx.Snapshot) })
+	var out []Finding
+	for _, pr := range res.Policies {
+		if pr.Enforcement != authpolicy.Unprogrammed || pr.Policy == nil || pr.Policy.Object == nil {
+			continue
+		}
+		f := ctx.Blame(pr.Policy.Object.Origin, "spec.targetRef")
+		f.Message = fmt.Sprintf("AuthPolicy %s is never enforced: %s", pr.Ref, strings.Join(pr.Reasons, "; "))
+		out = append(out, f)
 	}
 	return out
 }

@@ -169,6 +169,7 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 		"AGP506": {"AGP506 XAccessPolicy tools/fires spec.rules[2].source @AGP506.yaml:34"},
 		"AGP601": {"AGP601 XAccessPolicy infra/fires spec.rules[1].authorization.mcp.methods[0].params @AGP601.yaml:58"},
 		"AGP210": {"AGP210 XAccessPolicy infra/fires spec.targetRefs[0] @AGP210.yaml:21"},
+		"AGP212": {"AGP212 AuthPolicy infra/fires spec.targetRef @AGP212.yaml:8"},
 		"AGP209": {"AGP209 XAccessPolicy tools/fires spec.rules[0].source.serviceAccount @AGP209.yaml:21"},
 		"AGP409": {
 			"AGP409 XAccessPolicy infra/fires-alone spec @AGP409.yaml:6",
@@ -247,11 +248,13 @@ func TestExamplesFindings(t *testing.T) {
 		"AGP501 XAccessPolicy tools/calc-legacy apiVersion @40-access-policies.yaml:153",
 		// The v0alpha0 tools list is dropped when the API server stores the object at v1alpha1.
 		"AGP102 XAccessPolicy tools/calc-legacy spec.rules[0].authorization.tools @40-access-policies.yaml:173",
+		"AGP212 AuthPolicy infra/edge-jwt spec.targetRef @50-auth-policies.yaml:10",
+		"AGP212 AuthPolicy pay/ledger-scopes spec.targetRef @50-auth-policies.yaml:30",
 	}
 	if got := briefs(r.Findings); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got %v\nwant %v", got, want)
 	}
-	if !r.Fails(Threshold(SeverityError)) || r.Summary != (Summary{Errors: 2, Warnings: 1}) {
+	if !r.Fails(Threshold(SeverityError)) || r.Summary != (Summary{Errors: 4, Warnings: 1}) {
 		t.Errorf("summary %+v", r.Summary)
 	}
 }

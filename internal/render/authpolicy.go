@@ -38,6 +38,9 @@ type AuthPolicyPath struct {
 	PoliciesInPath []string `json:"policiesInPath"`
 	// Lost are the rules that lost in the fold, with the reason.
 	Lost []authpolicy.Lost `json:"lost,omitempty"`
+	// NotProgrammed says why Kuadrant never programs the path's Gateway: the effective
+	// policy is what Kuadrant computes, and no data plane runs it.
+	NotProgrammed string `json:"notProgrammed,omitempty"`
 }
 
 // EffectiveRuleDoc is one effective rule.
@@ -90,7 +93,8 @@ func NewAuthPolicyReport(paths []*authpolicy.PathResult, res *authpolicy.Result)
 		Paths: []AuthPolicyPath{}, Policies: []AuthPolicyStatusDoc{}}
 	for _, p := range paths {
 		doc := AuthPolicyPath{Gateway: p.Path.Gateway, Listener: p.Path.Listener, Route: p.Path.Route, Rule: p.Path.Rule,
-			Effective: map[string]map[string]EffectiveRuleDoc{}, PoliciesInPath: []string{}, Lost: p.Effective.Lost}
+			Effective: map[string]map[string]EffectiveRuleDoc{}, PoliciesInPath: []string{}, Lost: p.Effective.Lost,
+			NotProgrammed: p.Unprogrammed}
 		for _, pol := range p.Effective.Policies {
 			doc.PoliciesInPath = append(doc.PoliciesInPath, pol.Ref)
 		}
@@ -150,7 +154,7 @@ func AuthPolicyText(w io.Writer, paths []*authpolicy.PathResult, res *authpolicy
 	}
 	for _, pr := range res.Policies {
 		if len(pr.Reasons) > 0 {
-			fmt.Fprintf(w, "  %s is %s: %s\n", pr.Ref, pr.Enforcement, esc(strings.Join(pr.Reasons, "; ")))
+			writeWrapped(w, "  ", fmt.Sprintf("%s is %s: %s", pr.Ref, pr.Enforcement, esc(strings.Join(pr.Reasons, "; "))), unstyled)
 		}
 	}
 	if np := res.Topology.NotProgrammed; len(np) > 0 {
@@ -171,6 +175,9 @@ func writeAuthPolicyPath(w io.Writer, p *authpolicy.PathResult, indent string) e
 	if len(e.Policies) == 0 {
 		fmt.Fprintln(w, indent+"  no AuthPolicy applies")
 		return nil
+	}
+	if p.Unprogrammed != "" {
+		writeWrapped(w, indent+"  ", "not programmed: "+esc(p.Unprogrammed)+"; no data plane runs this effective policy", unstyled)
 	}
 	fmt.Fprintln(w, indent+"  policies (least → most specific):")
 	tab := &Table{}
@@ -255,3 +262,6 @@ func V1beta2Text(w io.Writer, ps []authpolicy.V1beta2TargetPolicy) error {
 	}
 	return nil
 }
+
+// unstyled is writeWrapped's style for text written without a Styler.
+func unstyled(s string) string { return s }

@@ -98,6 +98,9 @@ func writeResult(w io.Writer, r *explain.Result, st Styler) {
 // writeListenerNotes says which listener agpol assumed for a request that named none,
 // and on which other listeners the verdict would differ.
 func writeListenerNotes(w io.Writer, r *explain.Result, st Styler) {
+	if r.Path.DataPlaneAssumed != "" {
+		writeWrapped(w, "  ", "assumed: "+r.Path.DataPlaneAssumed, st.Dim)
+	}
 	if r.Path.ListenerAssumed != "" {
 		writeWrapped(w, "  ", "assumed: "+r.Path.ListenerAssumed, st.Dim)
 	}
@@ -212,9 +215,12 @@ func SimulateTextResult(w io.Writer, r *explain.Result, st Styler) error {
 func writeAuthPolicy(w io.Writer, ap *explain.AuthPolicyInfo, st Styler) {
 	esc := printers.EscapeTerminal
 	fmt.Fprintf(w, "  %s %s (%s)\n", st.Bold("Kuadrant AuthPolicy on"), esc(ap.Path), strings.Join(ap.Policies, ", "))
-	if ap.Decides {
+	switch {
+	case ap.Decides:
 		fmt.Fprintln(w, "    "+st.Dim("the verdict above: no XAccessPolicy runs on this Gateway's data plane"))
-	} else {
+	case ap.NotProgrammed != "":
+		writeWrapped(w, "    ", "not programmed, so not part of the verdict: "+esc(ap.NotProgrammed), st.Dim)
+	default:
 		fmt.Fprintln(w, "    "+st.Dim("not part of the verdict above, the access policies'; Kuadrant enforces it only on the Gateways it programs (Istio, Envoy Gateway)"))
 	}
 	if ap.V1beta2 != nil {

@@ -17,6 +17,10 @@ const (
 	NotInPath         = "NotInPath"
 	TargetNotFound    = "TargetNotFound"
 	Invalid           = "Invalid"
+	// Unprogrammed: the policy is effective only on Gateways Kuadrant never programs (or
+	// on one of them as well), so kuadrant-operator waits for them to sync and reports
+	// it not enforced.
+	Unprogrammed = "NotProgrammed"
 )
 
 // Condition is the status condition kuadrant-operator would write for the label.
@@ -32,7 +36,8 @@ type PolicyResult struct {
 	Policy *Policy `json:"-"`
 	// Ref is "ns/name".
 	Ref string `json:"policy"`
-	// Enforcement is Enforced, PartiallyEnforced, Overridden, NotInPath, TargetNotFound or Invalid.
+	// Enforcement is Enforced, PartiallyEnforced, Overridden, NotInPath, NotProgrammed,
+	// TargetNotFound or Invalid.
 	Enforcement string `json:"enforcement"`
 	// OverriddenBy are the policies that displaced it, for an Overridden policy (the issue's
 	// contract: "Overridden with the policies that displaced it"; kuadrant-operator names them
@@ -41,7 +46,7 @@ type PolicyResult struct {
 	OverriddenBy []string `json:"overriddenBy"`
 	// Condition is the condition kuadrant-operator would set (Enforced, or Accepted when not accepted).
 	Condition Condition `json:"condition"`
-	// Reasons explain Invalid and TargetNotFound.
+	// Reasons explain Invalid, TargetNotFound and NotProgrammed.
 	Reasons []string `json:"reasons,omitempty"`
 	// OverriddenRules maps each displaced rule key to the policies that displaced it.
 	OverriddenRules map[string][]string `json:"overriddenRules,omitempty"`
@@ -55,6 +60,9 @@ type PolicyResult struct {
 type PathResult struct {
 	Path      Path
 	Effective *Effective
+	// Unprogrammed says why Kuadrant never programs the path's Gateway: the effective
+	// policy is computed but no data plane runs it. Empty when it does.
+	Unprogrammed string
 }
 
 // Result is the effective AuthPolicy of every full path and the status of every policy.
@@ -100,7 +108,8 @@ func Compute(s *snapshot.Snapshot) *Result {
 		OrderPolicies(ps)
 	}
 	for _, path := range r.Topology.FullPaths() {
-		r.Paths = append(r.Paths, &PathResult{Path: path, Effective: Fold(r.PoliciesInPath(path))})
+		r.Paths = append(r.Paths, &PathResult{Path: path, Effective: Fold(r.PoliciesInPath(path)),
+			Unprogrammed: r.Topology.GatewayUnprogrammed(path.Gateway)})
 	}
 	r.status()
 	return r
@@ -153,7 +162,7 @@ func (r *Result) ForPrefix(gateway, listener, route, rule string) (*PathResult, 
 	} else if rule != "" {
 		return nil, fmt.Errorf("a rule prefix needs a route")
 	}
-	return &PathResult{Path: p, Effective: Fold(r.PoliciesInPath(p))}, nil
+	return &PathResult{Path: p, Effective: Fold(r.PoliciesInPath(p)), Unprogrammed: g.Unprogrammed}, nil
 }
 
 // ErrNotFound is wrapped by Query and ForPrefix when a named object or section does not exist.
@@ -257,14 +266,23 @@ func (r *Result) status() {
 		}
 		overridden := map[string][]string{}
 		affected := false
+		var unsynced []string // the Gateways Kuadrant never programs among those affected
+		var unsyncedWhy []string
+		markAffected := func(path *PathResult) {
+			affected = true
+			pr.EffectiveOn = append(pr.EffectiveOn, path.Path.ID())
+			if path.Unprogrammed != "" && !contains(unsynced, path.Path.Gateway) {
+				unsynced = append(unsynced, path.Path.Gateway)
+				unsyncedWhy = append(unsyncedWhy, path.Unprogrammed)
+			}
+		}
 		for _, path := range r.Paths {
 			if !containsPolicy(path.Effective.Policies, p) {
 				continue
 			}
 			e := path.Effective
 			if len(e.Rules) == 0 {
-				affected = true
-				pr.EffectiveOn = append(pr.EffectiveOn, path.Path.ID())
+				markAffected(path)
 				continue
 			}
 			pathAffected, pathDisplaced := false, false
@@ -282,8 +300,7 @@ func (r *Result) status() {
 				pathDisplaced = true
 			}
 			if pathAffected {
-				affected = true
-				pr.EffectiveOn = append(pr.EffectiveOn, path.Path.ID())
+				markAffected(path)
 			}
 			if pathDisplaced {
 				pr.DisplacedOn = append(pr.DisplacedOn, path.Path.ID())
@@ -317,6 +334,17 @@ func (r *Result) status() {
 			pr.OverriddenBy = by
 			pr.Condition = Condition{Type: "Enforced", Status: "False", Reason: "Overridden",
 				Message: "AuthPolicy is overridden by [" + strings.Join(by, " ") + "]"}
+		case len(unsynced) > 0:
+			// enforcedCondition lists such a Gateway among the components to sync, which
+			// wins over a partial override.
+			components := make([]string, len(unsynced))
+			for i, g := range unsynced {
+				components[i] = "Gateway (" + g + ")"
+			}
+			pr.Enforcement = Unprogrammed
+			pr.Reasons = unsyncedWhy
+			pr.Condition = Condition{Type: "Enforced", Status: "False", Reason: "Unknown",
+				Message: "AuthPolicy waiting for the following components to sync: [" + strings.Join(components, " ") + "]"}
 		case len(overridden) > 0:
 			pr.Enforcement = PartiallyEnforced
 			pr.Condition = Condition{Type: "Enforced", Status: "True", Reason: "Enforced",

@@ -134,6 +134,11 @@ type GatewayNode struct {
 	ClassName string // spec.gatewayClassName
 	Listeners []string
 	Object    *snapshot.Gateway
+	// DataPlane is the data plane that serves the Gateway (topology.ClassifyGateways).
+	DataPlane topology.GatewayDataPlane
+	// Unprogrammed says why Kuadrant never programs the Gateway (it programs Istio and
+	// Envoy Gateway only); empty when it does, or is assumed to.
+	Unprogrammed string
 	// routes per listener, in ns/name order.
 	routes map[string][]*RouteNode
 }
@@ -166,6 +171,7 @@ func BuildTopology(s *snapshot.Snapshot) *Topology {
 	for _, c := range s.GatewayClasses {
 		classes[c.Name] = true
 	}
+	planes := topology.ClassifyGateways(s)
 	for _, g := range s.Gateways {
 		ref := nsName(g.Namespace, g.Name)
 		if _, dup := t.gateways[ref]; dup {
@@ -175,6 +181,8 @@ func BuildTopology(s *snapshot.Snapshot) *Topology {
 		if classes[gn.ClassName] {
 			gn.Class = gn.ClassName
 		}
+		gn.DataPlane = planes[g]
+		gn.Unprogrammed = unprogrammed(ref, gn.DataPlane)
 		t.nodes[gatewayNode(ref)] = true
 		for _, l := range g.Spec.Listeners {
 			name := string(l.Name)
@@ -256,6 +264,36 @@ func BuildTopology(s *snapshot.Snapshot) *Topology {
 		}
 	}
 	return t
+}
+
+// unprogrammed says why Kuadrant never programs a Gateway, or "" when it does. Kuadrant
+// programs the Gateways of Istio and Envoy Gateway; for any other controller its
+// AuthPolicyStatusUpdater.enforcedCondition lists the Gateway among the components still
+// to sync, so the policy is not enforced (kuadrant-operator
+// internal/controller/auth_policy_status_updater.go, defaultGatewayControllerName). A
+// Gateway whose class is not in the input and that nothing marks as the reference data
+// plane's is assumed to be one Kuadrant programs (Kuadrant's own guides leave Istio's
+// class out).
+func unprogrammed(ref string, dp topology.GatewayDataPlane) string {
+	switch dp.DataPlane {
+	case topology.DataPlaneIstio, topology.DataPlaneEnvoyGateway:
+		return ""
+	case topology.DataPlaneGatewayAPI:
+		if dp.Assumed {
+			return ""
+		}
+	}
+	return fmt.Sprintf("Kuadrant programs AuthPolicies only on Istio and Envoy Gateway Gateways, not on Gateway %s (data plane %s: %s)",
+		ref, dp.DataPlane, dp.Why)
+}
+
+// GatewayUnprogrammed says why Kuadrant never programs the Gateway "ns/name", or "" when
+// it does (or the Gateway is not in the input).
+func (t *Topology) GatewayUnprogrammed(ref string) string {
+	if g := t.gateways[ref]; g != nil {
+		return g.Unprogrammed
+	}
+	return ""
 }
 
 func (t *Topology) notProgrammed(route string, p Parent) bool {
