@@ -32,6 +32,9 @@ const (
 	V1beta2NoHostname = "NoHostname"
 	// V1beta2NoRoutes: a Gateway policy on a Gateway without routes.
 	V1beta2NoRoutes = "NoRoutes"
+	// V1beta2NotProgrammed: kuadrant-operator v0.6.1 does not program the Gateway (it
+	// programs Istio Gateways only).
+	V1beta2NotProgrammed = "NotProgrammed"
 )
 
 // V1beta2AuthPolicyView is the view of one kuadrant.io/v1beta2 AuthPolicy: its target,
@@ -238,6 +241,9 @@ func v1beta2Why(res *authpolicy.V1beta2Result, p *authpolicy.V1beta2Policy, over
 	}
 	for _, l := range p.LostHosts {
 		out = append(out, V1beta2Why{Reason: V1beta2HostnameClaimed, Message: "not enforced for host " + l.Host + ": the older AuthPolicy " + l.ClaimedBy + " claimed it first; Authorino does not link it to this policy's AuthConfig, and requests for it get " + l.ClaimedBy + "'s rules", By: l.ClaimedBy})
+	}
+	for _, why := range p.NotProgrammed {
+		out = append(out, V1beta2Why{Reason: V1beta2NotProgrammed, Message: "not enforced: " + why})
 	}
 	if p.Enforcement == authpolicy.NotEnforced && len(out) == 0 {
 		reason := p.Condition.Reason

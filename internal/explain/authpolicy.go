@@ -106,7 +106,7 @@ func (sim *Simulator) v1beta2For(r *Request, p PathInfo) *AuthPolicyInfo {
 	if d == nil {
 		return nil
 	}
-	info := &AuthPolicyInfo{Path: p.Gateway + "|" + p.Route, V1beta2: d, Evaluation: d.Evaluation}
+	info := &AuthPolicyInfo{Path: p.Gateway + "|" + p.Route, V1beta2: d, Evaluation: d.Evaluation, NotProgrammed: d.NotProgrammed}
 	switch {
 	case d.AuthConfig != "":
 		info.Policies = []string{d.AuthConfig}

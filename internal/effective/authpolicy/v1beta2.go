@@ -74,6 +74,9 @@ type V1beta2Policy struct {
 	EmptySelectors []SelectorMiss `json:"emptySelectors,omitempty"`
 	// SecondOn is set when another policy holds the target: the policy that does.
 	SecondOn string `json:"secondOn,omitempty"`
+	// NotProgrammed are the Gateways of its target that kuadrant-operator v0.6.1 never
+	// programs (it configures Istio only), each with why.
+	NotProgrammed []string `json:"notProgrammed,omitempty"`
 
 	spec       *v1beta2.AuthPolicySpec
 	route      *gwapiv1.HTTPRoute // the route the conditions are built from (synthetic for a Gateway)
@@ -121,6 +124,8 @@ type V1beta2Result struct {
 	byRoute, byGateway map[string]*V1beta2Policy
 	// gwRoutes are each Gateway's routes ("ns/name"), in ns/name order.
 	gwRoutes map[string][]*snapshot.HTTPRoute
+	// unprogrammed says, per Gateway, why kuadrant-operator v0.6.1 never programs it.
+	unprogrammed map[string]string
 }
 
 // Policy returns the computed policy "ns/name", or nil.
@@ -315,6 +320,10 @@ func ComputeV1beta2(s *snapshot.Snapshot) *V1beta2Result {
 		if p.Enforcement == "" { // valid, but never built (cannot happen) — say so rather than guess
 			p.fail(NotEnforced, "Unknown", "not computed")
 		}
+	}
+	r.unprogrammed = unprogrammedV1beta2(s)
+	for _, p := range ps {
+		r.applyDataPlanes(p, routes)
 	}
 	sort.Slice(ps, func(i, j int) bool { return ps[i].Ref < ps[j].Ref })
 	r.Policies = ps

@@ -1,9 +1,13 @@
 package authpolicy
 
 import (
+	"fmt"
+
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/agpol/agpol/internal/apis/kuadrant/v1beta2"
+	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // V1beta2RuleRef names one HTTPRouteRule: its route ("ns/name"), its index in the
@@ -152,5 +156,58 @@ func (p *V1beta2Policy) fillGatewayRules() {
 		if i, ok := at[r.Route]; ok {
 			p.Routes[i].Rules = append(p.Routes[i].Rules, r.Index)
 		}
+	}
+}
+
+// unprogrammedV1beta2 says, per Gateway ("ns/name"), why kuadrant-operator v0.6.1 never
+// programs it: it enforces an AuthPolicy through an Istio AuthorizationPolicy on the
+// Gateway's workload (KO61 controllers/authpolicy_istio_authorizationpolicy.go), so only
+// Istio Gateways run it; as for kuadrant.io/v1, a Gateway whose class is not in the input
+// and that nothing marks as another data plane's is assumed to be one it programs.
+func unprogrammedV1beta2(s *snapshot.Snapshot) map[string]string {
+	out := map[string]string{}
+	for g, dp := range topology.ClassifyGateways(s) {
+		if dp.DataPlane == topology.DataPlaneIstio || (dp.DataPlane == topology.DataPlaneGatewayAPI && dp.Assumed) {
+			continue
+		}
+		ref := g.Namespace + "/" + g.Name
+		out[ref] = fmt.Sprintf("kuadrant-operator v0.6.1 programs AuthPolicies only on Istio Gateways (an Istio AuthorizationPolicy sends their requests to Authorino), not on Gateway %s (data plane %s: %s)", ref, dp.DataPlane, dp.Why)
+	}
+	return out
+}
+
+// Unprogrammed says why kuadrant-operator v0.6.1 never programs Gateway gw ("ns/name"),
+// or "" when it does (or gw is not in the input).
+func (r *V1beta2Result) Unprogrammed(gw string) string { return r.unprogrammed[gw] }
+
+// applyDataPlanes lowers the enforcement of an enforced policy whose target's Gateways
+// kuadrant-operator v0.6.1 does not program: its AuthConfig exists and its status is
+// what the operator writes, but no data plane sends requests to Authorino.
+func (r *V1beta2Result) applyDataPlanes(p *V1beta2Policy, routes map[string]*snapshot.HTTPRoute) {
+	if p.Enforcement != Enforced && p.Enforcement != PartiallyEnforced {
+		return
+	}
+	tr := p.Object.V1beta2.Spec.TargetRef
+	var gws []string
+	if tr.Kind == "Gateway" {
+		gws = []string{p.Object.Namespace + "/" + string(tr.Name)}
+	} else if rt := routes[p.Object.Namespace+"/"+string(tr.Name)]; rt != nil {
+		gws = parentGateways(rt)
+	}
+	programmed := 0
+	for _, g := range gws {
+		if why := r.unprogrammed[g]; why != "" {
+			p.NotProgrammed = append(p.NotProgrammed, why)
+			p.Reasons = append(p.Reasons, why)
+		} else {
+			programmed++
+		}
+	}
+	switch {
+	case len(p.NotProgrammed) == 0:
+	case programmed == 0:
+		p.Enforcement = NotEnforced
+	default:
+		p.Enforcement = PartiallyEnforced
 	}
 }

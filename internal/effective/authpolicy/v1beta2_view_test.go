@@ -103,3 +103,99 @@ spec:
 		t.Errorf("route policies: %v", rp)
 	}
 }
+
+// TestV1beta2NotProgrammed: kuadrant-operator v0.6.1 enforces an AuthPolicy through an
+// Istio AuthorizationPolicy on the Gateway's workload (KO61
+// controllers/authpolicy_istio_authorizationpolicy.go): on a Gateway of another data
+// plane nothing sends requests to Authorino.
+func TestV1beta2NotProgrammed(t *testing.T) {
+	s := load(t, `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: istio}
+spec: {controllerName: istio.io/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: istio, namespace: infra}
+spec:
+  gatewayClassName: istio
+  listeners: [{name: http, protocol: HTTP, port: 80, hostname: "*.istio.example.com", allowedRoutes: {namespaces: {from: All}}}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: eg, namespace: infra}
+spec:
+  gatewayClassName: eg
+  listeners: [{name: http, protocol: HTTP, port: 80, hostname: "*.eg.example.com", allowedRoutes: {namespaces: {from: All}}}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: both, namespace: app}
+spec:
+  parentRefs: [{name: istio, namespace: infra}, {name: eg, namespace: infra}]
+  hostnames: [both.example.com]
+  rules: [{backendRefs: [{name: s, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: eg-only, namespace: app}
+spec:
+  parentRefs: [{name: eg, namespace: infra}]
+  hostnames: [x.eg.example.com]
+  rules: [{backendRefs: [{name: s, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: open, namespace: app}
+spec:
+  parentRefs: [{name: istio, namespace: infra}]
+  hostnames: [open.istio.example.com]
+  rules: [{backendRefs: [{name: s, port: 80}]}]
+---
+apiVersion: kuadrant.io/v1beta2
+kind: AuthPolicy
+metadata: {name: both, namespace: app}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: both}
+  rules: {authentication: {k: {anonymous: {}}}}
+---
+apiVersion: kuadrant.io/v1beta2
+kind: AuthPolicy
+metadata: {name: eg-only, namespace: app}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: eg-only}
+  rules: {authentication: {k: {anonymous: {}}}}
+---
+apiVersion: kuadrant.io/v1beta2
+kind: AuthPolicy
+metadata: {name: gw, namespace: infra}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: istio}
+  rules: {authentication: {k: {anonymous: {}}}}
+`)
+	res := ComputeV1beta2(s)
+	for ref, want := range map[string]string{"app/both": PartiallyEnforced, "app/eg-only": NotEnforced, "infra/gw": Enforced} {
+		p := res.Policy(ref)
+		if p.Enforcement != want {
+			t.Errorf("%s: %s, want %s (%v)", ref, p.Enforcement, want, p.Reasons)
+		}
+		if (want == Enforced) != (len(p.NotProgrammed) == 0) {
+			t.Errorf("%s: not programmed on %q", ref, p.NotProgrammed)
+		}
+	}
+	if res.Unprogrammed("infra/istio") != "" || res.Unprogrammed("infra/eg") == "" {
+		t.Errorf("unprogrammed: istio %q, eg %q", res.Unprogrammed("infra/istio"), res.Unprogrammed("infra/eg"))
+	}
+	if d := res.ForRequest("infra/eg", "app/both", Request{Host: "both.example.com", Path: "/", Method: "GET"}); d == nil || d.NotProgrammed == "" {
+		t.Errorf("request through the Envoy Gateway: %+v", d)
+	}
+	if d := res.ForRequest("infra/istio", "app/both", Request{Host: "both.example.com", Path: "/", Method: "GET"}); d == nil || d.NotProgrammed != "" || d.AuthConfig != "app/both" {
+		t.Errorf("request through the Istio Gateway: %+v", d)
+	}
+}
