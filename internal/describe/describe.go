@@ -128,6 +128,11 @@ type View struct {
 	AccessPolicy *AccessPolicyView `json:"accessPolicy,omitempty"`
 	// AuthPolicyStatus is the view of a described AuthPolicy.
 	AuthPolicyStatus *AuthPolicyView `json:"authPolicyStatus,omitempty"`
+	// AuthPolicyV1beta2 is the view of a described kuadrant.io/v1beta2 AuthPolicy.
+	AuthPolicyV1beta2 *V1beta2AuthPolicyView `json:"authPolicyV1beta2,omitempty"`
+	// V1beta2AuthPolicies are the kuadrant.io/v1beta2 AuthPolicies bearing on a
+	// described Gateway or HTTPRoute (kuadrant-operator v0.6.1 semantics).
+	V1beta2AuthPolicies []*V1beta2AuthPolicyView `json:"authPoliciesV1beta2,omitempty"`
 	// RuleSources maps every XAccessPolicy rule ID of the view to where it is written.
 	RuleSources map[string]string `json:"ruleSources,omitempty"`
 }
@@ -204,6 +209,7 @@ func Build(s *snapshot.Snapshot, sem effective.Semantics, td, kind, ns, name str
 	}
 	d.AuthPolicy = authPolicies(s, kind, ns, name)
 	d.AuthPolicyPaths = authPaths(d.AuthPolicy)
+	d.V1beta2AuthPolicies = v1beta2OnTarget(s, kind, ns, name)
 	if target.Kind != "" {
 		d.Policies = policies(s, e, kind, target)
 	}
@@ -438,7 +444,17 @@ func authPaths(ps []*authpolicy.PathResult) []AuthPath {
 // authPolicies selects the effective Kuadrant AuthPolicy of a Gateway (per listener) or
 // an HTTPRoute (per rule and listener path); nil without AuthPolicies.
 func authPolicies(s *snapshot.Snapshot, kind, ns, name string) []*authpolicy.PathResult {
-	if len(s.AuthPolicies) == 0 || (kind != KindGateway && kind != KindHTTPRoute) {
+	if kind != KindGateway && kind != KindHTTPRoute {
+		return nil
+	}
+	v1 := false
+	for _, ap := range s.AuthPolicies {
+		if !ap.IsV1beta2() {
+			v1 = true
+			break
+		}
+	}
+	if !v1 { // none, or only kuadrant.io/v1beta2 ones (V1beta2AuthPolicies)
 		return nil
 	}
 	res := authpolicy.Compute(s)

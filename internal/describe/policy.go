@@ -269,6 +269,9 @@ type AuthRule struct {
 func authPolicyView(s *snapshot.Snapshot, d *View) (*View, error) {
 	res := authpolicy.Compute(s)
 	pr := res.Policy(d.Name)
+	if pr == nil && findV1beta2(s, d.Target.Namespace, d.Target.Name) != nil {
+		return v1beta2PolicyView(s, d)
+	}
 	if pr == nil {
 		return nil, fmt.Errorf("authpolicy %s not found", d.Name)
 	}

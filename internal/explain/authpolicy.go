@@ -77,6 +77,13 @@ func (sim *Simulator) authPolicyFor(r *Request, p PathInfo) *AuthPolicyInfo {
 	}
 	req := authpolicy.Request{Method: r.HTTP.Method, Host: r.HTTP.Host, Path: r.HTTP.Path, Headers: r.HTTP.Headers}
 	info.Evaluation = authpolicy.Requirements(pr.Effective, req)
+	if v := sim.v1beta2For(r, p); v != nil && v.V1beta2 != nil {
+		// Mixed input: say that the v1beta2 policy is left out, rather than drop it.
+		d := *v.V1beta2
+		d.Ignored, d.Evaluation, d.NotFound = true, nil, false
+		d.Reason = "left out: " + d.Reason + "; kuadrant.io/v1 AuthPolicies apply on this path too, and no Kuadrant release enforces both versions together: agpol decides with the kuadrant.io/v1 ones"
+		info.V1beta2 = &d
+	}
 	return info
 }
 
@@ -99,7 +106,7 @@ func (sim *Simulator) v1beta2For(r *Request, p PathInfo) *AuthPolicyInfo {
 	if d == nil {
 		return nil
 	}
-	info := &AuthPolicyInfo{Path: p.Gateway + "|" + p.Route, V1beta2: d, Evaluation: d.Evaluation}
+	info := &AuthPolicyInfo{Path: p.Gateway + "|" + p.Route, V1beta2: d, Evaluation: d.Evaluation, NotProgrammed: d.NotProgrammed}
 	switch {
 	case d.AuthConfig != "":
 		info.Policies = []string{d.AuthConfig}

@@ -131,18 +131,26 @@ func AuthPolicyText(w io.Writer, paths []*authpolicy.PathResult, res *authpolicy
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintln(w, esc(p.Path.String()))
+		if len(res.Policies) == 0 {
+			fmt.Fprintln(w, "  no kuadrant.io/v1 AuthPolicy applies")
+			continue
+		}
 		if err := writeAuthPolicyPath(w, p, ""); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "AuthPolicies:")
-	tab := &Table{Header: []string{"  POLICY", "TARGET", "MODE", "ENFORCEMENT", "OVERRIDDEN-BY"}}
-	for _, pr := range res.Policies {
-		tab.Rows = append(tab.Rows, []string{"  " + pr.Ref, pr.Policy.Target.String(), pr.Policy.Describe(), pr.Enforcement, Join(pr.Displacers())})
-	}
-	if err := tab.Write(w, false); err != nil {
-		return err
+	if len(res.Policies) == 0 {
+		fmt.Fprintln(w, "AuthPolicies kuadrant.io/v1: none in the input")
+	} else {
+		fmt.Fprintln(w, "AuthPolicies:")
+		tab := &Table{Header: []string{"  POLICY", "TARGET", "MODE", "ENFORCEMENT", "OVERRIDDEN-BY"}}
+		for _, pr := range res.Policies {
+			tab.Rows = append(tab.Rows, []string{"  " + pr.Ref, pr.Policy.Target.String(), pr.Policy.Describe(), pr.Enforcement, Join(pr.Displacers())})
+		}
+		if err := tab.Write(w, false); err != nil {
+			return err
+		}
 	}
 	for _, pr := range res.Policies {
 		if len(pr.Reasons) > 0 {
@@ -225,7 +233,8 @@ func V1beta2Text(w io.Writer, ps []authpolicy.V1beta2TargetPolicy) error {
 	w = NewTerminalWriter(w, false)
 	esc := printers.EscapeTerminal
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "AuthPolicies kuadrant.io/v1beta2 (not in the kuadrant.io/v1 fold above; kuadrant-operator v0.6.1 semantics: one policy per route, else the Gateway's):")
+	fmt.Fprintln(w, "AuthPolicies kuadrant.io/v1beta2 (the paths above fold kuadrant.io/v1 policies only; these apply")
+	fmt.Fprintln(w, "as kuadrant-operator v0.6.1 enforced them: one policy per route, else the Gateway's):")
 	for _, tp := range ps {
 		p := tp.Policy
 		role := "its own policy"

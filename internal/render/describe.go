@@ -20,10 +20,13 @@ func DescribeText(w io.Writer, d *describe.View, st Styler) error {
 	if d.Source != "" {
 		fmt.Fprintf(w, "Source:       %s\n", d.Source)
 	}
-	if d.AuthPolicyStatus == nil {
+	if d.AuthPolicyStatus == nil && d.AuthPolicyV1beta2 == nil {
 		fmt.Fprintf(w, "Semantics:    %s\n", d.Semantics)
 	}
 	switch {
+	case d.AuthPolicyV1beta2 != nil:
+		describeAuthPolicyV1beta2(w, d.AuthPolicyV1beta2, st)
+		return nil
 	case d.AccessPolicy != nil:
 		describeAccessPolicy(w, d, st)
 		return nil
@@ -93,6 +96,9 @@ func DescribeText(w io.Writer, d *describe.View, st Styler) error {
 			line(w, "  "+st.Bold(printers.EscapeTerminal(p.Path.String())))
 			describeAuthPath(w, p, st)
 		}
+	}
+	if len(d.V1beta2AuthPolicies) > 0 {
+		describeV1beta2OnTarget(w, d.V1beta2AuthPolicies, st)
 	}
 	return nil
 }

@@ -286,7 +286,14 @@ func authPolicyView(s *snapshot.Snapshot, sel Selector, wide bool, c Computed) (
 			st := c.Enforcement(p)
 			enforced, it.Enforcement = st.Cell, st.Detail
 		}
-		row := []string{p.Namespace, p.Name, target, mode, conditionStatus(p.Status.Conditions, "Accepted"),
+		accepted := conditionStatus(p.Status.Conditions, "Accepted")
+		if p.IsV1beta2() && accepted == "<none>" {
+			// kuadrant-operator v0.x records one condition, Available.
+			if av := conditionStatus(p.Status.Conditions, "Available"); av != "<none>" {
+				accepted = "Available=" + av
+			}
+		}
+		row := []string{p.Namespace, p.Name, target, mode, accepted,
 			enforced, Age(p.CreationTimestamp.Time)}
 		if wide {
 			row = append(row, p.Source.String())

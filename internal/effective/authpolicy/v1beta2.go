@@ -74,12 +74,16 @@ type V1beta2Policy struct {
 	EmptySelectors []SelectorMiss `json:"emptySelectors,omitempty"`
 	// SecondOn is set when another policy holds the target: the policy that does.
 	SecondOn string `json:"secondOn,omitempty"`
+	// NotProgrammed are the Gateways of its target that kuadrant-operator v0.6.1 never
+	// programs (it configures Istio only), each with why.
+	NotProgrammed []string `json:"notProgrammed,omitempty"`
 
 	spec       *v1beta2.AuthPolicySpec
 	route      *gwapiv1.HTTPRoute // the route the conditions are built from (synthetic for a Gateway)
 	routeHosts []gwapiv1.Hostname
 	conditions []kuadrantv1.PatternExpressionOrRef // top-level, as the AuthConfig carries them
 	built      bool                                // an AuthConfig exists
+	origins    []V1beta2RuleRef                    // the route rule each rule of route comes from
 }
 
 // HostClaim is a host and the policy whose AuthConfig holds it.
@@ -120,6 +124,8 @@ type V1beta2Result struct {
 	byRoute, byGateway map[string]*V1beta2Policy
 	// gwRoutes are each Gateway's routes ("ns/name"), in ns/name order.
 	gwRoutes map[string][]*snapshot.HTTPRoute
+	// unprogrammed says, per Gateway, why kuadrant-operator v0.6.1 never programs it.
+	unprogrammed map[string]string
 }
 
 // Policy returns the computed policy "ns/name", or nil.
@@ -245,6 +251,9 @@ func ComputeV1beta2(s *snapshot.Snapshot) *V1beta2Result {
 				continue // a route with an AuthPolicy of its own
 			}
 			fake.Spec.Rules = append(fake.Spec.Rules, rt.Spec.Rules...)
+			for i := range rt.Spec.Rules {
+				p.origins = append(p.origins, V1beta2RuleRef{Route: rt.Namespace + "/" + rt.Name, Index: i})
+			}
 			p.Routes = append(p.Routes, V1beta2Route{Route: rt.Namespace + "/" + rt.Name})
 		}
 		if len(fake.Spec.Rules) == 0 {
@@ -257,6 +266,7 @@ func ComputeV1beta2(s *snapshot.Snapshot) *V1beta2Result {
 			continue
 		}
 		p.built = true
+		p.fillGatewayRules()
 		built = append(built, p)
 		claim(p)
 		if p.Enforcement == "" {
@@ -310,6 +320,10 @@ func ComputeV1beta2(s *snapshot.Snapshot) *V1beta2Result {
 		if p.Enforcement == "" { // valid, but never built (cannot happen) — say so rather than guess
 			p.fail(NotEnforced, "Unknown", "not computed")
 		}
+	}
+	r.unprogrammed = unprogrammedV1beta2(s)
+	for _, p := range ps {
+		r.applyDataPlanes(p, routes)
 	}
 	sort.Slice(ps, func(i, j int) bool { return ps[i].Ref < ps[j].Ref })
 	r.Policies = ps

@@ -28,6 +28,12 @@ type V1beta2Decision struct {
 	Evaluation *Evaluation `json:"evaluation,omitempty"`
 	// Reason says how the policy was found, in a sentence.
 	Reason string `json:"reason"`
+	// NotProgrammed says why kuadrant-operator v0.6.1 never programs the request's
+	// Gateway: the policy is computed, and no data plane runs it.
+	NotProgrammed string `json:"notProgrammed,omitempty"`
+	// Ignored is set when kuadrant.io/v1 AuthPolicies apply on the same path: no
+	// Kuadrant release enforces both versions together, and agpol decides with v1.
+	Ignored bool `json:"ignored,omitempty"`
 }
 
 // Lookup finds the AuthConfig for a host as Authorino's index does: the exact host, else
@@ -66,7 +72,7 @@ func (r *V1beta2Result) lookup(host string) (*V1beta2Policy, string) {
 // route ("ns/name") meets, and evaluates it. It returns nil when no v1beta2 AuthPolicy
 // covers the route.
 func (r *V1beta2Result) ForRequest(gateway, route string, req Request) *V1beta2Decision {
-	d := &V1beta2Decision{}
+	d := &V1beta2Decision{NotProgrammed: r.unprogrammed[gateway]}
 	switch p := r.byRoute[route]; {
 	case p != nil && p.built:
 		d.CheckedBy = p.Ref

@@ -1,0 +1,235 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"k8s.io/cli-runtime/pkg/printers"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/agpol/agpol/internal/describe"
+	"github.com/agpol/agpol/internal/effective/authpolicy"
+)
+
+// describeAuthPolicyV1beta2 writes the view of a kuadrant.io/v1beta2 AuthPolicy.
+func describeAuthPolicyV1beta2(w io.Writer, v *describe.V1beta2AuthPolicyView, st Styler) {
+	esc := printers.EscapeTerminal
+	line(w, "API version:  "+v.APIVersion+" (enforced as "+v.Semantics+" did)")
+	line(w, "Target:       "+esc(v.Target))
+	writeV1beta2Status(w, v, st, "")
+	if len(v.Hosts) > 0 {
+		line(w, "Hosts:        "+esc(strings.Join(v.Hosts, ", "))+" "+st.Dim("(claimed in Authorino's index)"))
+	}
+	if len(v.Covers) > 0 {
+		if v.Enforcement == authpolicy.Enforced || v.Enforcement == authpolicy.PartiallyEnforced {
+			fmt.Fprintln(w, st.Bold("Covers:"))
+		} else {
+			fmt.Fprintln(w, st.Bold("Would cover (not enforced):"))
+		}
+		for _, r := range v.Covers {
+			line(w, "  "+v1beta2RuleText(r, st))
+		}
+	}
+	if len(v.RouteSelectors) > 0 {
+		fmt.Fprintln(w, st.Bold("Route selectors:"))
+		for _, l := range v.RouteSelectors {
+			line(w, "  "+st.Cyan(esc(l.Field))+" "+st.Dim("("+l.Source+")"))
+			if l.SelectsNothing != "" {
+				line(w, "    "+st.Yellow(esc(l.SelectsNothing)))
+			}
+			if l.NotComputed != "" {
+				line(w, "    "+st.Dim("selection not computed: "+esc(l.NotComputed)))
+			}
+			for i, s := range l.Selectors {
+				line(w, fmt.Sprintf("    [%d] %s %s", i, esc(selectorText(s)), st.Dim("("+s.Source+")")))
+				if l.NotComputed != "" {
+					continue
+				}
+				if len(s.Selects) == 0 {
+					line(w, "        selects nothing")
+					continue
+				}
+				for _, r := range s.Selects {
+					line(w, "        selects "+v1beta2RuleText(r, st))
+				}
+				if len(s.Hostnames) > 0 && !(len(s.Hostnames) == 1 && s.Hostnames[0] == "*") {
+					line(w, "        for hostnames "+esc(strings.Join(s.Hostnames, ", ")))
+				}
+			}
+		}
+	}
+	fmt.Fprintln(w, st.Bold("Rules:"))
+	writeV1beta2Rules(w, v.Rules, st, "  ")
+	fmt.Fprintln(w, st.Bold("kuadrant.io/v1 form (lint AGP106):"))
+	if v.V1Form == nil {
+		line(w, "  "+st.Yellow("none computed: "+esc(v.NoV1Form)))
+		return
+	}
+	writeV1Form(w, v.V1Form)
+}
+
+// writeV1beta2Status writes the enforcement, the condition and why not enforced.
+func writeV1beta2Status(w io.Writer, v *describe.V1beta2AuthPolicyView, st Styler, indent string) {
+	esc := printers.EscapeTerminal
+	enf := v.Enforcement
+	if v.Enforcement == authpolicy.Enforced {
+		enf = st.Green(enf)
+	} else {
+		enf = st.Yellow(enf)
+	}
+	line(w, indent+"Enforcement:  "+enf+" [computed]")
+	c := v.Condition
+	line(w, fmt.Sprintf("%s  condition:  %s=%s (%s: %s)", indent, c.Type, c.Status, c.Reason, esc(c.Message)))
+	if r := v.Recorded; r != nil {
+		line(w, fmt.Sprintf("%s  recorded:   %s=%s (%s: %s)", indent, r.Type, r.Status, esc(r.Reason), esc(r.Message)))
+	}
+	for _, y := range v.NotEnforced {
+		line(w, indent+"  "+st.Yellow(esc(y.Message))+" "+st.Dim("["+y.Reason+"]"))
+	}
+}
+
+func writeV1beta2Rules(w io.Writer, rules []describe.AuthRule, st Styler, indent string) {
+	if len(rules) == 0 {
+		fmt.Fprintln(w, indent+"<none>")
+	}
+	for _, r := range rules {
+		s := indent + st.Cyan(printers.EscapeTerminal(r.Key))
+		if r.Source != "" {
+			s += " " + st.Dim("("+r.Source+")")
+		}
+		line(w, s)
+	}
+}
+
+// writeV1Form writes the kuadrant.io/v1 form, one item a line.
+func writeV1Form(w io.Writer, m *authpolicy.V1Migration) {
+	esc := printers.EscapeTerminal
+	if len(m.Targets) > 1 {
+		line(w, fmt.Sprintf("  %d policies, one per selected rule:", len(m.Targets)))
+	}
+	for _, t := range m.Targets {
+		s := "  targetRef: {kind: " + t.Kind + ", name: " + t.Name
+		if t.SectionName != "" {
+			s += ", sectionName: " + t.SectionName
+		}
+		line(w, esc(s+"}"))
+	}
+	for _, n := range m.RuleNames {
+		line(w, esc(fmt.Sprintf("  add name: %s to spec.rules[%d] of HTTPRoute %s", n.Name, n.Index, n.Route)))
+	}
+	for _, p := range m.When {
+		line(w, "  when: - predicate: "+esc(p))
+	}
+	keys := make([]string, 0, len(m.RuleWhen))
+	for k := range m.RuleWhen {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		line(w, "  rules."+esc(k)+".when: + predicate: "+esc(m.RuleWhen[k]))
+	}
+	line(w, "  named patterns and rule bodies carry over as they are")
+	for _, u := range m.Untranslated {
+		line(w, "  no v1 form: "+esc(u))
+	}
+	for _, c := range m.Changes {
+		line(w, "  changes: "+esc(c))
+	}
+}
+
+// describeV1beta2OnTarget writes the v1beta2 AuthPolicies bearing on a Gateway or
+// HTTPRoute.
+func describeV1beta2OnTarget(w io.Writer, vs []*describe.V1beta2AuthPolicyView, st Styler) {
+	esc := printers.EscapeTerminal
+	fmt.Fprintln(w, st.Bold("Kuadrant AuthPolicies kuadrant.io/v1beta2 (as "+describe.V1beta2Semantics+" enforced them):"))
+	for _, v := range vs {
+		role := "targets it"
+		if v.Role == "gateway" {
+			role = "the Gateway's policy, covering this route (it has no AuthPolicy of its own)"
+		}
+		line(w, "  "+st.Cyan(esc(v.Policy))+" on "+esc(v.Target)+": "+role)
+		writeV1beta2Status(w, v, st, "    ")
+		if len(v.Hosts) > 0 {
+			line(w, "    hosts: "+esc(strings.Join(v.Hosts, ", ")))
+		}
+		verb := "covers "
+		if v.Enforcement != authpolicy.Enforced && v.Enforcement != authpolicy.PartiallyEnforced {
+			verb = "would cover (not enforced) "
+		}
+		for _, r := range v.Covers {
+			line(w, "    "+verb+v1beta2RuleText(r, st))
+		}
+		for _, l := range v.RouteSelectors {
+			line(w, "    "+esc(l.Field)+": "+fmt.Sprint(len(l.Selectors))+" selector(s) "+st.Dim("("+l.Source+")"))
+		}
+		line(w, "    rules:")
+		writeV1beta2Rules(w, v.Rules, st, "      ")
+	}
+	line(w, "  "+st.Dim("describe authpolicy NAME shows a policy's selectors and its kuadrant.io/v1 form"))
+}
+
+// v1beta2RuleText is e.g. "route app/r rule-1 (routes.yaml:12)".
+func v1beta2RuleText(r describe.V1beta2Rule, st Styler) string {
+	s := "route " + printers.EscapeTerminal(r.Route) + " " + printers.EscapeTerminal(r.Name)
+	if r.Source != "" {
+		s += " " + st.Dim("("+r.Source+")")
+	}
+	return s
+}
+
+// selectorText writes a route selector compactly, e.g.
+// "hostnames a.example.com; match PathPrefix /toy, GET, header x-a=1".
+func selectorText(s describe.V1beta2Selector) string {
+	var parts []string
+	if len(s.Selector.Hostnames) > 0 {
+		hs := make([]string, 0, len(s.Selector.Hostnames))
+		for _, h := range s.Selector.Hostnames {
+			hs = append(hs, string(h))
+		}
+		parts = append(parts, "hostnames "+strings.Join(hs, ", "))
+	}
+	for _, m := range s.Selector.Matches {
+		parts = append(parts, "match "+matchText(m))
+	}
+	if len(parts) == 0 {
+		return "(every rule)"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func matchText(m gwapiv1.HTTPRouteMatch) string {
+	var parts []string
+	if m.Path != nil {
+		t, v := "PathPrefix", "/"
+		if m.Path.Type != nil {
+			t = string(*m.Path.Type)
+		}
+		if m.Path.Value != nil {
+			v = *m.Path.Value
+		}
+		parts = append(parts, t+" "+v)
+	}
+	if m.Method != nil {
+		parts = append(parts, string(*m.Method))
+	}
+	for _, h := range m.Headers {
+		op := "="
+		if h.Type != nil && *h.Type == gwapiv1.HeaderMatchRegularExpression {
+			op = "~"
+		}
+		parts = append(parts, "header "+string(h.Name)+op+h.Value)
+	}
+	for _, q := range m.QueryParams {
+		op := "="
+		if q.Type != nil && *q.Type == gwapiv1.QueryParamMatchRegularExpression {
+			op = "~"
+		}
+		parts = append(parts, "query "+string(q.Name)+op+q.Value)
+	}
+	if len(parts) == 0 {
+		return "(any request)"
+	}
+	return strings.Join(parts, ", ")
+}
