@@ -170,6 +170,11 @@ func trimTrailingBlanks(p []byte) []byte {
 // columns more than line; line as it is when it fits. Widths ignore style marks, so a
 // styled line wraps where its plain form does.
 func wrapLine(line string, width int) string {
+	return wrapHang(line, width, 2)
+}
+
+// wrapHang is wrapLine with continuation lines indented hang columns more than line.
+func wrapHang(line string, width, hang int) string {
 	if markedWidth(line) <= width {
 		return line
 	}
@@ -181,8 +186,8 @@ func wrapLine(line string, width int) string {
 	for _, word := range placeholders(strings.Split(text, " ")) { // "" for each space beyond the first
 		ww := markedWidth(word)
 		if !start && col+1+ww > width {
-			b.WriteString("\n" + lead + "  ")
-			col, start = len(lead)+2, true
+			b.WriteString("\n" + lead + strings.Repeat(" ", hang))
+			col, start = len(lead)+hang, true
 			if word == "" {
 				continue // no extra space at the start of a line
 			}
