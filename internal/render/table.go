@@ -20,8 +20,8 @@ const TextWidth = 100
 // Text prints the table with tablewriter, borderless and close to kubectl's look
 // (left-aligned, three spaces between columns, no trailing blanks), its cells
 // wrapped at spaces so that no line is wider than width columns (0: no limit) where
-// the words allow it (see fitColumns). Untrusted cell text is escaped for the
-// terminal. kubectl-style get tables use Write instead.
+// the words allow it (see fitColumns); no header line when Header is empty. Untrusted
+// cell text is escaped for the terminal. kubectl-style get tables use Write instead.
 func (t *Table) Text(w io.Writer, width int) error {
 	rows := make([][]string, len(t.Rows))
 	for k, r := range t.Rows {
@@ -48,7 +48,9 @@ func (t *Table) Text(w io.Writer, width int) error {
 	}
 	var b bytes.Buffer
 	tab := tablewriter.NewTable(&b, opts...)
-	tab.Header(t.Header)
+	if len(t.Header) > 0 {
+		tab.Header(t.Header)
+	}
 	if err := tab.Bulk(rows); err != nil {
 		return err
 	}
@@ -106,6 +108,9 @@ const (
 // fit without breaking words, the words stay whole and the table is wider.
 func fitColumns(header []string, rows [][]string, width int) (tw.Mapper[int, int], int) {
 	n := len(header)
+	for _, r := range rows {
+		n = max(n, len(r))
+	}
 	natural, floor := make([]int, n), make([]int, n)
 	for i, h := range header {
 		natural[i], floor[i] = twwidth.Width(h), twwidth.Width(h)
