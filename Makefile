@@ -3,7 +3,7 @@ GO        ?= go
 export GOTOOLCHAIN ?= local
 BIN       := bin
 
-.PHONY: all build test test-unit testenv ci-tools ci-check vet fmt-check install clean
+.PHONY: all build test test-unit testenv ci-tools ci-check vet fmt-check install clean release-check
 
 all: build
 
@@ -37,6 +37,11 @@ ci-tools:
 ## pre-commit hook (with pre-commit try-repo) and the recipes of docs/ci
 ci-check: ci-tools
 	$(GO) test -count=1 ./hack/citest/
+
+## release-check: `goreleaser check` on .goreleaser.yaml (goreleaser v2.15.1 built from the
+## Go module proxy by hack/release-check.sh; building it takes minutes, so not in `make test`)
+release-check:
+	./hack/release-check.sh
 
 ## test-unit: the tests that need no API server (live tests skip unless CI=true)
 test-unit:

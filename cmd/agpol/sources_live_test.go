@@ -94,7 +94,13 @@ func withoutSources(out string) string { return sourcePositions.ReplaceAllString
 // withoutSourcesOrWrap is withoutSources with the text's words in one line: a position
 // of another length wraps a line elsewhere.
 func withoutSourcesOrWrap(out string) string {
-	return strings.Join(strings.Fields(withoutSources(out)), " ")
+	var words []string
+	for _, f := range strings.Fields(withoutSources(out)) {
+		if f != "│" { // the line of a tree (describe's chains) that a wrapped item continues on
+			words = append(words, f)
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // withoutAge drops the last column (AGE) of a table.

@@ -74,3 +74,65 @@ func TestGetAccessPoliciesFitWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryCommandFitsWidth: the text output of every command on the shipped examples fits
+// a 100-column terminal: get (each kind, kubectl's default columns; -o wide is wide by
+// design, as in kubectl), describe (each kind), explain and simulate (each semantics),
+// effective, can-i (--list for every caller, with every semantics), who-can, matrix, diff,
+// lint --list and --explain of every check, version. Not covered: lint's findings, one
+// line each (file:line:col: …) for editors and CI logs to parse, and --help.
+func TestEveryCommandFitsWidth(t *testing.T) {
+	t.Chdir("../..")
+	render.Now = func() timeT { return fixedNow }
+	defer func() { render.Now = realNow }()
+	ex := []string{"-f", "testdata/examples"}
+	var cases [][]string
+	add := func(args ...string) { cases = append(cases, args) }
+	withEx := func(args ...string) { add(append(args, ex...)...) }
+	for _, kind := range []string{"gateways", "httproutes", "xbackends", "xaccesspolicies", "authpolicies"} {
+		withEx("get", kind)
+		withEx("get", kind, "-A")
+		withEx("describe", kind, "-A")
+	}
+	withEx("get", "gateway,httproute,xb,xap,authpolicy", "-A")
+	withEx("describe", "xap", "tools/calc-legacy")
+	for _, sem := range []string{"reference", "all"} {
+		withEx("explain", "--semantics", sem, "--from", "sa:agents/support", "--gateway", "infra/edge", "--host", "ledger.mcp.example.com", "--tool", "refund")
+		withEx("explain", "--semantics", sem, "--from", "sa:agents/billing", "--gateway", "infra/edge", "--host", "ledger.mcp.example.com", "--tool", "refund")
+		withEx("explain", "--semantics", sem, "--from", "anonymous", "--gateway", "infra/edge", "--backend", "tools/calc", "--tool", "divide")
+		withEx("explain", "--semantics", sem, "--from", "sa:agents/analytics", "--gateway", "infra/edge", "--listener", "http", "--host", "tools.mcp.example.com", "--path", "/calc", "--method", "GET")
+		withEx("simulate", "--semantics", sem, "--requests", "testdata/requests.yaml")
+		for _, who := range []string{"sa:agents/billing", "sa:agents/support", "sa:agents/analytics", "anonymous"} {
+			withEx("can-i", "--list", "--semantics", sem, "--from", who)
+		}
+		withEx("who-can", "--semantics", sem, "--tool", "refund", "--backend", "pay/ledger")
+		withEx("matrix", "--semantics", sem)
+	}
+	for _, target := range []string{"gateway/infra/edge", "httproute/pay/ledger", "httproute/tools/tools"} {
+		withEx("effective", "authpolicy", "--target", target)
+	}
+	withEx("can-i", "--from", "sa:agents/billing", "--tool", "refund", "--backend", "pay/ledger")
+	add("diff", "--before", "testdata/examples", "--after", "testdata/whatif/after")
+	withEx("diff", "--semantics", "reference", "--semantics", "pr-293")
+	add("lint", "--list")
+	add("version")
+	list, _, _ := runDecide(t, "", "lint", "--list")
+	for _, f := range strings.Fields(list) {
+		if strings.HasPrefix(f, "AGP") {
+			add("lint", "--explain", f)
+		}
+	}
+	for _, args := range cases {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			out, errOut, code := runDecide(t, "", args...)
+			if code == exitUsage || out == "" {
+				t.Fatalf("exit %d, no output: %s", code, errOut)
+			}
+			for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+				if w := lipgloss.Width(line); w > 100 {
+					t.Errorf("line %d is %d columns wide:\n%s", i+1, w, line)
+				}
+			}
+		})
+	}
+}

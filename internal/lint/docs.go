@@ -17,7 +17,7 @@ func ExplainText(c *Check) string {
 	for _, l := range strings.Split(strings.TrimSpace(c.Fix), "\n") {
 		b.WriteString("  " + l + "\n")
 	}
-	fmt.Fprintf(&b, "\nSuppress on an object with the annotation %s: \"%s: <reason>\",\nor in %s with an entry {code: %s, object: Kind/namespace/name, reason: ..., expires: YYYY-MM-DD}.\n",
+	fmt.Fprintf(&b, "\nSuppress on an object with the annotation %s: \"%s: <reason>\",\nor in %s with an entry:\n  {code: %s, object: Kind/namespace/name, reason: ..., expires: YYYY-MM-DD}.\n",
 		SuppressAnnotation, c.Code, DefaultConfigFile, c.Code)
 	return b.String()
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -191,25 +192,32 @@ func writeAuthPolicyPath(w io.Writer, p *authpolicy.PathResult, indent string) e
 	rows := &Table{}
 	for _, g := range authpolicy.Groups {
 		for _, r := range e.Group(g) {
-			row := []string{indent + "    " + g, r.Name, "from " + r.Source}
+			from := "from " + r.Source
 			if r.Position.Known() {
-				row = append(row, r.Position.String())
+				from += " (" + r.Position.String() + ")"
 			}
-			rows.Rows = append(rows.Rows, row)
+			rows.Rows = append(rows.Rows, []string{g, r.Name, from})
 		}
 	}
-	if err := rows.Write(w, true); err != nil {
+	// tablewriter wraps the last cell within 100 columns; the indent goes before each line.
+	var b bytes.Buffer
+	if err := rows.Text(&b, TextWidth-len(indent)-4); err != nil {
 		return err
+	}
+	for _, l := range strings.SplitAfter(b.String(), "\n") {
+		if l != "" {
+			fmt.Fprint(w, indent+"    "+l)
+		}
 	}
 	if len(e.Lost) > 0 {
 		fmt.Fprintln(w, indent+"  lost:")
 		for _, l := range e.Lost {
-			fmt.Fprintf(w, indent+"    %s %s of %s: %s (%s wins, by the %s of %s", esc(l.Group), esc(l.Name), l.Source, l.Reason,
+			s := fmt.Sprintf(indent+"    %s %s of %s: %s (%s wins, by the %s of %s", esc(l.Group), esc(l.Name), l.Source, l.Reason,
 				strings.Join(l.BeatenBy, ", "), l.Strategy, l.DecidedBy)
 			if l.SameTarget {
-				fmt.Fprint(w, "; same target, so the older policy counts as less specific")
+				s += "; same target, so the older policy counts as less specific"
 			}
-			fmt.Fprintln(w, ")")
+			fmt.Fprintln(w, wrapLine(s+")", TextWidth))
 		}
 	}
 	return nil

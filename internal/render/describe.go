@@ -67,7 +67,9 @@ func DescribeText(w io.Writer, d *describe.View, st Styler) error {
 		fmt.Fprintln(w, st.Bold(gatewayLevelName(d, i)+" (listeners "+strings.Join(gl.Listeners, ", ")+"):"))
 		for _, p := range d.Paths {
 			if p.GatewayLevel == i {
-				writeChain(w, p.Chain, st, chainGatewayOnly, "")
+				level := &node{}
+				chainTree(level, p.Chain, st, chainGatewayOnly, "")
+				writeTree(w, "  ", level)
 				break
 			}
 		}
@@ -77,24 +79,26 @@ func DescribeText(w io.Writer, d *describe.View, st Styler) error {
 		fmt.Fprintln(w, "  <no path>")
 	}
 	for _, p := range d.Paths {
-		line(w, "  "+st.Bold(describeTitle(p)))
+		path := &node{text: st.Bold(describeTitle(p))}
 		if p.NoBackend != "" {
-			line(w, "    "+st.Yellow("the data plane answers 500: "+p.NoBackend+": only the gateway level runs"))
+			path.add(st.Yellow("the data plane answers 500: " + p.NoBackend + ": only the gateway level runs"))
 		}
 		if p.PlainHTTP {
-			line(w, "    "+st.Dim("plain HTTP listener: callers present no client certificate, so only rules that match any caller can match"))
+			path.add(st.Dim("plain HTTP listener: callers present no client certificate, so only rules that match any caller can match"))
 		}
 		if p.GatewayLevel >= 0 {
-			writeChain(w, p.Chain, st, chainPerPath, strings.ToLower(gatewayLevelName(d, p.GatewayLevel)))
+			chainTree(path, p.Chain, st, chainPerPath, strings.ToLower(gatewayLevelName(d, p.GatewayLevel)))
 		} else {
-			writeChain(w, p.Chain, st, chainFull, "")
+			chainTree(path, p.Chain, st, chainFull, "")
 		}
+		writeTree(w, "  ", path)
 	}
 	if len(d.AuthPolicy) > 0 {
 		fmt.Fprintln(w, st.Bold("Effective Kuadrant AuthPolicy:"))
 		for _, p := range d.AuthPolicy {
-			line(w, "  "+st.Bold(printers.EscapeTerminal(p.Path.String())))
-			describeAuthPath(w, p, st)
+			path := &node{text: st.Bold(printers.EscapeTerminal(p.Path.String()))}
+			describeAuthPath(path, p, st)
+			writeTree(w, "  ", path)
 		}
 	}
 	if len(d.V1beta2AuthPolicies) > 0 {
@@ -103,36 +107,36 @@ func DescribeText(w io.Writer, d *describe.View, st Styler) error {
 	return nil
 }
 
-// describeAuthPath writes the effective AuthPolicy of one path: the policies folded,
-// then each effective rule and each rule that lost, one wrapped line each.
-func describeAuthPath(w io.Writer, p *authpolicy.PathResult, st Styler) {
+// describeAuthPath adds the effective AuthPolicy of one path under it: the policies
+// folded, then each effective rule and each rule that lost.
+func describeAuthPath(path *node, p *authpolicy.PathResult, st Styler) {
 	esc := printers.EscapeTerminal
 	e := p.Effective
 	if len(e.Policies) == 0 {
-		fmt.Fprintln(w, "    no AuthPolicy applies")
+		path.add("no AuthPolicy applies")
 		return
 	}
 	var pols []string
 	for _, pol := range e.Policies {
 		pols = append(pols, pol.Ref+" ("+esc(pol.Target.String())+", "+pol.Describe()+")")
 	}
-	line(w, "    policies (least → most specific): "+strings.Join(pols, ", "))
+	path.add("policies (least → most specific): " + strings.Join(pols, ", "))
 	for _, g := range authpolicy.Groups {
 		for _, r := range e.Group(g) {
-			s := "    " + st.Cyan(esc(g)+" "+esc(r.Name)) + " from " + r.Source
+			s := st.Cyan(esc(g)+" "+esc(r.Name)) + " from " + r.Source
 			if r.Position.Known() {
 				s += " " + st.Dim("("+r.Position.String()+")")
 			}
-			line(w, s)
+			path.add(s)
 		}
 	}
 	for _, l := range e.Lost {
-		s := fmt.Sprintf("    lost: %s %s of %s: %s (%s wins, by the %s of %s", esc(l.Group), esc(l.Name), l.Source, esc(l.Reason),
+		s := fmt.Sprintf("lost: %s %s of %s: %s (%s wins, by the %s of %s", esc(l.Group), esc(l.Name), l.Source, esc(l.Reason),
 			strings.Join(l.BeatenBy, ", "), l.Strategy, l.DecidedBy)
 		if l.SameTarget {
 			s += "; same target, so the older policy counts as less specific"
 		}
-		line(w, st.Yellow(s+")"))
+		path.add(st.Yellow(s + ")"))
 	}
 }
 
@@ -349,7 +353,7 @@ func describeTitle(p describe.Path) string {
 	return title
 }
 
-// chainMode says which steps of a chain writeChain writes in full.
+// chainMode says which steps of a chain chainTree adds in full.
 type chainMode int
 
 const (
@@ -358,20 +362,18 @@ const (
 	chainPerPath                      // every step, the gateway level's as a reference
 )
 
-// writeChain writes the chain's steps in evaluation order; in chainPerPath mode a
-// gateway-level step is one line naming gwName, the block that lists it.
-func writeChain(w io.Writer, c *effective.Chain, st Styler, mode chainMode, gwName string) {
+// chainTree adds the chain's steps under parent in evaluation order, numbered, each
+// with its rules under it; in chainPerPath mode a gateway-level step is one item
+// naming gwName, the block that lists it.
+func chainTree(parent *node, c *effective.Chain, st Styler, mode chainMode, gwName string) {
 	if c.NotEnforced != "" {
-		line(w, "    "+st.Yellow(c.NotEnforced))
+		parent.add(st.Yellow(c.NotEnforced))
 		return
 	}
 	n := 0
-	step := func(format string, args ...any) {
+	step := func(format string, args ...any) *node {
 		n++
-		line(w, fmt.Sprintf("    %d. %s", n, fmt.Sprintf(format, args...)))
-	}
-	rule := func(r *effective.Rule) {
-		line(w, "         "+ruleLine(r, st))
+		return parent.add(fmt.Sprintf("%d. %s", n, fmt.Sprintf(format, args...)))
 	}
 	ext := func(l *effective.Level) {
 		if l.ExtAuth == nil {
@@ -386,14 +388,14 @@ func writeChain(w io.Writer, c *effective.Chain, st Styler, mode chainMode, gwNa
 			step("%s ExternalAuth %s: every request goes to the authorizer%s", l.Name, st.Cyan(p.ID()), state)
 			return
 		}
-		step("%s ExternalAuth %s: requests matching a rule go to the authorizer%s", l.Name, st.Cyan(p.ID()), state)
+		s := step("%s ExternalAuth %s: requests matching a rule go to the authorizer%s", l.Name, st.Cyan(p.ID()), state)
 		for _, r := range p.Rules {
-			rule(r)
+			s.add(ruleText(r, st))
 		}
 	}
 	legacyExt := func(l *effective.Level) {
 		for _, r := range l.LegacyExt {
-			step("%s legacy ExternalAuth rule %s", l.Name, ruleLine(r, st))
+			step("%s legacy ExternalAuth rule %s", l.Name, ruleText(r, st))
 		}
 	}
 	allow := func(kind effective.StepKind, l *effective.Level) {
@@ -408,9 +410,9 @@ func writeChain(w io.Writer, c *effective.Chain, st Styler, mode chainMode, gwNa
 					step("%s Allow %s (must allow): no rules, allows everything", l.Name, st.Cyan(p.ID()))
 					continue
 				}
-				step("%s Allow %s (must allow; otherwise deny):", l.Name, st.Cyan(p.ID()))
+				s := step("%s Allow %s (must allow; otherwise deny):", l.Name, st.Cyan(p.ID()))
 				for _, r := range p.Rules {
-					rule(r)
+					s.add(ruleText(r, st))
 				}
 			}
 		case len(l.Merged) == 0:
@@ -424,15 +426,15 @@ func writeChain(w io.Writer, c *effective.Chain, st Styler, mode chainMode, gwNa
 			for _, p := range l.Allow {
 				ids = append(ids, p.ID())
 			}
-			step("%s Allow (%s): any rule admits, otherwise deny", l.Name, strings.Join(ids, ", "))
+			s := step("%s Allow (%s): any rule admits, otherwise deny", l.Name, strings.Join(ids, ", "))
 			for _, r := range l.Merged {
-				rule(r)
+				s.add(ruleText(r, st))
 			}
 			for _, col := range l.Collisions {
 				if col.Replaced != "" {
-					line(w, "         "+st.Yellow(fmt.Sprintf("rule name %q: %s replaces %s", col.Name, col.Kept, col.Replaced)))
+					s.add(st.Yellow(fmt.Sprintf("rule name %q: %s replaces %s", col.Name, col.Kept, col.Replaced)))
 				} else {
-					line(w, "         "+st.Yellow(fmt.Sprintf("rule name %q kept in %s", col.Name, col.Kept)))
+					s.add(st.Yellow(fmt.Sprintf("rule name %q kept in %s", col.Name, col.Kept)))
 				}
 			}
 		}
@@ -469,20 +471,26 @@ func writeChain(w io.Writer, c *effective.Chain, st Styler, mode chainMode, gwNa
 		}
 	}
 	if c.Backend == nil && mode != chainGatewayOnly {
-		line(w, "    "+st.Dim("backend level: none (core Service or no backend)"))
+		parent.add(st.Dim("backend level: none (core Service or no backend)"))
 	}
 	for _, l := range levels {
 		if (mode == chainGatewayOnly && l != c.Gateway) || (mode == chainPerPath && l == c.Gateway) {
 			continue
 		}
 		for _, ig := range l.Ignored {
-			line(w, "    "+st.Dim(fmt.Sprintf("ignored at %s level: %s: %s", l.Name, ig.ID, ig.Reason)))
+			parent.add(st.Dim(fmt.Sprintf("ignored at %s level: %s: %s", l.Name, ig.ID, ig.Reason)))
 		}
 	}
 }
 
+// ruleLine is a rule as a bulleted line: "- " and its ruleText.
 func ruleLine(r *effective.Rule, st Styler) string {
-	s := fmt.Sprintf("- %s: %s may %s", st.Cyan(r.ID()), principalText(r.Principal), permissionText(&r.Permission))
+	return "- " + ruleText(r, st)
+}
+
+// ruleText is a rule: its ID, who may do what, and where it is written.
+func ruleText(r *effective.Rule, st Styler) string {
+	s := fmt.Sprintf("%s: %s may %s", st.Cyan(r.ID()), principalText(r.Principal), permissionText(&r.Permission))
 	if r.Principal.Note != "" && !r.Principal.Omitted {
 		s += " [" + r.Principal.Note + "]"
 	}

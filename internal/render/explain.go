@@ -78,8 +78,8 @@ func writeResult(w io.Writer, r *explain.Result, st Styler) {
 		fmt.Fprintf(w, "  if %s: %s (%s at %s)\n", b.Assume.String(), strings.ToUpper(b.Decision), b.DecidedBy, b.Level)
 	}
 	writeListenerNotes(w, r, st)
-	for _, s := range r.Trace {
-		fmt.Fprintln(w, "  "+StepLine(s, st))
+	if len(r.Trace) > 0 {
+		writeTree(w, "  ", traceTree(r.Trace, st))
 	}
 	if ap := r.AuthPolicy; ap != nil {
 		writeAuthPolicy(w, ap, st)
@@ -123,10 +123,24 @@ func otherListener(o explain.ListenerVerdict) string {
 		o.Listener, o.Protocol, strings.ToUpper(o.Decision), o.DecidedBy, o.Level)
 }
 
-// StepLine renders one trace step.
-func StepLine(s explain.Step, st Styler) string {
+// traceTree is the trace as a tree: the steps in evaluation order, each run of steps
+// of one level and phase (e.g. "gateway allow") under a branch of its own.
+func traceTree(trace []explain.Step, st Styler) *node {
+	root := &node{text: "trace:"}
+	var group *node
+	for i, s := range trace {
+		if i == 0 || s.Level != trace[i-1].Level || s.Phase != trace[i-1].Phase {
+			group = root.add(st.Bold(s.Level + " " + s.Phase))
+		}
+		group.add(stepText(s, st))
+	}
+	return root
+}
+
+// stepText is one trace step: its outcome, the policy and rule, where they are
+// written, and why.
+func stepText(s explain.Step, st Styler) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-7s %-7s ", s.Level, s.Phase)
 	outcome := s.Outcome
 	switch s.Outcome {
 	case explain.OutcomeMatched:
@@ -214,17 +228,18 @@ func SimulateTextResult(w io.Writer, r *explain.Result, st Styler) error {
 // the verdict, or as the verdict where it decides (AuthPolicyInfo.Decides).
 func writeAuthPolicy(w io.Writer, ap *explain.AuthPolicyInfo, st Styler) {
 	esc := printers.EscapeTerminal
-	fmt.Fprintf(w, "  %s %s (%s)\n", st.Bold("Kuadrant AuthPolicy on"), esc(ap.Path), strings.Join(ap.Policies, ", "))
+	root := &node{text: fmt.Sprintf("%s %s (%s)", st.Bold("Kuadrant AuthPolicy on"), esc(ap.Path), strings.Join(ap.Policies, ", "))}
+	defer writeTree(w, "  ", root)
 	switch {
 	case ap.Decides:
-		fmt.Fprintln(w, "    "+st.Dim("the verdict above: no XAccessPolicy runs on this Gateway's data plane"))
+		root.add(st.Dim("the verdict above: no XAccessPolicy runs on this Gateway's data plane"))
 	case ap.NotProgrammed != "":
-		writeWrapped(w, "    ", "not programmed, so not part of the verdict: "+esc(ap.NotProgrammed), st.Dim)
+		root.add(st.Dim("not programmed, so not part of the verdict: " + esc(ap.NotProgrammed)))
 	default:
-		fmt.Fprintln(w, "    "+st.Dim("not part of the verdict above, the access policies'; Kuadrant enforces it only on the Gateways it programs (Istio, Envoy Gateway)"))
+		root.add(st.Dim("not part of the verdict above, the access policies'; Kuadrant enforces it only on the Gateways it programs (Istio, Envoy Gateway)"))
 	}
 	if ap.V1beta2 != nil {
-		fmt.Fprintln(w, "    kuadrant.io/v1beta2: "+esc(ap.V1beta2.Reason))
+		root.add("kuadrant.io/v1beta2: " + esc(ap.V1beta2.Reason))
 	}
 	e := ap.Evaluation
 	if e == nil {
@@ -232,29 +247,29 @@ func writeAuthPolicy(w io.Writer, ap *explain.AuthPolicyInfo, st Styler) {
 	}
 	switch e.Applies {
 	case authpolicy.False:
-		fmt.Fprintln(w, "    policy-level when is false for this request: Kuadrant lets it through unauthenticated")
+		root.add("policy-level when is false for this request: Kuadrant lets it through unauthenticated")
 	case authpolicy.Unknown:
-		fmt.Fprintln(w, "    policy-level when cannot be decided offline: the requirements below apply if it holds")
+		root.add("policy-level when cannot be decided offline: the requirements below apply if it holds")
 	}
 	for _, c := range e.Predicates {
-		fmt.Fprintf(w, "    when %s: %s%s\n", esc(c.Expression), c.Result, reasonSuffix(c.Reason))
+		root.add(fmt.Sprintf("when %s: %s%s", esc(c.Expression), c.Result, reasonSuffix(c.Reason)))
 	}
 	for _, rq := range e.Authentication {
-		fmt.Fprintf(w, "    authentication %s (%s): must present %s%s%s\n", esc(rq.Name), rq.Source, esc(rq.Present),
-			credentialSuffix(rq.Credential), runsSuffix(rq.Runs))
+		root.add(fmt.Sprintf("authentication %s (%s): must present %s%s%s", esc(rq.Name), rq.Source, esc(rq.Present),
+			credentialSuffix(rq.Credential), runsSuffix(rq.Runs)))
 	}
 	for _, rq := range e.Authorization {
-		line := fmt.Sprintf("    authorization %s (%s): %s%s", esc(rq.Name), rq.Source, esc(rq.Present), runsSuffix(rq.Runs))
+		item := fmt.Sprintf("authorization %s (%s): %s%s", esc(rq.Name), rq.Source, esc(rq.Present), runsSuffix(rq.Runs))
 		if rq.Passes != "" {
-			line += fmt.Sprintf(" [passes: %s]", rq.Passes)
+			item += fmt.Sprintf(" [passes: %s]", rq.Passes)
 		}
-		fmt.Fprintln(w, line)
+		root.add(item)
 	}
 	for _, o := range e.Offline {
-		fmt.Fprintln(w, "    "+st.Dim("not known offline: "+esc(o)))
+		root.add(st.Dim("not known offline: " + esc(o)))
 	}
 	for _, p := range e.Problems {
-		fmt.Fprintln(w, "    "+st.Yellow("problem: "+esc(p)))
+		root.add(st.Yellow("problem: " + esc(p)))
 	}
 }
 

@@ -131,7 +131,9 @@ func gatewayView(s *snapshot.Snapshot, t *topology.Targets, sel Selector, wide b
 }
 
 func routeView(s *snapshot.Snapshot, sel Selector, wide bool) (*Table, []Item) {
-	tab := &Table{Header: withWide(wide, []string{"NAMESPACE", "NAME", "HOSTNAMES", "PARENTS", "BACKENDS", "AGE"}, "RULES", "SOURCE")}
+	// The backends make a row long: only -o wide lists them, as kubectl keeps its long
+	// columns (a pod's IP and node) for -o wide.
+	tab := &Table{Header: withWide(wide, []string{"NAMESPACE", "NAME", "HOSTNAMES", "PARENTS", "AGE"}, "BACKENDS", "RULES", "SOURCE")}
 	var items []Item
 	for _, r := range sortByName(s.HTTPRoutes, func(r *snapshot.HTTPRoute) metav1.ObjectMeta { return r.ObjectMeta }) {
 		if !sel.match(r.ObjectMeta) {
@@ -170,9 +172,9 @@ func routeView(s *snapshot.Snapshot, sel Selector, wide bool) (*Table, []Item) {
 				}
 			}
 		}
-		row := []string{r.Namespace, r.Name, Join(hosts), Join(parents), Join(backends), Age(r.CreationTimestamp.Time)}
+		row := []string{r.Namespace, r.Name, Join(hosts), Join(parents), Age(r.CreationTimestamp.Time)}
 		if wide {
-			row = append(row, fmt.Sprint(len(r.Spec.Rules)), r.Source.String())
+			row = append(row, Join(backends), fmt.Sprint(len(r.Spec.Rules)), r.Source.String())
 		}
 		tab.Rows = append(tab.Rows, row)
 		items = append(items, item(r.Origin, "httproute.gateway.networking.k8s.io"))

@@ -20,8 +20,8 @@ const TextWidth = 100
 // Text prints the table with tablewriter, borderless and close to kubectl's look
 // (left-aligned, three spaces between columns, no trailing blanks), its cells
 // wrapped at spaces so that no line is wider than width columns (0: no limit) where
-// the words allow it (see fitColumns). Untrusted cell text is escaped for the
-// terminal. kubectl-style get tables use Write instead.
+// the words allow it (see fitColumns); no header line when Header is empty. Untrusted
+// cell text is escaped for the terminal. kubectl-style get tables use Write instead.
 func (t *Table) Text(w io.Writer, width int) error {
 	rows := make([][]string, len(t.Rows))
 	for k, r := range t.Rows {
@@ -48,7 +48,9 @@ func (t *Table) Text(w io.Writer, width int) error {
 	}
 	var b bytes.Buffer
 	tab := tablewriter.NewTable(&b, opts...)
-	tab.Header(t.Header)
+	if len(t.Header) > 0 {
+		tab.Header(t.Header)
+	}
 	if err := tab.Bulk(rows); err != nil {
 		return err
 	}
@@ -106,6 +108,9 @@ const (
 // fit without breaking words, the words stay whole and the table is wider.
 func fitColumns(header []string, rows [][]string, width int) (tw.Mapper[int, int], int) {
 	n := len(header)
+	for _, r := range rows {
+		n = max(n, len(r))
+	}
 	natural, floor := make([]int, n), make([]int, n)
 	for i, h := range header {
 		natural[i], floor[i] = twwidth.Width(h), twwidth.Width(h)
@@ -170,6 +175,11 @@ func trimTrailingBlanks(p []byte) []byte {
 // columns more than line; line as it is when it fits. Widths ignore style marks, so a
 // styled line wraps where its plain form does.
 func wrapLine(line string, width int) string {
+	return wrapHang(line, width, 2)
+}
+
+// wrapHang is wrapLine with continuation lines indented hang columns more than line.
+func wrapHang(line string, width, hang int) string {
 	if markedWidth(line) <= width {
 		return line
 	}
@@ -181,8 +191,8 @@ func wrapLine(line string, width int) string {
 	for _, word := range placeholders(strings.Split(text, " ")) { // "" for each space beyond the first
 		ww := markedWidth(word)
 		if !start && col+1+ww > width {
-			b.WriteString("\n" + lead + "  ")
-			col, start = len(lead)+2, true
+			b.WriteString("\n" + lead + strings.Repeat(" ", hang))
+			col, start = len(lead)+hang, true
 			if word == "" {
 				continue // no extra space at the start of a line
 			}

@@ -347,20 +347,19 @@ func CanIListText(w io.Writer, l *whatif.CanIList) error {
 	fmt.Fprintf(w, "%s (%s)\n", l.Identity.ID, from)
 	t := &Table{Header: []string{"GATEWAY", "LISTENER", "BACKEND", "OPERATION", "DECISION", "DECIDED BY"}}
 	multi := len(l.Semantics) > 1
-	if multi {
-		t.Header = append(t.Header, "OTHER SEMANTICS")
-	}
+	// What the other semantics decide is listed under the table, for the cells where
+	// they disagree (a column of its own makes the table too wide for 100 columns).
+	var others []string
 	for _, e := range l.Entries {
 		c := e.Outcome.Primary()
 		by := decidedText(c)
 		if c.Decision == explain.Indeterminate {
 			by += ": " + branchesText(c)
 		}
-		row := []string{e.Target.Gateway, e.Target.Listener, e.Target.BackendKind + " " + e.Target.Backend, opText(e.Op), CellText(e.Outcome), by}
-		if multi {
-			row = append(row, othersText(l.Semantics, e.Outcome))
+		t.Rows = append(t.Rows, []string{e.Target.Gateway, e.Target.Listener, e.Target.BackendKind + " " + e.Target.Backend, opText(e.Op), CellText(e.Outcome), by})
+		if o := othersText(l.Semantics, e.Outcome); multi && o != "-" {
+			others = append(others, fmt.Sprintf("  %s  %s: %s", e.Target.Label(), opText(e.Op), o))
 		}
-		t.Rows = append(t.Rows, row)
 	}
 	if len(t.Rows) == 0 {
 		_, err := fmt.Fprintln(w, "No gateway → backend path matches.")
@@ -368,6 +367,12 @@ func CanIListText(w io.Writer, l *whatif.CanIList) error {
 	}
 	if err := t.Text(w, TextWidth); err != nil {
 		return err
+	}
+	if len(others) > 0 {
+		fmt.Fprintln(w, "\n* what the other semantics decide where they disagree:")
+		for _, o := range others {
+			fmt.Fprintln(w, wrapLine(o, TextWidth))
+		}
 	}
 	counts := fmt.Sprintf("%d allowed, %d denied, %d indeterminate", l.Counts.Allow, l.Counts.Deny, l.Counts.Indeterminate)
 	if multi {
