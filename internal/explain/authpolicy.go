@@ -2,10 +2,14 @@ package explain
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 
 	"github.com/agpol/agpol/internal/effective/authpolicy"
+	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // AuthPolicyInfo is what Kuadrant's effective AuthPolicy on the request's path asks of the
@@ -178,6 +182,92 @@ func kuadrantDecides(d *Decision, ap *AuthPolicyInfo) {
 		d.Reason = fmt.Sprintf("Kuadrant AuthPolicy %s decides on this Gateway, and cannot be known offline: %s", strings.Join(ap.Policies, ", "), strings.Join(unknown, "; "))
 		d.Trace = append(d.Trace, Step{Level: LevelAuthPolicy, Phase: "authpolicy", Outcome: OutcomeInfo, Reason: d.Reason})
 	}
+}
+
+// AuthPoliciesOn lists the Kuadrant AuthPolicies that decide calls through gw's listener
+// on the given routes ("ns/name"): those effective on any of their rules, when another
+// data plane serves gw (no XAccessPolicy runs there) and Kuadrant programs it. kuadrant.io/v1beta2
+// policies count where no kuadrant.io/v1 one applies, as in authPolicyFor. Nil otherwise.
+func (sim *Simulator) AuthPoliciesOn(gw *snapshot.Gateway, listener string, routes []string) []string {
+	if len(sim.Snapshot.AuthPolicies) == 0 || gw == nil || sim.Graph.DataPlane(gw).Agentic() {
+		return nil
+	}
+	sim.kuadrant.once.Do(func() { sim.kuadrant.result = authpolicy.Compute(sim.Snapshot) })
+	res := sim.kuadrant.result
+	gref := gw.Namespace + "/" + gw.Name
+	seen := map[string]bool{}
+	for _, route := range routes {
+		rn := res.Topology.Route(route)
+		if rn == nil {
+			continue
+		}
+		found := false
+		for _, rule := range rn.Rules {
+			if pr := sim.kuadrant.forPrefix(gref, listener, route, rule); pr != nil && pr.Unprogrammed == "" {
+				for _, p := range pr.Effective.Policies {
+					seen[p.Ref], found = true, true
+				}
+			}
+		}
+		if !found && sim.hasV1beta2() {
+			sim.kuadrant.v1b2Once.Do(func() { sim.kuadrant.v1beta2 = authpolicy.ComputeV1beta2(sim.Snapshot) })
+			if d := sim.kuadrant.v1beta2.ForRequest(gref, route, authpolicy.Request{}); d != nil && d.NotProgrammed == "" && d.Evaluation != nil {
+				seen[d.CheckedBy] = true
+			}
+		}
+	}
+	if len(seen) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(seen))
+	for p := range seen {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// routesTo lists the routes ("ns/name") through gw (on listener, when given) whose rules
+// send traffic to backend ("Kind ns/name", PathInfo.Backend).
+func (sim *Simulator) routesTo(gw *snapshot.Gateway, listener, backend string) []string {
+	var out []string
+	for _, p := range sim.Graph.Paths(topology.GatewayRef(gw.Namespace, gw.Name)) {
+		if (listener != "" && p.Listener != listener) || p.Backend.Kind+" "+p.Backend.Ref.Namespace+"/"+p.Backend.Ref.Name != backend {
+			continue
+		}
+		if r := p.Route.Namespace + "/" + p.Route.Name; !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (sim *Simulator) hasV1beta2() bool {
+	for _, ap := range sim.Snapshot.AuthPolicies {
+		if ap.IsV1beta2() {
+			return true
+		}
+	}
+	return false
+}
+
+// AuthPolicyUnevaluated is the decision of a call through a Gateway of another data plane
+// where Kuadrant AuthPolicies apply that the decision space of can-i, who-can, matrix and
+// diff does not evaluate (its callers present no credentials): no XAccessPolicy runs
+// there, so the AuthPolicies decide, and the verdict is indeterminate, naming them.
+// Decisions other than the other-data-plane allow are returned as they are.
+func AuthPolicyUnevaluated(d Decision, policies []string) Decision {
+	if d.DecidedBy != DecidedOtherDataPlane || len(policies) == 0 {
+		return d
+	}
+	text := d.Trace != nil || d.Reason != ""
+	d.Verdict, d.Explicit, d.Level, d.DecidedBy = Indeterminate, false, LevelAuthPolicy, strings.Join(policies, ",")
+	d.Branches = nil
+	if text {
+		d.Reason = "Kuadrant AuthPolicy " + strings.Join(policies, ", ") + " decides on this Gateway (no XAccessPolicy runs on its data plane) on the routes to this backend, and its outcome depends on the caller's credentials, which are not known: name the request's host and path instead of the backend to see what it asks"
+		d.Trace = append(d.Trace, Step{Level: LevelAuthPolicy, Phase: "authpolicy", Outcome: OutcomeInfo, Reason: d.Reason})
+	}
+	return d
 }
 
 // LevelAuthPolicy is the level of a decision that Kuadrant's AuthPolicy makes.

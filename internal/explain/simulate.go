@@ -294,6 +294,15 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 			for i := range group {
 				kuadrantDecides(&group[i].Decision, ap)
 			}
+			if ap == nil && ch.info.Route == "" && ch.info.Backend != "" {
+				// The request names the backend, not the route: the AuthPolicies of the
+				// routes to it decide, with credentials agpol does not know.
+				if aps := sim.AuthPoliciesOn(rt.gw, ch.info.Listener, sim.routesTo(rt.gw, ch.info.Listener, ch.info.Backend)); aps != nil {
+					for i := range group {
+						group[i].Decision = AuthPolicyUnevaluated(group[i].Decision, aps)
+					}
+				}
+			}
 		}
 		if x := check(r, &group[0].Decision); x != nil {
 			if !x.Passed && !o.Trace {

@@ -86,6 +86,9 @@ type targetState struct {
 	cells   [][]Outcome
 	queries []*explain.Query
 	memo    map[memoKey]Outcome
+	// authPolicies are the Kuadrant AuthPolicies that decide on the target's paths: set
+	// only on a Gateway of another data plane that Kuadrant programs (AuthPoliciesOn).
+	authPolicies []string
 }
 
 type memoKey struct {
@@ -109,7 +112,8 @@ func New(s *snapshot.Snapshot, sems []effective.Semantics, o Options) *Engine {
 	e.state = make([]*targetState, len(e.Targets))
 	for i, t := range e.Targets {
 		e.byKey[t.Key()] = i
-		st := &targetState{classes: []string{"", otherPrincipal}, classOf: map[string]int{}, memo: map[memoKey]Outcome{}}
+		st := &targetState{classes: []string{"", otherPrincipal}, classOf: map[string]int{}, memo: map[memoKey]Outcome{},
+			authPolicies: sim.AuthPoliciesOn(sim.Graph.Gateway(t.gw), t.Listener, t.Routes)}
 		f := chainFacts{principals: map[string]bool{}, tools: map[string]bool{}}
 		for _, en := range sim.Engines {
 			c := chainOf(en, t)
@@ -267,7 +271,7 @@ func (e *Engine) outcome(t *Target, st *targetState, class int, q *explain.Query
 	out := Outcome{Cells: make([]Cell, len(st.chains))}
 	unread := explain.Unread(e.sim.Snapshot, t.gw.Namespace, t.be.Namespace)
 	for k, chain := range st.chains {
-		d := explain.Decide(chain, q, st.classes[class])
+		d := explain.AuthPolicyUnevaluated(explain.Decide(chain, q, st.classes[class]), st.authPolicies)
 		if len(unread) > 0 {
 			d = explain.UnreadDecision(d, unread)
 		}
