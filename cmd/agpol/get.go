@@ -218,8 +218,10 @@ func (a *app) runGet(o *getOptions, s *snapshot.Snapshot, kinds []string, name s
 	var items []render.Item
 	var tables []*render.Table
 	computed := render.Computed{}
-	for _, hook := range getHooks {
-		hook(s, &computed)
+	if printer == nil { // kubectl's printers print the objects, not agpol's columns
+		for _, hook := range getHooks {
+			hook(s, &computed)
+		}
 	}
 	for _, k := range kinds {
 		// A kind the cluster does not serve lists empty: say why, not just "No resources found".
