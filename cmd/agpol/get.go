@@ -260,8 +260,10 @@ func (a *app) runGet(o *getOptions, s *snapshot.Snapshot) error {
 	var items []render.Item
 	var tables []*render.Table
 	computed := render.Computed{}
-	for _, hook := range getHooks {
-		hook(s, &computed)
+	if printer == nil { // kubectl's printers print the objects, not agpol's columns
+		for _, hook := range getHooks {
+			hook(s, &computed)
+		}
 	}
 	for _, k := range kinds {
 		// A kind the cluster does not serve lists empty: say why, not just "No resources found".
@@ -283,12 +285,23 @@ func (a *app) runGet(o *getOptions, s *snapshot.Snapshot) error {
 	if printer != nil {
 		// kubectl's shape: one object named is printed itself, anything else as a v1 List.
 		if name != "" && len(items) == 1 {
-			return printer.PrintObj(items[0].Object, w)
+			return printer.PrintObj(items[0].Load(), w)
+		}
+		if strings.ToLower(o.output()) == "json" {
+			// The same bytes as the printer's, written an object at a time.
+			next := 0
+			return render.ObjectListJSON(w, !o.print.JSONYamlPrintFlags.ShowManagedFields, func() *unstructured.Unstructured {
+				if next == len(items) {
+					return nil
+				}
+				next++
+				return items[next-1].Fresh()
+			})
 		}
 		list := &unstructured.UnstructuredList{Object: map[string]any{
 			"apiVersion": "v1", "kind": "List", "metadata": map[string]any{"resourceVersion": ""}}}
-		for _, it := range items {
-			list.Items = append(list.Items, *it.Object)
+		for i := range items {
+			list.Items = append(list.Items, *items[i].Load())
 		}
 		if list.Items == nil {
 			list.Items = []unstructured.Unstructured{}

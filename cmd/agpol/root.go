@@ -59,6 +59,7 @@ type app struct {
 	// runF, when set (tests), receives a command's options after Complete and Validate
 	// instead of running it.
 	runF func(command) error
+	prof profiler // hidden --cpuprofile, --memprofile
 }
 
 func run(ctx context.Context, args []string, streams genericiooptions.IOStreams) (code int) {
@@ -82,6 +83,7 @@ func run(ctx context.Context, args []string, streams genericiooptions.IOStreams)
 	root := a.newRootCmd()
 	root.SetArgs(args[1:])
 	cmd, err := root.ExecuteContextC(ctx)
+	a.prof.stop()
 	a.progress.Stop() // erase a status line before the error is printed
 	return a.exitCode(err, cmd)
 }
@@ -147,6 +149,7 @@ agpol only reads. It never writes to a cluster.
 
 	a.config = genericclioptions.NewConfigFlags(true)
 	a.config.AddFlags(root.PersistentFlags())
+	a.addProfileFlags(root)
 	root.PersistentFlags().StringToStringVar(&a.dataPlanes, "data-plane", nil,
 		"CLASS=PLANE: the data plane that serves the Gateways of GatewayClass CLASS, one of "+dataPlaneNames()+
 			"; repeatable; wins over dataPlanes in .agpol.yaml (by default the class's controllerName decides)")

@@ -101,15 +101,7 @@ const (
 type symbols struct {
 	mu sync.RWMutex
 	m  map[string]uint32
-	// chunk holds the bytes of the map's keys, copied there from the policies: a
-	// lookup compares the request's string with a key among the others, which stay in
-	// cache, not with a string of some policy object. A full chunk is left to the keys
-	// that point into it; the next key starts a new one.
-	chunk strings.Builder
 }
-
-// symbolChunk is the size of a chunk of symbols' key bytes.
-const symbolChunk = 4096
 
 func (s *symbols) intern(v string) uint32 {
 	s.mu.Lock()
@@ -121,24 +113,8 @@ func (s *symbols) intern(v string) uint32 {
 		s.m = map[string]uint32{}
 	}
 	id := uint32(len(s.m) + 1)
-	s.m[s.keep(v)] = id
+	s.m[v] = id
 	return id
-}
-
-// keep returns a copy of v in the current chunk (v itself when longer than a chunk).
-// A string of a strings.Builder stays valid and unchanged when more is written: what
-// is written within the capacity goes after it, and growing copies to new memory.
-func (s *symbols) keep(v string) string {
-	if len(v) > symbolChunk/4 {
-		return v
-	}
-	if s.chunk.Cap()-s.chunk.Len() < len(v) {
-		s.chunk = strings.Builder{}
-		s.chunk.Grow(symbolChunk)
-	}
-	start := s.chunk.Len()
-	s.chunk.WriteString(v)
-	return s.chunk.String()[start:]
 }
 
 // reqSyms are the symbols of what a request is matched on.

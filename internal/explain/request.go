@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/agpol/agpol/internal/effective"
-	"github.com/agpol/agpol/internal/topology"
 )
 
 // Identity kinds.
@@ -272,8 +271,7 @@ func (h *HTTP) defaults() {
 // normalizing again (Explain and Query normalize each time) copies nothing.
 func lowerNames(h map[string]string) bool {
 	for k := range h {
-		upper, nonASCII := topology.ASCIICase(k)
-		if upper || (nonASCII && strings.ToLower(k) != k) {
+		if strings.ToLower(k) != k { // no copy when k is lower-case ASCII already
 			return false
 		}
 	}

@@ -6,15 +6,14 @@ import (
 	"testing"
 )
 
-// TestSymbolsKeepKeys: keys copied into chunks stay what they were as chunks fill and
-// new ones start, and every string keeps its own symbol.
+// TestSymbolsKeepKeys: keys stay what they were, and every string keeps its own symbol.
 func TestSymbolsKeepKeys(t *testing.T) {
 	var s symbols
 	var vals []string
 	for i := 0; i < 3000; i++ {
 		v := fmt.Sprintf("spiffe://cluster.local/ns/agents-%03d/sa/agent-%d", i/5, i%5)
 		if i%500 == 0 {
-			v = strings.Repeat("x", symbolChunk/2+i) // longer than a chunk takes
+			v = strings.Repeat("x", 2048+i) // long ones too
 		}
 		vals = append(vals, v)
 	}

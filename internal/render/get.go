@@ -42,6 +42,8 @@ func ObjectFields(m metav1.ObjectMeta) fields.Set {
 // Item is one object of a listing: the object as read (what kubectl's printers print),
 // where it was read, and whatever agpol computed about it (the table's columns).
 type Item struct {
+	// Object is nil until Load: GetView does not decode the objects again, which only
+	// kubectl's printers print (a table needs none of them).
 	Object *unstructured.Unstructured `json:"object"`
 	Source snapshot.Source            `json:"source"`
 	// Admission is the admission the data plane follows (XAccessPolicy; computed by effective).
@@ -49,13 +51,32 @@ type Item struct {
 	// Enforcement is whether the data plane enforces the policy (XAccessPolicy, AuthPolicy).
 	Enforcement any `json:"enforcement,omitempty"`
 	resource    string
+	origin      snapshot.Origin
+}
+
+// Load sets Object to the object as read (decoded again, and kept, on the first call
+// for the object) and returns it.
+func (it *Item) Load() *unstructured.Unstructured {
+	if it.Object == nil {
+		it.Object = it.origin.Object()
+	}
+	return it.Object
+}
+
+// Fresh returns a copy of the object as read that the caller owns, decoded again
+// without being kept when it can be (snapshot.Origin.Fresh).
+func (it *Item) Fresh() *unstructured.Unstructured {
+	if it.Object != nil {
+		return it.Object.DeepCopy()
+	}
+	return it.origin.Fresh()
 }
 
 // ReportAPIVersion versions agpol's own report documents.
 const ReportAPIVersion = "agpol.dev/v1alpha1"
 
 func item(o snapshot.Origin, resource string) Item {
-	return Item{Object: o.Object(), Source: o.Source, resource: resource}
+	return Item{Source: o.Source, resource: resource, origin: o}
 }
 
 // Computed carries what other stages computed about objects, for get and graph to show.

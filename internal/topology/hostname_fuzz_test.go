@@ -66,28 +66,3 @@ func FuzzHostMatches(f *testing.F) {
 		_ = hostnameSpecificity(pattern)
 	})
 }
-
-// asciiCaseNaive is ASCIICase one byte at a time.
-func asciiCaseNaive(s string) (upper, nonASCII bool) {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		upper = upper || ('A' <= c && c <= 'Z')
-		nonASCII = nonASCII || c >= 0x80
-	}
-	return upper, nonASCII
-}
-
-// FuzzASCIICase: the eight-bytes-at-a-time ASCIICase agrees with the byte loop.
-func FuzzASCIICase(f *testing.F) {
-	for _, s := range []string{"", "a", "A", "@[`{", "mcp.example.com", "MCP.example.com", "ledger.mcp.example.coM",
-		"x-tenant", "X-Tenant", "\u0130.example.com", "\x80\xc1\xda\xff", "abcdefgh\xc1", "abcdefgZ", "Zbcdefgh12345678"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		u, n := ASCIICase(s)
-		wu, wn := asciiCaseNaive(s)
-		if u != wu || n != wn {
-			t.Fatalf("ASCIICase(%q) = %v, %v; want %v, %v", s, u, n, wu, wn)
-		}
-	})
-}

@@ -137,26 +137,3 @@ func TestPortTableLookup(t *testing.T) {
 		t.Errorf("map lookup(api.example.com) = %v", vh)
 	}
 }
-
-func TestASCIICase(t *testing.T) {
-	for _, tc := range []struct {
-		s               string
-		upper, nonASCII bool
-	}{
-		{"", false, false},
-		{"ledger.mcp.example.com", false, false},
-		{"ledger.mcp.example.coM", true, false}, // a capital in the tail, after the last full word
-		{"Ledger.mcp.example.com", true, false}, // in the first word
-		{"@[`{ledger", false, false},            // the bytes around 'A'-'Z' and 'a'-'z'
-		{"AZ", true, false},
-		{"\xc1\xda.example.com", false, true}, // 0xc1, 0xda: 'A' and 'Z' with the high bit set
-		{"abcdefgh\xc1\xdaijklmn", false, true},
-		{"\u0130.example.com", false, true},
-		{"abcdefghABCDEFGH", true, false},
-	} {
-		u, n := ASCIICase(tc.s)
-		if u != tc.upper || n != tc.nonASCII {
-			t.Errorf("ASCIICase(%q) = %v, %v; want %v, %v", tc.s, u, n, tc.upper, tc.nonASCII)
-		}
-	}
-}

@@ -43,7 +43,7 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 		return fmt.Errorf("route request: %w: %s/%s", ErrGatewayNotFound, req.Gateway.Namespace, req.Gateway.Name)
 	}
 	*res = RouteResult{Gateway: gi.gw, GatewayKey: gi.key}
-	host := lowerASCII(StripPort(req.Host))
+	host := strings.ToLower(StripPort(req.Host))
 	port := req.Port
 	if port == 0 && req.Listener == "" {
 		if p := hostPort(req.Host); p != 0 && gi.hasPort(p) {
@@ -247,42 +247,6 @@ func (gi *gatewayIndex) selectListener(name string, port int, host string, terse
 	return nil, fmt.Sprintf("Gateway %s/%s has no listener named %s", gi.gw.Namespace, gi.gw.Name, name)
 }
 
-// lowerASCII lower-cases s (strings.ToLower) when it has an ASCII capital letter,
-// allocating only then.
-func lowerASCII(s string) string {
-	if upper, _ := ASCIICase(s); upper {
-		return strings.ToLower(s)
-	}
-	return s
-}
-
-// ASCIICase reports whether s has an ASCII capital letter ('A' to 'Z') and whether it
-// has a byte outside ASCII (0x80 or above), reading eight bytes at a time: the checks
-// that decide whether a name needs lower-casing, for a per-request name such as a host
-// or a header name.
-func ASCIICase(s string) (upper, nonASCII bool) {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	var caps, all uint64
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		b := s[i : i+8] // constant indexes into b: one load, no bounds check per byte
-		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-		low := w &^ highs // each byte's low seven bits: adding below carries into no other byte
-		// A byte's high bit is set in the first sum when it is 'A' or above, in the second
-		// when it is above 'Z'; bytes outside ASCII (high bit set in w) are no capitals.
-		caps |= (low + (0x80-'A')*ones) &^ (low + (0x80-'Z'-1)*ones) &^ w
-		all |= w
-	}
-	upper, nonASCII = caps&highs != 0, all&highs != 0
-	for ; i < len(s); i++ {
-		c := s[i]
-		upper = upper || ('A' <= c && c <= 'Z')
-		nonASCII = nonASCII || c >= 0x80
-	}
-	return upper, nonASCII
-}
-
 // queryValue returns the value of the first parameter of a raw query named name, as
 // Envoy's query_parameters matcher sees it: values are compared raw (not
 // percent-decoded: the router's RouteEntryImplBase::matchRoute parses the query with
@@ -325,7 +289,7 @@ func (g *Graph) ListenerOptions(req RouteRequest, buf []ListenerOption) []Listen
 	if gi == nil || req.Listener != "" || req.Port != 0 || (hostPort(req.Host) != 0 && gi.hasPort(hostPort(req.Host))) {
 		return buf
 	}
-	host := lowerASCII(StripPort(req.Host))
+	host := strings.ToLower(StripPort(req.Host))
 	var res RouteResult
 	start := len(buf)
 	for i := range gi.sel {
