@@ -143,12 +143,12 @@ func Load(files []string) (*snapshot.Snapshot, error) {
 func Chains(g *topology.Graph, e *effective.Engine) int {
 	n := 0
 	for _, gw := range g.Gateways() {
-		ref := effective.GatewayRef(gw.Namespace, gw.Name)
+		ref := topology.GatewayRef(gw.Namespace, gw.Name)
 		e.Chain(ref, "", nil)
 		for _, p := range g.Paths(ref) {
 			var be *topology.Ref
 			if p.Backend.Kind == topology.BackendXBackend && p.Backend.Problem == "" && p.RuleProblem == "" {
-				r := effective.XBackendRef(p.Backend.Ref.Namespace, p.Backend.Ref.Name)
+				r := topology.XBackendRef(p.Backend.Ref.Namespace, p.Backend.Ref.Name)
 				be = &r
 			}
 			e.Chain(ref, p.Listener, be)

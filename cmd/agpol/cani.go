@@ -136,7 +136,7 @@ type canIOptions struct {
 	method string
 
 	// caller is --from (Complete); op the operation asked about without --list.
-	caller      explain.Identity
+	caller      explain.Caller
 	op          whatif.Op
 	methodGiven bool
 }
@@ -147,7 +147,7 @@ func (o *canIOptions) Complete(cmd *cobra.Command, _ []string) error {
 	}
 	if o.from != "" {
 		var err error
-		if o.caller, err = explain.ParseIdentity(o.from); err != nil {
+		if o.caller, err = explain.ParseCaller(o.from); err != nil {
 			return usagef("--from: %v", err)
 		}
 	}

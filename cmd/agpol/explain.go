@@ -215,7 +215,7 @@ func (o *explainOptions) request(cmd *cobra.Command, ns string) (*explain.Reques
 	r := &explain.Request{Name: "explain"}
 	var err error
 	if o.from != "" {
-		if r.From, err = explain.ParseIdentity(o.from); err != nil {
+		if r.From, err = explain.ParseCaller(o.from); err != nil {
 			return nil, usagef("--from: %v", err)
 		}
 	}

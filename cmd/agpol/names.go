@@ -106,7 +106,7 @@ func inputName(s *snapshot.Snapshot) string {
 
 // warnUnknownIdentity warns (stderr) when the caller appears in no policy and no
 // ServiceAccount of the input: the answer is the one for any caller no rule names.
-func (a *app) warnUnknownIdentity(e *whatif.Engine, flag string, id *whatif.Identity) {
+func (a *app) warnUnknownIdentity(e *whatif.Engine, flag string, id *whatif.Caller) {
 	if e.Identity(id.ID) != nil || id.Other {
 		return
 	}

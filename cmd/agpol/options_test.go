@@ -85,9 +85,9 @@ func runArgvCases[O command](t *testing.T, cases []argvCase, view func(O) any) {
 	}
 }
 
-func mustIdentity(t *testing.T, s string) explain.Identity {
+func mustIdentity(t *testing.T, s string) explain.Caller {
 	t.Helper()
-	id, err := explain.ParseIdentity(s)
+	id, err := explain.ParseCaller(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +314,7 @@ func TestNewCmdEffectiveAuthPolicy(t *testing.T) {
 }
 
 type canIView struct {
-	Caller              explain.Identity
+	Caller              explain.Caller
 	List                bool
 	Op                  whatif.Op
 	Filter              whatif.Filter

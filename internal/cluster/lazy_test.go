@@ -45,7 +45,7 @@ func sameAsHeld(t *testing.T, data []byte, lim *Limits) (alone bool) {
 	}
 	DefaultNamespace(lazy, "dflt")
 	for i, o := range lazy {
-		if got, want := o.Identity(), snapshot.IdentityOf(held[i].Object()); got != want {
+		if got, want := o.Ref(), snapshot.RefOf(held[i].Object()); got != want {
 			t.Errorf("object %d: identity %+v, want %+v", i, got, want)
 		}
 	}

@@ -37,13 +37,13 @@ type typedObject struct {
 var serverOwnedMeta = []string{"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink"}
 
 // typedObjects indexes every typed object of s by identity.
-func typedObjects(t *testing.T, s *snapshot.Snapshot) map[snapshot.Identity]typedObject {
+func typedObjects(t *testing.T, s *snapshot.Snapshot) map[snapshot.Ref]typedObject {
 	t.Helper()
-	out := map[snapshot.Identity]typedObject{}
+	out := map[snapshot.Ref]typedObject{}
 	add := func(o snapshot.Origin, api any, extra func(*typedObject)) {
 		m := comparable(t, api)
 		delete(m, "apiVersion") // compared separately: the raw object's version
-		id := snapshot.IdentityOf(o.Object())
+		id := snapshot.RefOf(o.Object())
 		if _, dup := out[id]; dup {
 			t.Errorf("%v appears twice", id)
 		}
@@ -377,7 +377,7 @@ func exampleNamespaces(objs []RawObject) map[string]bool {
 
 // inScope keeps objects of the examples' namespaces and cluster-scoped objects other
 // than Namespaces (the tests create no GatewayClass of their own).
-func inScope(id snapshot.Identity, ns map[string]bool) bool {
+func inScope(id snapshot.Ref, ns map[string]bool) bool {
 	if id.Kind == "Namespace" && id.Group == "" {
 		return ns[id.Name]
 	}
@@ -387,8 +387,8 @@ func inScope(id snapshot.Identity, ns map[string]bool) bool {
 	return ns[id.Namespace]
 }
 
-func sortedIDs(m map[snapshot.Identity]typedObject) []snapshot.Identity {
-	out := make([]snapshot.Identity, 0, len(m))
+func sortedIDs(m map[snapshot.Ref]typedObject) []snapshot.Ref {
+	out := make([]snapshot.Ref, 0, len(m))
 	for id := range m {
 		out = append(out, id)
 	}
@@ -590,7 +590,7 @@ func checkWarnings(t *testing.T, ws []snapshot.Warning, want map[string]string) 
 }
 
 func idString(u *unstructured.Unstructured) string {
-	id := snapshot.IdentityOf(u)
+	id := snapshot.RefOf(u)
 	return fmt.Sprintf("%s %s %s/%s", id.Kind, id.Group, id.Namespace, id.Name)
 }
 

@@ -41,14 +41,14 @@ func LoadFiles(opts FileOptions) (*snapshot.Snapshot, error) {
 // identity (group, kind, namespace, name; agentic group aliases folded) in place, and
 // objects new in top are appended. This is the offline "what if I apply these files" view.
 func Overlay(base, top []RawObject) []RawObject {
-	index := make(map[snapshot.Identity]int, len(base))
+	index := make(map[snapshot.Ref]int, len(base))
 	out := make([]RawObject, len(base), len(base)+len(top))
 	copy(out, base)
 	for i, o := range out {
-		index[o.Identity()] = i
+		index[o.Ref()] = i
 	}
 	for _, o := range top {
-		id := o.Identity()
+		id := o.Ref()
 		if i, ok := index[id]; ok {
 			out[i] = o
 			continue

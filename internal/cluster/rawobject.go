@@ -33,7 +33,7 @@ type rawState struct {
 	typed snapshot.Typed
 	fresh bool
 	// id is the identity recorded at reading (namespace kept up to date by DefaultNamespace).
-	id snapshot.Identity
+	id snapshot.Ref
 	// apiVersion, kind and annotations are recorded at reading too, for the object's header.
 	apiVersion, kind string
 	annotations      map[string]string
@@ -62,13 +62,13 @@ func (o RawObject) pristine() bool {
 	return o.r != nil && o.r.fresh && o.r.raw.Decoded() == nil
 }
 
-// Identity returns the object's identity (group, kind, namespace, name), as
-// snapshot.IdentityOf(o.Object()) would, without decoding it again.
-func (o RawObject) Identity() snapshot.Identity {
+// Ref returns the object's reference (group, kind, namespace, name), as
+// snapshot.RefOf(o.Object()) would, without decoding it again.
+func (o RawObject) Ref() snapshot.Ref {
 	if o.r != nil && o.r.lazy != nil && o.r.raw.Decoded() == nil {
 		return o.r.id
 	}
-	return snapshot.IdentityOf(o.Object())
+	return snapshot.RefOf(o.Object())
 }
 
 // Check returns the error Build would report for the object (nil when it types cleanly).
@@ -120,7 +120,7 @@ func (o RawObject) record(s *snapshot.Snapshot, dropped []snapshot.DroppedField)
 	if len(dropped) == 0 {
 		return
 	}
-	id := o.Identity()
+	id := o.Ref()
 	for _, d := range dropped {
 		d.Source, d.Namespace, d.Name = o.Source, id.Namespace, id.Name
 		s.Dropped = append(s.Dropped, d)
@@ -174,7 +174,7 @@ func readObject(u *unstructured.Unstructured, src snapshot.Source, lazy lazyObje
 			return NewRawObject(u, src)
 		}
 	}
-	id, apiVersion, kind, annotations := snapshot.IdentityOf(u), u.GetAPIVersion(), u.GetKind(), u.GetAnnotations()
+	id, apiVersion, kind, annotations := snapshot.RefOf(u), u.GetAPIVersion(), u.GetKind(), u.GetAnnotations()
 	var dropped []snapshot.DroppedField
 	if !src.AsStored() {
 		dropped = admit(u) // in place: the object as read is decoded again from the file

@@ -20,7 +20,7 @@ func WriteSnapshot(w io.Writer, objs []RawObject) error {
 		return err
 	}
 	for i, o := range objs {
-		if o.Identity().Kind == "Secret" {
+		if o.Ref().Kind == "Secret" {
 			continue
 		}
 		// Decoded one at a time and dropped: writing must not keep every object decoded.

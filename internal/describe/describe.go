@@ -348,7 +348,7 @@ func policies(s *snapshot.Snapshot, e *effective.Engine, kind string, target top
 		}
 		lvl = c.Gateway
 	} else {
-		gw := effective.GatewayRef("", "")
+		gw := topology.GatewayRef("", "")
 		lvl = e.Chain(gw, "", &target).Backend
 	}
 	for _, ig := range lvl.Ignored {
@@ -395,7 +395,7 @@ func path(e *effective.Engine, p topology.Path) Path {
 	if p.Backend.Kind != "" && p.Backend.Kind != topology.BackendNone {
 		dp.BackendKind, dp.Backend = p.Backend.Kind, p.Backend.Ref.Namespace+"/"+p.Backend.Ref.Name
 	}
-	dp.Chain = e.Chain(effective.GatewayRef(p.Gateway.Namespace, p.Gateway.Name), p.Listener, be)
+	dp.Chain = e.Chain(topology.GatewayRef(p.Gateway.Namespace, p.Gateway.Name), p.Listener, be)
 	return dp
 }
 

@@ -371,7 +371,7 @@ func compareRequest(rep *Report, sc *Scenario, idx int, rq Request, tr *Translat
 		rep.skip("listener not found")
 		return
 	}
-	id, err := explain.ParseIdentity(rq.From)
+	id, err := explain.ParseCaller(rq.From)
 	if err != nil {
 		rep.skip("bad identity")
 		return

@@ -300,11 +300,11 @@ func NewEngine(s *snapshot.Snapshot, sem Semantics, trustDomain string) *Engine 
 		levels: map[levelKey]*Level{}, chains: map[chainKey]*Chain{}, byTarget: indexByTarget(s)}
 	e.planes = make(map[topology.Ref]topology.GatewayDataPlane, len(s.Gateways))
 	for gw, p := range topology.ClassifyGateways(s) {
-		e.planes[GatewayRef(gw.Namespace, gw.Name)] = p
+		e.planes[topology.GatewayRef(gw.Namespace, gw.Name)] = p
 	}
 	e.extFilters = map[topology.Ref]map[string]bool{}
 	for _, g := range s.Gateways {
-		ref := GatewayRef(g.Namespace, g.Name)
+		ref := topology.GatewayRef(g.Namespace, g.Name)
 		set := map[string]bool{}
 		if l := e.level(ref, ""); l.ExtAuth != nil {
 			set[l.ExtAuth.ExtAuthHash] = true
@@ -341,16 +341,6 @@ func indexByTarget(s *snapshot.Snapshot) map[topology.Ref][]*snapshot.XAccessPol
 	return out
 }
 
-// GatewayRef names a Gateway.
-func GatewayRef(ns, name string) topology.Ref {
-	return topology.Ref{Group: snapshot.GatewayGroup, Kind: "Gateway", Namespace: ns, Name: name}
-}
-
-// XBackendRef names an XBackend.
-func XBackendRef(ns, name string) topology.Ref {
-	return topology.Ref{Group: agentic.GroupName, Kind: agentic.KindXBackend, Namespace: ns, Name: name}
-}
-
 // exactGroupBackends lists the XBackends referenced, with group exactly
 // agentic.networking.x-k8s.io, by HTTPRoutes whose parentRefs name the gateway.
 func (e *Engine) exactGroupBackends(gw topology.Ref) []topology.Ref {
@@ -375,7 +365,7 @@ func (e *Engine) exactGroupBackends(gw topology.Ref) []topology.Ref {
 				if b.Namespace != nil {
 					ns = string(*b.Namespace)
 				}
-				ref := XBackendRef(ns, string(b.Name))
+				ref := topology.XBackendRef(ns, string(b.Name))
 				if !seen[ref] {
 					seen[ref] = true
 					out = append(out, ref)

@@ -153,7 +153,7 @@ func (e *Engine) targetEnforcement(g *topology.Graph, p *snapshot.XAccessPolicy,
 		if gw == nil {
 			return no(ReasonTargetNotFound, "Gateway %s/%s is not in the input", ref.Namespace, ref.Name)
 		}
-		if dp, ok := e.planes[GatewayRef(ref.Namespace, ref.Name)]; ok && !dp.Agentic() {
+		if dp, ok := e.planes[topology.GatewayRef(ref.Namespace, ref.Name)]; ok && !dp.Agentic() {
 			return no(ReasonOtherDataPlane, "the %s data plane serves Gateway %s/%s (%s)", dp.DataPlane, ref.Namespace, ref.Name, dp.Why)
 		}
 	case ref.Kind == agentic.KindXBackend && ref.Group == agentic.GroupName:

@@ -28,11 +28,11 @@ func TestIndexByTarget(t *testing.T) {
 		ref  topology.Ref
 		want string
 	}{
-		{GatewayRef("a", "gw"), "a/p2,a/p1"},
-		{XBackendRef("a", "xb"), "a/p2,a/p3"},
-		{GatewayRef("b", "gw"), "b/o"},
-		{GatewayRef("a", "xb"), ""},
-		{XBackendRef("b", "xb"), ""},
+		{topology.GatewayRef("a", "gw"), "a/p2,a/p1"},
+		{topology.XBackendRef("a", "xb"), "a/p2,a/p3"},
+		{topology.GatewayRef("b", "gw"), "b/o"},
+		{topology.GatewayRef("a", "xb"), ""},
+		{topology.XBackendRef("b", "xb"), ""},
 	} {
 		if got := names(tc.ref); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.ref, got, tc.want)

@@ -65,7 +65,7 @@ func TestExplainReportsEffectiveAuthPolicy(t *testing.T) {
 		{"/orders", "rule rule-2", map[string]string{"api-key": "infra/gw-keys"}},
 	}
 	for _, c := range cases {
-		r := &Request{Name: c.path, From: Identity{Kind: IdentityAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
+		r := &Request{Name: c.path, From: Caller{Kind: CallerAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
 			HTTP: HTTP{Method: "GET", Path: c.path, Host: "api.example.com"}}
 		res, err := sim.Explain(r)
 		if err != nil {
@@ -111,7 +111,7 @@ spec: {controllerName: sigs.k8s.io/kube-agentic-networking-controller}`
 		gw.Spec.GatewayClassName = "agentic"
 	}
 	sim := New(s, []effective.Semantics{effective.Reference()}, "")
-	res, err := sim.Explain(&Request{From: Identity{Kind: IdentityAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
+	res, err := sim.Explain(&Request{From: Caller{Kind: CallerAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
 		HTTP: HTTP{Method: "GET", Path: "/orders", Host: "api.example.com"}})
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +128,7 @@ spec: {controllerName: sigs.k8s.io/kube-agentic-networking-controller}`
 func TestExplainWithoutAuthPolicy(t *testing.T) {
 	s := loadYAML(t, kuadrantTopology)
 	sim := New(s, []effective.Semantics{effective.Reference()}, "")
-	res, err := sim.Explain(&Request{From: Identity{Kind: IdentityAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
+	res, err := sim.Explain(&Request{From: Caller{Kind: CallerAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
 		HTTP: HTTP{Method: "GET", Path: "/orders", Host: "api.example.com"}})
 	if err != nil {
 		t.Fatal(err)

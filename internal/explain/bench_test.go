@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // BenchmarkDecide measures one untraced decision on a precompiled chain with ten rules
@@ -16,7 +17,7 @@ func BenchmarkDecide(b *testing.B) {
 	}
 	s := loadYAML(b, baseTopology, policy("g", "gw", "Allow", "", rules(rs...)), policy("x", "xb", "Allow", "", rules(rs...)))
 	e := effective.NewEngine(s, effective.Reference(), "cluster.local")
-	chain := e.Chain(effective.GatewayRef("gw", "gw"), "", ptr(effective.XBackendRef("app", "xb")))
+	chain := e.Chain(topology.GatewayRef("gw", "gw"), "", ptr(topology.XBackendRef("app", "xb")))
 	r := call("agent-9", "c")
 	r.Normalize()
 	c := newCtx(r, r.From.Principal("cluster.local"), 443)

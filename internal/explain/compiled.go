@@ -386,5 +386,5 @@ func (sim *Simulator) engineChain(i int, gw *snapshot.Gateway, ch *choice) *effe
 	if ch.hasBackend {
 		be = &ch.backend
 	}
-	return sim.Engines[i].Chain(effective.GatewayRef(gw.Namespace, gw.Name), ch.info.Listener, be)
+	return sim.Engines[i].Chain(topology.GatewayRef(gw.Namespace, gw.Name), ch.info.Listener, be)
 }

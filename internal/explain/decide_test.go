@@ -112,21 +112,21 @@ func TestDecidePrincipal(t *testing.T) {
 		{name: "spiffe exact", policies: []string{spiffe},
 			req: func() *Request {
 				r := call("", "t")
-				r.From = Identity{Kind: IdentitySPIFFE, SPIFFE: "spiffe://example.org/agent"}
+				r.From = Caller{Kind: CallerSPIFFE, SPIFFE: "spiffe://example.org/agent"}
 				return r
 			}(),
 			want: want{Allow, "backend", "app/p#r"}},
 		{name: "spiffe other", policies: []string{spiffe},
 			req: func() *Request {
 				r := call("", "t")
-				r.From = Identity{Kind: IdentitySPIFFE, SPIFFE: "spiffe://example.org/agent/x"}
+				r.From = Caller{Kind: CallerSPIFFE, SPIFFE: "spiffe://example.org/agent/x"}
 				return r
 			}(),
 			want: want{Deny, "backend", DecidedImplicitDeny}},
 		{name: "sa namespace defaults to the policy's", policies: []string{saDefaultNS},
 			req: func() *Request {
 				r := call("", "t")
-				r.From = Identity{Kind: IdentityServiceAccount, Namespace: "app", Name: "billing"}
+				r.From = Caller{Kind: CallerServiceAccount, Namespace: "app", Name: "billing"}
 				return r
 			}(),
 			want: want{Allow, "backend", "app/p#r"}},

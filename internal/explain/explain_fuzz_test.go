@@ -90,24 +90,24 @@ func FuzzParseIdentity(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		id, err := ParseIdentity(s)
+		id, err := ParseCaller(s)
 		if err != nil {
 			if !strings.Contains(err.Error(), "invalid") {
 				t.Fatalf("unclear error for %q: %v", s, err)
 			}
 			return
 		}
-		again, err := ParseIdentity(id.String())
+		again, err := ParseCaller(id.String())
 		if err != nil || again != id {
 			t.Fatalf("%q → %+v → %q → %+v, %v", s, id, id.String(), again, err)
 		}
 		p := id.Principal("cluster.local")
 		switch id.Kind {
-		case IdentityAnonymous:
+		case CallerAnonymous:
 			if p != "" {
 				t.Fatalf("anonymous has principal %q", p)
 			}
-		case IdentityServiceAccount, IdentitySPIFFE:
+		case CallerServiceAccount, CallerSPIFFE:
 			if !strings.HasPrefix(p, "spiffe://") || len(p) == len("spiffe://") {
 				t.Fatalf("%q: principal %q", s, p)
 			}
@@ -252,13 +252,13 @@ func fuzzRequest(b *byteSource) *Request {
 	r := &Request{Name: "fuzz", Gateway: &NamespacedName{Namespace: "gw", Name: "gw"}}
 	switch b.pick(4) {
 	case 0:
-		r.From = Identity{Kind: IdentityAnonymous}
+		r.From = Caller{Kind: CallerAnonymous}
 	case 1:
-		r.From = Identity{Kind: IdentityServiceAccount, Namespace: "agents", Name: b.one("billing", "support")}
+		r.From = Caller{Kind: CallerServiceAccount, Namespace: "agents", Name: b.one("billing", "support")}
 	case 2:
-		r.From = Identity{Kind: IdentitySPIFFE, SPIFFE: b.one("spiffe://cluster.local/ns/agents/sa/billing", "spiffe://other.td/x")}
+		r.From = Caller{Kind: CallerSPIFFE, SPIFFE: b.one("spiffe://cluster.local/ns/agents/sa/billing", "spiffe://other.td/x")}
 	default:
-		r.From = Identity{Kind: IdentityServiceAccount, Namespace: "default", Name: "support"}
+		r.From = Caller{Kind: CallerServiceAccount, Namespace: "default", Name: "support"}
 	}
 	r.Listener = b.one("", "https", "http")
 	switch b.pick(4) {

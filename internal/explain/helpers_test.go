@@ -124,8 +124,8 @@ func sem(t *testing.T, name string) effective.Semantics {
 	return s
 }
 
-func sa(name string) Identity {
-	return Identity{Kind: IdentityServiceAccount, Namespace: "agents", Name: name}
+func sa(name string) Caller {
+	return Caller{Kind: CallerServiceAccount, Namespace: "agents", Name: name}
 }
 
 // call is a tools/call of tool from sa:agents/<who> straight to XBackend app/xb.
@@ -133,7 +133,7 @@ func call(who, tool string) *Request {
 	r := &Request{Name: "t", From: sa(who), Gateway: &NamespacedName{"gw", "gw"}, Listener: "https",
 		Backend: &NamespacedName{"app", "xb"}, MCP: &MCP{Method: "tools/call", Tool: tool}}
 	if who == "" {
-		r.From = Identity{Kind: IdentityAnonymous}
+		r.From = Caller{Kind: CallerAnonymous}
 	}
 	return r
 }

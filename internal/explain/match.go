@@ -103,7 +103,7 @@ func (c *reqCtx) initCaller(r *Request, td string, noCert bool, port int) {
 	switch {
 	case noCert:
 		c.init(r, "", port)
-	case r.From.Kind == IdentityServiceAccount && r.From.Namespace != "" && r.From.Name != "":
+	case r.From.Kind == CallerServiceAccount && r.From.Namespace != "" && r.From.Name != "":
 		// (An incomplete service account, built in code, takes the string path below:
 		// its pieces would read as anonymous.)
 		c.init(r, "", port)

@@ -19,7 +19,7 @@ spec:
   gatewayClassName: agentic
   listeners: [{name: http, protocol: HTTP, port: 80}]`)
 	req := func() *Request {
-		return &Request{Name: "r", From: Identity{Kind: IdentityAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "edge"},
+		return &Request{Name: "r", From: Caller{Kind: CallerAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "edge"},
 			HTTP: HTTP{Method: "GET", Path: "/mcp"}, Expect: Allow}
 	}
 	sim := New(s, []effective.Semantics{effective.Reference()}, "")

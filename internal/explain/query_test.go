@@ -64,7 +64,7 @@ func checkDecide(t *testing.T, sim *Simulator, r *Request) int {
 			be = &ref
 		}
 		e := sim.Engines[i%len(sim.Engines)]
-		chain := e.Chain(effective.GatewayRef(r.Gateway.Namespace, r.Gateway.Name), x.Path.Listener, be)
+		chain := e.Chain(topology.GatewayRef(r.Gateway.Namespace, r.Gateway.Name), x.Path.Listener, be)
 		Decide(chain, q, "spiffe://other.example/caller") // another caller first: its CEL results are kept
 		got := Decide(chain, q, principal)
 		if x.Path.Problem != "" {
@@ -288,7 +288,7 @@ func celSnapshot(t testing.TB) *snapshot.Snapshot {
 // condition and decides each caller for itself.
 func TestQueryCallers(t *testing.T) {
 	sim := New(celSnapshot(t), []effective.Semantics{effective.Reference()}, "cluster.local")
-	chain := sim.Engines[0].Chain(effective.GatewayRef("gw", "gw"), "https", ptr(effective.XBackendRef("app", "xb")))
+	chain := sim.Engines[0].Chain(topology.GatewayRef("gw", "gw"), "https", ptr(topology.XBackendRef("app", "xb")))
 	q := sim.Query(call("billing", "add"))
 	cases := []struct {
 		who  string
@@ -339,7 +339,7 @@ func TestDecideAllocations(t *testing.T) {
 	beExt := policy("ext", "xb", "ExternalAuth", "", rules(saTools("refund", "billing", "refund")))
 	gwExtAll := policy("ext-all", "gw", "ExternalAuth", "", "")
 	ruleLess := policy("open", "xb", "Allow", "", "")
-	gw, xb := effective.GatewayRef("gw", "gw"), effective.XBackendRef("app", "xb")
+	gw, xb := topology.GatewayRef("gw", "gw"), topology.XBackendRef("app", "xb")
 	cases := []struct {
 		name     string
 		policies []string
@@ -388,7 +388,7 @@ func TestBatchAllocations(t *testing.T) {
   authorization: {type: Inline, mcp: {methods: [{name: tools/call}]}}`)))
 	sim := New(s, []effective.Semantics{effective.Reference()}, "cluster.local")
 	b := sim.Batch()
-	callers := []Identity{sa("billing"), sa("support"), {Kind: IdentitySPIFFE, SPIFFE: "spiffe://cluster.local/ns/agents/sa/ops"}, {Kind: IdentityAnonymous}}
+	callers := []Caller{sa("billing"), sa("support"), {Kind: CallerSPIFFE, SPIFFE: "spiffe://cluster.local/ns/agents/sa/ops"}, {Kind: CallerAnonymous}}
 	verdicts := map[string]int{}
 	for _, path := range []string{"/mcp", "/svc", "/split/x", "/nothing"} {
 		for _, listener := range []string{"", "http"} {

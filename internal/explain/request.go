@@ -13,42 +13,42 @@ import (
 	"github.com/agpol/agpol/internal/effective"
 )
 
-// Identity kinds.
+// Caller kinds.
 const (
-	IdentityServiceAccount = "serviceAccount"
-	IdentitySPIFFE         = "spiffe"
-	IdentityAnonymous      = "anonymous"
+	CallerServiceAccount = "serviceAccount"
+	CallerSPIFFE         = "spiffe"
+	CallerAnonymous      = "anonymous"
 )
 
-// Identity is the caller.
-type Identity struct {
+// Caller is who makes a request: a ServiceAccount, a SPIFFE ID, or anonymous.
+type Caller struct {
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name,omitempty"`
 	SPIFFE    string `json:"spiffe,omitempty"`
 }
 
-// ParseIdentity parses "sa:NS/NAME", "spiffe://...", or "anonymous".
-func ParseIdentity(s string) (Identity, error) {
+// ParseCaller parses "sa:NS/NAME", "spiffe://...", or "anonymous".
+func ParseCaller(s string) (Caller, error) {
 	switch {
 	case s == "" || s == "anonymous":
-		return Identity{Kind: IdentityAnonymous}, nil
+		return Caller{Kind: CallerAnonymous}, nil
 	case strings.HasPrefix(s, "spiffe://"):
 		if err := ValidSPIFFEID(s); err != nil {
-			return Identity{}, err
+			return Caller{}, err
 		}
-		return Identity{Kind: IdentitySPIFFE, SPIFFE: s}, nil
+		return Caller{Kind: CallerSPIFFE, SPIFFE: s}, nil
 	case strings.HasPrefix(s, "sa:"):
 		ns, name, ok := strings.Cut(strings.TrimPrefix(s, "sa:"), "/")
 		if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-			return Identity{}, fmt.Errorf("invalid service account %q: use sa:NAMESPACE/NAME", s)
+			return Caller{}, fmt.Errorf("invalid service account %q: use sa:NAMESPACE/NAME", s)
 		}
 		if err := ValidServiceAccount(ns, name); err != nil {
-			return Identity{}, fmt.Errorf("invalid service account %q: %v", s, err)
+			return Caller{}, fmt.Errorf("invalid service account %q: %v", s, err)
 		}
-		return Identity{Kind: IdentityServiceAccount, Namespace: ns, Name: name}, nil
+		return Caller{Kind: CallerServiceAccount, Namespace: ns, Name: name}, nil
 	}
-	return Identity{}, fmt.Errorf("invalid caller %q: use sa:NAMESPACE/NAME, spiffe://..., or anonymous", s)
+	return Caller{}, fmt.Errorf("invalid caller %q: use sa:NAMESPACE/NAME, spiffe://..., or anonymous", s)
 }
 
 // ValidSPIFFEID checks s as the SPIFFE library parses an ID: a lower-case trust
@@ -83,22 +83,22 @@ func ValidHeaderName(name string) error {
 }
 
 // Principal is the peer principal the data plane sees ("" without a client certificate).
-func (id Identity) Principal(trustDomain string) string {
+func (id Caller) Principal(trustDomain string) string {
 	switch id.Kind {
-	case IdentityServiceAccount:
+	case CallerServiceAccount:
 		return effective.SPIFFEID(trustDomain, id.Namespace, id.Name)
-	case IdentitySPIFFE:
+	case CallerSPIFFE:
 		return id.SPIFFE
 	}
 	return ""
 }
 
 // String is the short form: sa:NS/NAME, the SPIFFE ID, or anonymous.
-func (id Identity) String() string {
+func (id Caller) String() string {
 	switch id.Kind {
-	case IdentityServiceAccount:
+	case CallerServiceAccount:
 		return "sa:" + id.Namespace + "/" + id.Name
-	case IdentitySPIFFE:
+	case CallerSPIFFE:
 		return id.SPIFFE
 	}
 	return "anonymous"
@@ -179,7 +179,7 @@ func (e *ExtAuth) set(l effective.LevelName, a Answer) {
 // Request is one simulated request.
 type Request struct {
 	Name     string          `json:"name,omitempty"`
-	From     Identity        `json:"from"`
+	From     Caller          `json:"from"`
 	Gateway  *NamespacedName `json:"gateway,omitempty"`
 	Listener string          `json:"listener,omitempty"`
 	Route    *NamespacedName `json:"route,omitempty"`

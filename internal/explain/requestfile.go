@@ -305,7 +305,7 @@ func (p *parser) answer(n *yaml.Node) (Answer, error) {
 // request parses n into pr and returns its request.
 func (p *parser) request(n *yaml.Node, pr *parsedRequest) (*Request, error) {
 	r := &pr.req
-	*r = Request{Line: n.Line, From: Identity{Kind: IdentityAnonymous}}
+	*r = Request{Line: n.Line, From: Caller{Kind: CallerAnonymous}}
 	err := p.fields(n, map[string]func(*yaml.Node) error{
 		"name": func(v *yaml.Node) (err error) { r.Name, err = p.str(v); return },
 		"from": func(v *yaml.Node) (err error) { r.From, err = p.from(v); return },
@@ -368,8 +368,8 @@ func (p *parser) request(n *yaml.Node, pr *parsedRequest) (*Request, error) {
 	return r, nil
 }
 
-func (p *parser) from(n *yaml.Node) (Identity, error) {
-	var id Identity
+func (p *parser) from(n *yaml.Node) (Caller, error) {
+	var id Caller
 	count := 0
 	err := p.fields(n, map[string]func(*yaml.Node) error{
 		"serviceAccount": func(v *yaml.Node) error {
@@ -378,7 +378,7 @@ func (p *parser) from(n *yaml.Node) (Identity, error) {
 			if err != nil {
 				return err
 			}
-			id, err = ParseIdentity("sa:" + s)
+			id, err = ParseCaller("sa:" + s)
 			if err != nil {
 				if ns, name, ok := strings.Cut(s, "/"); ok && ns != "" && name != "" && !strings.Contains(name, "/") {
 					return p.errf(v, "invalid serviceAccount %q: %v", s, ValidServiceAccount(ns, name))
@@ -397,7 +397,7 @@ func (p *parser) from(n *yaml.Node) (Identity, error) {
 			if err := ValidSPIFFEID(s); err != nil {
 				return p.errf(v, "%v", err)
 			}
-			id = Identity{Kind: IdentitySPIFFE, SPIFFE: s}
+			id = Caller{Kind: CallerSPIFFE, SPIFFE: s}
 			return nil
 		},
 		"anonymous": func(v *yaml.Node) error {
@@ -406,7 +406,7 @@ func (p *parser) from(n *yaml.Node) (Identity, error) {
 			if v.Kind != yaml.ScalarNode || v.Decode(&b) != nil || !b {
 				return p.errf(v, "anonymous must be true")
 			}
-			id = Identity{Kind: IdentityAnonymous}
+			id = Caller{Kind: CallerAnonymous}
 			return nil
 		},
 	})

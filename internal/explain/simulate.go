@@ -690,7 +690,7 @@ func (sim *Simulator) chooseListener(r *Request, rt *routing, detail bool) {
 			}
 		}
 	}
-	identity := r.From.Kind == IdentityServiceAccount || r.From.Kind == IdentitySPIFFE
+	identity := r.From.Kind == CallerServiceAccount || r.From.Kind == CallerSPIFFE
 	switch {
 	case plain != nil && tls != nil:
 		rt.options = opts // the verdict may differ on the other kind: otherListeners

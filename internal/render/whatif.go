@@ -307,11 +307,11 @@ type MatrixReport struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Completeness
-	Semantics     []string           `json:"semantics"`
-	Identities    []*whatif.Identity `json:"identities"`
-	Targets       []MatrixTargetDoc  `json:"targets"`
-	Counts        whatif.Counts      `json:"counts"`
-	Disagreements []string           `json:"disagreements,omitempty"`
+	Semantics     []string          `json:"semantics"`
+	Identities    []*whatif.Caller  `json:"identities"`
+	Targets       []MatrixTargetDoc `json:"targets"`
+	Counts        whatif.Counts     `json:"counts"`
+	Disagreements []string          `json:"disagreements,omitempty"`
 }
 
 // MatrixTargetDoc is one target of the matrix report.
@@ -428,10 +428,10 @@ type CanIListReport struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Completeness
-	Semantics []string         `json:"semantics"`
-	Identity  *whatif.Identity `json:"identity"`
-	Entries   []EntryDoc       `json:"entries"`
-	Counts    whatif.Counts    `json:"counts"`
+	Semantics []string       `json:"semantics"`
+	Identity  *whatif.Caller `json:"identity"`
+	Entries   []EntryDoc     `json:"entries"`
+	Counts    whatif.Counts  `json:"counts"`
 }
 
 // NewCanIListReport builds the JSON document of can-i --list.
@@ -486,7 +486,7 @@ type CanIReport struct {
 }
 
 // NewCanIReport builds the JSON document of can-i.
-func NewCanIReport(sems []string, id *whatif.Identity, op whatif.Op, answers []whatif.Answer) *CanIReport {
+func NewCanIReport(sems []string, id *whatif.Caller, op whatif.Op, answers []whatif.Answer) *CanIReport {
 	r := &CanIReport{APIVersion: ReportAPIVersion, Kind: "AccessReview", Semantics: sems, Identity: id.ID, Op: op, Answer: whatif.Verdict(answers)}
 	for _, a := range answers {
 		r.Targets = append(r.Targets, EntryDoc{Target: targetDoc(a.Target, false), Op: op, CellDoc: cellDoc(sems, a.Outcome)})

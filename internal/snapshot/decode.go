@@ -77,19 +77,28 @@ func LookupKind(group, kind string) (KnownKind, bool) {
 	return KnownKind{}, false
 }
 
-// Identity is how objects are told apart (and replaced, in an overlay).
-type Identity struct {
-	Group, Kind, Namespace, Name string
+// Ref names an object by group, kind, namespace and name (agentic group aliases
+// folded). It is the one object reference of every package: how objects are told apart
+// (and replaced, in an overlay), and how topology, effective, explain and lint name them
+// (topology.Ref is this type).
+type Ref struct {
+	Group     string `json:"group"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
 }
 
-// IdentityOf returns the identity of a raw object, with group aliases folded.
-func IdentityOf(u *unstructured.Unstructured) Identity {
+// String is "Kind ns/name".
+func (r Ref) String() string { return r.Kind + " " + r.Namespace + "/" + r.Name }
+
+// RefOf returns the reference of a raw object, with group aliases folded.
+func RefOf(u *unstructured.Unstructured) Ref {
 	gvk := u.GroupVersionKind()
 	g := gvk.Group
 	if agentic.IsGroup(g) {
 		g = agentic.GroupName
 	}
-	return Identity{Group: g, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
+	return Ref{Group: g, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
 }
 
 // Add decodes a raw object into its typed form and appends it. Objects of kinds agpol

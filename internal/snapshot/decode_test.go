@@ -199,8 +199,8 @@ func TestLookupKindAndIdentity(t *testing.T) {
 			t.Errorf("GroupKind of %s = %v", c.kind, k.GroupKind())
 		}
 	}
-	id := IdentityOf(obj(t, "apiVersion: agentic.prototype.x-k8s.io/v0alpha0\nkind: XBackend\nmetadata: {name: b, namespace: ns}\n"))
-	if id != (Identity{Group: "agentic.networking.x-k8s.io", Kind: "XBackend", Namespace: "ns", Name: "b"}) {
-		t.Errorf("IdentityOf folds no group alias: %+v", id)
+	id := RefOf(obj(t, "apiVersion: agentic.prototype.x-k8s.io/v0alpha0\nkind: XBackend\nmetadata: {name: b, namespace: ns}\n"))
+	if id != (Ref{Group: "agentic.networking.x-k8s.io", Kind: "XBackend", Namespace: "ns", Name: "b"}) {
+		t.Errorf("RefOf folds no group alias: %+v", id)
 	}
 }

@@ -10,16 +10,9 @@ import (
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
-// Ref names an object by group, kind, namespace and name (agentic group aliases folded).
-type Ref struct {
-	Group     string `json:"group"`
-	Kind      string `json:"kind"`
-	Namespace string `json:"namespace"`
-	Name      string `json:"name"`
-}
-
-// String is "Kind ns/name".
-func (r Ref) String() string { return r.Kind + " " + r.Namespace + "/" + r.Name }
+// Ref names an object by group, kind, namespace and name: snapshot.Ref, the one object
+// reference of every package.
+type Ref = snapshot.Ref
 
 // NormalizeGroup folds the legacy agentic group into the current one.
 func NormalizeGroup(g string) string {

@@ -21,12 +21,12 @@ const NoPath = "no-path"
 type Change struct {
 	// Kind is granted, revoked or decidedBy under the primary semantics ("" when only
 	// another semantics sees a change).
-	Kind     string    `json:"kind"`
-	Identity *Identity `json:"identity"`
-	Target   *Target   `json:"target"`
-	Op       Op        `json:"op"`
-	Before   Cell      `json:"before"`
-	After    Cell      `json:"after"`
+	Kind     string  `json:"kind"`
+	Identity *Caller `json:"identity"`
+	Target   *Target `json:"target"`
+	Op       Op      `json:"op"`
+	Before   Cell    `json:"before"`
+	After    Cell    `json:"after"`
 	// Semantics lists, for every semantics but the primary, the before/after cells when
 	// they differ from the primary's (the presets disagree on this change).
 	Semantics []SemanticsChange `json:"otherSemantics,omitempty"`
@@ -114,9 +114,9 @@ func Diff(before, after *Engine, f Filter) *DiffResult {
 		res.Semantics = append(res.Semantics, s.Name)
 	}
 	// Union of identities (by ID), in the after side's order, then the before side's leftovers.
-	var ids []*Identity
+	var ids []*Caller
 	seen := map[string]bool{}
-	for _, l := range [][]*Identity{after.Identities, before.Identities} {
+	for _, l := range [][]*Caller{after.Identities, before.Identities} {
 		for _, id := range l {
 			if !seen[id.ID] && f.identity(id) {
 				seen[id.ID] = true

@@ -60,14 +60,14 @@ func (o Outcome) Primary() Cell { return o.Cells[0] }
 type Engine struct {
 	Semantics   []effective.Semantics
 	TrustDomain string
-	Identities  []*Identity
+	Identities  []*Caller
 	Targets     []*Target
 	ExtAuth     explain.ExtAuth
 
 	sim   *explain.Simulator
 	state []*targetState
 	byKey map[string]int
-	byID  map[string]*Identity
+	byID  map[string]*Caller
 }
 
 // targetState is one target's compiled chains and decision classes.
@@ -103,7 +103,7 @@ func New(s *snapshot.Snapshot, sems []effective.Semantics, o Options) *Engine {
 		sems = []effective.Semantics{effective.Reference()}
 	}
 	sim := explain.New(s, sems, o.TrustDomain)
-	e := &Engine{Semantics: sems, TrustDomain: sim.TrustDomain, ExtAuth: o.ExtAuth, sim: sim, byKey: map[string]int{}, byID: map[string]*Identity{}}
+	e := &Engine{Semantics: sems, TrustDomain: sim.TrustDomain, ExtAuth: o.ExtAuth, sim: sim, byKey: map[string]int{}, byID: map[string]*Caller{}}
 	e.Identities = identities(s, e.TrustDomain)
 	for _, id := range e.Identities {
 		e.byID[id.ID] = id
@@ -163,20 +163,20 @@ func New(s *snapshot.Snapshot, sems []effective.Semantics, o Options) *Engine {
 func (e *Engine) Simulator() *explain.Simulator { return e.sim }
 
 // Identity returns the identity with this ID (sa:NS/NAME, SPIFFE ID, anonymous), or nil.
-func (e *Engine) Identity(id string) *Identity { return e.byID[id] }
+func (e *Engine) Identity(id string) *Caller { return e.byID[id] }
 
 // IdentityFor returns the space's identity for a caller, or a new one (not in
 // Identities) for a caller the snapshot does not know.
-func (e *Engine) IdentityFor(c explain.Identity) *Identity {
+func (e *Engine) IdentityFor(c explain.Caller) *Caller {
 	if x := e.byID[c.String()]; x != nil {
 		return x
 	}
-	if c.Kind == explain.IdentitySPIFFE {
+	if c.Kind == explain.CallerSPIFFE {
 		if ns, name, ok := saOfSPIFFE(c.SPIFFE, e.TrustDomain); ok {
-			return e.IdentityFor(explain.Identity{Kind: explain.IdentityServiceAccount, Namespace: ns, Name: name})
+			return e.IdentityFor(explain.Caller{Kind: explain.CallerServiceAccount, Namespace: ns, Name: name})
 		}
 	}
-	return &Identity{ID: c.String(), Identity: c, From: []string{}, principal: c.Principal(e.TrustDomain)}
+	return &Caller{ID: c.String(), Caller: c, From: []string{}, principal: c.Principal(e.TrustDomain)}
 }
 
 // Target returns the target with this key, or nil.
@@ -202,7 +202,7 @@ func (st *targetState) class(t *Target, principal string) int {
 }
 
 // Decide returns the outcome for an identity calling op on a target.
-func (e *Engine) Decide(t *Target, id *Identity, op Op) Outcome {
+func (e *Engine) Decide(t *Target, id *Caller, op Op) Outcome {
 	i, ok := e.byKey[t.Key()]
 	if !ok {
 		return Outcome{}
@@ -261,7 +261,7 @@ func (e *Engine) cell(t *Target, st *targetState, class, o int) Outcome {
 
 // query prepares op on t for untraced decisions by every caller.
 func (e *Engine) query(t *Target, op Op) *explain.Query {
-	return e.sim.Query(e.Request(t, explain.Identity{Kind: explain.IdentityAnonymous}, op))
+	return e.sim.Query(e.Request(t, explain.Caller{Kind: explain.CallerAnonymous}, op))
 }
 
 // outcome decides a class's call of q's operation on t under every semantics. A
@@ -284,7 +284,7 @@ func (e *Engine) outcome(t *Target, st *targetState, class int, q *explain.Query
 }
 
 // Request is the explain request for an identity's call of op on a target.
-func (e *Engine) Request(t *Target, id explain.Identity, op Op) *explain.Request {
+func (e *Engine) Request(t *Target, id explain.Caller, op Op) *explain.Request {
 	gw, _ := explain.ParseNamespacedName(t.Gateway, "")
 	be, _ := explain.ParseNamespacedName(t.Backend, "")
 	r := &explain.Request{From: id, Gateway: &gw, Listener: t.Listener, MCP: &explain.MCP{Method: op.Method, Tool: op.Tool}, ExtAuth: e.ExtAuth}

@@ -50,7 +50,7 @@ func checkAgainstExplain(t *testing.T, s *snapshot.Snapshot, ext explain.ExtAuth
 		for _, id := range e.Identities {
 			for _, op := range tg.Ops {
 				got := e.Decide(tg, id, op)
-				res, err := e.Simulator().Explain(e.Request(tg, id.Identity, op))
+				res, err := e.Simulator().Explain(e.Request(tg, id.Caller, op))
 				if err != nil {
 					t.Fatalf("%s %s %s: %v", tg.Label(), id.ID, op.Label(), err)
 				}

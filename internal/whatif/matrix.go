@@ -21,7 +21,7 @@ func (f Filter) target(t *Target) bool {
 		(f.Backend == "" || f.Backend == t.Backend)
 }
 
-func (f Filter) identity(id *Identity) bool {
+func (f Filter) identity(id *Caller) bool {
 	return len(f.Identities) == 0 || contains(f.Identities, id.ID)
 }
 
@@ -29,7 +29,7 @@ func (f Filter) identity(id *Identity) bool {
 // by decision class: identities that no rule of a target names share one outcome.
 type Matrix struct {
 	Semantics  []string
-	Identities []*Identity
+	Identities []*Caller
 	Targets    []*MatrixTarget
 }
 
@@ -256,7 +256,7 @@ func (m *Matrix) Counts() Counts {
 }
 
 // Disagreements lists the identities whose access differs between semantics somewhere.
-func (m *Matrix) Disagreements() []*Identity {
+func (m *Matrix) Disagreements() []*Caller {
 	differs := make([]bool, len(m.Identities))
 	for _, mt := range m.Targets {
 		cls := make([]bool, len(mt.outcomes))
@@ -274,7 +274,7 @@ func (m *Matrix) Disagreements() []*Identity {
 			}
 		}
 	}
-	var out []*Identity
+	var out []*Caller
 	for i, id := range m.Identities {
 		if differs[i] {
 			out = append(out, id)

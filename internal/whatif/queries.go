@@ -15,15 +15,15 @@ type Entry struct {
 
 // CanIList is every (target, operation) of the space for one identity.
 type CanIList struct {
-	Semantics []string  `json:"semantics"`
-	Identity  *Identity `json:"identity"`
+	Semantics []string `json:"semantics"`
+	Identity  *Caller  `json:"identity"`
 	// PlainHTTP notes that on plain-HTTP listeners the identity is seen as anonymous.
 	Entries []Entry `json:"entries"`
 	Counts  Counts  `json:"counts"`
 }
 
 // CanIList decides every operation of every (filtered) target for one identity.
-func (e *Engine) CanIList(id *Identity, f Filter) *CanIList {
+func (e *Engine) CanIList(id *Caller, f Filter) *CanIList {
 	out := &CanIList{Identity: id}
 	for _, s := range e.Semantics {
 		out.Semantics = append(out.Semantics, s.Name)
@@ -49,7 +49,7 @@ type Answer struct {
 
 // CanI answers whether an identity may call op through the targets the filter selects.
 // The error is for a filter no target matches.
-func (e *Engine) CanI(id *Identity, op Op, f Filter) ([]Answer, error) {
+func (e *Engine) CanI(id *Caller, op Op, f Filter) ([]Answer, error) {
 	var out []Answer
 	for _, t := range e.Targets {
 		if f.target(t) {
@@ -113,8 +113,8 @@ type WhoCanTarget struct {
 
 // WhoCanEntry is one identity's outcome.
 type WhoCanEntry struct {
-	Identity *Identity `json:"identity"`
-	Outcome  Outcome   `json:"outcome"`
+	Identity *Caller `json:"identity"`
+	Outcome  Outcome `json:"outcome"`
 }
 
 // WhoCan lists, per (filtered) target, every identity that may perform op, those whose
@@ -139,7 +139,7 @@ func (e *Engine) WhoCan(op Op, f Filter) ([]*WhoCanTarget, error) {
 					oc := o
 					w.Anyone = &oc
 				}
-				if id.Kind == explain.IdentityAnonymous {
+				if id.Kind == explain.CallerAnonymous {
 					w.AnyoneAnonymous = true
 				}
 			case explain.Indeterminate:

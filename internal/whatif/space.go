@@ -30,11 +30,11 @@ const (
 // the path has characters the SPIFFE pattern of the API forbids).
 const otherPrincipal = "spiffe://agpol.invalid/<any other authenticated caller>"
 
-// Identity is a caller of the decision space.
-type Identity struct {
+// Caller is a caller of the decision space.
+type Caller struct {
 	// ID is the short form: sa:NS/NAME, a SPIFFE ID, anonymous or <other authenticated>.
 	ID string `json:"id"`
-	explain.Identity
+	explain.Caller
 	// Other marks the synthetic stand-in for every authenticated caller no rule names.
 	Other bool `json:"other,omitempty"`
 	// From lists where the identity comes from (serviceaccount, policy, synthetic).
@@ -43,7 +43,7 @@ type Identity struct {
 }
 
 // Principal is the peer principal the data plane sees with a client certificate.
-func (id *Identity) Principal() string { return id.principal }
+func (id *Caller) Principal() string { return id.principal }
 
 // Op is one operation on a backend: an MCP method, and the tool for tools/call.
 type Op struct {
@@ -103,9 +103,9 @@ func (t *Target) PlainHTTP() bool { return t.Protocol == string(gwapiv1.HTTPProt
 // identities lists the callers of a snapshot: ServiceAccounts, identities named by rule
 // sources, anonymous, and the synthetic other caller. Sorted: ServiceAccounts by
 // namespace/name, then SPIFFE IDs, then anonymous, then the other caller.
-func identities(s *snapshot.Snapshot, td string) []*Identity {
-	byPrincipal := map[string]*Identity{}
-	add := func(id explain.Identity, from string) {
+func identities(s *snapshot.Snapshot, td string) []*Caller {
+	byPrincipal := map[string]*Caller{}
+	add := func(id explain.Caller, from string) {
 		p := id.Principal(td)
 		if x, ok := byPrincipal[p]; ok {
 			if !contains(x.From, from) {
@@ -115,21 +115,21 @@ func identities(s *snapshot.Snapshot, td string) []*Identity {
 			return
 		}
 		// A SPIFFE ID that is a ServiceAccount's identity in the trust domain is that ServiceAccount.
-		if id.Kind == explain.IdentitySPIFFE {
+		if id.Kind == explain.CallerSPIFFE {
 			if ns, name, ok := saOfSPIFFE(id.SPIFFE, td); ok {
-				id = explain.Identity{Kind: explain.IdentityServiceAccount, Namespace: ns, Name: name}
+				id = explain.Caller{Kind: explain.CallerServiceAccount, Namespace: ns, Name: name}
 			}
 		}
-		byPrincipal[p] = &Identity{ID: id.String(), Identity: id, From: []string{from}, principal: p}
+		byPrincipal[p] = &Caller{ID: id.String(), Caller: id, From: []string{from}, principal: p}
 	}
 	for _, sa := range s.ServiceAccounts {
-		add(explain.Identity{Kind: explain.IdentityServiceAccount, Namespace: sa.Namespace, Name: sa.Name}, FromServiceAccount)
+		add(explain.Caller{Kind: explain.CallerServiceAccount, Namespace: sa.Namespace, Name: sa.Name}, FromServiceAccount)
 	}
 	for _, p := range s.XAccessPolicies {
 		if p.Legacy != nil {
 			for _, r := range p.Legacy.Spec.Rules {
 				if r.Source.SPIFFE != nil && *r.Source.SPIFFE != "" {
-					add(explain.Identity{Kind: explain.IdentitySPIFFE, SPIFFE: string(*r.Source.SPIFFE)}, FromPolicy)
+					add(explain.Caller{Kind: explain.CallerSPIFFE, SPIFFE: string(*r.Source.SPIFFE)}, FromPolicy)
 				}
 				if sa := r.Source.ServiceAccount; sa != nil && sa.Name != "" {
 					add(saIdentity(sa.Namespace, sa.Name, p.Namespace), FromPolicy)
@@ -139,33 +139,33 @@ func identities(s *snapshot.Snapshot, td string) []*Identity {
 		}
 		for _, r := range p.Spec.Rules {
 			if r.Source.SPIFFE != nil && *r.Source.SPIFFE != "" {
-				add(explain.Identity{Kind: explain.IdentitySPIFFE, SPIFFE: string(*r.Source.SPIFFE)}, FromPolicy)
+				add(explain.Caller{Kind: explain.CallerSPIFFE, SPIFFE: string(*r.Source.SPIFFE)}, FromPolicy)
 			}
 			if sa := r.Source.ServiceAccount; sa != nil && sa.Name != "" {
 				add(saIdentity(sa.Namespace, sa.Name, p.Namespace), FromPolicy)
 			}
 		}
 	}
-	out := make([]*Identity, 0, len(byPrincipal)+2)
+	out := make([]*Caller, 0, len(byPrincipal)+2)
 	for _, id := range byPrincipal {
 		out = append(out, id)
 	}
 	sort.Slice(out, func(i, j int) bool { return identityLess(out[i], out[j]) })
 	out = append(out,
-		&Identity{ID: "anonymous", Identity: explain.Identity{Kind: explain.IdentityAnonymous}, From: []string{FromSynthetic}},
-		&Identity{ID: OtherLabel, Identity: explain.Identity{Kind: explain.IdentitySPIFFE, SPIFFE: otherPrincipal}, Other: true,
+		&Caller{ID: "anonymous", Caller: explain.Caller{Kind: explain.CallerAnonymous}, From: []string{FromSynthetic}},
+		&Caller{ID: OtherLabel, Caller: explain.Caller{Kind: explain.CallerSPIFFE, SPIFFE: otherPrincipal}, Other: true,
 			From: []string{FromSynthetic}, principal: otherPrincipal})
 	return out
 }
 
-func identityLess(a, b *Identity) bool {
-	rank := func(x *Identity) int {
+func identityLess(a, b *Caller) bool {
+	rank := func(x *Caller) int {
 		switch {
 		case x.Other:
 			return 3
-		case x.Kind == explain.IdentityAnonymous:
+		case x.Kind == explain.CallerAnonymous:
 			return 2
-		case x.Kind == explain.IdentitySPIFFE:
+		case x.Kind == explain.CallerSPIFFE:
 			return 1
 		}
 		return 0
@@ -179,11 +179,11 @@ func identityLess(a, b *Identity) bool {
 	return a.ID < b.ID
 }
 
-func saIdentity(ns, name, policyNS string) explain.Identity {
+func saIdentity(ns, name, policyNS string) explain.Caller {
 	if ns == "" {
 		ns = policyNS
 	}
-	return explain.Identity{Kind: explain.IdentityServiceAccount, Namespace: ns, Name: name}
+	return explain.Caller{Kind: explain.CallerServiceAccount, Namespace: ns, Name: name}
 }
 
 // saOfSPIFFE recognises spiffe://TD/ns/NS/sa/NAME.

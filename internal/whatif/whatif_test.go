@@ -30,7 +30,7 @@ func loadYAML(t testing.TB, docs string) *snapshot.Snapshot {
 	return s
 }
 
-func ids(l []*Identity) []string {
+func ids(l []*Caller) []string {
 	var out []string
 	for _, id := range l {
 		out = append(out, id.ID+"("+strings.Join(id.From, "+")+")")
@@ -340,7 +340,7 @@ func TestCanI(t *testing.T) {
 	e := New(load(t, examples), reference(), Options{ExtAuth: explain.ExtAuth{Backend: explain.AnswerAllow}})
 	billing := e.Identity("sa:agents/billing")
 	for _, tc := range []struct {
-		id   *Identity
+		id   *Caller
 		op   Op
 		f    Filter
 		want string
@@ -351,8 +351,8 @@ func TestCanI(t *testing.T) {
 		{billing, Op{Method: "tools/call", Tool: "add"}, Filter{Backend: "tools/calc"}, explain.Allow},
 		{billing, Op{Method: "tools/call", Tool: "add"}, Filter{Backend: "tools/calc", Listener: "http"}, explain.Deny},
 		// A caller the snapshot does not know is any other caller.
-		{e.IdentityFor(explain.Identity{Kind: explain.IdentityServiceAccount, Namespace: "x", Name: "y"}), Op{Method: "initialize"}, Filter{Backend: "pay/ledger"}, explain.Allow},
-		{e.IdentityFor(explain.Identity{Kind: explain.IdentitySPIFFE, SPIFFE: "spiffe://cluster.local/ns/agents/sa/billing"}), Op{Method: "tools/call", Tool: "balance"}, Filter{Backend: "pay/ledger"}, explain.Allow},
+		{e.IdentityFor(explain.Caller{Kind: explain.CallerServiceAccount, Namespace: "x", Name: "y"}), Op{Method: "initialize"}, Filter{Backend: "pay/ledger"}, explain.Allow},
+		{e.IdentityFor(explain.Caller{Kind: explain.CallerSPIFFE, SPIFFE: "spiffe://cluster.local/ns/agents/sa/billing"}), Op{Method: "tools/call", Tool: "balance"}, Filter{Backend: "pay/ledger"}, explain.Allow},
 	} {
 		as, err := e.CanI(tc.id, tc.op, tc.f)
 		if err != nil {
