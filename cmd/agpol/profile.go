@@ -17,14 +17,21 @@ type profiler struct {
 }
 
 // addProfileFlags adds the hidden flags to root and starts the CPU profile before
-// the command runs; a.prof.stop writes the profiles when it has returned.
+// the command runs, after root's own PersistentPreRunE; a.prof.stop writes the profiles
+// when it has returned.
 func (a *app) addProfileFlags(root *cobra.Command) {
 	p := &a.prof
 	root.PersistentFlags().StringVar(&p.cpu, "cpuprofile", "", "write a CPU profile of the command to this file")
 	root.PersistentFlags().StringVar(&p.mem, "memprofile", "", "write a heap profile (allocations) of the command to this file when it ends")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
 	_ = root.PersistentFlags().MarkHidden("memprofile")
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+	check := root.PersistentPreRunE
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if check != nil {
+			if err := check(cmd, args); err != nil {
+				return err
+			}
+		}
 		if p.mem != "" {
 			runtime.MemProfileRate = 64 << 10
 		}
