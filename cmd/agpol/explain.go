@@ -143,9 +143,9 @@ func (o *explainOptions) Run(ctx context.Context) error {
 	w := a.streams.Out
 	switch o.output {
 	case "json":
-		err = render.JSON(w, explainReport(s, results))
+		err = render.JSON(w, render.NewDecisionList(s, results))
 	case "yaml":
-		err = render.YAML(w, explainReport(s, results))
+		err = render.YAML(w, render.NewDecisionList(s, results))
 	default:
 		err = render.ExplainText(w, results, render.Styler{Color: render.UseColor(render.ColorMode(o.color), w)})
 	}
@@ -291,20 +291,6 @@ func parseExtAuth(v string) (explain.ExtAuth, error) {
 	return e, nil
 }
 
-// explainDoc is the -o json|yaml document of explain and simulate.
-type explainDoc struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	render.Completeness
-	Results []*explain.Result `json:"results"`
-	Summary *summary          `json:"summary,omitempty"`
-}
-
-type summary struct {
-	Passed int `json:"passed"`
-	Failed int `json:"failed"`
-}
-
 // partialHint is appended to a "not found" error when the cluster refused some reads:
 // the object may exist where agpol was not allowed to look.
 func partialHint(s *snapshot.Snapshot) string {
@@ -312,16 +298,6 @@ func partialHint(s *snapshot.Snapshot) string {
 		return ""
 	}
 	return " (the read of the cluster was partial, see the warnings above: it may exist where agpol may not list)"
-}
-
-func explainReport(s *snapshot.Snapshot, results []*explain.Result) *explainDoc {
-	if results == nil {
-		results = []*explain.Result{}
-	}
-	for _, r := range results {
-		render.Sentences(r)
-	}
-	return &explainDoc{APIVersion: render.ReportAPIVersion, Kind: "DecisionList", Completeness: render.CompletenessOf(s), Results: results}
 }
 
 // verdictExit maps the primary semantics' verdicts to the exit code: any deny → 1,
