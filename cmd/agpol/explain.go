@@ -140,16 +140,7 @@ func (o *explainOptions) Run(ctx context.Context) error {
 		// when the request gave one, so that two runs print the same bytes.
 		req.HTTP.Time = time.Time{}
 	}
-	w := a.streams.Out
-	switch o.output {
-	case "json":
-		err = render.JSON(w, render.NewDecisionList(s, results))
-	case "yaml":
-		err = render.YAML(w, render.NewDecisionList(s, results))
-	default:
-		err = render.ExplainText(w, results, render.Styler{Color: render.UseColor(render.ColorMode(o.color), w)})
-	}
-	if err != nil {
+	if err := render.Decisions(a.streams.Out, o.output, render.ColorMode(o.color), s, results); err != nil {
 		return err
 	}
 	return verdictExit(results)
@@ -300,25 +291,14 @@ func partialHint(s *snapshot.Snapshot) string {
 	return " (the read of the cluster was partial, see the warnings above: it may exist where agpol may not list)"
 }
 
-// verdictExit maps the primary semantics' verdicts to the exit code: any deny → 1,
-// else any indeterminate → 3, else 0.
+// verdictExit maps the primary semantics' verdict to the exit code: deny → 1,
+// indeterminate → 3.
 func verdictExit(results []*explain.Result) error {
-	code := exitOK
-	for _, r := range results {
-		if !r.Primary {
-			continue
-		}
-		switch r.Verdict {
-		case explain.Deny:
-			code = exitFail
-		case explain.Indeterminate:
-			if code == exitOK {
-				code = exitIndeterminate
-			}
-		}
+	switch explain.Overall(results) {
+	case explain.Deny:
+		return &resultError{code: exitFail}
+	case explain.Indeterminate:
+		return &resultError{code: exitIndeterminate}
 	}
-	if code == exitOK {
-		return nil
-	}
-	return &resultError{code: code}
+	return nil
 }

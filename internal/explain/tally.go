@@ -24,3 +24,21 @@ func (sim *Simulator) SimulateTally(reqs []*Request, o Options, emit func(*Resul
 	})
 	return t, err
 }
+
+// Overall is the verdict of results under the primary semantics: Deny when any is
+// denied, else Indeterminate when any is indeterminate, else Allow.
+func Overall(results []*Result) string {
+	v := Allow
+	for _, r := range results {
+		if !r.Primary {
+			continue
+		}
+		switch r.Verdict {
+		case Deny:
+			return Deny
+		case Indeterminate:
+			v = Indeterminate
+		}
+	}
+	return v
+}

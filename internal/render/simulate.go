@@ -122,3 +122,15 @@ func (sw *SimulateWriter) Close(t explain.Tally) error {
 	}
 	return nil
 }
+
+// Decisions writes explain's results: a DecisionList document for json and yaml, else
+// the text of each decision.
+func Decisions(w io.Writer, format string, color ColorMode, s *snapshot.Snapshot, results []*explain.Result) error {
+	switch format {
+	case "json":
+		return JSON(w, NewDecisionList(s, results))
+	case "yaml":
+		return YAML(w, NewDecisionList(s, results))
+	}
+	return ExplainText(w, results, Styler{Color: UseColor(color, w)})
+}
