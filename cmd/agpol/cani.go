@@ -185,11 +185,7 @@ func (o *canIOptions) Run(ctx context.Context) error {
 	id := e.IdentityFor(o.caller)
 	w := a.streams.Out
 	if o.list {
-		l := e.CanIList(id, f)
-		if o.output == "json" || o.output == "yaml" {
-			return render.Report(w, o.output, render.NewCanIListReport(l), render.CompletenessOf(s))
-		}
-		return render.CanIListText(w, l)
+		return render.CanIList(w, o.output, s, e.CanIList(id, f))
 	}
 	answers, err := e.CanI(id, o.op, f)
 	if err != nil {
@@ -201,13 +197,7 @@ func (o *canIOptions) Run(ctx context.Context) error {
 		}
 		return err
 	}
-	switch o.output {
-	case "json", "yaml":
-		err = render.Report(w, o.output, render.NewCanIReport(semNames(o.sems), id, o.op, answers), render.CompletenessOf(s))
-	default:
-		err = render.CanIText(w, semNames(o.sems), answers)
-	}
-	if err != nil {
+	if err := render.CanI(w, o.output, s, semNames(o.sems), id, o.op, answers); err != nil {
 		return err
 	}
 	switch whatif.Verdict(answers) {

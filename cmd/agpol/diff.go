@@ -78,16 +78,7 @@ func (o *diffOptions) Run(ctx context.Context) error {
 	if o.bySemantics {
 		d.Compare = "semantics " + sems[0].Name + " → " + sems[1].Name
 	}
-	w := a.streams.Out
-	switch o.output {
-	case "json", "yaml":
-		err = render.Report(w, o.output, render.NewDiffReport(d), render.CompletenessOfSides([]string{"before", "after"}, sb, sa))
-	case "markdown":
-		err = render.DiffMarkdown(w, d)
-	default:
-		err = render.DiffText(w, d)
-	}
-	if err != nil {
+	if err := render.Diff(a.streams.Out, o.output, sb, sa, d); err != nil {
 		return err
 	}
 	if d.Fails(o.failOn) {

@@ -34,16 +34,7 @@ func (o *matrixOptions) Run(ctx context.Context) error {
 	end := a.progress.Stagef("deciding %d identities × %d targets", len(e.Identities), len(e.Targets))
 	m := e.Matrix(f)
 	end()
-	w := a.streams.Out
-	switch o.output {
-	case "csv":
-		return render.MatrixCSV(w, m)
-	case "json", "yaml":
-		return render.Report(w, o.output, render.NewMatrixReport(m, o.ungroup), render.CompletenessOf(s))
-	case "markdown":
-		return render.MatrixMarkdown(w, m, o.ungroup)
-	}
-	return render.MatrixTable(w, m, o.ungroup)
+	return render.Matrix(a.streams.Out, o.output, s, m, o.ungroup)
 }
 
 func (a *app) newMatrixCmd() *cobra.Command {

@@ -49,11 +49,7 @@ func (o *whoCanOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	w := a.streams.Out
-	if o.output == "json" || o.output == "yaml" {
-		return render.Report(w, o.output, render.NewWhoCanReport(semNames(o.sems), o.op, res), render.CompletenessOf(s))
-	}
-	return render.WhoCanText(w, semNames(o.sems), o.op, res)
+	return render.WhoCan(a.streams.Out, o.output, s, semNames(o.sems), o.op, res)
 }
 
 func (a *app) newWhoCanCmd() *cobra.Command {
