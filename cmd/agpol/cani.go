@@ -200,13 +200,7 @@ func (o *canIOptions) Run(ctx context.Context) error {
 	if err := render.CanI(w, o.output, s, semNames(o.sems), id, o.op, answers); err != nil {
 		return err
 	}
-	switch whatif.Verdict(answers) {
-	case explain.Deny:
-		return &resultError{code: exitFail}
-	case explain.Indeterminate:
-		return &resultError{code: exitIndeterminate}
-	}
-	return nil
+	return verdictExit(whatif.Verdict(answers))
 }
 
 func (a *app) newCanICmd() *cobra.Command {

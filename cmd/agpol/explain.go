@@ -143,7 +143,7 @@ func (o *explainOptions) Run(ctx context.Context) error {
 	if err := render.Decisions(a.streams.Out, o.output, render.ColorMode(o.color), s, results); err != nil {
 		return err
 	}
-	return verdictExit(results)
+	return verdictExit(explain.Overall(results))
 }
 
 func (a *app) newExplainCmd() *cobra.Command {
@@ -291,10 +291,9 @@ func partialHint(s *snapshot.Snapshot) string {
 	return " (the read of the cluster was partial, see the warnings above: it may exist where agpol may not list)"
 }
 
-// verdictExit maps the primary semantics' verdict to the exit code: deny → 1,
-// indeterminate → 3.
-func verdictExit(results []*explain.Result) error {
-	switch explain.Overall(results) {
+// verdictExit maps a verdict to the exit code: deny → 1, indeterminate → 3.
+func verdictExit(verdict string) error {
+	switch verdict {
 	case explain.Deny:
 		return &resultError{code: exitFail}
 	case explain.Indeterminate:
