@@ -91,13 +91,10 @@ func (o *lintOptions) Run(ctx context.Context) error {
 	if err := o.load.refusePartial(s, nil); err != nil {
 		return err
 	}
-	lc := lint.NewContext(s)
-	lc.Undecodable = o.undecodable
-	lc.RevalidateLive = o.revalidateLive
 	end := a.progress.Stagef("linting %d objects", s.Len()+len(o.undecodable))
-	report := lint.Run(lc, lint.Options{Checks: o.checks, Config: o.cfg})
+	report, notes := lint.RunOn(s, o.undecodable, o.revalidateLive, lint.Options{Checks: o.checks, Config: o.cfg})
 	end()
-	render.LintNotes(a.streams.ErrOut, o.output, o.load.sourceName(), lint.NotesOf(lc, report))
+	render.LintNotes(a.streams.ErrOut, o.output, o.load.sourceName(), notes)
 	w := a.streams.Out
 	mode := render.ColorMode(o.color)
 	err = output.Write(w, o.output, report, output.Options{
