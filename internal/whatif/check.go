@@ -1,7 +1,6 @@
 package whatif
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -117,12 +116,6 @@ func Prepare(s *snapshot.Snapshot, sems []effective.Semantics, o Options, q Ques
 		}
 	}
 	return e, warns, nil
-}
-
-// IsNotFound is true for a NotFoundError.
-func IsNotFound(err error) bool {
-	var nf *NotFoundError
-	return errors.As(err, &nf)
 }
 
 // checkFilter is the NotFoundError of a filter's gateway, listener or backend that

@@ -1,6 +1,11 @@
 package whatif
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+
+	"github.com/agpol/agpol/internal/explain"
+)
 
 func TestNearest(t *testing.T) {
 	names := []string{"pay/ledger", "tools/calc", "infra/edge", "sa:agents/billing", "sa:agents/support", "add", "refund"}
@@ -60,5 +65,42 @@ func TestNotFoundError(t *testing.T) {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("got %q, want %q", got, tc.want)
 		}
+	}
+}
+
+func TestPrepare(t *testing.T) {
+	s := load(t, examples)
+	caller, err := explain.ParseIdentity("sa:agents/biling")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := &Inventory{Tools: map[string][]string{"nowhere/none": {"x"}}}
+	for _, tc := range []struct {
+		name    string
+		q       Question
+		wantErr string
+		want    []Warning
+	}{
+		{"known names", Question{Filter: Filter{Gateway: "infra/edge", Listener: "https", Backend: "pay/ledger"}, CheckFilter: true, Tool: "refund"}, "", nil},
+		{"gateway", Question{Filter: Filter{Gateway: "infra/edg"}, CheckFilter: true}, "--gateway: gateway infra/edg not found in the input; did you mean infra/edge?", nil},
+		{"listener", Question{Filter: Filter{Listener: "htps"}, CheckFilter: true}, "--listener: listener htps not found on any gateway; did you mean https?", nil},
+		{"filter unchecked", Question{Filter: Filter{Gateway: "nope/nope"}}, "", nil},
+		{"caller", Question{Caller: &caller}, "", []Warning{{Kind: UnknownCaller, Source: "--from", Name: "sa:agents/biling", Nearest: "sa:agents/billing"}}},
+		{"tool", Question{Tool: "refnd"}, "", []Warning{{Kind: UnknownTool, Source: "--tool", Name: "refnd", Nearest: "refund"}}},
+		{"row", Question{Rows: []string{"sa:nobody/here"}}, "", []Warning{{Kind: UnknownRow, Source: "--from", Name: "sa:nobody/here"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, warns, err := Prepare(s, reference(), Options{}, tc.q)
+			if got := fmt.Sprint(err); (tc.wantErr == "" && err != nil) || (tc.wantErr != "" && got != tc.wantErr) {
+				t.Errorf("error %v, want %q", err, tc.wantErr)
+			}
+			if fmt.Sprint(warns) != fmt.Sprint(tc.want) {
+				t.Errorf("warnings %+v, want %+v", warns, tc.want)
+			}
+		})
+	}
+	_, warns, _ := Prepare(s, reference(), Options{Inventory: inv}, Question{InventoryName: "tools.json"})
+	if want := []Warning{{Kind: InventoryBackendUnreached, Source: "tools.json", Name: "nowhere/none"}}; fmt.Sprint(warns) != fmt.Sprint(want) {
+		t.Errorf("inventory: %+v, want %+v", warns, want)
 	}
 }
