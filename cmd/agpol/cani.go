@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -98,26 +97,29 @@ func readInventory(name string) (*whatif.Inventory, error) {
 	return whatif.ParseInventory(name, data)
 }
 
-// engine loads a snapshot with l and builds its decision space under sems.
-func (a *app) engine(ctx context.Context, w *whatifFlags, l *loadFlags, sems []effective.Semantics) (*whatif.Engine, *snapshot.Snapshot, error) {
+// engine loads a snapshot with l and builds its decision space under sems, checking
+// the names of q against it: a warning (stderr) for each one the space does not hold, a
+// usage error for a filter naming nothing in the input.
+func (a *app) engine(ctx context.Context, w *whatifFlags, l *loadFlags, sems []effective.Semantics, q whatif.Question) (*whatif.Engine, *snapshot.Snapshot, error) {
 	l.wholeCluster = true
 	s, err := a.load(ctx, l)
 	if err != nil {
 		return nil, nil, err
 	}
 	end := a.progress.Stage("compiling the policies")
-	e := whatif.New(s, sems, whatif.Options{TrustDomain: w.trustDomain, Inventory: w.inv, ExtAuth: w.ext})
+	q.InventoryName = w.tools
+	e, warns, err := whatif.Prepare(s, sems, w.options(), q)
 	end()
-	if w.inv != nil {
-		known := map[string]bool{}
-		for _, t := range e.Targets {
-			known[whatif.InventoryKey(t.BackendKind, t.Backend)] = true
-		}
-		for _, k := range w.inv.Unknown(known) {
-			fmt.Fprintf(a.streams.ErrOut, "warning: %s: backend %q is not reached by any route of the input\n", w.tools, k)
-		}
+	render.WhatifWarnings(a.streams.ErrOut, warns)
+	if err != nil {
+		return nil, nil, usagef("%v", err)
 	}
 	return e, s, nil
+}
+
+// options are the engine's options of the flags.
+func (w *whatifFlags) options() whatif.Options {
+	return whatif.Options{TrustDomain: w.trustDomain, Inventory: w.inv, ExtAuth: w.ext}
 }
 
 func semNames(sems []effective.Semantics) []string {
@@ -176,50 +178,29 @@ func (o *canIOptions) Validate() error {
 
 func (o *canIOptions) Run(ctx context.Context) error {
 	a, f := o.a, o.filter
-	e, s, err := a.engine(ctx, &o.whatifFlags, &o.load, o.sems)
+	e, s, err := a.engine(ctx, &o.whatifFlags, &o.load, o.sems, whatif.Question{Filter: f, CheckFilter: true, Caller: &o.caller, Tool: o.tool})
 	if err != nil {
 		return err
 	}
-	if err := checkTargetFlags(s, e, f); err != nil {
-		return err
-	}
 	id := e.IdentityFor(o.caller)
-	a.warnUnknownIdentity(e, "--from", id)
-	if o.tool != "" {
-		a.warnUnknownTool(e, o.tool)
-	}
 	w := a.streams.Out
 	if o.list {
-		l := e.CanIList(id, f)
-		if o.output == "json" || o.output == "yaml" {
-			return render.Report(w, o.output, render.NewCanIListReport(l), render.CompletenessOf(s))
-		}
-		return render.CanIListText(w, l)
+		return render.CanIList(w, o.output, s, e.CanIList(id, f))
 	}
 	answers, err := e.CanI(id, o.op, f)
 	if err != nil {
 		if errors.Is(err, whatif.ErrNoTarget) {
-			fmt.Fprintf(w, "no - %v\n", errors.Unwrap(err))
+			if err := render.CanINoTarget(w, errors.Unwrap(err)); err != nil {
+				return err
+			}
 			return &resultError{code: exitFail}
 		}
 		return err
 	}
-	switch o.output {
-	case "json", "yaml":
-		err = render.Report(w, o.output, render.NewCanIReport(semNames(o.sems), id, o.op, answers), render.CompletenessOf(s))
-	default:
-		err = render.CanIText(w, semNames(o.sems), answers)
-	}
-	if err != nil {
+	if err := render.CanI(w, o.output, s, semNames(o.sems), id, o.op, answers); err != nil {
 		return err
 	}
-	switch whatif.Verdict(answers) {
-	case explain.Deny:
-		return &resultError{code: exitFail}
-	case explain.Indeterminate:
-		return &resultError{code: exitIndeterminate}
-	}
-	return nil
+	return verdictExit(whatif.Verdict(answers))
 }
 
 func (a *app) newCanICmd() *cobra.Command {

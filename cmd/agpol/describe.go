@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -68,46 +67,14 @@ func (o *describeOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	names := [][2]string{}
-	if o.name != nil {
-		names = append(names, [2]string{o.name[0], o.name[1]})
-	} else {
-		names = describe.Names(s, o.kind, o.namespace)
-		if len(names) == 0 {
-			if o.namespace == "" {
-				fmt.Fprintln(a.streams.ErrOut, "No resources found")
-			} else {
-				fmt.Fprintf(a.streams.ErrOut, "No resources found in %s namespace.\n", o.namespace)
-			}
-			if o.output != "text" {
-				return render.DescribeDocument(a.streams.Out, nil, o.output, false)
-			}
-			return nil
-		}
+	views, err := describe.List(s, o.sem, o.trustDomain, o.kind, o.name, o.namespace)
+	if err != nil {
+		return err
 	}
-	var views []*describe.View
-	for _, n := range names {
-		d, err := describe.Build(s, o.sem, o.trustDomain, o.kind, n[0], n[1])
-		if err != nil {
-			return err
-		}
-		views = append(views, d)
-	}
-	w := a.streams.Out
-	if o.output != "text" {
-		return render.DescribeDocument(w, views, o.output, o.name != nil)
-	}
-	st := render.Styler{Color: render.UseColor(render.ColorMode(o.color), w)}
-	for i, d := range views {
-		if i > 0 {
-			fmt.Fprintln(w)
-			fmt.Fprintln(w)
-		}
-		if err := render.DescribeText(w, d, st); err != nil {
-			return err
-		}
-	}
-	return nil
+	return render.Describe(render.DescribeOutput{
+		Out: a.streams.Out, ErrOut: a.streams.ErrOut, Format: o.output, Color: render.ColorMode(o.color),
+		Named: o.name != nil, Namespace: o.namespace,
+	}, views)
 }
 
 // describeKind maps what a user types to the kind describe names it.

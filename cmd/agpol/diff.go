@@ -57,17 +57,17 @@ func (o *diffOptions) Run(ctx context.Context) error {
 	)
 	if o.bySemantics {
 		// The same objects, decided under each semantics.
-		before, sb, err = a.engine(ctx, &o.whatifFlags, &o.load, sems[:1])
+		before, sb, err = a.engine(ctx, &o.whatifFlags, &o.load, sems[:1], whatif.Question{})
 		if err != nil {
 			return err
 		}
-		after, sa = whatif.New(sb, sems[1:], whatif.Options{TrustDomain: o.trustDomain, Inventory: o.inv, ExtAuth: o.ext}), sb
+		after, sa = whatif.New(sb, sems[1:], o.options()), sb
 	} else {
-		before, sb, err = a.engine(ctx, &o.whatifFlags, o.sideFlags(o.before), sems)
+		before, sb, err = a.engine(ctx, &o.whatifFlags, o.sideFlags(o.before), sems, whatif.Question{})
 		if err != nil {
 			return err
 		}
-		after, sa, err = a.engine(ctx, &o.whatifFlags, o.sideFlags(o.after), sems)
+		after, sa, err = a.engine(ctx, &o.whatifFlags, o.sideFlags(o.after), sems, whatif.Question{})
 	}
 	if err != nil {
 		return err
@@ -78,28 +78,10 @@ func (o *diffOptions) Run(ctx context.Context) error {
 	if o.bySemantics {
 		d.Compare = "semantics " + sems[0].Name + " → " + sems[1].Name
 	}
-	w := a.streams.Out
-	switch o.output {
-	case "json", "yaml":
-		err = render.Report(w, o.output, render.NewDiffReport(d), render.CompletenessOfSides([]string{"before", "after"}, sb, sa))
-	case "markdown":
-		err = render.DiffMarkdown(w, d)
-	default:
-		err = render.DiffText(w, d)
-	}
-	if err != nil {
+	if err := render.Diff(a.streams.Out, o.output, sb, sa, d); err != nil {
 		return err
 	}
-	fail := false
-	switch o.failOn {
-	case "granted":
-		fail = len(d.Granted) > 0
-	case "revoked":
-		fail = len(d.Revoked) > 0
-	case "any":
-		fail = d.Count() > 0
-	}
-	if fail {
+	if d.Fails(o.failOn) {
 		return &resultError{code: exitFail}
 	}
 	return nil

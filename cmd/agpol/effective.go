@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -94,7 +93,11 @@ func (o *effectiveAuthPolicyOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return o.a.runEffectiveAuthPolicy(o, s)
+	v, err := authpolicy.ForTarget(s, o.query, o.target, o.gateway, o.listener)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	return render.EffectiveAuthPolicy(o.a.streams.Out, o.output, s, v)
 }
 
 func (a *app) newEffectiveAuthPolicyCmd() *cobra.Command {
@@ -140,53 +143,13 @@ NotInPath, TargetNotFound, Invalid) is computed over every path of the input.`,
 	return cmd
 }
 
-func (a *app) runEffectiveAuthPolicy(o *effectiveAuthPolicyOptions, s *snapshot.Snapshot) error {
-	q, err := resolveTargetKind(o.query, o.target, s)
-	if err != nil {
-		return err
-	}
-	if o.gateway != "" {
-		q.Gateway = resolveGatewayFlag(o.gateway, q.Namespace, s)
-	}
-	q.Listener = o.listener
-	if q.Kind == "Gateway" && q.Listener != "" && q.Section == "" {
-		return usagef("--listener narrows httproute targets; for a listener of a gateway use --target gateway/%s/%s#%s", q.Namespace, q.Name, q.Listener)
-	}
-	res := authpolicy.Compute(s)
-	paths, err := res.Query(q)
-	if err != nil {
-		if errors.Is(err, authpolicy.ErrNotFound) {
-			return usagef("%v", err)
-		}
-		return usagef("%v", err)
-	}
-	var v1b2 []authpolicy.V1beta2TargetPolicy
-	for _, p := range s.AuthPolicies {
-		if p.IsV1beta2() {
-			v1b2 = authpolicy.ComputeV1beta2(s).ForTarget(q.Kind, q.Namespace+"/"+q.Name)
-			break
-		}
-	}
-	w := a.streams.Out
-	switch o.output {
-	case "json", "yaml":
-		rep := render.NewAuthPolicyReport(paths, res)
-		rep.V1beta2 = v1b2
-		return render.Report(w, o.output, rep, render.CompletenessOf(s))
-	}
-	if err := render.AuthPolicyText(w, paths, res); err != nil || len(v1b2) == 0 {
-		return err
-	}
-	return render.V1beta2Text(w, v1b2)
-}
-
 var authPolicyTargetKinds = map[string]string{
 	"gateway": "Gateway", "gateways": "Gateway", "gw": "Gateway", "gtw": "Gateway",
 	"httproute": "HTTPRoute", "httproutes": "HTTPRoute", "route": "HTTPRoute", "routes": "HTTPRoute",
 }
 
 // parseAuthPolicyTarget reads KIND/NS/NAME[#SECTION], KIND/NAME[#SECTION] (namespace ns) or
-// NAME[#SECTION] (in namespace ns; its Kind is left empty for resolveTargetKind).
+// NAME[#SECTION] (in namespace ns; its Kind is left empty for authpolicy.ForTarget).
 func parseAuthPolicyTarget(target, ns string) (authpolicy.Query, error) {
 	var q authpolicy.Query
 	ref, section, _ := strings.Cut(target, "#")
@@ -213,51 +176,4 @@ func parseAuthPolicyTarget(target, ns string) (authpolicy.Query, error) {
 		return q, usagef("--target %q: empty namespace or name", target)
 	}
 	return q, nil
-}
-
-// resolveTargetKind gives a --target NAME the kind of the only Gateway or HTTPRoute of
-// that name in its namespace.
-func resolveTargetKind(q authpolicy.Query, target string, s *snapshot.Snapshot) (authpolicy.Query, error) {
-	if q.Kind == "" {
-		var kinds []string
-		for _, g := range s.Gateways {
-			if g.Namespace == q.Namespace && g.Name == q.Name {
-				kinds = append(kinds, "Gateway")
-				break
-			}
-		}
-		for _, r := range s.HTTPRoutes {
-			if r.Namespace == q.Namespace && r.Name == q.Name {
-				kinds = append(kinds, "HTTPRoute")
-				break
-			}
-		}
-		switch len(kinds) {
-		case 0:
-			return q, usagef("--target %q: no gateway or httproute %s/%s in the input", target, q.Namespace, q.Name)
-		case 2:
-			return q, usagef("--target %q: both a gateway and an httproute are named %s/%s: write gateway/%s/%s or httproute/%s/%s",
-				target, q.Namespace, q.Name, q.Namespace, q.Name, q.Namespace, q.Name)
-		}
-		q.Kind = kinds[0]
-	}
-	return q, nil
-}
-
-// resolveGatewayFlag reads --gateway NS/NAME, or NAME: the only Gateway of that name in the
-// input, else the one in the target's namespace.
-func resolveGatewayFlag(v, targetNS string, s *snapshot.Snapshot) string {
-	if strings.Contains(v, "/") {
-		return v
-	}
-	var found []string
-	for _, g := range s.Gateways {
-		if g.Name == v {
-			found = append(found, g.Namespace+"/"+g.Name)
-		}
-	}
-	if len(found) == 1 {
-		return found[0]
-	}
-	return targetNS + "/" + v
 }

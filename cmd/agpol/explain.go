@@ -140,19 +140,10 @@ func (o *explainOptions) Run(ctx context.Context) error {
 		// when the request gave one, so that two runs print the same bytes.
 		req.HTTP.Time = time.Time{}
 	}
-	w := a.streams.Out
-	switch o.output {
-	case "json":
-		err = render.JSON(w, explainReport(s, results))
-	case "yaml":
-		err = render.YAML(w, explainReport(s, results))
-	default:
-		err = render.ExplainText(w, results, render.Styler{Color: render.UseColor(render.ColorMode(o.color), w)})
-	}
-	if err != nil {
+	if err := render.Decisions(a.streams.Out, o.output, render.ColorMode(o.color), s, results); err != nil {
 		return err
 	}
-	return verdictExit(results)
+	return verdictExit(explain.Overall(results))
 }
 
 func (a *app) newExplainCmd() *cobra.Command {
@@ -291,20 +282,6 @@ func parseExtAuth(v string) (explain.ExtAuth, error) {
 	return e, nil
 }
 
-// explainDoc is the -o json|yaml document of explain and simulate.
-type explainDoc struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	render.Completeness
-	Results []*explain.Result `json:"results"`
-	Summary *summary          `json:"summary,omitempty"`
-}
-
-type summary struct {
-	Passed int `json:"passed"`
-	Failed int `json:"failed"`
-}
-
 // partialHint is appended to a "not found" error when the cluster refused some reads:
 // the object may exist where agpol was not allowed to look.
 func partialHint(s *snapshot.Snapshot) string {
@@ -314,35 +291,13 @@ func partialHint(s *snapshot.Snapshot) string {
 	return " (the read of the cluster was partial, see the warnings above: it may exist where agpol may not list)"
 }
 
-func explainReport(s *snapshot.Snapshot, results []*explain.Result) *explainDoc {
-	if results == nil {
-		results = []*explain.Result{}
+// verdictExit maps a verdict to the exit code: deny → 1, indeterminate → 3.
+func verdictExit(verdict string) error {
+	switch verdict {
+	case explain.Deny:
+		return &resultError{code: exitFail}
+	case explain.Indeterminate:
+		return &resultError{code: exitIndeterminate}
 	}
-	for _, r := range results {
-		render.Sentences(r)
-	}
-	return &explainDoc{APIVersion: render.ReportAPIVersion, Kind: "DecisionList", Completeness: render.CompletenessOf(s), Results: results}
-}
-
-// verdictExit maps the primary semantics' verdicts to the exit code: any deny → 1,
-// else any indeterminate → 3, else 0.
-func verdictExit(results []*explain.Result) error {
-	code := exitOK
-	for _, r := range results {
-		if !r.Primary {
-			continue
-		}
-		switch r.Verdict {
-		case explain.Deny:
-			code = exitFail
-		case explain.Indeterminate:
-			if code == exitOK {
-				code = exitIndeterminate
-			}
-		}
-	}
-	if code == exitOK {
-		return nil
-	}
-	return &resultError{code: code}
+	return nil
 }

@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/printers"
 	kubectlget "k8s.io/kubectl/pkg/cmd/get"
@@ -16,7 +14,6 @@ import (
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/render"
 	"github.com/agpol/agpol/internal/snapshot"
-	"github.com/agpol/agpol/internal/topology"
 )
 
 // getKinds maps every accepted TYPE spelling to its canonical resource.
@@ -254,84 +251,19 @@ func (o *getOptions) formats() []string {
 }
 
 func (a *app) runGet(o *getOptions, s *snapshot.Snapshot) error {
-	kinds, name, printer := o.kinds, o.name, o.printer
-	targets := topology.IndexTargets(s)
-	ns := o.filterNamespace()
-	var items []render.Item
-	var tables []*render.Table
 	computed := render.Computed{}
-	if printer == nil { // kubectl's printers print the objects, not agpol's columns
+	if o.printer == nil { // kubectl's printers print the objects, not agpol's columns
 		for _, hook := range getHooks {
 			hook(s, &computed)
 		}
 	}
-	for _, k := range kinds {
-		// A kind the cluster does not serve lists empty: say why, not just "No resources found".
-		for _, missing := range s.NotInstalled {
-			if strings.HasPrefix(missing, k+".") {
-				fmt.Fprintf(a.streams.ErrOut, "warning: %s is not installed in the cluster (no CRD serves it)\n", missing)
-			}
-		}
-		sel := o.sel
-		sel.Namespace, sel.Name = ns, name
-		t, its := render.GetView(k, s, targets, sel, o.output() == "wide", computed)
-		items = append(items, its...)
-		tables = append(tables, t)
-	}
-	if name != "" && len(items) == 0 {
-		return fmt.Errorf("%s %q not found", strings.Join(kinds, ","), name)
-	}
-	w := a.streams.Out
-	if printer != nil {
-		// kubectl's shape: one object named is printed itself, anything else as a v1 List.
-		if name != "" && len(items) == 1 {
-			return printer.PrintObj(items[0].Load(), w)
-		}
-		if strings.ToLower(o.output()) == "json" {
-			// The same bytes as the printer's, written an object at a time.
-			next := 0
-			return render.ObjectListJSON(w, !o.print.JSONYamlPrintFlags.ShowManagedFields, func() *unstructured.Unstructured {
-				if next == len(items) {
-					return nil
-				}
-				next++
-				return items[next-1].Fresh()
-			})
-		}
-		list := &unstructured.UnstructuredList{Object: map[string]any{
-			"apiVersion": "v1", "kind": "List", "metadata": map[string]any{"resourceVersion": ""}}}
-		for i := range items {
-			list.Items = append(list.Items, *items[i].Load())
-		}
-		if list.Items == nil {
-			list.Items = []unstructured.Unstructured{}
-		}
-		return printer.PrintObj(list, w)
-	}
-	if len(items) == 0 {
-		// kubectl's words: the namespace listed, or nothing when every namespace was.
-		where := ""
-		switch {
-		case ns != "":
-			where = " in " + ns + " namespace"
-		case o.load.readNamespace != "":
-			where = " in " + o.load.readNamespace + " namespace"
-		case len(o.load.files) > 0 && !o.load.live:
-			where = " in the input"
-		}
-		fmt.Fprintf(a.streams.ErrOut, "No resources found%s.\n", where)
-		return nil
-	}
-	for i, t := range tables {
-		if len(t.Rows) == 0 {
-			continue
-		}
-		if i > 0 && len(tables) > 1 {
-			fmt.Fprintln(w)
-		}
-		if err := t.Write(w, *o.print.NoHeaders); err != nil {
-			return err
-		}
-	}
-	return nil
+	sel := o.sel
+	sel.Namespace, sel.Name = o.filterNamespace(), o.name
+	return render.Get(render.GetOutput{
+		Out: a.streams.Out, ErrOut: a.streams.ErrOut,
+		Kinds: o.kinds, Selector: sel, Wide: o.output() == "wide", Computed: computed,
+		Printer: o.printer, NoHeaders: *o.print.NoHeaders,
+		JSON: strings.ToLower(o.output()) == "json", ShowManagedFields: o.print.JSONYamlPrintFlags.ShowManagedFields,
+		ReadNamespace: o.load.readNamespace, FromFiles: len(o.load.files) > 0 && !o.load.live,
+	}, s)
 }

@@ -79,8 +79,7 @@ func (o *lintOptions) Run(ctx context.Context) error {
 	a := o.a
 	if o.explain != "" {
 		c, _ := lint.LookupCheck(o.explain)
-		_, err := fmt.Fprint(a.streams.Out, lint.ExplainText(c))
-		return err
+		return output.ExplainCheck(a.streams.Out, c)
 	}
 	if o.list {
 		return output.ListChecks(a.streams.Out, lint.Checks())
@@ -92,26 +91,10 @@ func (o *lintOptions) Run(ctx context.Context) error {
 	if err := o.load.refusePartial(s, nil); err != nil {
 		return err
 	}
-	undecodable := o.undecodable
-	if s.Len()+len(undecodable) == 0 {
-		// A clean report on nothing is not a clean bill of health: say so.
-		fmt.Fprintf(a.streams.ErrOut, "note: no objects read from %s: nothing to lint\n", o.load.sourceName())
-	}
-	ctx2 := lint.NewContext(s)
-	ctx2.Undecodable = undecodable
-	ctx2.RevalidateLive = o.revalidateLive
-	end := a.progress.Stagef("linting %d objects", s.Len()+len(undecodable))
-	report := lint.Run(ctx2, lint.Options{Checks: o.checks, Config: o.cfg})
+	end := a.progress.Stagef("linting %d objects", s.Len()+len(o.undecodable))
+	report, notes := lint.RunOn(s, o.undecodable, o.revalidateLive, lint.Options{Checks: o.checks, Config: o.cfg})
 	end()
-	if n := report.NotRevalidated; n > 0 && o.output != "json" && o.output != "sarif" {
-		// JSON and SARIF carry the count in the report itself.
-		objects := "objects"
-		if n == 1 {
-			objects = "object"
-		}
-		fmt.Fprintf(a.streams.ErrOut, "note: %d %s read from the cluster not validated again against agpol's CRDs (the API server validated them when it stored them); --revalidate-live validates them\n",
-			n, objects)
-	}
+	render.LintNotes(a.streams.ErrOut, o.output, o.load.sourceName(), notes)
 	w := a.streams.Out
 	mode := render.ColorMode(o.color)
 	err = output.Write(w, o.output, report, output.Options{

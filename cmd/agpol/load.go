@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/lint"
+	"github.com/agpol/agpol/internal/render"
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/topology"
 )
@@ -94,27 +94,8 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 		return nil, err
 	}
 	l.readNamespace = res.LiveNamespace
-	a.reportLoad(res.Snapshot, l.reportsDropped)
+	render.LoadNotes(a.streams.ErrOut, res.Snapshot, l.reportsDropped)
 	return res.Snapshot, nil
-}
-
-// reportLoad prints on stderr what loading noticed: fields the API server would drop
-// (unless the command reports each itself), the warnings of a live read, and the
-// objects of kinds agpol does not use.
-func (a *app) reportLoad(s *snapshot.Snapshot, reportsDropped bool) {
-	if len(s.Dropped) > 0 && !reportsDropped {
-		// A note on how the input was read, not a gap in it: stderr only.
-		d := s.Dropped[0]
-		fmt.Fprintf(a.streams.ErrOut, "warning: %d field(s) of the manifests are not stored by the API server and were left out, as a cluster would (first: %s %s %s %s); agpol lint lists them (AGP102)\n",
-			len(s.Dropped), printers.EscapeTerminal(s.FieldPosition(d.Source, d.Path).String()), d.Kind,
-			printers.EscapeTerminal(d.Namespace+"/"+d.Name), printers.EscapeTerminal(d.Path))
-	}
-	for _, w := range s.Warnings {
-		fmt.Fprintf(a.streams.ErrOut, "warning: %s\n", w.Message)
-	}
-	if note := skippedNote(s); note != "" {
-		fmt.Fprintln(a.streams.ErrOut, note)
-	}
 }
 
 // validate checks the input flags: --live needs -f.
@@ -148,29 +129,6 @@ func (a *app) classDataPlanes(cfg *lint.Config) (map[string]string, error) {
 		return nil, nil
 	}
 	return out, nil
-}
-
-// skippedNote says how many objects of kinds agpol does not use were skipped, kind by
-// kind ("" if none). agpol's own side files (request files, kind.agpol.dev) sit among
-// manifests by design and are not counted.
-func skippedNote(s *snapshot.Snapshot) string {
-	var parts []string
-	total := 0
-	for _, k := range s.SkippedKinds() {
-		if strings.HasSuffix(k, ".agpol.dev") {
-			continue
-		}
-		total += s.Skipped[k]
-		parts = append(parts, fmt.Sprintf("%s: %d", k, s.Skipped[k]))
-	}
-	if total == 0 {
-		return ""
-	}
-	noun := "objects"
-	if total == 1 {
-		noun = "object"
-	}
-	return fmt.Sprintf("note: skipped %d %s of kinds agpol does not use (%s)", total, noun, strings.Join(parts, ", "))
 }
 
 // sourceName names what load reads, for messages: the files given, the cluster, or both.

@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agpol/agpol/internal/render"
+	"github.com/agpol/agpol/internal/whatif"
 )
 
 type matrixOptions struct {
@@ -27,35 +27,14 @@ func (o *matrixOptions) Validate() error { return o.load.validate() }
 
 func (o *matrixOptions) Run(ctx context.Context) error {
 	a, f := o.a, o.filter
-	e, s, err := a.engine(ctx, &o.whatifFlags, &o.load, o.sems)
+	e, s, err := a.engine(ctx, &o.whatifFlags, &o.load, o.sems, whatif.Question{Filter: f, CheckFilter: true, Rows: o.from})
 	if err != nil {
 		return err
-	}
-	if err := checkTargetFlags(s, e, f); err != nil {
-		return err
-	}
-	for _, id := range o.from {
-		if e.Identity(id) == nil {
-			var known []string
-			for _, x := range e.Identities {
-				known = append(known, x.ID)
-			}
-			fmt.Fprintf(a.streams.ErrOut, "warning: --from %s is no identity of the decision space: it selects no row%s\n", id, didYouMean(id, known))
-		}
 	}
 	end := a.progress.Stagef("deciding %d identities × %d targets", len(e.Identities), len(e.Targets))
 	m := e.Matrix(f)
 	end()
-	w := a.streams.Out
-	switch o.output {
-	case "csv":
-		return render.MatrixCSV(w, m)
-	case "json", "yaml":
-		return render.Report(w, o.output, render.NewMatrixReport(m, o.ungroup), render.CompletenessOf(s))
-	case "markdown":
-		return render.MatrixMarkdown(w, m, o.ungroup)
-	}
-	return render.MatrixTable(w, m, o.ungroup)
+	return render.Matrix(a.streams.Out, o.output, s, m, o.ungroup)
 }
 
 func (a *app) newMatrixCmd() *cobra.Command {

@@ -57,78 +57,31 @@ func (o *simulateOptions) Run(ctx context.Context) error {
 	}
 	end := a.progress.Stagef("simulating %d requests", len(rf.Requests))
 	defer end()
-	sim := explain.New(s, o.sems, o.trustDomain)
-	w := a.streams.Out
-	if len(rf.Requests) == 0 {
-		// Nothing was decided: say so rather than succeed silently.
-		out := w
-		if o.output != "text" {
-			out = a.streams.ErrOut
-		}
-		fmt.Fprintf(out, "0 requests in %s: nothing was simulated\n", o.requests)
-		if o.output == "text" {
-			return nil
-		}
-	}
 	// Results are written as they are decided, never held all at once.
-	var emit func(*explain.Result) error
-	var finish func(*summary) error
-	switch o.output {
-	case "json", "yaml":
-		doc := explainReport(s, nil)
-		lw, err := render.NewListWriter(w, o.output, "results", doc)
-		if err != nil {
-			return err
-		}
-		emit = func(r *explain.Result) error { render.Sentences(r); return lw.Add(r) }
-		finish = func(sum *summary) error { doc.Summary = sum; return lw.Close(doc) }
-	case "junit":
-		j := render.NewJUnitSuite(o.requests)
-		emit = func(r *explain.Result) error { j.Add(r); return nil }
-		finish = func(*summary) error { return j.Write(w) }
-	default:
-		st := render.Styler{Color: render.UseColor(render.ColorMode(o.color), w)}
-		tw := st.Writer(w)
-		emit = func(r *explain.Result) error { return render.SimulateTextResult(tw, r, st) }
-		finish = func(*summary) error { return nil }
+	out, err := render.NewSimulateWriter(render.SimulateOutput{
+		Out: a.streams.Out, ErrOut: a.streams.ErrOut, Format: o.output, Color: render.ColorMode(o.color),
+		Requests: o.requests, Snapshot: s,
+	}, len(rf.Requests))
+	if err != nil {
+		return err
 	}
-	if render.IsTerminal(w) {
+	if render.IsTerminal(a.streams.Out) {
 		end() // results reach the terminal as they come: no status line among them
 	}
-	passed, failed := 0, 0
-	err = sim.SimulateEach(rf.Requests, simulateDetail(o.output), func(r *explain.Result) error {
-		if r.Expect != nil {
-			if r.Expect.Passed {
-				passed++
-			} else {
-				failed++
-			}
-		}
-		return emit(r)
-	})
+	sim := explain.New(s, o.sems, o.trustDomain)
+	tally, err := sim.SimulateTally(rf.Requests, render.SimulateDetail(o.output), out.Add)
 	if err != nil {
 		if errors.Is(err, explain.ErrInput) {
 			return fmt.Errorf("%s: %w%s", o.requests, err, partialHint(s))
 		}
 		return err
 	}
-	var sum *summary
-	if passed+failed > 0 {
-		sum = &summary{Passed: passed, Failed: failed}
-	}
-	if err := finish(sum); err != nil {
+	end()
+	if err := out.Close(tally); err != nil {
 		return err
 	}
-	end()
-	if passed+failed > 0 {
-		out := w
-		if o.output != "text" {
-			out = a.streams.ErrOut
-		}
-		fmt.Fprintf(out, "%d passed, %d failed\n", passed, failed)
-		if failed > 0 {
-			return &resultError{code: exitFail}
-		}
+	if tally.Failed > 0 {
+		return &resultError{code: exitFail}
 	}
 	return nil
 }
@@ -173,20 +126,6 @@ and any failure exits 1.
 	o.add(cmd, "text", "json", "yaml", "junit")
 	cmd.Flags().StringVar(&o.requests, "requests", "", "request file (YAML), - for stdin")
 	return cmd
-}
-
-// simulateDetail is what an output format prints beside each verdict: json and yaml
-// everything (traces, the AuthPolicy view), junit each decision's reason, text only
-// the reasons of failed expectations (which SimulateWith traces anyway). What is not
-// printed is not built: decisions are made untraced where no reason is printed.
-func simulateDetail(output string) explain.Options {
-	switch output {
-	case "json", "yaml":
-		return explain.Full
-	case "junit":
-		return explain.Options{Trace: true}
-	}
-	return explain.Options{}
 }
 
 func (a *app) readRequests(name string) ([]byte, error) {

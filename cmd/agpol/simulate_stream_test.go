@@ -53,14 +53,14 @@ func TestSimulateStreamsSameBytes(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				results, err := explain.New(s, sems, rf.TrustDomain).SimulateWith(rf.Requests, simulateDetail(format))
+				results, err := explain.New(s, sems, rf.TrustDomain).SimulateWith(rf.Requests, render.SimulateDetail(format))
 				if err != nil {
 					t.Fatal(err)
 				}
 				var want bytes.Buffer
-				doc := explainReport(s, results)
+				doc := render.NewDecisionList(s, results)
 				if p, f := render.SimulateSummary(results); p+f > 0 {
-					doc.Summary = &summary{Passed: p, Failed: f}
+					doc.Summary = &render.Summary{Passed: p, Failed: f}
 				}
 				switch format {
 				case "json":

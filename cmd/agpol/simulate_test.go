@@ -198,7 +198,7 @@ func TestGetAdmission(t *testing.T) {
 
 // TestSimulateDetailSameOutput: text and junit print the same bytes whether the results
 // are built in full (traced, with the AuthPolicy view) or with the detail those formats
-// ask for (simulateDetail), on every scenario with its expectations, with every
+// ask for (render.SimulateDetail), on every scenario with its expectations, with every
 // expectation turned around (so that every failure prints its reason), and under
 // several semantics.
 func TestSimulateDetailSameOutput(t *testing.T) {
@@ -234,7 +234,7 @@ func TestSimulateDetailSameOutput(t *testing.T) {
 						t.Fatal(err)
 					}
 					for _, out := range []string{"text", "junit"} {
-						brief, err := explain.New(s, ss, rf.TrustDomain).SimulateWith(rf.Requests, simulateDetail(out))
+						brief, err := explain.New(s, ss, rf.TrustDomain).SimulateWith(rf.Requests, render.SimulateDetail(out))
 						if err != nil {
 							t.Fatal(err)
 						}

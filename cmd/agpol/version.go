@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -23,16 +22,7 @@ func (o *versionOptions) Complete(*cobra.Command, []string) error { return nil }
 func (o *versionOptions) Validate() error { return nil }
 
 func (o *versionOptions) Run(context.Context) error {
-	v := version.Get()
-	w := o.a.streams.Out
-	switch o.output {
-	case "json":
-		return render.JSON(w, v)
-	case "yaml":
-		return render.YAML(w, v)
-	}
-	_, err := fmt.Fprintf(w, "agpol %s (commit %s, built %s, %s)\n", v.Version, orUnknown(v.Commit), orUnknown(v.Date), v.GoVersion)
-	return err
+	return render.Version(o.a.streams.Out, o.output, version.Get())
 }
 
 func (a *app) newVersionCmd() *cobra.Command {
@@ -48,11 +38,4 @@ func (a *app) newVersionCmd() *cobra.Command {
 	addOutputFlag(cmd, &o.output, "text", "json", "yaml")
 	addPlainColorFlag(cmd, &o.color, "version prints no colour")
 	return cmd
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
 }

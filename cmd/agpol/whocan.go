@@ -41,25 +41,15 @@ func (o *whoCanOptions) Validate() error {
 
 func (o *whoCanOptions) Run(ctx context.Context) error {
 	a := o.a
-	e, s, err := a.engine(ctx, &o.whatifFlags, &o.load, o.sems)
+	e, s, err := a.engine(ctx, &o.whatifFlags, &o.load, o.sems, whatif.Question{Filter: o.filter, CheckFilter: true, Tool: o.op.Tool})
 	if err != nil {
 		return err
-	}
-	if err := checkTargetFlags(s, e, o.filter); err != nil {
-		return err
-	}
-	if o.op.Tool != "" {
-		a.warnUnknownTool(e, o.op.Tool)
 	}
 	res, err := e.WhoCan(o.op, o.filter)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	w := a.streams.Out
-	if o.output == "json" || o.output == "yaml" {
-		return render.Report(w, o.output, render.NewWhoCanReport(semNames(o.sems), o.op, res), render.CompletenessOf(s))
-	}
-	return render.WhoCanText(w, semNames(o.sems), o.op, res)
+	return render.WhoCan(a.streams.Out, o.output, s, semNames(o.sems), o.op, res)
 }
 
 func (a *app) newWhoCanCmd() *cobra.Command {

@@ -1,0 +1,14 @@
+package output
+
+import (
+	"io"
+
+	"github.com/agpol/agpol/internal/lint"
+)
+
+// ExplainCheck writes what agpol lint --explain CODE prints: the check's explanation
+// and fix.
+func ExplainCheck(w io.Writer, c *lint.Check) error {
+	_, err := io.WriteString(w, lint.ExplainText(c))
+	return err
+}

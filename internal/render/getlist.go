@@ -1,0 +1,111 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
+)
+
+// GetOutput is what agpol get lists and how.
+type GetOutput struct {
+	Out, ErrOut io.Writer
+	// Kinds are the resources asked for; Selector picks their objects (its Namespace
+	// "" for every namespace).
+	Kinds    []string
+	Selector Selector
+	Wide     bool
+	Computed Computed
+	// Printer prints the objects themselves (kubectl's formats); nil for the tables.
+	Printer   printers.ResourcePrinter
+	NoHeaders bool
+	// JSON is -o json: the List is written an object at a time, the same bytes as the
+	// printer's (ShowManagedFields is its --show-managed-fields).
+	JSON, ShowManagedFields bool
+	// ReadNamespace is the namespace a live read was limited to; FromFiles is true
+	// when only files were read. Both name where nothing was found.
+	ReadNamespace string
+	FromFiles     bool
+}
+
+// Get writes agpol get's list of s: a warning for each kind asked for that the cluster
+// does not serve, then the tables (one per kind, a blank line between them) or, with a
+// printer, the one object named or a v1 List, as kubectl does. A NAME that selects
+// nothing is an error; an empty list says "No resources found" on stderr.
+func Get(o GetOutput, s *snapshot.Snapshot) error {
+	targets := topology.IndexTargets(s)
+	var items []Item
+	var tables []*Table
+	for _, k := range o.Kinds {
+		// A kind the cluster does not serve lists empty: say why, not just "No resources found".
+		for _, missing := range s.NotInstalled {
+			if strings.HasPrefix(missing, k+".") {
+				fmt.Fprintf(o.ErrOut, "warning: %s is not installed in the cluster (no CRD serves it)\n", missing)
+			}
+		}
+		t, its := GetView(k, s, targets, o.Selector, o.Wide, o.Computed)
+		items = append(items, its...)
+		tables = append(tables, t)
+	}
+	name := o.Selector.Name
+	if name != "" && len(items) == 0 {
+		return fmt.Errorf("%s %q not found", strings.Join(o.Kinds, ","), name)
+	}
+	w := o.Out
+	if o.Printer != nil {
+		// kubectl's shape: one object named is printed itself, anything else as a v1 List.
+		if name != "" && len(items) == 1 {
+			return o.Printer.PrintObj(items[0].Load(), w)
+		}
+		if o.JSON {
+			next := 0
+			return ObjectListJSON(w, !o.ShowManagedFields, func() *unstructured.Unstructured {
+				if next == len(items) {
+					return nil
+				}
+				next++
+				return items[next-1].Fresh()
+			})
+		}
+		list := &unstructured.UnstructuredList{Object: map[string]any{
+			"apiVersion": "v1", "kind": "List", "metadata": map[string]any{"resourceVersion": ""}}}
+		for i := range items {
+			list.Items = append(list.Items, *items[i].Load())
+		}
+		if list.Items == nil {
+			list.Items = []unstructured.Unstructured{}
+		}
+		return o.Printer.PrintObj(list, w)
+	}
+	if len(items) == 0 {
+		// kubectl's words: the namespace listed, or nothing when every namespace was.
+		where := ""
+		switch {
+		case o.Selector.Namespace != "":
+			where = " in " + o.Selector.Namespace + " namespace"
+		case o.ReadNamespace != "":
+			where = " in " + o.ReadNamespace + " namespace"
+		case o.FromFiles:
+			where = " in the input"
+		}
+		fmt.Fprintf(o.ErrOut, "No resources found%s.\n", where)
+		return nil
+	}
+	for i, t := range tables {
+		if len(t.Rows) == 0 {
+			continue
+		}
+		if i > 0 && len(tables) > 1 {
+			fmt.Fprintln(w)
+		}
+		if err := t.Write(w, o.NoHeaders); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,136 @@
+package render
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/snapshot"
+)
+
+// DecisionList is the -o json|yaml document of explain and simulate.
+type DecisionList struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Completeness
+	Results []*explain.Result `json:"results"`
+	Summary *Summary          `json:"summary,omitempty"`
+}
+
+// Summary is the count of simulate's expectations.
+type Summary struct {
+	Passed int `json:"passed"`
+	Failed int `json:"failed"`
+}
+
+// NewDecisionList is the document of results decided on s, their sentences written.
+func NewDecisionList(s *snapshot.Snapshot, results []*explain.Result) *DecisionList {
+	if results == nil {
+		results = []*explain.Result{}
+	}
+	for _, r := range results {
+		Sentences(r)
+	}
+	return &DecisionList{APIVersion: ReportAPIVersion, Kind: "DecisionList", Completeness: CompletenessOf(s), Results: results}
+}
+
+// SimulateDetail is what an output format prints beside each verdict: json and yaml
+// everything (traces, the AuthPolicy view), junit each decision's reason, text only
+// the reasons of failed expectations (which SimulateWith traces anyway). What is not
+// printed is not built: decisions are made untraced where no reason is printed.
+func SimulateDetail(format string) explain.Options {
+	switch format {
+	case "json", "yaml":
+		return explain.Full
+	case "junit":
+		return explain.Options{Trace: true}
+	}
+	return explain.Options{}
+}
+
+// SimulateOutput is where and how simulate's results are written.
+type SimulateOutput struct {
+	Out, ErrOut io.Writer
+	Format      string // text, json, yaml or junit
+	Color       ColorMode
+	Requests    string // the request file's name
+	Snapshot    *snapshot.Snapshot
+}
+
+// SimulateWriter writes simulate's results as they are decided, never holding them all.
+type SimulateWriter struct {
+	o      SimulateOutput
+	add    func(*explain.Result) error
+	finish func(*Summary) error
+}
+
+// NewSimulateWriter starts the output of n requests' results: "nothing was simulated"
+// when n is 0 (on stdout for text, stderr for the documents, which still follow), and
+// the head of a json or yaml document.
+func NewSimulateWriter(o SimulateOutput, n int) (*SimulateWriter, error) {
+	w := o.Out
+	if n == 0 {
+		// Nothing is decided: say so rather than succeed silently.
+		out := w
+		if o.Format != "text" {
+			out = o.ErrOut
+		}
+		fmt.Fprintf(out, "0 requests in %s: nothing was simulated\n", o.Requests)
+	}
+	sw := &SimulateWriter{o: o}
+	switch o.Format {
+	case "json", "yaml":
+		doc := NewDecisionList(o.Snapshot, nil)
+		lw, err := NewListWriter(w, o.Format, "results", doc)
+		if err != nil {
+			return nil, err
+		}
+		sw.add = func(r *explain.Result) error { Sentences(r); return lw.Add(r) }
+		sw.finish = func(sum *Summary) error { doc.Summary = sum; return lw.Close(doc) }
+	case "junit":
+		j := NewJUnitSuite(o.Requests)
+		sw.add = func(r *explain.Result) error { j.Add(r); return nil }
+		sw.finish = func(*Summary) error { return j.Write(w) }
+	default:
+		st := Styler{Color: UseColor(o.Color, w)}
+		tw := st.Writer(w)
+		sw.add = func(r *explain.Result) error { return SimulateTextResult(tw, r, st) }
+		sw.finish = func(*Summary) error { return nil }
+	}
+	return sw, nil
+}
+
+// Add writes one result.
+func (sw *SimulateWriter) Add(r *explain.Result) error { return sw.add(r) }
+
+// Close ends the output: the summary of the expectations t counted (in the document,
+// and "N passed, M failed" on stdout for text, stderr otherwise) when there were any.
+func (sw *SimulateWriter) Close(t explain.Tally) error {
+	var sum *Summary
+	if t.Checked() {
+		sum = &Summary{Passed: t.Passed, Failed: t.Failed}
+	}
+	if err := sw.finish(sum); err != nil {
+		return err
+	}
+	if t.Checked() {
+		out := sw.o.Out
+		if sw.o.Format != "text" {
+			out = sw.o.ErrOut
+		}
+		fmt.Fprintf(out, "%d passed, %d failed\n", t.Passed, t.Failed)
+	}
+	return nil
+}
+
+// Decisions writes explain's results: a DecisionList document for json and yaml, else
+// the text of each decision.
+func Decisions(w io.Writer, format string, color ColorMode, s *snapshot.Snapshot, results []*explain.Result) error {
+	switch format {
+	case "json":
+		return JSON(w, NewDecisionList(s, results))
+	case "yaml":
+		return YAML(w, NewDecisionList(s, results))
+	}
+	return ExplainText(w, results, Styler{Color: UseColor(color, w)})
+}

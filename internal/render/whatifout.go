@@ -1,0 +1,59 @@
+package render
+
+import (
+	"io"
+
+	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/whatif"
+)
+
+// CanIList writes can-i --list's answer: a report for json and yaml, else the table.
+func CanIList(w io.Writer, format string, s *snapshot.Snapshot, l *whatif.CanIList) error {
+	if format == "json" || format == "yaml" {
+		return Report(w, format, NewCanIListReport(l), CompletenessOf(s))
+	}
+	return CanIListText(w, l)
+}
+
+// CanI writes can-i's answers for id and op under sems: a report for json and yaml,
+// else the text.
+func CanI(w io.Writer, format string, s *snapshot.Snapshot, sems []string, id *whatif.Caller, op whatif.Op, answers []whatif.Answer) error {
+	if format == "json" || format == "yaml" {
+		return Report(w, format, NewCanIReport(sems, id, op, answers), CompletenessOf(s))
+	}
+	return CanIText(w, sems, answers)
+}
+
+// WhoCan writes who-can's answer: a report for json and yaml, else the text.
+func WhoCan(w io.Writer, format string, s *snapshot.Snapshot, sems []string, op whatif.Op, res []*whatif.WhoCanTarget) error {
+	if format == "json" || format == "yaml" {
+		return Report(w, format, NewWhoCanReport(sems, op, res), CompletenessOf(s))
+	}
+	return WhoCanText(w, sems, op, res)
+}
+
+// Matrix writes the access matrix: csv, a report for json and yaml, markdown, or the
+// table (rows with identical cells grouped unless ungroup).
+func Matrix(w io.Writer, format string, s *snapshot.Snapshot, m *whatif.Matrix, ungroup bool) error {
+	switch format {
+	case "csv":
+		return MatrixCSV(w, m)
+	case "json", "yaml":
+		return Report(w, format, NewMatrixReport(m, ungroup), CompletenessOf(s))
+	case "markdown":
+		return MatrixMarkdown(w, m, ungroup)
+	}
+	return MatrixTable(w, m, ungroup)
+}
+
+// Diff writes the changes between two decision spaces, read from before and after: a
+// report for json and yaml, markdown, or the text.
+func Diff(w io.Writer, format string, before, after *snapshot.Snapshot, d *whatif.DiffResult) error {
+	switch format {
+	case "json", "yaml":
+		return Report(w, format, NewDiffReport(d), CompletenessOfSides([]string{"before", "after"}, before, after))
+	case "markdown":
+		return DiffMarkdown(w, d)
+	}
+	return DiffText(w, d)
+}
