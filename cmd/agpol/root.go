@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/klog/v2"
@@ -146,6 +147,11 @@ agpol only reads. It never writes to a cluster.
 	root.SetOut(a.streams.Out)
 	root.SetErr(a.streams.ErrOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	// Help fits render.TextWidth: cobra's template, with flag descriptions wrapped.
+	cobra.AddTemplateFunc("wrappedFlagUsages", func(f *pflag.FlagSet) string { return f.FlagUsagesWrapped(render.TextWidth) })
+	root.SetUsageTemplate(strings.NewReplacer(
+		".LocalFlags.FlagUsages", "wrappedFlagUsages .LocalFlags",
+		".InheritedFlags.FlagUsages", "wrappedFlagUsages .InheritedFlags").Replace(root.UsageTemplate()))
 
 	a.config = genericclioptions.NewConfigFlags(true)
 	a.config.AddFlags(root.PersistentFlags())

@@ -79,8 +79,8 @@ func TestGetAccessPoliciesFitWidth(t *testing.T) {
 // a 100-column terminal: get (each kind, kubectl's default columns; -o wide is wide by
 // design, as in kubectl), describe (each kind), explain and simulate (each semantics),
 // effective, can-i (--list for every caller, with every semantics), who-can, matrix, diff,
-// lint --list and --explain of every check, version. Not covered: lint's findings, one
-// line each (file:line:col: …) for editors and CI logs to parse, and --help.
+// lint --list and --explain of every check, version, and --help of every command. Not
+// covered: lint's findings, one line each (file:line:col: …) for editors and CI logs to parse.
 func TestEveryCommandFitsWidth(t *testing.T) {
 	t.Chdir("../..")
 	render.Now = func() timeT { return fixedNow }
@@ -116,6 +116,10 @@ func TestEveryCommandFitsWidth(t *testing.T) {
 	withEx("diff", "--semantics", "reference", "--semantics", "pr-293")
 	add("lint", "--list")
 	add("version")
+	for _, c := range [][]string{{}, {"get"}, {"describe"}, {"effective"}, {"effective", "authpolicy"}, {"explain"}, {"simulate"},
+		{"can-i"}, {"who-can"}, {"matrix"}, {"diff"}, {"lint"}, {"version"}, {"completion"}} {
+		add(append(c, "--help")...)
+	}
 	list, _, _ := runDecide(t, "", "lint", "--list")
 	for _, f := range strings.Fields(list) {
 		if strings.HasPrefix(f, "AGP") {

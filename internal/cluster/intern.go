@@ -10,7 +10,10 @@ import (
 // expressions, certificates) are seldom repeated.
 const maxInterned = 64
 
-// intern returns the file's copy of s. Typed objects keep the values (and the keys of
+// intern returns the file's copy of s. What it buys: peak RSS of `agpol get xap -A -o name`
+// on bench/run.sh's large topology (18k objects) is 255–259 MB with it, 261–265 MB without
+// (2 runs each, 2026-11-25). Parsing takes it as a plain func(string) string
+// (yamlnode.Convert). Typed objects keep the values (and the keys of
 // label maps) of every object, and most are the same few words (API versions, kinds,
 // namespaces, enum values) over and over: each file has its own table (strings), and
 // the strings it has not seen are interned over all the files read, which are parsed
