@@ -640,29 +640,27 @@ func cellsKey(before, after whatif.Cell) string {
 
 func writeCell(b *strings.Builder, c whatif.Cell) {
 	b.WriteByte('{')
-	b.WriteString(c.Decision)
-	b.WriteByte(' ')
-	b.WriteString(c.Level)
-	b.WriteByte(' ')
-	b.WriteString(c.DecidedBy)
-	b.WriteByte(' ')
-	b.WriteString(strconv.FormatBool(c.Explicit))
+	writeFields(b, c.Decision, c.Level, c.DecidedBy, strconv.FormatBool(c.Explicit))
 	b.WriteString(" [")
 	for i, br := range c.Branches {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
 		b.WriteByte('{')
-		b.WriteString(br.Assume.String())
-		b.WriteByte(' ')
-		b.WriteString(br.Decision)
-		b.WriteByte(' ')
-		b.WriteString(br.Level)
-		b.WriteByte(' ')
-		b.WriteString(br.DecidedBy)
+		writeFields(b, br.Assume.String(), br.Decision, br.Level, br.DecidedBy)
 		b.WriteByte('}')
 	}
 	b.WriteString("]}")
+}
+
+// writeFields writes fields separated by spaces, as fmt.Sprint writes a struct's.
+func writeFields(b *strings.Builder, fields ...string) {
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(f)
+	}
 }
 
 func sideText(c whatif.Cell) string {
