@@ -8,37 +8,7 @@ import (
 
 	"github.com/agpol/agpol/internal/effective/authpolicy"
 	"github.com/agpol/agpol/internal/render"
-	"github.com/agpol/agpol/internal/snapshot"
 )
-
-// authPolicyGetHook fills the ENFORCED column of agpol get authpolicies with the
-// enforcement computed over every path of the input.
-func authPolicyGetHook(s *snapshot.Snapshot, c *render.Computed) {
-	if len(s.AuthPolicies) == 0 {
-		return
-	}
-	res := authpolicy.Compute(s)
-	var v1b2 *authpolicy.V1beta2Result
-	c.Enforcement = func(p *snapshot.AuthPolicy) render.State {
-		if p.IsV1beta2() {
-			if v1b2 == nil {
-				v1b2 = authpolicy.ComputeV1beta2(s)
-			}
-			pr := v1b2.Policy(p.Namespace + "/" + p.Name)
-			if pr == nil || pr.Object != p {
-				return render.State{Cell: "<duplicate>"}
-			}
-			return render.State{Cell: render.V1beta2EnforcementCell(pr), InForce: pr.Enforcement == authpolicy.Enforced || pr.Enforcement == authpolicy.PartiallyEnforced,
-				Detail: pr}
-		}
-		pr := res.Policy(p.Namespace + "/" + p.Name)
-		if pr == nil || pr.Policy.Object != p {
-			return render.State{Cell: "<duplicate>"}
-		}
-		return render.State{Cell: render.AuthPolicyEnforcementCell(pr), InForce: pr.Enforcement == authpolicy.Enforced,
-			Detail: render.NewAuthPolicyStatus(pr)}
-	}
-}
 
 func (a *app) newEffectiveCmd() *cobra.Command {
 	cmd := &cobra.Command{

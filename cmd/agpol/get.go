@@ -38,36 +38,6 @@ var getFormats = map[string]func(a *app, s *snapshot.Snapshot, kinds []string, n
 	},
 }
 
-// getHooks fill the computed columns of agpol get: the admission and enforcement of
-// XAccessPolicies (below) and the enforcement of AuthPolicies (effective.go).
-var getHooks = []func(*snapshot.Snapshot, *render.Computed){accessPolicyGetHook, authPolicyGetHook}
-
-// accessPolicyGetHook fills the ACCEPTED and ENFORCED columns of agpol get
-// xaccesspolicies (and the graph labels) under the reference semantics: the admission
-// the data plane follows and where it comes from (the recorded status, or agpol's
-// computation without one), and whether the data plane enforces the policy (effective).
-func accessPolicyGetHook(s *snapshot.Snapshot, c *render.Computed) {
-	if len(s.XAccessPolicies) == 0 {
-		return
-	}
-	e := effective.NewEngine(s, effective.Reference(), "")
-	enf := e.Enforcement(nil)
-	c.Admission = func(p *snapshot.XAccessPolicy) render.State {
-		a, ok := e.Admission[p]
-		if !ok {
-			return render.State{Cell: "<unknown>"}
-		}
-		return render.State{Cell: a.EffectiveCell(), InForce: a.Effective.Accepted, Detail: a}
-	}
-	c.AccessEnforcement = func(p *snapshot.XAccessPolicy) render.State {
-		pe, ok := enf[p]
-		if !ok {
-			return render.State{Cell: "<unknown>"}
-		}
-		return render.State{Cell: pe.Cell(), InForce: pe.InForce(), Detail: pe}
-	}
-}
-
 type getOptions struct {
 	a         *app
 	load      loadFlags
@@ -253,9 +223,7 @@ func (o *getOptions) formats() []string {
 func (a *app) runGet(o *getOptions, s *snapshot.Snapshot) error {
 	computed := render.Computed{}
 	if o.printer == nil { // kubectl's printers print the objects, not agpol's columns
-		for _, hook := range getHooks {
-			hook(s, &computed)
-		}
+		computed = render.ComputedFrom(effective.ComputeStatuses(s))
 	}
 	sel := o.sel
 	sel.Namespace, sel.Name = o.filterNamespace(), o.name

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/render"
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/topology"
@@ -32,9 +33,6 @@ func (a *app) runGraph(s *snapshot.Snapshot, kinds []string, name string, sel re
 		}
 		return fmt.Errorf("no gateway in the input")
 	}
-	computed := render.Computed{}
-	for _, hook := range getHooks {
-		hook(s, &computed)
-	}
+	computed := render.ComputedFrom(effective.ComputeStatuses(s))
 	return render.GatewayGraph(a.streams.Out, format, render.GraphInput{Gateways: gws, Graph: g, Targets: topology.IndexTargets(s), Computed: computed})
 }

@@ -11,6 +11,8 @@ import (
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/agpol/agpol/internal/apis/agentic"
+	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/effective/authpolicy"
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/topology"
 )
@@ -395,4 +397,47 @@ func sortByName[T any](in []T, meta func(T) metav1.ObjectMeta) []T {
 		return a.Name < b.Name
 	})
 	return out
+}
+
+// ComputedFrom is the computed cells of agpol get (and the graph's labels) from what
+// effective computed: an XAccessPolicy's ACCEPTED (the admission the data plane follows
+// and where it comes from) and ENFORCED cells, and an AuthPolicy's ENFORCED cell.
+func ComputedFrom(st *effective.Statuses) Computed {
+	var c Computed
+	if st.Admission != nil {
+		c.Admission = func(p *snapshot.XAccessPolicy) State {
+			a, ok := st.Admission[p]
+			if !ok {
+				return State{Cell: "<unknown>"}
+			}
+			return State{Cell: a.EffectiveCell(), InForce: a.Effective.Accepted, Detail: a}
+		}
+		c.AccessEnforcement = func(p *snapshot.XAccessPolicy) State {
+			pe, ok := st.Enforcement[p]
+			if !ok {
+				return State{Cell: "<unknown>"}
+			}
+			return State{Cell: pe.Cell(), InForce: pe.InForce(), Detail: pe}
+		}
+	}
+	if st.AuthPolicy != nil {
+		c.Enforcement = func(p *snapshot.AuthPolicy) State {
+			ref := p.Namespace + "/" + p.Name
+			if p.IsV1beta2() {
+				pr := st.V1beta2.Policy(ref)
+				if pr == nil || pr.Object != p {
+					return State{Cell: "<duplicate>"}
+				}
+				return State{Cell: V1beta2EnforcementCell(pr), InForce: pr.Enforcement == authpolicy.Enforced || pr.Enforcement == authpolicy.PartiallyEnforced,
+					Detail: pr}
+			}
+			pr := st.AuthPolicy.Policy(ref)
+			if pr == nil || pr.Policy.Object != p {
+				return State{Cell: "<duplicate>"}
+			}
+			return State{Cell: AuthPolicyEnforcementCell(pr), InForce: pr.Enforcement == authpolicy.Enforced,
+				Detail: NewAuthPolicyStatus(pr)}
+		}
+	}
+	return c
 }
