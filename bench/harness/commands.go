@@ -83,14 +83,7 @@ func commands(args []string) error {
 
 // measure runs argv with stdout counted and discarded.
 func measure(argv []string) (run, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	cw := &countWriter{}
-	var stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = cw, &stderr
-	t0 := time.Now()
-	err := cmd.Run()
-	el := time.Since(t0)
+	cmd, cw, stderr, el, err := runCounted(argv, append(os.Environ(), "NO_COLOR=1"))
 	code := 0
 	if err != nil {
 		ee, ok := err.(*exec.ExitError)

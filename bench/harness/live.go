@@ -159,14 +159,7 @@ type result struct {
 // timed runs a command with its output discarded (counted) and returns its wall time
 // and peak RSS.
 func timed(argv []string, env []string) (result, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = env
-	cw := &countWriter{}
-	var stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = cw, &stderr
-	t0 := time.Now()
-	err := cmd.Run()
-	el := time.Since(t0)
+	cmd, cw, stderr, el, err := runCounted(argv, env)
 	if err != nil {
 		return result{}, fmt.Errorf("%s: %w\n%s", strings.Join(argv, " "), err, stderr.String())
 	}
@@ -181,6 +174,19 @@ func timed(argv []string, env []string) (result, error) {
 		}
 	}
 	return r, nil
+}
+
+// runCounted runs argv with env, its stdout counted and discarded and its stderr kept,
+// and returns the finished command and its wall time.
+func runCounted(argv, env []string) (*exec.Cmd, *countWriter, *strings.Builder, time.Duration, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	cw := &countWriter{}
+	stderr := &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = cw, stderr
+	t0 := time.Now()
+	err := cmd.Run()
+	return cmd, cw, stderr, time.Since(t0), err
 }
 
 type countWriter struct{ n int64 }

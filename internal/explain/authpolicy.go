@@ -227,19 +227,23 @@ func (sim *Simulator) AuthPoliciesOn(gw *snapshot.Gateway, listener string, rout
 	return out
 }
 
-// routesTo lists the routes ("ns/name") through gw (on listener, when given) whose rules
-// send traffic to backend ("Kind ns/name", PathInfo.Backend).
-func (sim *Simulator) routesTo(gw *snapshot.Gateway, listener, backend string) []string {
-	var out []string
+// authPoliciesToward is AuthPoliciesOn for the routes through gw (on listener, when
+// given) whose rules send traffic to backend ("Kind ns/name", PathInfo.Backend): a
+// request that names the backend, not the route.
+func (sim *Simulator) authPoliciesToward(gw *snapshot.Gateway, listener, backend string) []string {
+	if len(sim.Snapshot.AuthPolicies) == 0 {
+		return nil
+	}
+	var routes []string
 	for _, p := range sim.Graph.Paths(topology.GatewayRef(gw.Namespace, gw.Name)) {
 		if (listener != "" && p.Listener != listener) || p.Backend.Kind+" "+p.Backend.Ref.Namespace+"/"+p.Backend.Ref.Name != backend {
 			continue
 		}
-		if r := p.Route.Namespace + "/" + p.Route.Name; !slices.Contains(out, r) {
-			out = append(out, r)
+		if r := p.Route.Namespace + "/" + p.Route.Name; !slices.Contains(routes, r) {
+			routes = append(routes, r)
 		}
 	}
-	return out
+	return sim.AuthPoliciesOn(gw, listener, routes)
 }
 
 func (sim *Simulator) hasV1beta2() bool {

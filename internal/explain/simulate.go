@@ -297,7 +297,7 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 			if ap == nil && ch.info.Route == "" && ch.info.Backend != "" {
 				// The request names the backend, not the route: the AuthPolicies of the
 				// routes to it decide, with credentials agpol does not know.
-				if aps := sim.AuthPoliciesOn(rt.gw, ch.info.Listener, sim.routesTo(rt.gw, ch.info.Listener, ch.info.Backend)); aps != nil {
+				if aps := sim.authPoliciesToward(rt.gw, ch.info.Listener, ch.info.Backend); aps != nil {
 					for i := range group {
 						group[i].Decision = AuthPolicyUnevaluated(group[i].Decision, aps)
 					}

@@ -33,6 +33,7 @@ package authpolicy
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -492,31 +493,21 @@ func ptrEq[T comparable](a, b *T) bool {
 }
 
 func headersIn(want, have []gwapiv1.HTTPHeaderMatch) bool {
-	for _, w := range want {
-		found := false
-		for _, h := range have {
-			if ptrEq(w.Type, h.Type) && w.Name == h.Name && w.Value == h.Value {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
+	return allIn(want, have, func(w, h gwapiv1.HTTPHeaderMatch) bool {
+		return ptrEq(w.Type, h.Type) && w.Name == h.Name && w.Value == h.Value
+	})
 }
 
 func paramsIn(want, have []gwapiv1.HTTPQueryParamMatch) bool {
+	return allIn(want, have, func(w, h gwapiv1.HTTPQueryParamMatch) bool {
+		return ptrEq(w.Type, h.Type) && w.Name == h.Name && w.Value == h.Value
+	})
+}
+
+// allIn reports whether every element of want has a same one in have.
+func allIn[T any](want, have []T, same func(w, h T) bool) bool {
 	for _, w := range want {
-		found := false
-		for _, h := range have {
-			if ptrEq(w.Type, h.Type) && w.Name == h.Name && w.Value == h.Value {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.ContainsFunc(have, func(h T) bool { return same(w, h) }) {
 			return false
 		}
 	}
