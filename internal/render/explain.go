@@ -20,6 +20,9 @@ func PathLine(p explain.PathInfo) string {
 	} else if p.Listener != "" {
 		parts[0] += " (" + p.Listener + ")"
 	}
+	if p.DataPlaneAssumed != "" {
+		parts[0] += " [data plane assumed]" // the GatewayClass is not in the input: see writeListenerNotes
+	}
 	if p.Route != "" {
 		r := "route " + p.Route
 		if p.RuleName != "" {
