@@ -350,6 +350,9 @@ func newValidator(crd *apiextv1.CustomResourceDefinition, gvk schema.GroupVersio
 // GroupVersionKind is what this validator validates.
 func (v *Validator) GroupVersionKind() schema.GroupVersionKind { return v.gvk }
 
+// Namespaced reports whether the CRD's objects live in a namespace (GatewayClass does not).
+func (v *Validator) Namespaced() bool { return v.namespaced }
+
 // Result is what validating one object found.
 type Result struct {
 	// Unknown lists the fields the API server would drop silently (pruning), as

@@ -66,7 +66,7 @@ func decodeAll(r io.Reader) ([]testObject, error) {
 		if err := u.UnmarshalJSON(js); err != nil {
 			return nil, err
 		}
-		if u.GetNamespace() == "" {
+		if v, err := Lookup(u.GroupVersionKind()); u.GetNamespace() == "" && (err != nil || v.Namespaced()) {
 			u.SetNamespace("default")
 		}
 		out = append(out, testObject{u})
