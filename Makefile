@@ -3,7 +3,7 @@ GO        ?= go
 export GOTOOLCHAIN ?= local
 BIN       := bin
 
-.PHONY: all build test test-unit testenv ci-tools ci-check vet fmt-check install clean release-check
+.PHONY: all build test test-short test-unit testenv ci-tools ci-check vet staticcheck fmt-check install clean release-check
 
 all: build
 
@@ -25,7 +25,7 @@ testenv:
 ## the tests of the GitHub Action, the pre-commit hook and docs/ci (hack/citest); then
 ## every fuzz target briefly (TEST_FUZZTIME each; a crasher fails the run)
 TEST_FUZZTIME ?= 3s
-test: testenv ci-tools vet fmt-check
+test: testenv ci-tools vet staticcheck fmt-check
 	KUBEBUILDER_ASSETS="$$(./hack/testenv/ensure.sh)" $(GO) test ./...
 	FUZZTIME=$(TEST_FUZZTIME) ./hack/fuzz.sh
 
@@ -43,12 +43,24 @@ ci-check: ci-tools
 release-check:
 	./hack/release-check.sh
 
+## test-short: the inner loop: vet, then every test with -short (the live tests skip unless
+## CI=true; the differential's and the slowest packages' long cases are trimmed)
+test-short: vet
+	$(GO) test -short ./...
+
 ## test-unit: the tests that need no API server (live tests skip unless CI=true)
 test-unit:
 	$(GO) test ./...
 
 vet:
 	$(GO) vet ./...
+
+## staticcheck: staticcheck's default checks (honnef.co/go/tools, pinned in hack/tools/go.mod)
+## on every package; a finding fails `make test`. Deliberate exceptions carry a
+## //lint:ignore comment with the reason.
+staticcheck:
+	$(GO) -C hack/tools build -o $(CURDIR)/$(BIN)/staticcheck honnef.co/go/tools/cmd/staticcheck
+	$(BIN)/staticcheck ./...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -1,7 +1,6 @@
 package stages
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -81,7 +80,7 @@ func Generated(tb testing.TB, size string) *Fixture {
 		tb.Fatal(err)
 	}
 	if len(files) != t.Stats.Files {
-		tb.Fatal(fmt.Sprintf("%d files in %s, generated %d", len(files), f.Dir, t.Stats.Files))
+		tb.Fatalf("%d files in %s, generated %d", len(files), f.Dir, t.Stats.Files)
 	}
 	f.Files = files
 	return f

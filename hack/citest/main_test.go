@@ -136,7 +136,6 @@ func needTool(t *testing.T, name string) {
 var (
 	githubShell = []string{"bash", "--noprofile", "--norc", "-eo", "pipefail", "-c"} // shell: bash
 	gitlabShell = []string{"bash", "-c"}                                             // the script starts with set -eo pipefail
-	posixShell  = []string{"sh", "-c"}
 )
 
 // baseEnv is this process's environment without the variables of a CI system the tests
