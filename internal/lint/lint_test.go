@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agpol/agpol/internal/cluster"
+	"github.com/agpol/agpol/internal/config"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -186,10 +187,10 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 				t.Fatalf("check %s has no case in this test (add testdata/lint/checks/%s.yaml and its expected findings)", c.Code, c.Code)
 			}
 			ctx := loadContext(t, fixtures+"/base.yaml", fixtures+"/checks/"+c.Code+".yaml")
-			var cfg *Config
+			var cfg *config.File
 			if cf := fixtures + "/checks/" + c.Code + ".config"; fileExists(cf) {
 				var err error
-				if cfg, err = LoadConfig(cf); err != nil {
+				if cfg, err = config.Load(cf); err != nil {
 					t.Fatal(err)
 				}
 			}
