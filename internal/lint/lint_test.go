@@ -283,6 +283,8 @@ func TestSelector(t *testing.T) {
 		}},
 		{only: []string{"AGP999"}, wantErr: `--only: unknown check or category "AGP999"`},
 		{skip: []string{"allowall"}, wantErr: `--skip: unknown check or category "allowall"`},
+		{only: []string{"AGP101"}, skip: []string{"agp101"}, wantErr: "--only AGP101 and --skip AGP101 contradict each other"},
+		{only: []string{"AGP101"}, skip: []string{"schema"}, wantErr: "--only AGP101 with --skip schema leaves no check to run"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.only, "+")+"-"+strings.Join(tt.skip, "+"), func(t *testing.T) {
