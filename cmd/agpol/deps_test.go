@@ -58,6 +58,7 @@ func TestLayering(t *testing.T) {
 		{"explain", []string{mod + "render"}},
 		{"whatif", []string{mod + "render"}},
 		{"lint", []string{mod + "render", mod + "lint/output"}},
+		{"config", []string{mod + "lint", mod + "render", mod + "cluster"}},
 		{"describe", []string{mod + "render", mod + "cluster"}},
 		{"topology", []string{mod + "effective", mod + "explain", mod + "render", mod + "cluster"}},
 		{"snapshot", []string{mod + "topology", mod + "effective", mod + "render", mod + "cluster"}},

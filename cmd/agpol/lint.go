@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agpol/agpol/internal/cluster"
+	"github.com/agpol/agpol/internal/config"
 	"github.com/agpol/agpol/internal/lint"
 	"github.com/agpol/agpol/internal/lint/output"
 	"github.com/agpol/agpol/internal/render"
@@ -33,7 +31,7 @@ type lintOptions struct {
 	// config read, and the objects lint could not type (filled by the load).
 	threshold   lint.Threshold
 	checks      []*lint.Check
-	cfg         *lint.Config
+	cfg         *config.File
 	undecodable []lint.Undecodable
 }
 
@@ -48,7 +46,7 @@ func (o *lintOptions) Complete(cmd *cobra.Command, args []string) error {
 	if o.checks, err = (lint.Selector{Only: o.only, Skip: o.skip}).Select(); err != nil {
 		return usagef("%v", err)
 	}
-	if o.cfg, err = loadLintConfig(o.config, cmd.Flags().Changed("config")); err != nil {
+	if o.cfg, err = loadConfig(o.config, cmd.Flags().Changed("config")); err != nil {
 		return err
 	}
 	o.load.namespace = o.a.defaultNamespace()
@@ -157,7 +155,7 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 	addEnumFlag(cmd, &o.failOn, "fail-on", "", "error", "--fail-on threshold", "exit 1 when an unsuppressed finding is at least this severe", []string{"error", "warning", "info", "none"})
 	f.StringSliceVar(&o.only, "only", nil, "run only these checks: codes or categories, comma-separated or repeated")
 	f.StringSliceVar(&o.skip, "skip", nil, "skip these checks: codes or categories, comma-separated or repeated")
-	f.StringVar(&o.config, "config", lint.DefaultConfigFile, "lint config file with suppressions (read when present unless given explicitly)")
+	f.StringVar(&o.config, "config", config.DefaultFile, "lint config file with suppressions (read when present unless given explicitly)")
 	f.BoolVar(&o.showSuppressed, "show-suppressed", false, "also show suppressed findings")
 	f.StringVar(&o.explain, "explain", "", "print the explanation and fix of a check code, and exit")
 	_ = cmd.RegisterFlagCompletionFunc("only", checkCompletions(true))
@@ -168,18 +166,17 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 	return cmd
 }
 
-// loadLintConfig reads the config file: the default one only when it exists, an
+// loadConfig reads the config file: the default one only when it exists, an
 // explicit one always (a missing explicit file is an input error).
-func loadLintConfig(file string, explicit bool) (*lint.Config, error) {
+func loadConfig(file string, explicit bool) (*config.File, error) {
 	if file == "" {
 		return nil, nil
 	}
-	if !explicit {
-		if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
+	load := config.LoadIfPresent
+	if explicit {
+		load = config.Load
 	}
-	cfg, err := lint.LoadConfig(file)
+	cfg, err := load(file)
 	if err != nil {
 		return nil, &cluster.InputError{Err: err}
 	}

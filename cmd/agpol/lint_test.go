@@ -129,17 +129,17 @@ func TestLintText(t *testing.T) {
 
 func TestLoadLintConfig(t *testing.T) {
 	dir := t.TempDir()
-	if cfg, err := loadLintConfig(filepath.Join(dir, ".agpol.yaml"), false); cfg != nil || err != nil {
+	if cfg, err := loadConfig(filepath.Join(dir, ".agpol.yaml"), false); cfg != nil || err != nil {
 		t.Errorf("absent default config: %v %v", cfg, err)
 	}
-	if _, err := loadLintConfig(filepath.Join(dir, ".agpol.yaml"), true); err == nil {
+	if _, err := loadConfig(filepath.Join(dir, ".agpol.yaml"), true); err == nil {
 		t.Error("absent explicit config accepted")
 	}
 	p := filepath.Join(dir, ".agpol.yaml")
 	if err := os.WriteFile(p, []byte("suppressions:\n- {code: AGP405, reason: ok}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := loadLintConfig(p, false)
+	cfg, err := loadConfig(p, false)
 	if err != nil || cfg == nil || len(cfg.Suppressions) != 1 {
 		t.Errorf("present default config: %v %v", cfg, err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agpol/agpol/internal/cluster"
-	"github.com/agpol/agpol/internal/lint"
+	"github.com/agpol/agpol/internal/config"
 	"github.com/agpol/agpol/internal/render"
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/topology"
@@ -44,7 +44,7 @@ type loadFlags struct {
 	namespace, liveNamespace string
 	// config is the configuration a command read itself (lint's --config); without it,
 	// load reads .agpol.yaml from the current directory when there is one.
-	config *lint.Config
+	config *config.File
 }
 
 // addFlags adds the input flags and -A, for the commands that list one namespace
@@ -108,10 +108,10 @@ func (l *loadFlags) validate() error {
 
 // classDataPlanes is the GatewayClass → data plane mapping: the config file's
 // dataPlanes, then --data-plane, which wins.
-func (a *app) classDataPlanes(cfg *lint.Config) (map[string]string, error) {
+func (a *app) classDataPlanes(cfg *config.File) (map[string]string, error) {
 	if cfg == nil {
 		var err error
-		if cfg, err = loadLintConfig(lint.DefaultConfigFile, false); err != nil {
+		if cfg, err = loadConfig(config.DefaultFile, false); err != nil {
 			return nil, err
 		}
 	}

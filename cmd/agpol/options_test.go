@@ -448,6 +448,7 @@ func TestNewCmdLint(t *testing.T) {
 		{argv: []string{"lint", "--list"}, want: lintView{Output: "text", Color: "auto", List: true}},
 		{argv: []string{"lint", "--explain", "NOPE"}, wantErr: `unknown check "NOPE"`},
 		{argv: []string{"lint", "--only", "nope"}, wantErr: "nope"},
+		{argv: []string{"lint", "--only", "AGP405", "--skip", "AGP405"}, wantErr: "contradict each other"},
 		{argv: []string{"lint", "--config", "missing.yaml"}, wantErr: "missing.yaml", inputErr: true},
 		{argv: []string{"lint", "--fail-on", "fatal"}, wantErr: `unknown --fail-on threshold "fatal"`},
 		{argv: []string{"lint", "--live"}, wantErr: "--live lays files over the cluster"},

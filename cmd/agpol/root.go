@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
@@ -77,6 +78,8 @@ func run(ctx context.Context, args []string, streams genericiooptions.IOStreams)
 	// client-go logs failed requests through klog (E1124 … request.go:1198) on stderr:
 	// agpol reports every error itself, once, naming the server and the stage.
 	klog.SetLogger(logr.Discard())
+	out := render.NewCheckedWriter(streams.Out)
+	streams.Out = out
 	a = &app{streams: streams, name: "agpol", progress: render.NewProgress(streams.ErrOut)}
 	if len(args) > 0 && strings.HasPrefix(filepath.Base(args[0]), "kubectl-") {
 		a.name = "kubectl agpol"
@@ -86,6 +89,17 @@ func run(ctx context.Context, args []string, streams genericiooptions.IOStreams)
 	cmd, err := root.ExecuteContextC(ctx)
 	a.prof.stop()
 	a.progress.Stop() // erase a status line before the error is printed
+	if werr := out.Err(); werr != nil {
+		// A reader that went away (| head) ends the output quietly; any other lost
+		// output (a full disk, a closed stdout) is an error, whatever the format.
+		if !errors.Is(werr, syscall.EPIPE) {
+			fmt.Fprintf(streams.ErrOut, "error: writing the output: %v\n", werr)
+			return exitUsage
+		}
+		if err == nil || errors.Is(err, syscall.EPIPE) {
+			return exitOK
+		}
+	}
 	return a.exitCode(err, cmd)
 }
 

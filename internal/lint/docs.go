@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/agpol/agpol/internal/config"
 )
 
 // ExplainText is what agpol lint --explain CODE prints.
@@ -18,7 +20,7 @@ func ExplainText(c *Check) string {
 		b.WriteString("  " + l + "\n")
 	}
 	fmt.Fprintf(&b, "\nSuppress on an object with the annotation %s: \"%s: <reason>\",\nor in %s with an entry:\n  {code: %s, object: Kind/namespace/name, reason: ..., expires: YYYY-MM-DD}.\n",
-		SuppressAnnotation, c.Code, DefaultConfigFile, c.Code)
+		SuppressAnnotation, c.Code, config.DefaultFile, c.Code)
 	return b.String()
 }
 
@@ -45,7 +47,7 @@ metadata:
     ` + SuppressAnnotation + `: "AGP203: the Gateway is defined in the platform repository"
 ` + "```" + `
 
-Or in ` + "`" + DefaultConfigFile + "`" + ` (read from the current directory when present, or given with ` + "`--config`" + `):
+Or in ` + "`" + config.DefaultFile + "`" + ` (read from the current directory when present, or given with ` + "`--config`" + `):
 
 ` + "```yaml" + `
 suppressions:
@@ -63,7 +65,7 @@ summary and shown with ` + "`--show-suppressed`" + `.
 Each check says which data planes it applies to: every one (the objects themselves),
 the kube-agentic-networking reference data plane (XAccessPolicy, and how its translator
 routes), or Kuadrant (AuthPolicy). agpol tells a Gateway's data plane by its GatewayClass's
-controllerName; ` + "`dataPlanes`" + ` in ` + "`" + DefaultConfigFile + "`" + ` (class name: agentic, istio, envoy-gateway or
+controllerName; ` + "`dataPlanes`" + ` in ` + "`" + config.DefaultFile + "`" + ` (class name: agentic, istio, envoy-gateway or
 gateway-api) or ` + "`--data-plane CLASS=PLANE`" + ` maps other classes.
 
 | code | severity | category | data planes | title |

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agpol/agpol/internal/cluster"
+	"github.com/agpol/agpol/internal/config"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -186,10 +187,10 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 				t.Fatalf("check %s has no case in this test (add testdata/lint/checks/%s.yaml and its expected findings)", c.Code, c.Code)
 			}
 			ctx := loadContext(t, fixtures+"/base.yaml", fixtures+"/checks/"+c.Code+".yaml")
-			var cfg *Config
+			var cfg *config.File
 			if cf := fixtures + "/checks/" + c.Code + ".config"; fileExists(cf) {
 				var err error
-				if cfg, err = LoadConfig(cf); err != nil {
+				if cfg, err = config.Load(cf); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -282,6 +283,8 @@ func TestSelector(t *testing.T) {
 		}},
 		{only: []string{"AGP999"}, wantErr: `--only: unknown check or category "AGP999"`},
 		{skip: []string{"allowall"}, wantErr: `--skip: unknown check or category "allowall"`},
+		{only: []string{"AGP101"}, skip: []string{"agp101"}, wantErr: "--only AGP101 and --skip AGP101 contradict each other"},
+		{only: []string{"AGP101"}, skip: []string{"schema"}, wantErr: "--only AGP101 with --skip schema leaves no check to run"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.only, "+")+"-"+strings.Join(tt.skip, "+"), func(t *testing.T) {

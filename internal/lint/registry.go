@@ -104,6 +104,11 @@ func (s Selector) Select() ([]*Check, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--skip: %w", err)
 	}
+	for key := range only {
+		if skip[key] {
+			return nil, fmt.Errorf("--only %s and --skip %s contradict each other", key, key)
+		}
+	}
 	var out []*Check
 	for _, c := range Checks() {
 		if len(only) > 0 && !only.matches(c) {
@@ -113,6 +118,9 @@ func (s Selector) Select() ([]*Check, error) {
 			continue
 		}
 		out = append(out, c)
+	}
+	if len(out) == 0 { // nil would run every check
+		return nil, fmt.Errorf("--only %s with --skip %s leaves no check to run", strings.Join(s.Only, ","), strings.Join(s.Skip, ","))
 	}
 	return out, nil
 }

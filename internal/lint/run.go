@@ -1,11 +1,13 @@
 package lint
 
+import "github.com/agpol/agpol/internal/config"
+
 // Options says which checks run and what suppresses their findings.
 type Options struct {
 	// Checks to run; nil runs every registered check (see Selector.Select).
 	Checks []*Check
 	// Config holds suppressions from the config file; nil for none.
-	Config *Config
+	Config *config.File
 }
 
 // Report is the result of a lint run.

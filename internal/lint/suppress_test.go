@@ -3,32 +3,9 @@ package lint
 import (
 	"strings"
 	"testing"
-)
 
-func TestParseConfigErrors(t *testing.T) {
-	tests := []struct {
-		name, data, wantErr string
-	}{
-		{"unknown key", "suppressions:\n- code: AGP101\n  reason: r\n  expiry: 2027-01-01\n", "field expiry not found"},
-		{"bad date", "suppressions:\n- code: AGP101\n  reason: r\n  expires: 01/01/2027\n", `cfg.yaml:2: expires "01/01/2027" is not a date like 2027-01-01`},
-		{"bad glob", "suppressions:\n- code: AGP101\n  reason: r\n  object: \"XAccessPolicy/[a\"\n", "cfg.yaml:2: object"},
-		{"no code", "suppressions:\n- reason: r\n", "cfg.yaml:2: suppression has no code"},
-		{"not yaml", "suppressions: [\n", "cfg.yaml:"},
-		{"top-level typo", "supressions: []\n", "field supressions not found"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseConfig("cfg.yaml", []byte(tt.data))
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("want error containing %q, got %v", tt.wantErr, err)
-			}
-		})
-	}
-	cfg, err := ParseConfig("cfg.yaml", nil)
-	if err != nil || len(cfg.Suppressions) != 0 {
-		t.Errorf("empty config: %v %v", cfg, err)
-	}
-}
+	"github.com/agpol/agpol/internal/config"
+)
 
 // suppressionFixture has three open policies in two namespaces (AGP405 on each) and
 // one with a suppress annotation.
@@ -93,10 +70,10 @@ func TestSuppressions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var cfg *Config
+			var cfg *config.File
 			if tt.config != "" {
 				var err error
-				if cfg, err = ParseConfig("cfg.yaml", []byte(tt.config)); err != nil {
+				if cfg, err = config.Parse("cfg.yaml", []byte(tt.config)); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -16,6 +16,7 @@ import (
 	sarif "github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 
 	"github.com/agpol/agpol/internal/cluster"
+	"github.com/agpol/agpol/internal/config"
 	"github.com/agpol/agpol/internal/lint"
 	"github.com/agpol/agpol/internal/snapshot"
 )
@@ -43,7 +44,7 @@ func report(t *testing.T) *lint.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := lint.LoadConfig(dir + "/config.yaml")
+	cfg, err := config.Load(dir + "/config.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
