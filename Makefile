@@ -3,7 +3,7 @@ GO        ?= go
 export GOTOOLCHAIN ?= local
 BIN       := bin
 
-.PHONY: all build test test-short test-unit testenv ci-tools ci-check vet staticcheck fmt-check install clean release-check
+.PHONY: all build test test-short test-unit testenv ci-tools ci-check vet staticcheck fmt-check install clean release-check conformance-corpus
 
 all: build
 
@@ -28,6 +28,11 @@ TEST_FUZZTIME ?= 3s
 test: testenv ci-tools vet staticcheck fmt-check
 	KUBEBUILDER_ASSETS="$$(./hack/testenv/ensure.sh)" $(GO) test ./...
 	FUZZTIME=$(TEST_FUZZTIME) ./hack/fuzz.sh
+
+## conformance-corpus: regenerate testdata/conformance from the Gateway API conformance suite
+## of the gateway-api version in go.mod (hack/conformance; TestConformanceCorpus reads it)
+conformance-corpus:
+	$(GO) run ./hack/conformance -out testdata/conformance
 
 ## ci-tools: pre-commit and jq for hack/citest (installed with apt-get when missing, as root)
 ci-tools:

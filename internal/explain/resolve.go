@@ -345,7 +345,7 @@ func (sim *Simulator) backendChoices(rt *routing, base PathInfo, backends []topo
 				w := b.Weight
 				ch.info.Weight = &w
 			}
-			ch.info.Backend = b.Name
+			ch.info.Backend, ch.info.BackendAssumed = b.Name, b.Assumed
 		}
 		switch {
 		case b.Problem != "":

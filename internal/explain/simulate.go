@@ -71,6 +71,9 @@ type PathInfo struct {
 	// DataPlaneAssumed says which data plane agpol assumed serves the Gateway, and why,
 	// when its GatewayClass is not in the input (topology.ClassifyGateways).
 	DataPlaneAssumed string `json:"dataPlaneAssumed,omitempty"`
+	// BackendAssumed says which backend object agpol assumed exists, when the input
+	// cannot tell (topology.BackendTarget.Assumed).
+	BackendAssumed string `json:"backendAssumed,omitempty"`
 }
 
 // ListenerVerdict is the decision the same request would get on another listener.

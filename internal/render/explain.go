@@ -37,6 +37,9 @@ func PathLine(p explain.PathInfo) string {
 		if p.Weight != nil {
 			b += fmt.Sprintf(" (weight %d)", *p.Weight)
 		}
+		if p.BackendAssumed != "" {
+			b += " [assumed to exist]" // not in the input: see writeListenerNotes
+		}
 		parts = append(parts, b)
 	}
 	if p.Problem != "" {
@@ -106,6 +109,9 @@ func writeListenerNotes(w io.Writer, r *explain.Result, st Styler) {
 	}
 	if r.Path.ListenerAssumed != "" {
 		writeWrapped(w, "  ", "assumed: "+r.Path.ListenerAssumed, st.Dim)
+	}
+	if r.Path.BackendAssumed != "" {
+		writeWrapped(w, "  ", "assumed: "+r.Path.BackendAssumed, st.Dim)
 	}
 	for _, o := range r.OtherListeners {
 		writeWrapped(w, "  ", otherListener(o), st.Yellow)

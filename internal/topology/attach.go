@@ -38,8 +38,10 @@ type gatewayIndex struct {
 	listeners []*listenerInfo
 	// sel is what choosing a listener for a request reads of each listener, in spec
 	// order, in one array (see listenerSel).
-	sel         []listenerSel
-	ports       map[int32]*portTable
+	sel []listenerSel
+	// tables are the route tables: one per port on the reference data plane, one per
+	// listener on the others (tableOf).
+	tables      map[tableKey]*portTable
 	attachments []Attachment
 	paths       []Path
 	// plane is the data plane that serves the gateway (ClassifyGateways).
@@ -59,8 +61,8 @@ type listenerInfo struct {
 	// named is the gateway's first listener of this name: this one, unless the
 	// gateway repeats the name.
 	named *listenerInfo
-	// table is the route table of the listener's port (gatewayIndex.ports), nil when no
-	// route is attached on the port.
+	// table is the route table the listener reads (gatewayIndex.tables), nil when no
+	// route is attached to it.
 	table *portTable
 }
 
@@ -89,7 +91,31 @@ func (gi *gatewayIndex) selectionTable() {
 	}
 }
 
-// portTable is the route table of one port: the virtual hosts of every listener on it.
+// tableKey names a route table: a port, and on a data plane with listener isolation a
+// listener (its index in the gateway's listeners).
+type tableKey struct {
+	port     int32
+	listener int
+}
+
+// tableOf is the route table a listener reads. The reference data plane has one route
+// table per port, shared by every listener on it (translator.go:148-160, 310-330).
+// Gateway API's listener isolation (GatewayHTTPListenerIsolation, gateway_types.go
+// Listeners: "requests SHOULD be matched to the most specific listener… and only routes
+// attached to that listener") gives every other data plane one table per listener.
+func (gi *gatewayIndex) tableOf(li *listenerInfo) tableKey {
+	if gi.plane.Agentic() {
+		return tableKey{port: li.port, listener: -1}
+	}
+	for i, l := range gi.listeners {
+		if l == li {
+			return tableKey{port: li.port, listener: i}
+		}
+	}
+	return tableKey{port: li.port, listener: -1}
+}
+
+// portTable is a route table: the virtual hosts of the listeners that read it.
 type portTable struct {
 	exact    map[string]*vhost
 	wildcard map[string]*vhost // keyed by ".example.com" for "*.example.com"
@@ -160,12 +186,12 @@ type routeHit struct {
 
 // buildGateway indexes gateway gw, whose "namespace/name" is key.
 func (g *Graph) buildGateway(gw *snapshot.Gateway, key string, routes []*routeInfo) *gatewayIndex {
-	gi := &gatewayIndex{gw: gw, ref: GatewayRef(gw.Namespace, gw.Name), key: key, ports: map[int32]*portTable{}, plane: g.planes[gw]}
+	gi := &gatewayIndex{gw: gw, ref: GatewayRef(gw.Namespace, gw.Name), key: key, tables: map[tableKey]*portTable{}, plane: g.planes[gw]}
 	gi.listeners = g.listenerInfos(gw)
 	gi.selectionTable()
 
 	type portVhostKey struct {
-		port   int32
+		table  tableKey
 		domain string
 	}
 	for _, ri := range routes {
@@ -208,14 +234,15 @@ func (g *Graph) buildGateway(gw *snapshot.Gateway, key string, routes []*routeIn
 		}
 		li := listenerOf[a.Listener]
 		ri := g.routeInfos[a.Route]
-		pt := gi.ports[li.port]
+		tk := gi.tableOf(li)
+		pt := gi.tables[tk]
 		if pt == nil {
 			pt = &portTable{exact: map[string]*vhost{}, wildcard: map[string]*vhost{}}
-			gi.ports[li.port] = pt
+			gi.tables[tk] = pt
 		}
 		for _, d := range a.Hostnames {
 			vh := pt.vhost(d)
-			k := portVhostKey{li.port, d}
+			k := portVhostKey{tk, d}
 			idx := entryIdx[k]
 			if idx == nil {
 				idx = map[*matchEntry]int{}
@@ -240,16 +267,17 @@ func (g *Graph) buildGateway(gw *snapshot.Gateway, key string, routes []*routeIn
 			gi.paths = append(gi.paths, rulePaths(gw, a.Listener, ri, rule, g.backendsOn(ri, rule, gi.plane.DataPlane))...)
 		}
 	}
-	for _, pt := range gi.ports {
+	for _, pt := range gi.tables {
 		for _, vh := range pt.all() {
-			sort.SliceStable(vh.entries, func(i, j int) bool { return precedes(vh.entries[i].m, vh.entries[j].m) })
+			withMethod := !gi.plane.Agentic()
+			sort.SliceStable(vh.entries, func(i, j int) bool { return precedes(vh.entries[i].m, vh.entries[j].m, withMethod) })
 			sort.Slice(vh.routes, func(i, j int) bool { return vh.routes[i].key < vh.routes[j].key })
 			g.packEntries(vh, gi.plane.DataPlane)
 		}
 		pt.index()
 	}
 	for _, li := range gi.listeners {
-		li.table = gi.ports[li.port]
+		li.table = gi.tables[gi.tableOf(li)]
 	}
 	return gi
 }

@@ -37,8 +37,9 @@ const (
 // own that backendKindOf lists (BackendOther); a kind of a data plane agpol does not
 // model is assumed supported, and says so.
 //
-// A missing Service or XBackend is a failure only in a complete snapshot (a whole live
-// cluster); in manifests given as files it is assumed to exist (BackendTarget.Assumed).
+// A missing XBackend is a failure only in a complete snapshot (a whole live cluster); in
+// manifests given as files it is assumed to exist (BackendTarget.Assumed). A missing
+// Service is a failure where agpol knows the Services of its namespace (missingService).
 //
 // The first backendRef that fails (weight 0 included) makes the whole rule answer 500,
 // as does a rule with no backendRef of weight above 0. Weight defaults to 1.
@@ -72,10 +73,8 @@ func (g *Graph) resolveBackends(ri *routeInfo, rl *ruleInfo, p DataPlane) ruleBa
 			switch {
 			case ns != routeNS && !g.referenceGranted(routeNS, ns, name):
 				t.Problem = fmt.Sprintf("cross-namespace reference from HTTPRoute %s to Service %s/%s is not permitted by a ReferenceGrant in namespace %s (RefNotPermitted)", ri.key, ns, name, ns)
-			case t.Service == nil && !g.snap.Complete:
-				t.Assumed = fmt.Sprintf("Service %s/%s is not in the input; assumed to exist", ns, name)
 			case t.Service == nil:
-				t.Problem = fmt.Sprintf("Service %s/%s not found (BackendNotFound)", ns, name)
+				t.Problem, t.Assumed = g.missingService(ns, name, "")
 			}
 		case xbackend && p == DataPlaneAgentic:
 			t.Kind, t.Ref = BackendXBackend, XBackendRef(ns, name)
@@ -86,12 +85,7 @@ func (g *Graph) resolveBackends(ri *routeInfo, rl *ruleInfo, p DataPlane) ruleBa
 			case t.XBackend == nil:
 				t.Problem = fmt.Sprintf("XBackend %s/%s not found (BackendNotFound)", ns, name)
 			case t.XBackend.Spec.MCP.ServiceName != nil && g.services[nsName{ns, *t.XBackend.Spec.MCP.ServiceName}] == nil:
-				svc := *t.XBackend.Spec.MCP.ServiceName
-				if g.snap.Complete {
-					t.Problem = fmt.Sprintf("Service %s/%s of XBackend %s/%s not found (BackendNotFound)", ns, svc, ns, name)
-				} else {
-					t.Assumed = fmt.Sprintf("Service %s/%s of XBackend %s/%s is not in the input; assumed to exist", ns, svc, ns, name)
-				}
+				t.Problem, t.Assumed = g.missingService(ns, *t.XBackend.Spec.MCP.ServiceName, fmt.Sprintf(" of XBackend %s/%s", ns, name))
 			}
 		default:
 			t.Kind = BackendUnsupported
@@ -128,6 +122,21 @@ func (g *Graph) resolveBackends(ri *routeInfo, rl *ruleInfo, p DataPlane) ruleBa
 		out.problem = "route rule answers 500: no backendRef with a weight above 0"
 	}
 	return out
+}
+
+// missingService says what a backendRef to a Service absent from the input meets (of is
+// " of XBackend ns/name" for an XBackend's Service): a 500 (BackendNotFound, Gateway API
+// HTTPBackendRef: "the route rule... must return a 500") where agpol knows the Services
+// of the namespace (a complete snapshot, or an input that carries Services of that
+// namespace); otherwise the Service is assumed to exist, and assumed says so.
+func (g *Graph) missingService(ns, name, of string) (problem, assumed string) {
+	switch {
+	case g.snap.Complete:
+		return fmt.Sprintf("Service %s/%s%s not found (BackendNotFound)", ns, name, of), ""
+	case g.serviceNamespaces[ns]:
+		return fmt.Sprintf("Service %s/%s%s not found: the input carries the Services of namespace %s, not this one (BackendNotFound)", ns, name, of, ns), ""
+	}
+	return "", fmt.Sprintf("Service %s/%s%s is not in the input, which carries no Service of namespace %s: assumed to exist", ns, name, of, ns)
 }
 
 // kindName is "Kind" for a core kind and "Kind.group" otherwise.

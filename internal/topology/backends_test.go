@@ -175,16 +175,45 @@ func TestBackendsAssumedInPartialSnapshot(t *testing.T) {
 			byRule[p.RuleName] = p.Backend
 		}
 	}
-	for _, rule := range []string{"xb-missing", "xb-broken-service"} {
+	if b := byRule["xb-missing"]; b.Problem != "" || !strings.Contains(b.Assumed, "is not in the input; assumed to exist") {
+		t.Errorf("xb-missing: problem %q, assumed %q; want no problem and an assumption", b.Problem, b.Assumed)
+	}
+	// The input carries Services of namespace app: a Service of app it lacks is missing.
+	for _, rule := range []string{"missing-svc", "xb-broken-service"} {
 		b, ok := byRule[rule]
 		if !ok {
 			t.Fatalf("no path for rule %s", rule)
 		}
-		if b.Problem != "" || !strings.Contains(b.Assumed, "is not in the input; assumed to exist") {
-			t.Errorf("%s: problem %q, assumed %q; want no problem and an assumption", rule, b.Problem, b.Assumed)
+		if b.Assumed != "" || !strings.Contains(b.Problem, "the input carries the Services of namespace app, not this one (BackendNotFound)") {
+			t.Errorf("%s: problem %q, assumed %q; want BackendNotFound", rule, b.Problem, b.Assumed)
 		}
 	}
 	if b := byRule["unsupported"]; b.Problem == "" {
 		t.Errorf("unsupported kind must stay a problem in a partial snapshot")
+	}
+}
+
+// A Service the input lacks is assumed to exist when the input carries no Service of its
+// namespace, and is a 500 (BackendNotFound) when it carries others.
+func TestMissingService(t *testing.T) {
+	backend := func(g *Graph) BackendTarget {
+		t.Helper()
+		for _, p := range g.Paths(GatewayRef("ms", "gw")) {
+			return p.Backend
+		}
+		t.Fatal("no path")
+		return BackendTarget{}
+	}
+	b := backend(BuildGraph(loadPartial(t, "missing-service.yaml")))
+	if b.Problem != "" || b.Assumed != "Service ms/absent is not in the input, which carries no Service of namespace ms: assumed to exist" {
+		t.Errorf("no Services: problem %q, assumed %q", b.Problem, b.Assumed)
+	}
+	b = backend(BuildGraph(loadPartial(t, "missing-service.yaml", "missing-service-other.yaml")))
+	if b.Assumed != "" || !strings.Contains(b.Problem, "Service ms/absent not found") {
+		t.Errorf("other Services: problem %q, assumed %q", b.Problem, b.Assumed)
+	}
+	b = backend(BuildGraph(load(t, "missing-service.yaml")))
+	if b.Assumed != "" || b.Problem != "Service ms/absent not found (BackendNotFound)" {
+		t.Errorf("complete: problem %q, assumed %q", b.Problem, b.Assumed)
 	}
 }

@@ -27,8 +27,10 @@ type Graph struct {
 	routes    map[nsName]*snapshot.HTTPRoute
 	xbackends map[nsName]*snapshot.XBackend
 	services  map[nsName]*snapshot.Service
-	nsLabels  map[string]map[string]string
-	grants    map[string][]*snapshot.ReferenceGrant // by namespace
+	// serviceNamespaces are the namespaces the input carries Services of.
+	serviceNamespaces map[string]bool
+	nsLabels          map[string]map[string]string
+	grants            map[string][]*snapshot.ReferenceGrant // by namespace
 
 	routeInfos map[*snapshot.HTTPRoute]*routeInfo
 
@@ -328,16 +330,17 @@ func (g *Graph) gatewayIndex(ref Ref) *gatewayIndex {
 // resolved is reported in attachments, backend problems and Problems.
 func BuildGraph(s *snapshot.Snapshot) *Graph {
 	g := &Graph{
-		snap:            s,
-		gateways:        map[nsName]*gatewayIndex{},
-		routes:          map[nsName]*snapshot.HTTPRoute{},
-		xbackends:       map[nsName]*snapshot.XBackend{},
-		services:        map[nsName]*snapshot.Service{},
-		nsLabels:        map[string]map[string]string{},
-		grants:          map[string][]*snapshot.ReferenceGrant{},
-		routeInfos:      map[*snapshot.HTTPRoute]*routeInfo{},
-		byRoute:         map[nsName][]Attachment{},
-		backendGateways: map[nsName][]Ref{},
+		snap:              s,
+		gateways:          map[nsName]*gatewayIndex{},
+		routes:            map[nsName]*snapshot.HTTPRoute{},
+		xbackends:         map[nsName]*snapshot.XBackend{},
+		services:          map[nsName]*snapshot.Service{},
+		serviceNamespaces: map[string]bool{},
+		nsLabels:          map[string]map[string]string{},
+		grants:            map[string][]*snapshot.ReferenceGrant{},
+		routeInfos:        map[*snapshot.HTTPRoute]*routeInfo{},
+		byRoute:           map[nsName][]Attachment{},
+		backendGateways:   map[nsName][]Ref{},
 	}
 	if s == nil {
 		return g
@@ -351,6 +354,7 @@ func BuildGraph(s *snapshot.Snapshot) *Graph {
 	}
 	for _, o := range s.Services {
 		g.services[nsName{o.Namespace, o.Name}] = o
+		g.serviceNamespaces[o.Namespace] = true
 	}
 	for _, o := range s.Namespaces {
 		g.nsLabels[o.Name] = o.Labels

@@ -99,22 +99,28 @@ type matchEntry struct {
 	pathLen  int  // precedence: length of the path value (regex: pattern length, as upstream)
 }
 
-// precedes reports whether match a takes precedence over match b. Gateway API order,
-// less the method (which the data plane drops): Exact path, then the longest path value,
-// then more header matches, then more query param matches; ties across routes go to the oldest route,
-// then "{namespace}/{name}"; within a route, rule and match order. As in the reference
-// (httproute.go sortRoutes), a catch-all (PathPrefix "/" alone) always sorts last and a
-// RegularExpression path ranks among prefixes by its pattern length (Gateway API leaves
-// regex precedence implementation-specific).
-func precedes(a, b *matchEntry) bool {
-	if a.catchAll != b.catchAll {
-		return b.catchAll
+// precedes reports whether match a takes precedence over match b. Gateway API order
+// (httproute_types.go HTTPRouteRule.Matches): Exact path, then the longest path value,
+// then a method match (withMethod; the reference data plane drops methods and does not
+// rank them), then more header matches, then more query param matches; ties across
+// routes go to the oldest route, then "{namespace}/{name}"; within a route, rule and
+// match order. As in the reference (httproute.go sortRoutes), a catch-all (PathPrefix
+// "/" alone) always sorts last and a RegularExpression path ranks among prefixes by its
+// pattern length (Gateway API leaves regex precedence implementation-specific).
+func precedes(a, b *matchEntry, withMethod bool) bool {
+	// With methods ranked, a method match on PathPrefix "/" is no catch-all.
+	ca, cb := a.catchAll && (!withMethod || a.method == ""), b.catchAll && (!withMethod || b.method == "")
+	if ca != cb {
+		return cb
 	}
 	if (a.kind == pathExact) != (b.kind == pathExact) {
 		return a.kind == pathExact
 	}
 	if a.pathLen != b.pathLen {
 		return a.pathLen > b.pathLen
+	}
+	if withMethod && (a.method != "") != (b.method != "") {
+		return a.method != ""
 	}
 	if len(a.headers) != len(b.headers) {
 		return len(a.headers) > len(b.headers)

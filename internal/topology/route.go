@@ -20,7 +20,8 @@ import (
 // in spec order.
 //
 // Route: the reference data plane has one route table per port shared by every
-// listener on it (translator.go:148-160, 310-330). The virtual host is the one whose
+// listener on it (translator.go:148-160, 310-330); the other data planes isolate
+// listeners, one table per listener (tableOf). The virtual host is the one whose
 // domain matches the host most specifically (exact, longest wildcard, "*"); only its
 // routes are considered (no fall-through to a less specific host), and the first
 // match in precedence order (see precedes) wins.
@@ -71,7 +72,11 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 		if req.Terse {
 			return nil
 		}
-		res.Reason = fmt.Sprintf("no route attached to Gateway %s/%s on port %d serves host %q (404)", gi.gw.Namespace, gi.gw.Name, li.port, host)
+		if gi.plane.Agentic() {
+			res.Reason = fmt.Sprintf("no route attached to Gateway %s/%s on port %d serves host %q (404)", gi.gw.Namespace, gi.gw.Name, li.port, host)
+		} else {
+			res.Reason = fmt.Sprintf("no route attached to listener %s of Gateway %s/%s serves host %q (listeners are isolated: the most specific listener takes the request) (404)", li.name, gi.gw.Namespace, gi.gw.Name, host)
+		}
 		return nil
 	}
 	res.Hostname = vh.domain

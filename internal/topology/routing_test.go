@@ -351,3 +351,46 @@ func TestPackStrings(t *testing.T) {
 		off += len(s)
 	}
 }
+
+// loadGraphOn builds the graph of fixtures whose GatewayClass agentic is mapped to data
+// plane p (as --data-plane agentic=p does).
+func loadGraphOn(t *testing.T, p DataPlane, names ...string) *Graph {
+	t.Helper()
+	s := load(t, names...)
+	s.ClassDataPlanes = map[string]string{"agentic": string(p)}
+	return BuildGraph(s)
+}
+
+// On data planes other than the reference, a method match ranks after the path and
+// before headers (Gateway API HTTPRouteRule.Matches), and a request of another method
+// does not match it.
+func TestMatchPrecedenceWithMethods(t *testing.T) {
+	g := loadGraphOn(t, DataPlaneIstio, "precedence.yaml")
+	gw := GatewayRef("infra", "gw")
+	r := func(method, path string, headers map[string]string) RouteRequest {
+		return RouteRequest{Gateway: gw, Host: "p.example.com", Method: method, Path: path, Headers: headers}
+	}
+	xa := map[string]string{"x-a": "1"}
+	runRouteCases(t, g, []routeCase{
+		{name: "a method match ranks above no method", req: r("POST", "/m", nil), listener: "http", route: "prec/a", rule: "m-post"},
+		{name: "a method mismatch does not match", req: r("GET", "/m/x", nil), listener: "http", route: "prec/a", rule: "m-any"},
+		{name: "a method beats headers", req: r("GET", "/mh", xa), listener: "http", route: "prec/a", rule: "mh-method"},
+		{name: "headers when the method differs", req: r("POST", "/mh", xa), listener: "http", route: "prec/a", rule: "mh-header"},
+		{name: "a method match takes only its method", req: r("POST", "/mh", nil), listener: "http", route: "prec/a", rule: "catch-all"},
+	})
+}
+
+// On data planes other than the reference, listeners are isolated: the most specific
+// listener for the host takes the request, and only the routes attached to it serve it.
+func TestListenerIsolation(t *testing.T) {
+	g := loadGraphOn(t, DataPlaneIstio, "routing.yaml")
+	gw := GatewayRef("infra", "gw")
+	runRouteCases(t, g, []routeCase{
+		{name: "the exact listener's route", req: RouteRequest{Gateway: gw, Host: "api.example.com", Path: "/"},
+			listener: "exact", route: "app/api-route", routeListener: "exact"},
+		// On the reference data plane the wild listener would serve the exact listener's
+		// route (shared port route table, TestListenerSelection); here only its own.
+		{name: "only the listener's own routes", req: RouteRequest{Gateway: gw, Listener: "wild", Host: "api.example.com", Path: "/"},
+			listener: "wild", route: "app/wild-route", routeListener: "wild", hostname: "*.example.com"},
+	})
+}
