@@ -28,6 +28,16 @@ type Outcome struct {
 	Reason   string `json:"reason"`
 	// Notes are what Authorino does that surprises, where it decided this request.
 	Notes []string `json:"notes,omitempty"`
+	// Authorization is each authorization rule's result with the winning identity.
+	Authorization []RuleOutcome `json:"authorization,omitempty"`
+}
+
+// RuleOutcome is one rule's result in Authorino's pipeline.
+type RuleOutcome struct {
+	Name   string `json:"name"`
+	Runs   Tri    `json:"runs"`
+	Passes Tri    `json:"passes"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // Outcome verdicts.

@@ -63,6 +63,9 @@ func authorize(e *Effective, req Request, env *Env, c *conditionEvaluator, w *au
 		}
 		return results[i].rule.Name < results[j].rule.Name
 	})
+	for _, r := range results {
+		out.Authorization = append(out.Authorization, RuleOutcome{Name: r.rule.Name, Runs: r.runs, Passes: r.passes, Reason: r.reason})
+	}
 	var unknowns []string
 	for _, r := range results {
 		switch {
@@ -91,8 +94,14 @@ func authorize(e *Effective, req Request, env *Env, c *conditionEvaluator, w *au
 	}
 	out.Verdict, out.Code = OutcomeAllow, 200
 	out.Reason = fmt.Sprintf("authenticated by %s (%s)", w.rule.Name, w.reason)
-	if len(results) > 0 {
-		out.Reason += "; every authorization rule that runs passes"
+	var passed []string
+	for _, r := range results {
+		if r.runs != False {
+			passed = append(passed, r.rule.Name+": "+r.reason)
+		}
+	}
+	if len(passed) > 0 {
+		out.Reason += "; every authorization rule that runs passes (" + strings.Join(passed, "; ") + ")"
 	}
 	return out
 }

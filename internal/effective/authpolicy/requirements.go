@@ -173,6 +173,16 @@ func Decide(e *Effective, req Request, env *Env) *Evaluation {
 	sort.SliceStable(ev.Authorization, func(i, j int) bool { return ev.Authorization[i].Priority < ev.Authorization[j].Priority })
 	if req.Identity != nil && len(ev.Problems) == 0 {
 		ev.Outcome = decide(e, req, env, c)
+		for _, ro := range ev.Outcome.Authorization {
+			for i := range ev.Authorization {
+				if a := &ev.Authorization[i]; a.Name == ro.Name {
+					a.Runs, a.Passes = ro.Runs, ro.Passes
+					if ro.Reason != "" {
+						a.Present = ro.Reason
+					}
+				}
+			}
+		}
 	}
 	ev.Offline = c.offline()
 	return ev
