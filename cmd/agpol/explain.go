@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/effective/authpolicy"
 	"github.com/agpol/agpol/internal/explain"
 	"github.com/agpol/agpol/internal/render"
 	"github.com/agpol/agpol/internal/snapshot"
@@ -91,6 +93,9 @@ type explainOptions struct {
 	port                                             int
 	at                                               string
 	extauth                                          string
+	// Kuadrant identity (docs/kuadrant-identities.md): a file, or shorthand flags.
+	identityFile, apiKeySecret, identityRule string
+	jwtClaims, decisions                     []string
 
 	// req is the request of the flags (Complete); its time is set by Run without --time.
 	req *explain.Request
@@ -121,7 +126,7 @@ func (o *explainOptions) Validate() error {
 func (o *explainOptions) Run(ctx context.Context) error {
 	a, req := o.a, o.req
 	if o.at == "" {
-		req.HTTP.Time = time.Now().UTC()
+		req.HTTP.Time, req.TimeAssumed = time.Now().UTC(), true
 	}
 	s, err := a.load(ctx, &o.load)
 	if err != nil {
@@ -196,8 +201,72 @@ Without MCP metadata (--mcp-method none, or an HTTP method other than POST and n
 	}
 	f.StringVar(&o.uri, "uri", "", "resource URI (params.uri)")
 	f.StringVar(&o.extauth, "extauth", "", "external authorizer answer: allow, deny, or gateway=allow,backend=deny")
+	f.StringVar(&o.identityFile, "identity-file", "", "file with the request's Kuadrant identity, metadata and decisions (docs/kuadrant-identities.md)")
+	f.StringArrayVar(&o.jwtClaims, "jwt-claim", nil, "Kuadrant identity: a JWT claim K=V, V read as JSON when it parses (repeatable)")
+	f.StringVar(&o.apiKeySecret, "api-key-secret", "", "Kuadrant identity: the API key of Secret NAMESPACE/NAME")
+	f.StringVar(&o.identityRule, "identity-rule", "", "the authentication rule that verified the identity")
+	f.StringArrayVar(&o.decisions, "decision", nil, "answer of an external authorization rule, NAME=allow|deny (repeatable)")
 	cmd.MarkFlagsMutuallyExclusive("backend", "service")
+	cmd.MarkFlagsMutuallyExclusive("identity-file", "jwt-claim")
+	cmd.MarkFlagsMutuallyExclusive("identity-file", "api-key-secret")
+	cmd.MarkFlagsMutuallyExclusive("jwt-claim", "api-key-secret")
 	return cmd
+}
+
+// credentials builds the request's Kuadrant credentials from --identity-file or the
+// shorthand flags; nil when none is given.
+func (o *explainOptions) credentials(ns string) (*explain.Credentials, error) {
+	var c *explain.Credentials
+	switch {
+	case o.identityFile != "":
+		data, err := readBounded("identity file", o.identityFile, o.a.streams.In)
+		if err != nil {
+			return nil, err
+		}
+		if c, err = explain.ParseIdentityFile(o.identityFile, data, ns); err != nil {
+			return nil, err
+		}
+	case len(o.jwtClaims) > 0:
+		claims := map[string]any{}
+		for _, kv := range o.jwtClaims {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || k == "" {
+				return nil, usagef("--jwt-claim %q: use NAME=VALUE", kv)
+			}
+			var val any
+			if json.Unmarshal([]byte(v), &val) != nil {
+				val = v
+			}
+			claims[k] = val
+		}
+		c = &explain.Credentials{Identity: &authpolicy.Identity{JWT: &authpolicy.JWTIdentity{Claims: claims}}}
+	case o.apiKeySecret != "":
+		n, err := explain.ParseNamespacedName(o.apiKeySecret, ns)
+		if err != nil {
+			return nil, usagef("--api-key-secret: %v", err)
+		}
+		c = &explain.Credentials{Identity: &authpolicy.Identity{APIKey: &authpolicy.APIKeyIdentity{Secret: n.String()}}}
+	}
+	if o.identityRule != "" {
+		if c == nil || c.Identity == nil {
+			return nil, usagef("--identity-rule needs an identity (--identity-file, --jwt-claim or --api-key-secret)")
+		}
+		c.Identity.Rule = o.identityRule
+	}
+	for _, kv := range o.decisions {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || (v != string(explain.AnswerAllow) && v != string(explain.AnswerDeny)) {
+			return nil, usagef("--decision %q: use NAME=allow or NAME=deny", kv)
+		}
+		if c == nil {
+			c = &explain.Credentials{}
+		}
+		if c.Decisions == nil {
+			c.Decisions = map[string]explain.Answer{}
+		}
+		c.Decisions[k] = explain.Answer(v)
+	}
+	return c, nil
 }
 
 // request builds the request of the flags; NS/NAME flags without a namespace take ns.
@@ -252,6 +321,9 @@ func (o *explainOptions) request(cmd *cobra.Command, ns string) (*explain.Reques
 		r.MCP = &explain.MCP{Method: o.mcpMethod, Tool: o.tool, URI: o.uri}
 	}
 	if r.ExtAuth, err = parseExtAuth(o.extauth); err != nil {
+		return nil, err
+	}
+	if r.Credentials, err = o.credentials(ns); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -79,8 +79,7 @@ func (sim *Simulator) authPolicyFor(r *Request, p PathInfo) *AuthPolicyInfo {
 	for _, pol := range pr.Effective.Policies {
 		info.Policies = append(info.Policies, pol.Ref)
 	}
-	req := authpolicy.Request{Method: r.HTTP.Method, Host: r.HTTP.Host, Path: r.HTTP.Path, Headers: r.HTTP.Headers}
-	info.Evaluation = authpolicy.Requirements(pr.Effective, req)
+	info.Evaluation = authpolicy.Decide(pr.Effective, authRequest(r), sim.kuadrant.result.Env)
 	if v := sim.v1beta2For(r, p); v != nil && v.V1beta2 != nil {
 		// Mixed input: say that the v1beta2 policy is left out, rather than drop it.
 		d := *v.V1beta2
@@ -145,6 +144,10 @@ func kuadrantDecides(d *Decision, ap *AuthPolicyInfo) {
 	ap.Decides = true
 	ev := ap.Evaluation
 	text := d.Trace != nil || d.Reason != ""
+	if o := ev.Outcome; o != nil && ev.Applies == authpolicy.True {
+		authorinoDecides(d, ap, o, text)
+		return
+	}
 	var unknown []string
 	if ev.Applies == authpolicy.Unknown {
 		unknown = append(unknown, "whether the policy's when conditions hold")
@@ -276,3 +279,38 @@ func AuthPolicyUnevaluated(d Decision, policies []string) Decision {
 
 // LevelAuthPolicy is the level of a decision that Kuadrant's AuthPolicy makes.
 const LevelAuthPolicy = "authpolicy"
+
+// authorinoDecides makes Authorino's answer to a request that carries an identity the
+// decision (authpolicy.Outcome): allow, deny with 401/403 (or the policy's override), or
+// indeterminate, with the reason and what surprises.
+func authorinoDecides(d *Decision, ap *AuthPolicyInfo, o *authpolicy.Outcome, text bool) {
+	policies := strings.Join(ap.Policies, ",")
+	switch o.Verdict {
+	case authpolicy.OutcomeAllow:
+		d.Level = LevelAuthPolicy
+		d.DecidedBy = policies
+	case authpolicy.OutcomeDeny:
+		d.Verdict, d.Explicit, d.Level, d.DecidedBy = Deny, true, LevelAuthPolicy, policies
+		if o.Source != "" {
+			d.DecidedBy = o.Source
+		}
+	default:
+		d.Verdict, d.Explicit, d.Level, d.DecidedBy = Indeterminate, false, LevelAuthPolicy, policies
+	}
+	if !text {
+		return
+	}
+	code := ""
+	if o.Code != 0 {
+		code = fmt.Sprintf(" (HTTP %d)", o.Code)
+	}
+	d.Reason = fmt.Sprintf("Kuadrant AuthPolicy %s, as Authorino decides it: %s%s: %s", strings.Join(ap.Policies, ", "), o.Verdict, code, o.Reason)
+	if len(o.Notes) > 0 {
+		d.Reason += "; note: " + strings.Join(o.Notes, "; ")
+	}
+	outcome := OutcomeInfo
+	if o.Verdict == authpolicy.OutcomeDeny {
+		outcome = OutcomeMatched
+	}
+	d.Trace = append(d.Trace, Step{Level: LevelAuthPolicy, Phase: "authpolicy", Outcome: outcome, Reason: d.Reason})
+}

@@ -193,6 +193,12 @@ type Request struct {
 	// request's HTTP afterwards. (Beside the fields deciding reads: no cache line more.)
 	normal  bool
 	ExtAuth ExtAuth `json:"extauth,omitempty"`
+	// Credentials is what the request carries for Kuadrant's AuthPolicy (identity,
+	// metadata, decisions); nil when it gives none.
+	Credentials *Credentials `json:"credentials,omitempty"`
+	// TimeAssumed is set when HTTP.Time is the current time, not given: a token's exp
+	// is then not decided.
+	TimeAssumed bool `json:"-"`
 
 	Expect          string `json:"expect,omitempty"`
 	ExpectDecidedBy string `json:"expectDecidedBy,omitempty"`

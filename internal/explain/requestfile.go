@@ -346,6 +346,9 @@ func (p *parser) request(n *yaml.Node, pr *parsedRequest) (*Request, error) {
 			return p.errf(v, "invalid expect %q: use allow, deny or indeterminate", s)
 		},
 		"expectDecidedBy": func(v *yaml.Node) (err error) { r.ExpectDecidedBy, err = p.str(v); return },
+		"identity":        func(v *yaml.Node) (err error) { r.creds().Identity, err = p.identity(v); return },
+		"metadata":        func(v *yaml.Node) (err error) { r.creds().Metadata, err = p.metadata(v); return },
+		"decisions":       func(v *yaml.Node) (err error) { r.creds().Decisions, err = p.decisions(v); return },
 		"expectLevel": func(v *yaml.Node) error {
 			s, err := p.str(v)
 			if err != nil {

@@ -132,6 +132,9 @@ func Decode(u *unstructured.Unstructured) (Typed, error) {
 	}
 	known, ok := LookupKind(gvk.Group, gvk.Kind)
 	if !ok {
+		if k, io := lookupInputOnly(gvk.Group, gvk.Kind); io && contains(k.Versions, gvk.Version) && u.GetName() != "" {
+			return decodeInputOnly(u, k)
+		}
 		name := gvk.Kind
 		if gvk.Group != "" {
 			name += "." + gvk.Group
@@ -234,6 +237,9 @@ func (t Typed) SetNamespace(ns string) {
 // Append adds a typed object with its Origin (or counts a skipped one). A Typed is
 // appended once.
 func (s *Snapshot) Append(t Typed, o Origin) {
+	if s.appendInputOnly(t.obj, o) {
+		return
+	}
 	switch x := t.obj.(type) {
 	case nil:
 		if t.skipped != "" {

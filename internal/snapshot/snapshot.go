@@ -356,6 +356,15 @@ type Snapshot struct {
 	ServiceAccounts []*ServiceAccount
 	Namespaces      []*Namespace
 
+	// Input-only kinds (InputOnlyKinds), read from files: what Authorino's rules read.
+	// They are not counted in Len nor listed by Objects.
+	Secrets             []*Secret
+	Roles               []*Role
+	ClusterRoles        []*ClusterRole
+	RoleBindings        []*RoleBinding
+	ClusterRoleBindings []*ClusterRoleBinding
+	Kuadrants           []*Kuadrant
+
 	// Skipped counts objects of kinds agpol does not use, by "Kind.group" (core kinds by "Kind").
 	Skipped map[string]int
 	// NotInstalled lists kinds the cluster does not serve (live loading only).

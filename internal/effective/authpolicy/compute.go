@@ -68,6 +68,8 @@ type PathResult struct {
 // Result is the effective AuthPolicy of every full path and the status of every policy.
 type Result struct {
 	Topology *Topology
+	// Env is what Authorino's rules read besides the request (Secrets, RBAC, Kuadrant's namespace).
+	Env *Env
 	// Policies, every AuthPolicy of the input in ns/name order.
 	Policies []*PolicyResult
 	// Paths are the full paths (Gateway → listener → route → rule) in topology order.
@@ -80,7 +82,7 @@ type Result struct {
 // Compute builds the topology, models and validates every AuthPolicy, folds the
 // effective policy of every full path and derives each policy's enforcement.
 func Compute(s *snapshot.Snapshot) *Result {
-	r := &Result{Topology: BuildTopology(s), byRef: map[string]*PolicyResult{}, byNode: map[string][]*Policy{}}
+	r := &Result{Topology: BuildTopology(s), Env: NewEnv(s), byRef: map[string]*PolicyResult{}, byNode: map[string][]*Policy{}}
 	for _, ap := range s.AuthPolicies {
 		if ap.IsV1beta2() {
 			continue // kuadrant.io/v1beta2 has semantics of its own (ComputeV1beta2)

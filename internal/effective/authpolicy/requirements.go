@@ -1,16 +1,19 @@
 package authpolicy
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/ext"
+	"github.com/tidwall/gjson"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kuadrantv1 "github.com/agpol/agpol/internal/apis/kuadrant/v1"
@@ -36,6 +39,15 @@ type Request struct {
 	Headers map[string]string
 	// SourceAddress is the client address; empty when unknown.
 	SourceAddress string
+	// Identity is what Authorino would have verified; nil when the request gives none
+	// (then authentication stays unknown, as the credentials are not read).
+	Identity *Identity
+	// Metadata is what each named metadata rule would fetch (auth.metadata.NAME).
+	Metadata map[string]any
+	// Decisions are the answers of external authorizers by rule name: "allow" or "deny".
+	Decisions map[string]string
+	// Time is the request's time; zero when not given (a token's exp is then unknown).
+	Time time.Time
 }
 
 // Check is one evaluated condition.
@@ -81,11 +93,19 @@ type Evaluation struct {
 	Offline []string `json:"offline,omitempty"`
 	// Problems are rule bodies that could not be read.
 	Problems []string `json:"problems,omitempty"`
+	// Outcome is Authorino's answer, for a request that carries an identity.
+	Outcome *Outcome `json:"outcome,omitempty"`
 }
 
 // Requirements evaluates the effective policy's policy-level and rule-level conditions
 // on the request attributes supplied and lists what the request must present.
 func Requirements(e *Effective, req Request) *Evaluation {
+	return Decide(e, req, nil)
+}
+
+// Decide is Requirements, and for a request that carries an identity, Authorino's
+// answer in env (nil: the defaults of an input without Secrets, RBAC or Kuadrant CR).
+func Decide(e *Effective, req Request, env *Env) *Evaluation {
 	ev := &Evaluation{Applies: True}
 	if e == nil || len(e.Rules) == 0 {
 		ev.Applies = False
@@ -151,6 +171,19 @@ func Requirements(e *Effective, req Request) *Evaluation {
 	}
 	sort.SliceStable(ev.Authentication, func(i, j int) bool { return ev.Authentication[i].Priority < ev.Authentication[j].Priority })
 	sort.SliceStable(ev.Authorization, func(i, j int) bool { return ev.Authorization[i].Priority < ev.Authorization[j].Priority })
+	if req.Identity != nil && len(ev.Problems) == 0 {
+		ev.Outcome = decide(e, req, env, c)
+		for _, ro := range ev.Outcome.Authorization {
+			for i := range ev.Authorization {
+				if a := &ev.Authorization[i]; a.Name == ro.Name {
+					a.Runs, a.Passes = ro.Runs, ro.Passes
+					if ro.Reason != "" {
+						a.Present = ro.Reason
+					}
+				}
+			}
+		}
+	}
 	ev.Offline = c.offline()
 	return ev
 }
@@ -264,6 +297,13 @@ type conditionEvaluator struct {
 	unknowns []*cel.AttributePatternType
 	patterns map[string][]kuadrantv1.PatternExpression
 	missing  map[string]bool
+	// auth is Authorino's auth object (identity, metadata, authorization) once the
+	// identity is known (withAuth); nil before, when every auth.* attribute is unknown.
+	// authJSON is its JSON, authUnknown the paths in it that are not known
+	// ("auth.metadata.NAME").
+	auth        map[string]any
+	authJSON    string
+	authUnknown []string
 	// act holds vars and unknowns for CEL, made on first use (actErr if it cannot be).
 	act    cel.PartialActivation
 	actErr error
@@ -318,7 +358,7 @@ func newConditionEvaluator(e *Effective, req Request) *conditionEvaluator {
 		c.unknowns = append(c.unknowns, cel.AttributePattern("source").QualString("address"))
 	}
 	c.vars = map[string]any{"request": request, "source": source}
-	for _, v := range []string{"auth", "destination", "connection", "metadata", "filter_state"} {
+	for _, v := range []string{"destination", "connection", "metadata", "filter_state"} {
 		c.unknowns = append(c.unknowns, cel.AttributePattern(v))
 	}
 	return c
@@ -398,7 +438,7 @@ func (c *conditionEvaluator) predicate(expr string) Check {
 		return ch
 	}
 	if c.act == nil && c.actErr == nil {
-		c.act, c.actErr = cel.PartialVars(c.vars, c.unknowns...)
+		c.act, c.actErr = cel.PartialVars(c.vars, append(c.unknowns, c.authPatterns()...)...)
 	}
 	if c.actErr != nil {
 		ch.Reason = c.actErr.Error()
@@ -448,6 +488,14 @@ func (c *conditionEvaluator) noteAttributes(unknown []string) {
 
 func (c *conditionEvaluator) known(attr string) bool {
 	parts := strings.Split(attr, ".")
+	if parts[0] == "auth" && c.auth != nil {
+		for _, u := range c.authUnknown {
+			if attr == u || strings.HasPrefix(attr, u+".") || strings.HasPrefix(u, attr+".") {
+				return false
+			}
+		}
+		return true
+	}
 	m, ok := c.vars[parts[0]].(map[string]any)
 	if !ok || len(parts) < 2 {
 		return false
@@ -510,30 +558,53 @@ func (c *conditionEvaluator) condition(p kuadrantv1.PatternExpressionOrRef, dept
 	return c.pattern(p.PatternExpression)
 }
 
-// pattern evaluates an Authorino selector/operator/value pattern when the selector names
-// a request attribute agpol knows; anything else is unknown.
+// pattern evaluates an Authorino selector/operator/value pattern as Authorino's jsonexp
+// does (pkg/jsonexp/expressions.go: gjson selector, the value compared as a string) when
+// the selector names a request attribute agpol knows, or auth.* once the identity is
+// known; anything else is unknown.
 func (c *conditionEvaluator) pattern(p kuadrantv1.PatternExpression) Check {
 	ch := Check{Expression: strings.TrimSpace(p.Selector + " " + p.Operator + " " + p.Value), Result: Unknown}
-	val, ok, attr := c.selector(p.Selector)
-	if !ok {
-		ch.Reason = attr + " cannot be known offline"
-		c.missing[attr] = true
-		return ch
+	var got gjson.Result
+	if s := strings.TrimPrefix(p.Selector, "context."); c.auth != nil && strings.HasPrefix(s, "auth.") {
+		for _, u := range c.authUnknown {
+			if s == u || strings.HasPrefix(s, u+".") || strings.HasPrefix(s, u+"|") {
+				ch.Reason = u + " is not known (give it in the request)"
+				c.missing[u] = true
+				return ch
+			}
+		}
+		got = gjson.Get(c.authJSON, strings.TrimPrefix(s, "auth."))
+	} else {
+		val, ok, attr := c.selector(p.Selector)
+		if !ok {
+			ch.Reason = attr + " cannot be known offline"
+			c.missing[attr] = true
+			return ch
+		}
+		got = gjson.Result{Type: gjson.String, Str: val}
 	}
 	switch p.Operator {
 	case "eq":
-		ch.Result = triOf(val == p.Value)
+		ch.Result = triOf(got.String() == p.Value)
 	case "neq":
-		ch.Result = triOf(val != p.Value)
+		ch.Result = triOf(got.String() != p.Value)
+	case "incl", "excl":
+		found := false
+		for _, item := range got.Array() {
+			if item.String() == p.Value {
+				found = true
+			}
+		}
+		ch.Result = triOf(found == (p.Operator == "incl"))
 	case "matches":
 		re, err := regexp.Compile(p.Value)
 		if err != nil {
 			ch.Reason = "invalid regular expression: " + err.Error()
 			return ch
 		}
-		ch.Result = triOf(re.MatchString(val))
+		ch.Result = triOf(re.MatchString(got.String()))
 	default:
-		ch.Reason = "operator " + p.Operator + " on a string is not evaluated offline"
+		ch.Reason = "unknown operator " + p.Operator
 	}
 	return ch
 }
@@ -577,4 +648,39 @@ func (c *conditionEvaluator) selector(sel string) (string, bool, string) {
 		return r.SourceAddress, true, sel
 	}
 	return "", false, sel
+}
+
+// authPatterns are the CEL unknowns of the auth attribute: all of it before the
+// identity is known, else the paths withAuth was told are unknown.
+func (c *conditionEvaluator) authPatterns() []*cel.AttributePatternType {
+	if c.auth == nil {
+		return []*cel.AttributePatternType{cel.AttributePattern("auth")}
+	}
+	var out []*cel.AttributePatternType
+	for _, p := range c.authUnknown {
+		parts := strings.Split(p, ".")
+		ap := cel.AttributePattern(parts[0])
+		for _, q := range parts[1:] {
+			ap = ap.QualString(q)
+		}
+		out = append(out, ap)
+	}
+	return out
+}
+
+// withAuth returns an evaluator of the same request that knows Authorino's auth object
+// (auth.identity, auth.metadata, ...), but for the paths in unknown.
+func (c *conditionEvaluator) withAuth(auth map[string]any, unknown []string) *conditionEvaluator {
+	d := &conditionEvaluator{req: c.req, unknowns: c.unknowns, patterns: c.patterns, missing: c.missing,
+		auth: auth, authUnknown: unknown, vars: map[string]any{}}
+	for k, v := range c.vars {
+		d.vars[k] = v
+	}
+	d.vars["auth"] = auth
+	data, err := json.Marshal(auth)
+	if err != nil {
+		d.actErr = err
+	}
+	d.authJSON = string(data)
+	return d
 }

@@ -1,0 +1,157 @@
+package authpolicy
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// identityPolicy is a route policy with one rule per identity kind, as Kuadrant's
+// user guides write them, and authorization of each kind.
+const identityPolicy = `
+---
+apiVersion: kuadrant.io/v1
+kind: AuthPolicy
+metadata: {name: toys, namespace: app}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: all}
+  rules:
+    authentication:
+      keycloak: {jwt: {issuerUrl: 'https://idp.example.com/realms/x'}, priority: 0}
+      app-keys: {apiKey: {selector: {matchLabels: {app: toys}}}, credentials: {authorizationHeader: {prefix: APIKEY}}, priority: 1}
+      all-keys: {apiKey: {selector: {matchLabels: {app: toys}}, allNamespaces: true}, credentials: {customHeader: {name: X-Key}}, priority: 2}
+      sa: {kubernetesTokenReview: {audiences: [toys]}, priority: 3, overrides: {group: {value: robots}}}
+      certs: {x509: {selector: {matchLabels: {ca: "true"}}}, priority: 4}
+    authorization:
+      admins:
+        patternMatching: {patterns: [{selector: auth.identity.groups, operator: incl, value: admin}]}
+        when: [{predicate: "has(auth.identity.sub)"}]
+      key-owner:
+        patternMatching: {patterns: [{predicate: "auth.identity.metadata.annotations['owner'] == 'bob'"}]}
+        when: [{predicate: "has(auth.identity.metadata)"}]
+      rego:
+        opa: {rego: "allow { input.auth.identity.user.username == \"system:serviceaccount:app:robot\" }"}
+        when: [{predicate: "has(auth.identity.user)"}]
+      robots:
+        patternMatching: {patterns: [{selector: auth.identity.group, operator: eq, value: robots}]}
+        when: [{predicate: "has(auth.identity.user)"}]
+      rbac:
+        kubernetesSubjectAccessReview: {user: {selector: auth.identity.CommonName}}
+        when: [{predicate: "has(auth.identity.CommonName)"}]
+    response:
+      unauthorized: {code: 404}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: bob-key, namespace: app, labels: {app: toys}, annotations: {owner: bob}}
+stringData: {api_key: IAMBOB}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: alice-key, namespace: kuadrant-system, labels: {app: toys}, annotations: {owner: alice}}
+stringData: {api_key: IAMALICE}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: ca, namespace: kuadrant-system, labels: {ca: "true"}}
+type: kubernetes.io/tls
+data: {tls.crt: Q0VSVA==, tls.key: S0VZ}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: toy-reader}
+rules: [{nonResourceURLs: ["/toys*"], verbs: [get]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: alice-reads}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: toy-reader}
+subjects: [{kind: User, name: alice}]
+`
+
+func TestDecideIdentities(t *testing.T) {
+	r := Compute(load(t, topo+identityPolicy))
+	pr, err := r.ForPrefix("infra/gw", "a", "app/all", "named")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	exp := float64(at.Add(time.Hour).Unix())
+	jwt := func(claims map[string]any) *Identity { return &Identity{JWT: &JWTIdentity{Claims: claims}} }
+	cases := []struct {
+		name    string
+		id      *Identity
+		method  string
+		time    time.Time
+		verdict string
+		code    int
+		reason  string // substring of the reason
+	}{
+		{"jwt admin", jwt(map[string]any{"sub": "alice", "groups": []any{"admin"}, "exp": exp}), "GET", at, OutcomeAllow, 200, "authenticated by keycloak"},
+		{"jwt non-admin: 403, overridden to 404", jwt(map[string]any{"sub": "bob", "groups": []any{"dev"}, "exp": exp}), "GET", at, OutcomeDeny, 404, "authorization admins"},
+		{"jwt without exp: 401", jwt(map[string]any{"sub": "alice", "groups": []any{"admin"}}), "GET", at, OutcomeDeny, 401, "no exp claim"},
+		{"jwt expired: 401", jwt(map[string]any{"sub": "alice", "exp": float64(at.Add(-time.Hour).Unix())}), "GET", at, OutcomeDeny, 401, "expired"},
+		{"jwt without a time", jwt(map[string]any{"sub": "alice", "exp": exp}), "GET", time.Time{}, OutcomeIndeterminate, 0, "depends on the time"},
+		{"apiKey in the app's namespace: 401 with app-keys, found by all-keys", &Identity{APIKey: &APIKeyIdentity{Secret: "app/bob-key"}, Rule: "app-keys"}, "GET", at, OutcomeDeny, 401, "never found"},
+		{"apiKey in the app's namespace, any rule", &Identity{APIKey: &APIKeyIdentity{Secret: "app/bob-key"}}, "GET", at, OutcomeAllow, 200, "authenticated by all-keys"},
+		{"apiKey in Kuadrant's namespace, owner not bob", &Identity{APIKey: &APIKeyIdentity{Secret: "kuadrant-system/alice-key"}}, "GET", at, OutcomeDeny, 404, "key-owner"},
+		{"apiKey not in the input", &Identity{APIKey: &APIKeyIdentity{Secret: "app/nope"}}, "GET", at, OutcomeIndeterminate, 0, "not in the input"},
+		{"service account: rego and override", &Identity{Kubernetes: &KubernetesIdentity{Username: "system:serviceaccount:app:robot", Audiences: []string{"toys"}}}, "GET", at, OutcomeAllow, 200, "authenticated by sa"},
+		{"service account: rego denies", &Identity{Kubernetes: &KubernetesIdentity{Username: "system:serviceaccount:app:other", Audiences: []string{"toys"}}}, "GET", at, OutcomeDeny, 404, "authorization rego"},
+		{"service account: wrong audience", &Identity{Kubernetes: &KubernetesIdentity{Username: "system:serviceaccount:app:robot", Audiences: []string{"api"}}}, "GET", at, OutcomeDeny, 401, "audiences"},
+		{"x509 alice: RBAC allows get", &Identity{X509: &X509Identity{Subject: X509Subject{CommonName: "alice"}}}, "GET", at, OutcomeAllow, 200, "authenticated by certs"},
+		{"x509 alice: RBAC denies post", &Identity{X509: &X509Identity{Subject: X509Subject{CommonName: "alice"}}}, "POST", at, OutcomeDeny, 404, "no Role or ClusterRole"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req := Request{Method: tc.method, Host: "api.example.com", Path: "/toys", Headers: map[string]string{}, Identity: tc.id, Time: tc.time}
+			ev := Decide(pr.Effective, req, r.Env)
+			o := ev.Outcome
+			if o == nil {
+				t.Fatalf("no outcome; problems %v", ev.Problems)
+			}
+			t.Log(o.Verdict, o.Code, o.Reason)
+			if o.Verdict != tc.verdict || o.Code != tc.code || !strings.Contains(o.Reason, tc.reason) {
+				t.Errorf("got %s %d: %s\nwant %s %d with %q", o.Verdict, o.Code, o.Reason, tc.verdict, tc.code, tc.reason)
+			}
+		})
+	}
+}
+
+// TestDecideRace: two rules of one priority that both verify the identity and lead to
+// different answers are a race in Authorino: indeterminate.
+func TestDecideRace(t *testing.T) {
+	policy := `
+---
+apiVersion: kuadrant.io/v1
+kind: AuthPolicy
+metadata: {name: race, namespace: app}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: all}
+  rules:
+    authentication:
+      a: {apiKey: {selector: {matchLabels: {app: toys}}, allNamespaces: true}, defaults: {role: {value: admin}}}
+      b: {apiKey: {selector: {matchLabels: {app: toys}}, allNamespaces: true}, defaults: {role: {value: guest}}}
+    authorization:
+      admins: {patternMatching: {patterns: [{selector: auth.identity.role, operator: eq, value: admin}]}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: k, namespace: app, labels: {app: toys}}
+stringData: {api_key: K}
+`
+	r := Compute(load(t, topo+policy))
+	pr, err := r.ForPrefix("infra/gw", "a", "app/all", "named")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := Request{Method: "GET", Host: "h", Path: "/", Identity: &Identity{APIKey: &APIKeyIdentity{Secret: "app/k"}}}
+	o := Decide(pr.Effective, req, r.Env).Outcome
+	if o.Verdict != OutcomeIndeterminate || !strings.Contains(o.Reason, "race") {
+		t.Errorf("got %s: %s", o.Verdict, o.Reason)
+	}
+	req.Identity.Rule = "a"
+	if o := Decide(pr.Effective, req, r.Env).Outcome; o.Verdict != OutcomeAllow {
+		t.Errorf("with rule a: got %s: %s", o.Verdict, o.Reason)
+	}
+}

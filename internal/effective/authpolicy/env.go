@@ -1,0 +1,175 @@
+package authpolicy
+
+import (
+	"sort"
+	"strings"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/agpol/agpol/internal/snapshot"
+)
+
+// DefaultKuadrantNamespace is where Kuadrant is installed when the input has no Kuadrant
+// CR (kuadrant-operator's default, and its user guides').
+const DefaultKuadrantNamespace = "kuadrant-system"
+
+// Env is what Authorino reads besides the request: the namespace of the AuthConfigs
+// (kuadrant-operator writes them into the Kuadrant CR's namespace), the Secrets' metadata
+// (apiKey and x509 rules select them) and the RBAC objects a SubjectAccessReview is
+// answered from.
+type Env struct {
+	// AuthConfigNamespace is the namespace of the Kuadrant CR, else DefaultKuadrantNamespace.
+	AuthConfigNamespace string
+	// NamespaceAssumed is set when the input has no Kuadrant CR.
+	NamespaceAssumed bool
+	Secrets          []*snapshot.Secret
+	roles            map[string][]rbacv1.PolicyRule // "ns/name" of Roles, "/name" of ClusterRoles
+	bindings         []binding
+	hasRBAC          bool
+}
+
+type binding struct {
+	namespace string // "" for a ClusterRoleBinding
+	roleRef   rbacv1.RoleRef
+	subjects  []rbacv1.Subject
+}
+
+// NewEnv reads the environment of Authorino's rules from the input.
+func NewEnv(s *snapshot.Snapshot) *Env {
+	env := &Env{AuthConfigNamespace: DefaultKuadrantNamespace, NamespaceAssumed: true, roles: map[string][]rbacv1.PolicyRule{}}
+	if s == nil {
+		return env
+	}
+	if len(s.Kuadrants) > 0 {
+		k := append([]*snapshot.Kuadrant(nil), s.Kuadrants...)
+		sort.Slice(k, func(i, j int) bool { return k[i].Namespace+"/"+k[i].Name < k[j].Namespace+"/"+k[j].Name })
+		env.AuthConfigNamespace, env.NamespaceAssumed = k[0].Namespace, false
+	}
+	env.Secrets = s.Secrets
+	for _, r := range s.Roles {
+		env.roles[r.Namespace+"/"+r.Name] = r.Rules
+	}
+	for _, r := range s.ClusterRoles {
+		env.roles["/"+r.Name] = r.Rules
+	}
+	for _, b := range s.RoleBindings {
+		env.bindings = append(env.bindings, binding{b.Namespace, b.RoleRef, b.Subjects})
+	}
+	for _, b := range s.ClusterRoleBindings {
+		env.bindings = append(env.bindings, binding{"", b.RoleRef, b.Subjects})
+	}
+	env.hasRBAC = len(env.roles) > 0 || len(env.bindings) > 0
+	return env
+}
+
+// secret finds a Secret of the input by namespace and name.
+func (env *Env) secret(ns, name string) *snapshot.Secret {
+	for _, s := range env.Secrets {
+		if s.Namespace == ns && s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// selectsSecret reports whether a rule's label selector selects the Secret.
+func selectsSecret(sel *metav1.LabelSelector, s *snapshot.Secret) (bool, error) {
+	ls, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return false, err
+	}
+	return ls.Matches(labels.Set(s.Labels)), nil
+}
+
+// accessReview is a SubjectAccessReview's spec.
+type accessReview struct {
+	user   string
+	groups []string
+	// resource attributes (resource != "") or a non-resource path and verb.
+	namespace, group, resource, subresource, name string
+	path, verb                                    string
+}
+
+// allows answers a SubjectAccessReview from the Roles, ClusterRoles and bindings of the
+// input, as Kubernetes' RBAC authorizer does (plugin/pkg/auth/authorizer/rbac/rbac.go:
+// a binding whose subject is the user or one of its groups, and a rule of its role that
+// covers the verb and resource or non-resource URL). It names the role that allows.
+func (env *Env) allows(r accessReview) (string, bool) {
+	for _, b := range env.bindings {
+		if r.resource == "" && b.namespace != "" {
+			continue // non-resource URLs are granted only cluster-wide
+		}
+		if b.namespace != "" && b.namespace != r.namespace {
+			continue
+		}
+		if !bindsSubject(b.subjects, r.user, r.groups) {
+			continue
+		}
+		key := "/" + b.roleRef.Name
+		if b.roleRef.Kind == "Role" {
+			key = b.namespace + "/" + b.roleRef.Name
+		}
+		for _, rule := range env.roles[key] {
+			if ruleAllows(rule, r) {
+				return b.roleRef.Kind + " " + strings.TrimPrefix(key, "/"), true
+			}
+		}
+	}
+	return "", false
+}
+
+func bindsSubject(subjects []rbacv1.Subject, user string, groups []string) bool {
+	for _, s := range subjects {
+		switch s.Kind {
+		case rbacv1.UserKind:
+			if s.Name == user {
+				return true
+			}
+		case rbacv1.GroupKind:
+			for _, g := range groups {
+				if s.Name == g {
+					return true
+				}
+			}
+		case rbacv1.ServiceAccountKind:
+			if user == "system:serviceaccount:"+s.Namespace+":"+s.Name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ruleAllows is Kubernetes' RuleAllows (pkg/apis/rbac/v1/evaluation_helpers.go).
+func ruleAllows(rule rbacv1.PolicyRule, r accessReview) bool {
+	if !matches(rule.Verbs, r.verb) {
+		return false
+	}
+	if r.resource == "" {
+		for _, u := range rule.NonResourceURLs {
+			if u == rbacv1.NonResourceAll || u == r.path || (strings.HasSuffix(u, "*") && strings.HasPrefix(r.path, strings.TrimSuffix(u, "*"))) {
+				return true
+			}
+		}
+		return false
+	}
+	res := r.resource
+	if r.subresource != "" {
+		res += "/" + r.subresource
+	}
+	if !matches(rule.APIGroups, r.group) || !matches(rule.Resources, res) {
+		return false
+	}
+	return len(rule.ResourceNames) == 0 || (r.name != "" && matches(rule.ResourceNames, r.name))
+}
+
+func matches(list []string, v string) bool {
+	for _, x := range list {
+		if x == "*" || x == v {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,177 @@
+package snapshot
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// InputOnlyKinds are kinds agpol reads from files only, to decide what Authorino would:
+// Secrets (their metadata, never their data: Authorino's apiKey and x509 rules select
+// them by label), the RBAC kinds a kubernetesSubjectAccessReview rule is answered from,
+// and the Kuadrant CR (its namespace is where the operator writes AuthConfigs). A live
+// read does not list them (see docs/kuadrant-identities.md).
+var InputOnlyKinds = []KnownKind{
+	{"", "Secret", "secrets", []string{"v1"}, true},
+	{rbacv1.GroupName, "Role", "roles", []string{"v1"}, true},
+	{rbacv1.GroupName, "ClusterRole", "clusterroles", []string{"v1"}, false},
+	{rbacv1.GroupName, "RoleBinding", "rolebindings", []string{"v1"}, true},
+	{rbacv1.GroupName, "ClusterRoleBinding", "clusterrolebindings", []string{"v1"}, false},
+	{"kuadrant.io", "Kuadrant", "kuadrants", []string{"v1beta1"}, true},
+}
+
+// Typed wrappers of the input-only kinds.
+type (
+	// Secret is a core Secret as agpol keeps it: its metadata and type, and whether it
+	// holds what Authorino reads, never the data itself.
+	Secret struct {
+		metav1.ObjectMeta
+		Type corev1.SecretType
+		// HasAPIKey is set when data.api_key (or stringData.api_key) is not empty:
+		// Authorino's apiKey rule only keeps such Secrets.
+		HasAPIKey bool
+		// HasCertificate is set when data["tls.crt"] (or ca.crt) is not empty.
+		HasCertificate bool
+		Origin
+	}
+	// Role is an rbac.authorization.k8s.io Role.
+	Role struct {
+		rbacv1.Role
+		Origin
+	}
+	// ClusterRole is an rbac.authorization.k8s.io ClusterRole.
+	ClusterRole struct {
+		rbacv1.ClusterRole
+		Origin
+	}
+	// RoleBinding is an rbac.authorization.k8s.io RoleBinding.
+	RoleBinding struct {
+		rbacv1.RoleBinding
+		Origin
+	}
+	// ClusterRoleBinding is an rbac.authorization.k8s.io ClusterRoleBinding.
+	ClusterRoleBinding struct {
+		rbacv1.ClusterRoleBinding
+		Origin
+	}
+	// Kuadrant is a kuadrant.io Kuadrant CR (only its metadata is read).
+	Kuadrant struct {
+		metav1.ObjectMeta
+		Origin
+	}
+)
+
+// lookupInputOnly finds an input-only kind.
+func lookupInputOnly(group, kind string) (KnownKind, bool) {
+	for _, k := range InputOnlyKinds {
+		if k.Group == group && k.Kind == kind {
+			return k, true
+		}
+	}
+	return KnownKind{}, false
+}
+
+// decodeInputOnly types an object of an input-only kind.
+func decodeInputOnly(u *unstructured.Unstructured, known KnownKind) (Typed, error) {
+	var (
+		t   Typed
+		err error
+	)
+	switch known.Kind {
+	case "Secret":
+		t.obj = secretOf(u)
+	case "Role":
+		x := &Role{}
+		err = fromRaw(u, &x.Role)
+		t.obj = x
+	case "ClusterRole":
+		x := &ClusterRole{}
+		err = fromRaw(u, &x.ClusterRole)
+		t.obj = x
+	case "RoleBinding":
+		x := &RoleBinding{}
+		err = fromRaw(u, &x.RoleBinding)
+		t.obj = x
+	case "ClusterRoleBinding":
+		x := &ClusterRoleBinding{}
+		err = fromRaw(u, &x.ClusterRoleBinding)
+		t.obj = x
+	case "Kuadrant":
+		x := &Kuadrant{}
+		x.Name, x.Namespace = u.GetName(), u.GetNamespace()
+		x.CreationTimestamp = u.GetCreationTimestamp()
+		t.obj = x
+	}
+	if err != nil {
+		return t, fmt.Errorf("%s %q: %w", known.Kind, u.GetName(), err)
+	}
+	return t, nil
+}
+
+// secretOf keeps a Secret's metadata, type, and whether its api_key and certificate
+// entries are set; the values are dropped here.
+func secretOf(u *unstructured.Unstructured) *Secret {
+	x := &Secret{}
+	x.Name, x.Namespace = u.GetName(), u.GetNamespace()
+	x.Labels, x.ObjectMeta.Annotations = u.GetLabels(), u.GetAnnotations()
+	x.CreationTimestamp = u.GetCreationTimestamp()
+	typ, _, _ := unstructured.NestedString(u.Object, "type")
+	x.Type = corev1.SecretType(typ)
+	set := func(key string) bool {
+		for _, field := range []string{"data", "stringData"} {
+			if v, ok, _ := unstructured.NestedString(u.Object, field, key); ok && v != "" {
+				return true
+			}
+		}
+		return false
+	}
+	x.HasAPIKey = set("api_key")
+	x.HasCertificate = set("tls.crt") || set("ca.crt")
+	return x
+}
+
+// withoutData is the object a Secret's Origin holds: its metadata and type, so that
+// nothing agpol keeps, prints or writes (--snapshot-out) carries the Secret's data.
+func (x *Secret) withoutData() *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	u.SetAPIVersion("v1")
+	u.SetKind("Secret")
+	u.SetName(x.Name)
+	u.SetNamespace(x.Namespace)
+	u.SetLabels(x.Labels)
+	u.SetAnnotations(x.ObjectMeta.Annotations)
+	if x.Type != "" {
+		u.Object["type"] = string(x.Type)
+	}
+	return u
+}
+
+// appendInputOnly is Append for the input-only kinds; false for other objects.
+func (s *Snapshot) appendInputOnly(obj any, o Origin) bool {
+	switch x := obj.(type) {
+	case *Secret:
+		x.Origin = NewOrigin(o.Source, NewRaw(x.withoutData()))
+		s.Secrets = append(s.Secrets, x)
+	case *Role:
+		x.Origin = o
+		s.Roles = append(s.Roles, x)
+	case *ClusterRole:
+		x.Origin = o
+		s.ClusterRoles = append(s.ClusterRoles, x)
+	case *RoleBinding:
+		x.Origin = o
+		s.RoleBindings = append(s.RoleBindings, x)
+	case *ClusterRoleBinding:
+		x.Origin = o
+		s.ClusterRoleBindings = append(s.ClusterRoleBindings, x)
+	case *Kuadrant:
+		x.Origin = o
+		s.Kuadrants = append(s.Kuadrants, x)
+	default:
+		return false
+	}
+	return true
+}
