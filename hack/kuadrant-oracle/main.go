@@ -80,6 +80,12 @@ func run(api *apiServer, sc *Scenario) (res *Result) {
 		res.Error = err.Error()
 		return res
 	}
+	if os.Getenv("KUADRANT_ORACLE_DEBUG") != "" {
+		for _, wr := range first.writes {
+			b, _ := json.Marshal(wr.Object)
+			fmt.Fprintf(os.Stderr, "write %s %s %s\n", wr.Verb, wr.Resource, b)
+		}
+	}
 	second, err := reconcile(api, objs2)
 	if err != nil {
 		res.Error = err.Error()

@@ -163,10 +163,48 @@ func (w *world) converge() {
 			if !ok {
 				continue
 			}
+			accepted := metav1.Condition{Type: string(gwapiv1.RouteConditionAccepted), Status: metav1.ConditionTrue, Reason: "Accepted"}
+			if !hostnamesIntersect(g, p, r.Spec.Hostnames) {
+				accepted.Status, accepted.Reason = metav1.ConditionFalse, string(gwapiv1.RouteReasonNoMatchingListenerHostname)
+			}
 			r.Status.Parents = append(r.Status.Parents, gwapiv1.RouteParentStatus{ParentRef: p, ControllerName: cn,
-				Conditions: []metav1.Condition{{Type: string(gwapiv1.RouteConditionAccepted), Status: metav1.ConditionTrue, Reason: "Accepted"}}})
+				Conditions: []metav1.Condition{accepted}})
 		}
 	}
+}
+
+// hostnamesIntersect: some listener the parentRef selects accepts some hostname of
+// the route (Gateway API: a route whose hostnames no such listener accepts is not
+// Accepted, reason NoMatchingListenerHostname).
+func hostnamesIntersect(g *gwapiv1.Gateway, p gwapiv1.ParentReference, hosts []gwapiv1.Hostname) bool {
+	for _, l := range g.Spec.Listeners {
+		if p.SectionName != nil && *p.SectionName != l.Name {
+			continue
+		}
+		if p.Port != nil && *p.Port != l.Port {
+			continue
+		}
+		if l.Hostname == nil || *l.Hostname == "" || len(hosts) == 0 {
+			return true
+		}
+		for _, h := range hosts {
+			if hostMatch(string(*l.Hostname), string(h)) || hostMatch(string(h), string(*l.Hostname)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hostMatch: pattern (exact or "*.suffix") matches host (which may be a wildcard).
+func hostMatch(pattern, host string) bool {
+	if pattern == host {
+		return true
+	}
+	if strings.HasPrefix(pattern, "*.") {
+		return strings.HasSuffix(host, pattern[1:])
+	}
+	return false
 }
 
 // topology builds the topology kuadrant-operator builds (policy-machinery's

@@ -83,6 +83,15 @@ func findActionSets(v any) map[string]any {
 				return r
 			}
 		}
+	case string:
+		// Istio's EnvoyFilter carries the plugin configuration as a JSON string
+		// (google.protobuf.StringValue).
+		if strings.Contains(x, `"actionSets"`) {
+			var m map[string]any
+			if json.Unmarshal([]byte(x), &m) == nil {
+				return findActionSets(m)
+			}
+		}
 	}
 	return nil
 }

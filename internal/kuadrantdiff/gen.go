@@ -221,9 +221,12 @@ func (g *Generator) policyProper() obj {
 		}
 		rules["authorization"] = authz
 	}
-	if len(rules) > 0 || g.p(50) {
-		out["rules"] = rules
+	if len(rules) == 0 {
+		// The CRD requires at least one rule (x-kubernetes-validations of
+		// spec.rules / spec.defaults.rules / spec.overrides.rules).
+		rules["authorization"] = obj{pick(g, genAuthzNames): g.authorization()}
 	}
+	out["rules"] = rules
 	if g.p(25) {
 		out["when"] = []any{obj{"predicate": g.predicate()}}
 	}
