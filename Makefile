@@ -86,3 +86,14 @@ N ?= 100000
 .PHONY: differential
 differential:
 	DIFFERENTIAL_N=$(N) $(GO) test ./internal/differential -run '^TestLong$$' -v -timeout 0 | grep -v '^=== RUN'
+
+## differential-kuadrant: N generated scenarios (10 requests each) against kuadrant-operator
+## v1.5.2, policy-machinery v0.9.0 and Authorino v0.25.0 (hack/kuadrant-oracle, a Go module
+## and process of its own); prints scenarios/s. The fixed seed set is `make test-kuadrant`.
+.PHONY: differential-kuadrant test-kuadrant
+differential-kuadrant:
+	KUADRANT_DIFF=1 KUADRANT_DIFF_N=$(N) $(GO) test ./internal/kuadrantdiff -run '^TestLong$$' -v -timeout 0 | grep -v '^=== RUN'
+
+## test-kuadrant: the Kuadrant harness's fixed seed set and regression cases (builds the oracle)
+test-kuadrant:
+	KUADRANT_DIFF=1 $(GO) test -count=1 -timeout 60m ./internal/kuadrantdiff

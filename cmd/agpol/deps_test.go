@@ -8,7 +8,8 @@ import (
 
 // TestBinaryDependencies keeps test-only modules out of the agpol binary: the
 // differential harness links the upstream controller and translator, Envoy's
-// go-control-plane and grpc; live tests link envtest. None may reach cmd/agpol.
+// go-control-plane and grpc; live tests link envtest; the Kuadrant harness talks to
+// kuadrant-operator and Authorino (a module of their own). None may reach cmd/agpol.
 func TestBinaryDependencies(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -26,6 +27,8 @@ func TestBinaryDependencies(t *testing.T) {
 		"k8s.io/kubernetes",
 		"sigs.k8s.io/kube-agentic-networking/pkg/",
 		"github.com/agpol/agpol/internal/differential",
+		"github.com/agpol/agpol/internal/kuadrantdiff",
+		"github.com/kuadrant/",
 	}
 	deps := strings.Fields(string(out))
 	if len(deps) < 10 {

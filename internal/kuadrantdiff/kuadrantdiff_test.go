@@ -1,0 +1,303 @@
+package kuadrantdiff
+
+import (
+	"encoding/json"
+
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sigs.k8s.io/yaml"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The oracle is a separate Go module; building it from a cold cache takes minutes.
+// Its tests run when KUADRANT_DIFF is set (make differential-kuadrant, and CI's own
+// step), not in every `go test ./...` of a developer.
+func needOracle(t testing.TB) {
+	t.Helper()
+	if os.Getenv("KUADRANT_DIFF") == "" && os.Getenv("KUADRANT_ORACLE") == "" {
+		t.Skip("set KUADRANT_DIFF=1 to build and run the kuadrant-operator/Authorino oracle (make differential-kuadrant)")
+	}
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// generated runs scenarios first..first+n-1 (seed = index) on GOMAXPROCS workers, each
+// with its own oracle process.
+func generated(t testing.TB, first, n, reqs int, mutate func(*Scenario)) *Report {
+	t.Helper()
+	workers := runtime.GOMAXPROCS(0)
+	reports := make([]*Report, n)
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		o, err := StartOracle()
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer o.Close()
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= n {
+					return
+				}
+				i := first + k
+				sc := Generate(uint64(i), reqs)
+				if mutate != nil {
+					mutate(sc)
+				}
+				reports[k], errs[k] = Run(o, sc)
+			}
+		}()
+	}
+	wg.Wait()
+	total := &Report{}
+	for k, r := range reports {
+		if errs[k] != nil {
+			t.Fatalf("seed %d: %v", first+k, errs[k])
+		}
+		total.Add(r)
+	}
+	return total
+}
+
+func logReport(t testing.TB, r *Report) {
+	t.Helper()
+	t.Logf("scenarios %d, requests %d, compared %v, verdicts (agpol → upstream) %v, skipped %v, disagreements %d",
+		r.Scenarios, r.Requests, sorted(r.Compared), sorted(r.Verdicts), sorted(r.Skipped), len(r.Disagreements))
+}
+
+func sorted(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	s := "{"
+	for i, k := range keys {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%s: %d", k, m[k])
+	}
+	return s + "}"
+}
+
+// reportDisagreements fails on every disagreement but those of the wasm-shim
+// stand-in's selection (KindSelection), which are logged with their count: the
+// stand-in reproduces upstream's written order and hostnames, not Envoy's routing,
+// and where they part is upstream behaviour to report, not agpol's to copy.
+func reportDisagreements(t testing.TB, r *Report, max int) {
+	t.Helper()
+	var failing []Disagreement
+	selection := 0
+	for _, d := range r.Disagreements {
+		if d.Kind == KindSelection {
+			if selection < 5 {
+				t.Logf("wasm-shim stand-in: %s", d)
+			}
+			selection++
+			continue
+		}
+		failing = append(failing, d)
+	}
+	if selection > 0 {
+		t.Logf("wasm-shim stand-in: %d requests select another path's action than agpol's routing", selection)
+	}
+	for i, d := range failing {
+		if i == max {
+			t.Errorf("... and %d more", len(failing)-max)
+			break
+		}
+		t.Error(d)
+	}
+}
+
+// TestGenerated is the fixed seed set.
+func TestGenerated(t *testing.T) {
+	needOracle(t)
+	n := envInt("KUADRANT_DIFF_SCENARIOS", 500)
+	if testing.Short() {
+		n = 50
+	}
+	rep := generated(t, 0, n, 10, nil)
+	logReport(t, rep)
+	reportDisagreements(t, rep, 30)
+}
+
+// TestLong is `make differential-kuadrant N=...`: N generated scenarios from
+// KUADRANT_DIFF_FIRST (default 1,000,000, after the fixed set), in chunks, printing
+// the rate.
+func TestLong(t *testing.T) {
+	n := envInt("KUADRANT_DIFF_N", 0)
+	if n == 0 {
+		t.Skip("set KUADRANT_DIFF_N (make differential-kuadrant N=...)")
+	}
+	first := envInt("KUADRANT_DIFF_FIRST", 1_000_000)
+	total := &Report{}
+	start := time.Now()
+	const chunk = 1000
+	for done := 0; done < n; done += chunk {
+		k := min(chunk, n-done)
+		total.Add(generated(t, first+done, k, 10, nil))
+		el := time.Since(start).Seconds()
+		fmt.Printf("differential-kuadrant: %d scenarios, %d requests, %d disagreements, %.1f scenarios/s\n",
+			total.Scenarios, total.Requests, len(total.Disagreements), float64(total.Scenarios)/el)
+	}
+	logReport(t, total)
+	reportDisagreements(t, total, 50)
+}
+
+// TestHarnessCanFail checks that the harness sees a difference: agpol is given every
+// AuthPolicy with its defaults' strategy flipped (atomic ↔ merge) while the oracle
+// gets the scenario as generated.
+func TestHarnessCanFail(t *testing.T) {
+	needOracle(t)
+	o, err := StartOracle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	found := map[string]bool{}
+	for i := 0; i < 200 && len(found) < 2; i++ {
+		sc := Generate(uint64(i), 10)
+		flipped := sc.clone()
+		changed := false
+		for _, x := range flipped.Objects {
+			if x.GetKind() != "AuthPolicy" {
+				continue
+			}
+			for _, k := range []string{"defaults", "overrides"} {
+				if s, ok := x.Object["spec"].(map[string]any)[k].(map[string]any); ok {
+					if s["strategy"] == "merge" {
+						s["strategy"] = "atomic"
+					} else {
+						s["strategy"] = "merge"
+					}
+					changed = true
+				}
+			}
+		}
+		if !changed {
+			continue
+		}
+		sc.AgpolObjects = flipped.Objects
+		rep, err := Run(o, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range rep.Disagreements {
+			found[d.Kind] = true
+		}
+	}
+	if !found[KindPath] {
+		t.Errorf("flipping strategies gave no path disagreement (found %v)", found)
+	}
+}
+
+// TestShrink shrinks the first disagreement of generated scenario KUADRANT_DIFF_SHRINK
+// (a seed) and writes it as a regression case to testdata/kuadrantdiff/seed-N.
+func TestShrink(t *testing.T) {
+	seed := os.Getenv("KUADRANT_DIFF_SHRINK")
+	if seed == "" {
+		t.Skip("set KUADRANT_DIFF_SHRINK=seed")
+	}
+	i, err := strconv.Atoi(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := StartOracle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	sc := Generate(uint64(i), 10)
+	rep, err := Run(o, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Disagreements) == 0 {
+		t.Skip("no disagreement")
+	}
+	d := rep.Disagreements[0]
+	small, err := Shrink(o, sc, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join("..", "..", "testdata", "kuadrantdiff", sc.Name)
+	if err := WriteCase(dir, small, d); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s (%d objects): %s", dir, len(small.Objects), d)
+}
+
+// TestTestdata runs the regression cases of testdata/kuadrantdiff.
+func TestTestdata(t *testing.T) {
+	needOracle(t)
+	dirs, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "kuadrantdiff", "*"))
+	if len(dirs) == 0 {
+		t.Skip("no regression cases")
+	}
+	o, err := StartOracle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	total := &Report{}
+	for _, d := range dirs {
+		sc, err := ReadCase(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Run(o, sc)
+		if err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		total.Add(rep)
+	}
+	logReport(t, total)
+	reportDisagreements(t, total, 50)
+}
+
+// TestDump prints the scenario of seed KUADRANT_DIFF_DUMP and the oracle's answer.
+func TestDump(t *testing.T) {
+	seed := os.Getenv("KUADRANT_DIFF_DUMP")
+	if seed == "" {
+		t.Skip("set KUADRANT_DIFF_DUMP=seed")
+	}
+	i, err := strconv.Atoi(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := StartOracle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	sc := Generate(uint64(i), 10)
+	for _, x := range sc.Objects {
+		b, _ := yaml.Marshal(x.Object)
+		fmt.Printf("---\n%s", b)
+	}
+	res, err := o.Ask(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.MarshalIndent(res, "", "  ")
+	fmt.Println(string(b))
+}
