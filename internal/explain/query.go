@@ -65,13 +65,15 @@ func (ac *activationCache) get(c *reqCtx) interpreter.Activation {
 }
 
 // Decide decides q, made by the caller with the given peer principal, on a compiled
-// chain (effective.Engine.Chain, as Simulator.Engines compile them) without a trace.
-// The principal is "" without a client certificate, as for every caller on a
-// plain-HTTP listener (where Explain drops it). The verdict, level, deciding rule,
-// explicitness and per-answer branches are those Explain gives the same request on the
-// same path under the chain's semantics; Reason and Trace stay empty, and no string is
-// built for them.
-func Decide(chain *effective.Chain, q *Query, principal string) Decision {
+// chain (effective.Engine.Chain, as Simulator.Engines compile them) without a trace,
+// and finishes the decision with the path's end (TargetEnd). The principal is ""
+// without a client certificate, as for every caller on a plain-HTTP listener (where
+// Explain drops it). The verdict, level, deciding rule, explicitness and per-answer
+// branches are those Explain gives the same request on the same path under the chain's
+// semantics; Reason and Trace stay empty, and no string is built for them.
+func Decide(chain *effective.Chain, q *Query, principal string, end *PathEnd) Decision {
 	q.c.setPrincipal(principal)
-	return decide(chain, &q.c, q.ans, false, nil)
+	d := decide(chain, &q.c, q.ans, false, nil)
+	end.finish(&d, false)
+	return d
 }

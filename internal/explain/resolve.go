@@ -291,10 +291,8 @@ func (sim *Simulator) otherListeners(r *Request, rt *routing, out []*Result) {
 			sim.initChoice(&art.c, &alt, &art, ch)
 			var d Decision
 			d, art.buf = sim.decideUntraced(0, art.gw, ch, &art.c, alt.ExtAuth, art.buf)
-			refuse(&d, ch)
-			if unread := sim.unread(art.gw, ch); len(unread) > 0 {
-				d = UnreadDecision(d, unread)
-			}
+			end := sim.pathEnd(&alt, &art, ch, sim.authPolicyOf(&alt, &art, ch, false))
+			end.finish(&d, false)
 			for _, res := range out {
 				if !res.Primary || res.Path.BackendKind != ch.info.BackendKind || res.Path.Backend != ch.info.Backend {
 					continue
