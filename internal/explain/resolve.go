@@ -290,7 +290,7 @@ func (sim *Simulator) otherListeners(r *Request, rt *routing, out []*Result) {
 			ch := &art.choices[k]
 			sim.initChoice(&art.c, &alt, &art, ch)
 			var d Decision
-			d, art.buf = sim.decideUntraced(0, art.gw, ch, &art.c, alt.ExtAuth, art.buf)
+			d, art.buf = sim.decideOn(0, art.gw, ch, &art.c, alt.ExtAuth, false, nil, art.buf)
 			end := sim.pathEnd(&alt, &art, ch, sim.authPolicyOf(&alt, &art, ch, false))
 			end.finish(&d, false)
 			for _, res := range out {

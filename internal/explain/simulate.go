@@ -28,6 +28,8 @@ type Simulator struct {
 	activations activationCache
 	// chains[i] caches the chains of Engines[i] by routed path (see chain).
 	chains []chainCache
+	// programs keeps the compiled chains no routed path keys (see programOf).
+	programs programCache
 	// syms interns the strings compiled chains compare (see symbols).
 	syms symbols
 }
@@ -236,11 +238,7 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 		group := rt.results(len(sim.Engines))
 		for i := range sim.Engines {
 			var d Decision
-			if o.Trace {
-				d = decide(sim.chain(i, rt.gw, ch), c, r.ExtAuth, true, pre)
-			} else {
-				d, rt.buf = sim.decideUntraced(i, rt.gw, ch, c, r.ExtAuth, rt.buf)
-			}
+			d, rt.buf = sim.decideOn(i, rt.gw, ch, c, r.ExtAuth, o.Trace, pre, rt.buf)
 			end.finish(&d, o.Trace)
 			group[i] = Result{Name: r.Name, Decision: d, Request: r, Path: ch.info, Primary: i == 0}
 		}
@@ -257,7 +255,7 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 				// The failure is printed with its reason: decide it again, traced (the
 				// traced decision replaces the untraced one; both give the same verdict,
 				// level and deciding rule, which the expectation was checked against).
-				group[0].Decision = decide(sim.chain(0, rt.gw, ch), c, r.ExtAuth, true, sim.tracedPre(r, rt, ch))
+				group[0].Decision, rt.buf = sim.decideOn(0, rt.gw, ch, c, r.ExtAuth, true, sim.tracedPre(r, rt, ch), rt.buf)
 				end.finish(&group[0].Decision, true)
 			}
 			group[0].Expect = x
@@ -389,7 +387,7 @@ func (b *Batch) Decide(r *Request) ([]Decision, error) {
 		}
 		sim.initChoice(&b.c, r, &b.rt, ch)
 		var d Decision
-		d, b.buf = sim.decideUntraced(0, b.rt.gw, ch, &b.c, r.ExtAuth, b.buf)
+		d, b.buf = sim.decideOn(0, b.rt.gw, ch, &b.c, r.ExtAuth, false, nil, b.buf)
 		end := sim.pathEnd(r, &b.rt, ch, sim.authPolicyOf(r, &b.rt, ch, false))
 		end.finish(&d, false)
 		b.out = append(b.out, d)
