@@ -125,14 +125,14 @@ func (sim *Simulator) v1beta2For(r *Request, p PathInfo) *AuthPolicyInfo {
 // or an external service leaves the verdict indeterminate; a policy that is skipped, or
 // no policy, leaves the allow. d is the allow of DecidedOtherDataPlane; other decisions
 // are left as they are.
-func kuadrantDecides(d *Decision, ap *AuthPolicyInfo) {
+func kuadrantDecides(d *Decision, ap *AuthPolicyInfo, text bool) {
 	if d.DecidedBy != DecidedOtherDataPlane || ap == nil || ap.NotProgrammed != "" {
 		return
 	}
 	if ap.V1beta2 != nil && ap.V1beta2.NotFound {
 		ap.Decides = true
 		d.Verdict, d.Explicit, d.Level, d.DecidedBy = Deny, true, LevelAuthPolicy, ap.V1beta2.CheckedBy
-		if d.Trace != nil || d.Reason != "" {
+		if text {
 			d.Reason = "Kuadrant AuthPolicy " + ap.V1beta2.CheckedBy + " (v1beta2): " + ap.V1beta2.Reason
 			d.Trace = append(d.Trace, Step{Level: LevelAuthPolicy, Phase: "authpolicy", Outcome: OutcomeMatched, Reason: d.Reason})
 		}
@@ -143,7 +143,6 @@ func kuadrantDecides(d *Decision, ap *AuthPolicyInfo) {
 	}
 	ap.Decides = true
 	ev := ap.Evaluation
-	text := d.Trace != nil || d.Reason != ""
 	if o := ev.Outcome; o != nil && ev.Applies == authpolicy.True {
 		authorinoDecides(d, ap, o, text)
 		return
@@ -258,23 +257,22 @@ func (sim *Simulator) hasV1beta2() bool {
 	return false
 }
 
-// AuthPolicyUnevaluated is the decision of a call through a Gateway of another data plane
-// where Kuadrant AuthPolicies apply that the decision space of can-i, who-can, matrix and
-// diff does not evaluate (its callers present no credentials): no XAccessPolicy runs
-// there, so the AuthPolicies decide, and the verdict is indeterminate, naming them.
-// Decisions other than the other-data-plane allow are returned as they are.
-func AuthPolicyUnevaluated(d Decision, policies []string) Decision {
+// authPolicyUnevaluated finishes the decision of a call through a Gateway of another
+// data plane where Kuadrant AuthPolicies apply that agpol does not evaluate (the request
+// names the backend, not the route; the decision space's callers present no
+// credentials): no XAccessPolicy runs there, so the AuthPolicies decide, and the verdict
+// is indeterminate, naming them. Decisions other than the other-data-plane allow are
+// left as they are.
+func authPolicyUnevaluated(d *Decision, policies []string, text bool) {
 	if d.DecidedBy != DecidedOtherDataPlane || len(policies) == 0 {
-		return d
+		return
 	}
-	text := d.Trace != nil || d.Reason != ""
 	d.Verdict, d.Explicit, d.Level, d.DecidedBy = Indeterminate, false, LevelAuthPolicy, strings.Join(policies, ",")
 	d.Branches = nil
 	if text {
 		d.Reason = "Kuadrant AuthPolicy " + strings.Join(policies, ", ") + " decides on this Gateway (no XAccessPolicy runs on its data plane) on the routes to this backend, and its outcome depends on the caller's credentials, which are not known: name the request's host and path instead of the backend to see what it asks"
 		d.Trace = append(d.Trace, Step{Level: LevelAuthPolicy, Phase: "authpolicy", Outcome: OutcomeInfo, Reason: d.Reason})
 	}
-	return d
 }
 
 // LevelAuthPolicy is the level of a decision that Kuadrant's AuthPolicy makes.

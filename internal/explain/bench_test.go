@@ -21,10 +21,14 @@ func BenchmarkDecide(b *testing.B) {
 	r := call("agent-9", "c")
 	r.Normalize()
 	c := newCtx(r, r.From.Principal("cluster.local"), 443)
+	var syms symbols
+	cc := compileChain(&syms, &chain.Semantics, chain)
+	var rq reqSyms
+	syms.lookup(c, nil, &rq)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		d := decide(chain, c, ExtAuth{}, false, nil)
+		d := decide(cc, rq, c, ExtAuth{}, false, nil)
 		if d.Verdict != Allow {
 			b.Fatal(d.Verdict)
 		}

@@ -10,13 +10,13 @@ import (
 	"github.com/agpol/agpol/internal/topology"
 )
 
-// compiledChain is a chain with what untraced decisions read of it laid out as one
-// program: a contiguous []uint32 (code) holding every rule's principal and permission as
+// compiledChain is a chain with what decisions read of it laid out as one program: a contiguous []uint32 (code) holding every rule's principal and permission as
 // symbols (exact stand-ins for the strings, see symbols), so that deciding a request
 // reads a few consecutive cache lines instead of every level, policy, rule, permission
 // and method matcher the chain points to. The layout of code, for the chain's n rules
-// numbered in level order (each level's Allow rules, its ExternalAuth rules, its legacy
-// ExternalAuth rules):
+// numbered in level order (each level's merged Allow rules, its ExternalAuth rules, its
+// legacy ExternalAuth rules, then, when the semantics runs Allow policies one by one,
+// the rules of each of its Allow policies):
 //
 //	code[0:n]          the principal column: rule j's principal symbol (or symAny, symNone)
 //	code[n+3j : n+3j+3] rule j: permission flags, then where its method matchers start and end
@@ -26,8 +26,9 @@ import (
 //
 // A level is scanned on its principal column alone; only a rule that selects the caller
 // has its permission read. What the program cannot hold (CEL, L7 matchers, legacy HTTP
-// methods: permComplex) is matched on the rule itself, as the traced path does. The rule
-// IDs are read only for the rule that decides.
+// methods: permComplex) is matched on the rule itself. The rule IDs are read only for the
+// rule that decides. The evaluator (evaluator) runs this program alone, traced or not: a
+// trace maps rule j back to rules[j] and a level to chain's.
 type compiledChain struct {
 	// What every decision reads comes first, in the first 64 bytes.
 	code []uint32
@@ -41,6 +42,10 @@ type compiledChain struct {
 	// nRules is the number of rules: where their entries start in code.
 	nRules int32
 	levels [maxLevels]flatLevel
+	// policies are the levels' Allow policies, for semantics that run them one by one.
+	policies []flatPolicy
+	// allow is what the Allow step of a level means under sem.
+	allow effective.AllowMeaning
 
 	// Read only for a complex permission, a prefix matcher, or a trace.
 	rules    []*effective.Rule // rules[j] is rule j
@@ -48,11 +53,22 @@ type compiledChain struct {
 	chain    *effective.Chain
 }
 
+// flatPolicy is one Allow policy of a level, run on its own (effective.StepAllowEach).
+type flatPolicy struct {
+	// ruleLess: the policy has no rules (effective.Policy.RuleLess); id is the index
+	// in ids of its ID; rules start:end are its rules (built-ins included).
+	ruleLess   bool
+	id         int32
+	start, end int32
+}
+
 // maxLevels is the most levels a chain has: the gateway's and the backend's.
 const maxLevels = 2
 
 type flatLevel struct {
 	name effective.LevelName
+	// idx is the level's index in the chain's Levels.
+	idx int
 	// rules start:end are l.Merged, in order.
 	start, end int32
 	// ruleLess is the index in ids of the ID of l.RuleLessAllow(), -1 when none.
@@ -66,6 +82,9 @@ type flatLevel struct {
 	extStart, extEnd int32
 	// rules legStart:legEnd are l.LegacyExt.
 	legStart, legEnd int32
+	// policies polStart:polEnd are l.Allow, laid out when the semantics runs them one
+	// by one (effective.CombineAllPolicies).
+	polStart, polEnd int32
 }
 
 // Permission flags of a rule.
@@ -167,9 +186,11 @@ func compileChain(syms *symbols, sem *effective.Semantics, c *effective.Chain) *
 		policyIDs = append(policyIDs, id)
 		return int32(len(policyIDs) - 1) // made absolute below
 	}
+	cc.allow = effective.AllowMeaningOf(sem)
+	each := cc.allow.Kind == effective.StepAllowEach
 	for i, l := range levels {
 		fl := &cc.levels[i]
-		*fl = flatLevel{name: l.Name, ruleLess: -1, extBy: -1}
+		*fl = flatLevel{name: l.Name, idx: i, ruleLess: -1, extBy: -1}
 		if p := l.RuleLessAllow(); p != nil {
 			fl.ruleLess = policyID(p.ID())
 		}
@@ -184,6 +205,15 @@ func compileChain(syms *symbols, sem *effective.Semantics, c *effective.Chain) *
 			}
 		}
 		fl.legStart, fl.legEnd = add(l.LegacyExt)
+		fl.polStart = int32(len(cc.policies))
+		if each {
+			for _, p := range l.Allow {
+				fp := flatPolicy{ruleLess: p.RuleLess, id: policyID(p.ID())}
+				fp.start, fp.end = add(p.Rules)
+				cc.policies = append(cc.policies, fp)
+			}
+		}
+		fl.polEnd = int32(len(cc.policies))
 	}
 	n := len(cc.rules)
 	cc.nRules = int32(n)
@@ -195,6 +225,9 @@ func compileChain(syms *symbols, sem *effective.Semantics, c *effective.Chain) *
 		if fl.extBy >= 0 {
 			fl.extBy += int32(n)
 		}
+	}
+	for k := range cc.policies {
+		cc.policies[k].id += int32(n)
 	}
 	cc.ids = make([]string, n, n+len(policyIDs))
 	for j, r := range cc.rules {
@@ -337,24 +370,48 @@ func (sim *Simulator) cached(i int, ch *choice) bool {
 	return (!ch.hasBackend || ch.target != nil) && i < len(sim.chains)
 }
 
-// chain returns the chain of a choice on gateway gw under Engines[i].
-func (sim *Simulator) chain(i int, gw *snapshot.Gateway, ch *choice) *effective.Chain {
+// program returns the compiled chain of a choice on gateway gw under Engines[i].
+func (sim *Simulator) program(i int, gw *snapshot.Gateway, ch *choice) *compiledChain {
 	if !sim.cached(i, ch) {
-		return sim.engineChain(i, gw, ch)
+		return sim.programOf(sim.engineChain(i, gw, ch))
 	}
-	return sim.compiled(i, gw, ch).chain
+	return sim.compiled(i, gw, ch)
 }
 
-// decideUntraced decides a choice on gateway gw under Engines[i] without a trace; buf is
-// scratch space for the caller's principal, returned for reuse.
-func (sim *Simulator) decideUntraced(i int, gw *snapshot.Gateway, ch *choice, c *reqCtx, ans ExtAuth, buf []byte) (Decision, []byte) {
-	if !sim.cached(i, ch) {
-		return decide(sim.engineChain(i, gw, ch), c, ans, false, nil), buf
+// programOf returns the compiled form of a chain an engine made, compiling it once.
+func (sim *Simulator) programOf(c *effective.Chain) *compiledChain {
+	pc := &sim.programs
+	pc.mu.RLock()
+	cc, ok := pc.m[c]
+	pc.mu.RUnlock()
+	if ok {
+		return cc
 	}
-	cc := sim.compiled(i, gw, ch)
+	cc = compileChain(&sim.syms, &c.Semantics, c)
+	pc.mu.Lock()
+	if pc.m == nil {
+		pc.m = map[*effective.Chain]*compiledChain{}
+	}
+	pc.m[c] = cc
+	pc.mu.Unlock()
+	return cc
+}
+
+// programCache keeps the compiled form of chains no routed path keys (chainCache): those
+// of a backend a request named, and those the decision space decides on (Decide).
+type programCache struct {
+	mu sync.RWMutex
+	m  map[*effective.Chain]*compiledChain
+}
+
+// decideOn decides a choice on gateway gw under Engines[i], traced when trace (the trace
+// starting with pre); buf is scratch space for the caller's principal, returned for
+// reuse.
+func (sim *Simulator) decideOn(i int, gw *snapshot.Gateway, ch *choice, c *reqCtx, ans ExtAuth, trace bool, pre []Step, buf []byte) (Decision, []byte) {
+	cc := sim.program(i, gw, ch)
 	var rq reqSyms
 	buf = sim.syms.lookup(c, buf, &rq) // after compiling: sees the chain's symbols
-	return decideFlat(cc, rq, c, ans), buf
+	return decide(cc, rq, c, ans, trace, pre), buf
 }
 
 // compiled returns the compiled chain of a choice on gateway gw under Engines[i]; the

@@ -75,19 +75,17 @@ func (d *Decision) DenyKind() string {
 	return "implicit"
 }
 
+// evaluator runs one compiled chain (compiledChain) on one request: the only evaluator.
+// An untraced decision (tr nil) reads the chain's program alone; a traced one (Explain)
+// runs the same steps and has tr record each, mapped back to the rules and policies
+// the program was compiled from (see tracer).
 type evaluator struct {
-	chain *effective.Chain
-	sem   *effective.Semantics
-	c     *reqCtx
-	ans   ExtAuth
-	trace bool
-	steps []Step
-	// flat is the compiled chain and rq the request's symbols for an untraced decision
-	// on a compiled chain (decideFlat); nil otherwise.
-	flat *compiledChain
-	rq   reqSyms
-	// levels are chain.Levels() when not deciding on a compiled chain.
-	levels []*effective.Level
+	cc  *compiledChain
+	rq  reqSyms
+	sem *effective.Semantics
+	c   *reqCtx
+	ans ExtAuth
+	tr  *tracer
 
 	allowBy, allowLevel       string
 	ruleLessBy, ruleLessLevel string
@@ -99,17 +97,43 @@ type evaluator struct {
 	unknown effective.LevelName
 }
 
+// tracer records the steps of a traced evaluation, as OPA's topdown hands its events to
+// a QueryTracer: the evaluator calls it only when tracing, and it rebuilds what the
+// program does not keep (why a rule did not match, the policy of a step) from the
+// chain's rules.
+type tracer struct {
+	steps []Step
+	mm    Mismatch
+}
+
 func (ev *evaluator) step(s Step) {
-	if ev.trace {
-		ev.steps = append(ev.steps, s)
+	if ev.tr != nil {
+		ev.tr.steps = append(ev.tr.steps, s)
 	}
 }
 
-// ruleStep records a rule's outcome; nothing is built unless tracing.
-func (ev *evaluator) ruleStep(level effective.LevelName, phase string, r *effective.Rule, outcome, event string, mm *Mismatch) {
-	if ev.trace {
-		ev.steps = append(ev.steps, ruleStep(level, phase, r, outcome, event, mm))
+// level is the chain's level of fl, read for a trace.
+func (ev *evaluator) level(fl *flatLevel) *effective.Level { return ev.cc.chain.Levels()[fl.idx] }
+
+// matched traces rule j's match.
+func (ev *evaluator) matched(fl *flatLevel, phase string, j int32, event string) {
+	if ev.tr != nil {
+		ev.tr.steps = append(ev.tr.steps, ruleStep(fl.name, phase, ev.cc.rules[j], OutcomeMatched, event, nil))
 	}
+}
+
+// notMatched traces that rule j does not match, with why, and returns that step (the
+// zero Step when untraced).
+func (ev *evaluator) notMatched(fl *flatLevel, phase string, j int32) Step {
+	if ev.tr == nil {
+		return Step{}
+	}
+	r := ev.cc.rules[j]
+	ev.tr.mm = Mismatch{}
+	matchRule(r, ev.c, &ev.tr.mm) // CEL results are kept: the same outcome, now with why
+	st := ruleStep(fl.name, phase, r, OutcomeNotMatched, EventNotMatched, &ev.tr.mm)
+	ev.tr.steps = append(ev.tr.steps, st)
+	return st
 }
 
 // ruleStep is the step of rule r; mm, when set, is copied.
@@ -132,19 +156,11 @@ func policyStep(level effective.LevelName, phase string, p *effective.Policy, ou
 	return Step{Level: string(level), Phase: phase, Policy: p.ID(), Position: &pos, Outcome: outcome, Event: event}
 }
 
-// mismatch is where a traced match records why it failed; nil when not tracing.
-func (ev *evaluator) mismatch() *Mismatch {
-	if !ev.trace {
-		return nil
-	}
-	return &Mismatch{}
-}
-
 // finish ends the evaluation; cause, built only when tracing, says why.
 func (ev *evaluator) finish(verdict string, explicit bool, level, by string, cause func() *Cause) {
 	ev.done = true
 	ev.d = Decision{Verdict: verdict, Explicit: explicit, Level: level, DecidedBy: by}
-	if ev.trace && cause != nil {
+	if ev.tr != nil && cause != nil {
 		ev.d.Cause = cause()
 	}
 }
@@ -154,17 +170,10 @@ func because(event string) func() *Cause {
 	return func() *Cause { return &Cause{Event: event} }
 }
 
-// decide evaluates a chain, branching over unknown authorizers and CEL outcomes.
-func decide(chain *effective.Chain, c *reqCtx, ans ExtAuth, trace bool, pre []Step) Decision {
-	return decideCEL(c, trace, func() Decision { return evaluate(chain, nil, reqSyms{}, c, ans, trace, pre) })
-}
-
-// decideFlat is an untraced decide on a compiled chain, whose Allow rules it reads from
-// their flat form (compiledChain): the same decision.
-func decideFlat(cc *compiledChain, rq reqSyms, c *reqCtx, ans ExtAuth) Decision {
-	return decideCEL(c, false, func() Decision {
-		return evaluate(nil, cc, rq, c, ans, false, nil) // the program stands for the chain
-	})
+// decide evaluates compiled chain cc for the request c with symbols rq, branching over
+// unknown authorizers and CEL outcomes; traced, its trace starts with pre.
+func decide(cc *compiledChain, rq reqSyms, c *reqCtx, ans ExtAuth, trace bool, pre []Step) Decision {
+	return decideCEL(c, trace, func() Decision { return evaluate(cc, rq, c, ans, trace, pre) })
 }
 
 // maxUnknownCEL bounds the CEL conditions decideCEL decides every outcome of (2^n runs).
@@ -226,21 +235,19 @@ func decideCEL(c *reqCtx, trace bool, run func() Decision) Decision {
 	return d
 }
 
-func evaluate(chain *effective.Chain, flat *compiledChain, rq reqSyms, c *reqCtx, ans ExtAuth, trace bool, pre []Step) Decision {
-	var sem *effective.Semantics
-	if flat != nil {
-		sem = flat.sem // chain may be nil: the compiled chain's is read only when needed (level)
-	} else {
-		sem = &chain.Semantics
-	}
-	ev := &evaluator{chain: chain, sem: sem, c: c, ans: ans, trace: trace, flat: flat, rq: rq}
+func evaluate(cc *compiledChain, rq reqSyms, c *reqCtx, ans ExtAuth, trace bool, pre []Step) Decision {
+	ev := &evaluator{cc: cc, rq: rq, sem: cc.sem, c: c, ans: ans}
 	if trace {
-		ev.steps = append(ev.steps, pre...)
+		ev.tr = &tracer{steps: append([]Step(nil), pre...)}
 	}
 	ev.run()
+	var steps []Step
+	if ev.tr != nil {
+		steps = ev.tr.steps
+	}
 	if ev.unknown == "" {
-		ev.d.Trace = ev.steps
-		ev.d.Semantics = sem.Name
+		ev.d.Trace = steps
+		ev.d.Semantics = ev.sem.Name
 		return ev.d
 	}
 	lvl := ev.unknown
@@ -248,8 +255,8 @@ func evaluate(chain *effective.Chain, flat *compiledChain, rq reqSyms, c *reqCtx
 	aAllow, aDeny := ans, ans
 	aAllow.set(lvl, AnswerAllow)
 	aDeny.set(lvl, AnswerDeny)
-	dA := evaluate(chain, flat, rq, c, aAllow, trace, pre)
-	dD := evaluate(chain, flat, rq, c, aDeny, trace, pre)
+	dA := evaluate(cc, rq, c, aAllow, trace, pre)
+	dD := evaluate(cc, rq, c, aDeny, trace, pre)
 	branches := append(leafBranches(dA, aAllow), leafBranches(dD, aDeny)...)
 	if dA.Verdict == dD.Verdict && dA.Verdict != Indeterminate {
 		dA.Branches = branches
@@ -266,9 +273,9 @@ func evaluate(chain *effective.Chain, flat *compiledChain, rq reqSyms, c *reqCtx
 		return dA
 	}
 	pending.Verdict = Indeterminate
-	pending.Semantics = sem.Name
+	pending.Semantics = ev.sem.Name
 	pending.Branches = branches
-	pending.Trace = ev.steps
+	pending.Trace = steps
 	return pending
 }
 
@@ -295,34 +302,16 @@ func (e ExtAuth) String() string {
 }
 
 func (ev *evaluator) run() {
-	any := false
-	if ev.flat != nil {
-		any = ev.flat.anyPolicies
-	} else {
-		ev.levels = ev.chain.Levels()
-		for _, l := range ev.levels {
-			if l.HasPolicies() {
-				any = true
-			}
-		}
-	}
-	chain := ev.chain
-	if ev.flat != nil {
-		chain = ev.flat.chain
-	}
-	if chain != nil && chain.NotEnforced != "" {
-		if ev.trace {
-			ev.step(Step{Level: string(effective.LevelNone), Phase: "default", Outcome: OutcomeInfo, Reason: chain.NotEnforced})
-		}
+	cc := ev.cc
+	if cc.chain.NotEnforced != "" {
+		ev.step(Step{Level: string(effective.LevelNone), Phase: "default", Outcome: OutcomeInfo, Reason: cc.chain.NotEnforced})
 		ev.finish(Allow, false, string(effective.LevelNone), DecidedOtherDataPlane, func() *Cause {
-			return &Cause{Event: CauseOtherDataPlane, Note: chain.NotEnforced}
+			return &Cause{Event: CauseOtherDataPlane, Note: cc.chain.NotEnforced}
 		})
 		return
 	}
-	if !any {
-		if ev.trace {
-			ev.step(Step{Level: string(effective.LevelNone), Phase: "default", Outcome: OutcomeInfo, Event: EventNoPolicy})
-		}
+	if !cc.anyPolicies {
+		ev.step(Step{Level: string(effective.LevelNone), Phase: "default", Outcome: OutcomeInfo, Event: EventNoPolicy})
 		if ev.sem.NoPolicyDefault == effective.NoPolicyDeny {
 			ev.finish(Deny, true, string(effective.LevelNone), DecidedNoPolicy, because(CauseNoPolicyDeny))
 			return
@@ -330,20 +319,15 @@ func (ev *evaluator) run() {
 		ev.finish(Allow, false, string(effective.LevelNone), DecidedNoPolicy, because(CauseNoPolicyAllow))
 		return
 	}
-	var steps []effective.ChainStep
-	if ev.flat != nil {
-		steps = ev.flat.chain.Steps()
-	} else {
-		steps = ev.chain.Steps()
-	}
-	for _, st := range steps {
+	for _, st := range cc.chain.Steps() {
+		fl := &cc.levels[st.Level]
 		switch st.Kind {
 		case effective.StepExtAuth:
-			ev.extStepAt(st.Level)
+			ev.extAuth(fl)
 		case effective.StepAllowEach:
-			ev.allowPerPolicy(ev.level(st.Level))
+			ev.allowEach(fl)
 		default:
-			ev.allowStep(st.Level)
+			ev.allowAny(fl)
 		}
 		if ev.done || ev.unknown != "" {
 			return
@@ -376,201 +360,138 @@ func (ev *evaluator) extLast() bool {
 	return (ev.allowBy == "" || later(ev.extLevel, ev.allowLevel)) && (ev.ruleLessBy == "" || later(ev.extLevel, ev.ruleLessLevel))
 }
 
-// level is the chain's level i.
-func (ev *evaluator) level(i int) *effective.Level {
-	if ev.flat != nil {
-		return ev.flat.chain.Levels()[i] // the engine's chains keep their levels: no allocation
-	}
-	return ev.levels[i]
+// admits reports whether rule j selects the caller and permits the request.
+func (ev *evaluator) admits(j int32) bool {
+	return ev.cc.selects(j, &ev.rq) && ev.cc.permits(j, &ev.rq, ev.c)
 }
 
-// extStepAt is extStep for level i, which a compiled chain runs from its program.
-func (ev *evaluator) extStepAt(i int) {
-	if ev.flat != nil {
-		ev.extFlat(&ev.flat.levels[i])
-		return
-	}
-	ev.extStep(ev.levels[i])
-}
-
-// extFlat is extStep, untraced, on a level of a compiled chain.
-func (ev *evaluator) extFlat(fl *flatLevel) {
-	cc := ev.flat
+// extAuth runs the level's ExternalAuth policy (StepExtAuth), then, under legacy
+// enforcement, its v0alpha0 ExternalAuth rules.
+func (ev *evaluator) extAuth(fl *flatLevel) {
+	cc := ev.cc
 	if fl.extPolicy {
 		by := fl.extBy // a rule-less ExternalAuth delegates every request
-		for j := fl.extStart; j < fl.extEnd && by < 0; j++ {
-			if cc.selects(j, &ev.rq) && cc.permits(j, &ev.rq, ev.c) {
-				by = j
+		if by >= 0 {
+			if ev.tr != nil {
+				ev.step(policyStep(fl.name, "extauth", ev.level(fl).ExtAuth, OutcomeMatched, EventExtAuthRuleLess))
+			}
+		} else {
+			for j := fl.extStart; j < fl.extEnd; j++ {
+				if ev.admits(j) {
+					by = j
+					ev.matched(fl, "extauth", j, EventExtAuthSelects)
+					break
+				}
+				ev.notMatched(fl, "extauth", j)
+			}
+			if by < 0 && ev.tr != nil {
+				ev.step(Step{Level: string(fl.name), Phase: "extauth", Policy: ev.level(fl).ExtAuth.ID(), Outcome: OutcomeSkipped, Event: EventExtAuthNoRule})
 			}
 		}
 		if by >= 0 {
-			if ev.consult(fl.name, cc.ids[by], !fl.extFilter, ""); ev.done || ev.unknown != "" {
+			if ev.consult(fl, cc.ids[by], !fl.extFilter, true); ev.done || ev.unknown != "" {
 				return
 			}
 		}
 	}
 	for j := fl.legStart; j < fl.legEnd; j++ {
-		if cc.selects(j, &ev.rq) && cc.permits(j, &ev.rq, ev.c) {
-			if ev.consult(fl.name, cc.ids[j], false, ""); ev.done || ev.unknown != "" {
-				return
-			}
-		}
-	}
-}
-
-// extStep runs the level's ExternalAuth (and, under legacy enforcement, its v0alpha0 ExternalAuth rules).
-func (ev *evaluator) extStep(l *effective.Level) {
-	if p := l.ExtAuth; p != nil {
-		by := ""
-		if p.RuleLess {
-			by = p.ID()
-			if ev.trace {
-				ev.step(policyStep(l.Name, "extauth", p, OutcomeMatched, EventExtAuthRuleLess))
-			}
-		} else {
-			mm := ev.mismatch()
-			for _, r := range p.Rules {
-				if matchRule(r, ev.c, mm) {
-					by = r.ID()
-					ev.ruleStep(l.Name, "extauth", r, OutcomeMatched, EventExtAuthSelects, nil)
-					break
-				}
-				ev.ruleStep(l.Name, "extauth", r, OutcomeNotMatched, EventNotMatched, mm)
-			}
-			if by == "" {
-				if ev.trace {
-					ev.step(Step{Level: string(l.Name), Phase: "extauth", Policy: p.ID(), Outcome: OutcomeSkipped, Event: EventExtAuthNoRule})
-				}
-			}
-		}
-		if by != "" {
-			ev.consult(l.Name, by, !l.ExtAuthFilter, l.ExtAuthNote)
-			if ev.done || ev.unknown != "" {
-				return
-			}
-		}
-	}
-	mm := ev.mismatch()
-	for _, r := range l.LegacyExt {
-		if !matchRule(r, ev.c, mm) {
-			ev.ruleStep(l.Name, "extauth", r, OutcomeNotMatched, EventNotMatched, mm)
+		if !ev.admits(j) {
+			ev.notMatched(fl, "extauth", j)
 			continue
 		}
-		ev.ruleStep(l.Name, "extauth", r, OutcomeMatched, EventLegacyExtAuth, nil)
-		ev.consult(l.Name, r.ID(), false, "")
-		if ev.done || ev.unknown != "" {
+		ev.matched(fl, "extauth", j, EventLegacyExtAuth)
+		if ev.consult(fl, cc.ids[j], false, false); ev.done || ev.unknown != "" {
 			return
 		}
 	}
 }
 
-// consult calls the authorizer of level name for the policy or rule by.
-func (ev *evaluator) consult(name effective.LevelName, by string, noFilter bool, note string) {
+// consult calls the authorizer of level fl for the policy or rule by; noFilter: the data
+// plane has no ext_authz filter for it (the level's ExtAuthNote says why when note).
+func (ev *evaluator) consult(fl *flatLevel, by string, noFilter, note bool) {
+	name := fl.name
 	if noFilter {
-		if ev.trace {
-			ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeSkipped, Event: EventNoFilter, Note: note})
+		if ev.tr != nil {
+			st := Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeSkipped, Event: EventNoFilter}
+			if note {
+				st.Note = ev.level(fl).ExtAuthNote
+			}
+			ev.step(st)
 		}
 		return
 	}
-	if ev.sharedExtAuth() && ev.sem.ExtAuthPlacement == effective.ExtAuthFirst {
+	if ev.cc.sharedExtAuth && ev.sem.ExtAuthPlacement == effective.ExtAuthFirst {
 		if name == effective.LevelBackend && ev.consultedShared {
-			if ev.trace {
-				ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeInfo, Event: EventSharedExtAuth})
-			}
+			ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeInfo, Event: EventSharedExtAuth})
 			return
 		}
 		ev.consultedShared = true
 	}
 	switch ev.ans.get(name) {
 	case AnswerDeny:
-		if ev.trace {
-			ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Event: EventAnswerDeny})
-		}
+		ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Event: EventAnswerDeny})
 		ev.finish(Deny, true, string(name), by, because(CauseExtAuthDenied))
 	case AnswerAllow:
-		if ev.trace {
-			ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Event: EventAnswerAllow})
-		}
+		ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Event: EventAnswerAllow})
 		ev.extBy, ev.extLevel = by, string(name)
 	default:
-		if ev.trace {
-			ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Event: EventAnswerUnknown})
-		}
+		ev.step(Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeConsulted, Event: EventAnswerUnknown})
 		ev.unknown = name
 		ev.d = Decision{Verdict: Indeterminate, Explicit: false, Level: string(name), DecidedBy: by}
-		if ev.trace {
+		if ev.tr != nil {
 			ev.d.Cause = &Cause{Event: CauseExtAuthUnknown}
 		}
 	}
 }
 
-// sharedExtAuth is the chain's SharedExtAuth, read from the compiled chain when there
-// is one.
-func (ev *evaluator) sharedExtAuth() bool {
-	if ev.flat != nil {
-		return ev.flat.sharedExtAuth
-	}
-	return ev.chain.SharedExtAuth
-}
-
-// allowStep runs the merged Allow rules of level i of the chain (StepAllowAny).
-func (ev *evaluator) allowStep(i int) {
-	if ev.flat != nil {
-		ev.allowFlat(&ev.flat.levels[i])
-		return
-	}
-	l := ev.levels[i]
-	if len(l.Merged) == 0 {
-		if p := l.RuleLessAllow(); p != nil {
-			ev.ruleLessBy, ev.ruleLessLevel = p.ID(), string(l.Name)
-			if ev.trace {
-				ev.step(policyStep(l.Name, "allow", p, OutcomeSkipped, EventRuleLessAllow))
+// allowAny runs the merged Allow rules of a level (StepAllowAny): the rules that do not
+// select the caller are passed over on their principal symbol alone.
+func (ev *evaluator) allowAny(fl *flatLevel) {
+	cc := ev.cc
+	if fl.start == fl.end {
+		if fl.ruleLess >= 0 {
+			ev.ruleLessBy, ev.ruleLessLevel = cc.ids[fl.ruleLess], string(fl.name)
+			if ev.tr != nil {
+				ev.step(policyStep(fl.name, "allow", ev.level(fl).RuleLessAllow(), OutcomeSkipped, EventRuleLessAllow))
 			}
 		} else {
-			if ev.trace {
-				ev.step(Step{Level: string(l.Name), Phase: "allow", Outcome: OutcomeSkipped, Event: EventNoAllow})
-			}
+			ev.step(Step{Level: string(fl.name), Phase: "allow", Outcome: OutcomeSkipped, Event: EventNoAllow})
 		}
 		return
 	}
-	if ev.trace {
-		for _, col := range l.Collisions {
+	if ev.tr != nil {
+		for _, col := range ev.level(fl).Collisions {
 			if col.Replaced != "" {
-				ev.step(Step{Level: string(l.Name), Phase: "allow", Policy: col.Replaced, Outcome: OutcomeSkipped,
+				ev.step(Step{Level: string(fl.name), Phase: "allow", Policy: col.Replaced, Outcome: OutcomeSkipped,
 					Event: EventReplaced, RuleName: col.Name, KeptBy: col.Kept})
 			}
 		}
 	}
 	selected := false
 	var near, weak []Step
-	mm := ev.mismatch()
-	for _, r := range l.Merged {
-		pm := matchPrincipal(&r.Principal, ev.c, mm)
-		if pm && matchPermission(&r.Permission, ev.c, mm) {
-			ev.ruleStep(l.Name, "allow", r, OutcomeMatched, EventAllows, nil)
-			ev.allowBy, ev.allowLevel = r.ID(), string(l.Name)
+	for j := fl.start; j < fl.end; j++ {
+		sel := cc.selects(j, &ev.rq)
+		if sel && cc.permits(j, &ev.rq, ev.c) {
+			ev.matched(fl, "allow", j, EventAllows)
+			ev.allowBy, ev.allowLevel = cc.ids[j], string(fl.name)
 			return
 		}
-		if pm {
+		if sel {
 			selected = true
-			if ev.trace {
-				n := ruleStep(l.Name, "allow", r, OutcomeNotMatched, EventNotMatched, mm)
-				if len(r.Permission.Methods) > 0 || r.Permission.CEL != nil {
-					near = append(near, n)
-				} else {
-					weak = append(weak, n)
-				}
+		}
+		if st := ev.notMatched(fl, "allow", j); sel && ev.tr != nil {
+			if p := &cc.rules[j].Permission; len(p.Methods) > 0 || p.CEL != nil {
+				near = append(near, st)
+			} else {
+				weak = append(weak, st)
 			}
 		}
-		ev.ruleStep(l.Name, "allow", r, OutcomeNotMatched, EventNotMatched, mm)
 	}
-	if ev.sem.AllowCombine == effective.CombinePR220 && !selected {
-		if ev.trace {
-			ev.step(Step{Level: string(l.Name), Phase: "allow", Outcome: OutcomeInfo, Event: EventLevelPassed})
-		}
+	if cc.allow.Unselected == effective.UnselectedPass && !selected {
+		ev.step(Step{Level: string(fl.name), Phase: "allow", Outcome: OutcomeInfo, Event: EventLevelPassed})
 		return
 	}
-	ev.finish(Deny, false, string(l.Name), DecidedImplicitDeny, func() *Cause {
+	ev.finish(Deny, false, string(fl.name), DecidedImplicitDeny, func() *Cause {
 		if len(near) == 0 {
 			near = weak
 		}
@@ -585,72 +506,39 @@ func (ev *evaluator) allowStep(i int) {
 	})
 }
 
-// allowFlat is allowStep, untraced, on a level of a compiled chain: the rules that do
-// not select the caller are passed over on their principal symbol alone.
-func (ev *evaluator) allowFlat(fl *flatLevel) {
-	cc := ev.flat
-	if fl.start == fl.end {
-		if fl.ruleLess >= 0 {
-			ev.ruleLessBy, ev.ruleLessLevel = cc.ids[fl.ruleLess], string(fl.name)
-		}
+// allowEach runs a level's Allow policies one by one (StepAllowEach): every one must
+// allow (0059, legacy).
+func (ev *evaluator) allowEach(fl *flatLevel) {
+	cc := ev.cc
+	if fl.polStart == fl.polEnd {
+		ev.step(Step{Level: string(fl.name), Phase: "allow", Outcome: OutcomeSkipped, Event: EventNoAllow})
 		return
 	}
-	selected := false
-	for j := fl.start; j < fl.end; j++ {
-		if !cc.selects(j, &ev.rq) {
+	for k := fl.polStart; k < fl.polEnd; k++ {
+		fp := &cc.policies[k]
+		if fp.ruleLess && (cc.allow.RuleLess == effective.RuleLessAllows || !ev.c.toolsCall) {
+			if ev.tr != nil {
+				ev.step(policyStep(fl.name, "allow", ev.level(fl).Allow[k-fl.polStart], OutcomeMatched, EventRuleLessAllows))
+			}
+			ev.allowBy, ev.allowLevel = cc.ids[fp.id], string(fl.name)
 			continue
-		}
-		if cc.permits(j, &ev.rq, ev.c) {
-			ev.allowBy, ev.allowLevel = cc.ids[j], string(fl.name)
-			return
-		}
-		selected = true
-	}
-	if ev.sem.AllowCombine == effective.CombinePR220 && !selected {
-		return
-	}
-	ev.finish(Deny, false, string(fl.name), DecidedImplicitDeny, nil)
-}
-
-// allowPerPolicy: every Allow policy of the level must allow (0059, legacy).
-func (ev *evaluator) allowPerPolicy(l *effective.Level) {
-	if len(l.Allow) == 0 {
-		if ev.trace {
-			ev.step(Step{Level: string(l.Name), Phase: "allow", Outcome: OutcomeSkipped, Event: EventNoAllow})
-		}
-		return
-	}
-	for _, p := range l.Allow {
-		if p.RuleLess {
-			ok := true
-			if ev.sem.EmptyAuthorization == effective.EmptyAuthDenyTools {
-				ok = !ev.c.toolsCall
-			}
-			if ok {
-				if ev.trace {
-					ev.step(policyStep(l.Name, "allow", p, OutcomeMatched, EventRuleLessAllows))
-				}
-				ev.allowBy, ev.allowLevel = p.ID(), string(l.Name)
-				continue
-			}
 		}
 		matched := false
 		var near []Step
-		mm := ev.mismatch()
-		for _, r := range p.Rules {
-			if matchRule(r, ev.c, mm) {
-				ev.ruleStep(l.Name, "allow", r, OutcomeMatched, EventAllows, nil)
-				ev.allowBy, ev.allowLevel = r.ID(), string(l.Name)
+		for j := fp.start; j < fp.end; j++ {
+			if ev.admits(j) {
+				ev.matched(fl, "allow", j, EventAllows)
+				ev.allowBy, ev.allowLevel = cc.ids[j], string(fl.name)
 				matched = true
 				break
 			}
-			if ev.trace && len(near) < 2 && matchPrincipal(&r.Principal, ev.c, nil) && !r.Builtin {
-				near = append(near, ruleStep(l.Name, "allow", r, OutcomeNotMatched, EventNotMatched, mm))
+			st := ev.notMatched(fl, "allow", j)
+			if ev.tr != nil && len(near) < 2 && cc.selects(j, &ev.rq) && !cc.rules[j].Builtin {
+				near = append(near, st)
 			}
-			ev.ruleStep(l.Name, "allow", r, OutcomeNotMatched, EventNotMatched, mm)
 		}
 		if !matched {
-			ev.finish(Deny, false, string(l.Name), p.ID(), func() *Cause { return &Cause{Event: CausePolicyMatchesNothing, Near: near} })
+			ev.finish(Deny, false, string(fl.name), cc.ids[fp.id], func() *Cause { return &Cause{Event: CausePolicyMatchesNothing, Near: near} })
 			return
 		}
 	}

@@ -17,6 +17,8 @@ import (
 type Query struct {
 	c   reqCtx
 	ans ExtAuth
+	sim *Simulator
+	buf []byte // scratch for the caller's principal
 }
 
 // Query prepares r (normalized in place, as Explain does) for Decide. The port is
@@ -27,7 +29,7 @@ func (sim *Simulator) Query(r *Request) *Query {
 	if port == 0 {
 		port = sim.listenerPort(r, PathInfo{Listener: r.Listener})
 	}
-	q := &Query{ans: r.ExtAuth}
+	q := &Query{ans: r.ExtAuth, sim: sim}
 	q.c.init(r, "", port)
 	if len(q.c.headers) == 0 && q.c.time.IsZero() {
 		q.c.cel.act = sim.activations.get(&q.c)
@@ -65,13 +67,18 @@ func (ac *activationCache) get(c *reqCtx) interpreter.Activation {
 }
 
 // Decide decides q, made by the caller with the given peer principal, on a compiled
-// chain (effective.Engine.Chain, as Simulator.Engines compile them) without a trace.
-// The principal is "" without a client certificate, as for every caller on a
-// plain-HTTP listener (where Explain drops it). The verdict, level, deciding rule,
-// explicitness and per-answer branches are those Explain gives the same request on the
-// same path under the chain's semantics; Reason and Trace stay empty, and no string is
-// built for them.
-func Decide(chain *effective.Chain, q *Query, principal string) Decision {
+// chain (effective.Engine.Chain, as Simulator.Engines compile them) without a trace,
+// and finishes the decision with the path's end (TargetEnd). The principal is ""
+// without a client certificate, as for every caller on a plain-HTTP listener (where
+// Explain drops it). The verdict, level, deciding rule, explicitness and per-answer
+// branches are those Explain gives the same request on the same path under the chain's
+// semantics; Reason and Trace stay empty, and no string is built for them.
+func Decide(chain *effective.Chain, q *Query, principal string, end *PathEnd) Decision {
 	q.c.setPrincipal(principal)
-	return decide(chain, &q.c, q.ans, false, nil)
+	cc := q.sim.programOf(chain)
+	var rq reqSyms
+	q.buf = q.sim.syms.lookup(&q.c, q.buf, &rq) // after compiling: sees the chain's symbols
+	d := decide(cc, rq, &q.c, q.ans, false, nil)
+	end.finish(&d, false)
+	return d
 }

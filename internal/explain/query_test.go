@@ -65,16 +65,16 @@ func checkDecide(t *testing.T, sim *Simulator, r *Request) int {
 		}
 		e := sim.Engines[i%len(sim.Engines)]
 		chain := e.Chain(topology.GatewayRef(r.Gateway.Namespace, r.Gateway.Name), x.Path.Listener, be)
-		Decide(chain, q, "spiffe://other.example/caller") // another caller first: its CEL results are kept
-		got := Decide(chain, q, principal)
+		var end PathEnd
 		if x.Path.Problem != "" {
-			// No backend is reached: the data plane's own answer (Decide knows no routing).
-			ch := &choice{refused: DecidedNoBackend}
+			// No backend is reached: the data plane's own answer.
+			end.refused = DecidedNoBackend
 			if x.Path.Problem == "no route" {
-				ch.refused = DecidedNoRoute
+				end.refused = DecidedNoRoute
 			}
-			refuse(&got, ch)
 		}
+		Decide(chain, q, "spiffe://other.example/caller", &end) // another caller first: its CEL results are kept
+		got := Decide(chain, q, principal, &end)
 		if got.Reason != "" || got.Trace != nil {
 			t.Errorf("%s: untraced decision has a reason %q or a trace (%d steps)", r.Describe(), got.Reason, len(got.Trace))
 		}
@@ -304,7 +304,7 @@ func TestQueryCallers(t *testing.T) {
 		if tc.who != "" {
 			principal = sa(tc.who).Principal("cluster.local")
 		}
-		d := Decide(chain, q, principal)
+		d := Decide(chain, q, principal, &PathEnd{})
 		if d.Verdict != tc.want.decision || d.Level != tc.want.level || d.DecidedBy != tc.want.by {
 			t.Errorf("%q: got %s/%s/%s, want %v", tc.who, d.Verdict, d.Level, d.DecidedBy, tc.want)
 		}
@@ -361,10 +361,10 @@ func TestDecideAllocations(t *testing.T) {
 		q, principal := sim.Query(tc.req), tc.req.From.Principal("cluster.local")
 		for _, e := range sim.Engines {
 			chain := e.Chain(gw, "https", &xb)
-			if d := Decide(chain, q, principal); d.Verdict == Indeterminate {
+			if d := Decide(chain, q, principal, &PathEnd{}); d.Verdict == Indeterminate {
 				t.Fatalf("%s under %s: indeterminate", tc.name, chain.Semantics.Name)
 			}
-			if n := testing.AllocsPerRun(50, func() { Decide(chain, q, principal) }); n != 0 {
+			if n := testing.AllocsPerRun(50, func() { Decide(chain, q, principal, &PathEnd{}) }); n != 0 {
 				t.Errorf("%s under %s: %.0f allocations per decision", tc.name, chain.Semantics.Name, n)
 			}
 		}

@@ -290,11 +290,9 @@ func (sim *Simulator) otherListeners(r *Request, rt *routing, out []*Result) {
 			ch := &art.choices[k]
 			sim.initChoice(&art.c, &alt, &art, ch)
 			var d Decision
-			d, art.buf = sim.decideUntraced(0, art.gw, ch, &art.c, alt.ExtAuth, art.buf)
-			refuse(&d, ch)
-			if unread := sim.unread(art.gw, ch); len(unread) > 0 {
-				d = UnreadDecision(d, unread)
-			}
+			d, art.buf = sim.decideOn(0, art.gw, ch, &art.c, alt.ExtAuth, false, nil, art.buf)
+			end := sim.pathEnd(&alt, &art, ch, sim.authPolicyOf(&alt, &art, ch, false))
+			end.finish(&d, false)
 			for _, res := range out {
 				if !res.Primary || res.Path.BackendKind != ch.info.BackendKind || res.Path.Backend != ch.info.Backend {
 					continue

@@ -34,7 +34,8 @@ func generatedSim(b *testing.B, size string) (*Simulator, []*Request) {
 
 // prepared is a request routed to one backend, ready to decide.
 type prepared struct {
-	chain *effective.Chain
+	chain *compiledChain
+	rq    reqSyms
 	ctx   *reqCtx
 	ans   ExtAuth
 }
@@ -71,8 +72,9 @@ func BenchmarkDecideOne(b *testing.B) {
 						b.Fatal(err)
 					}
 					ch := &rt.choices[0]
-					one = &prepared{chain: sim.chain(0, rt.gw, ch),
+					one = &prepared{chain: sim.program(0, rt.gw, ch),
 						ctx: newCtx(r, r.From.Principal(sim.TrustDomain), listenerPort(rt.gw, ch.info.Listener)), ans: r.ExtAuth}
+					sim.syms.lookup(one.ctx, nil, &one.rq)
 					break
 				}
 			}
@@ -82,7 +84,7 @@ func BenchmarkDecideOne(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if d := decide(one.chain, one.ctx, one.ans, false, nil); d.Verdict != Allow {
+				if d := decide(one.chain, one.rq, one.ctx, one.ans, false, nil); d.Verdict != Allow {
 					b.Fatal(d.Verdict)
 				}
 			}

@@ -28,6 +28,8 @@ type Simulator struct {
 	activations activationCache
 	// chains[i] caches the chains of Engines[i] by routed path (see chain).
 	chains []chainCache
+	// programs keeps the compiled chains no routed path keys (see programOf).
+	programs programCache
 	// syms interns the strings compiled chains compare (see symbols).
 	syms symbols
 }
@@ -141,36 +143,6 @@ type choice struct {
 	refused string
 }
 
-// refuse turns the decision on a choice that reaches no backend into the deny the
-// caller gets: a gateway-level deny stands (403 before routing); an allow or an answer
-// that waits on the authorizer becomes a deny by the data plane's own answer, since
-// neither authorizer answer lets the call reach a tool.
-func refuse(d *Decision, ch *choice) {
-	if ch.refused == "" || d.Verdict == Deny {
-		return
-	}
-	was, wasBy := d.Verdict, d.DecidedBy
-	d.Verdict, d.Explicit, d.Level, d.DecidedBy, d.Branches = Deny, false, string(effective.LevelGateway), ch.refused, nil
-	if d.Trace == nil && d.Reason == "" && d.Cause == nil {
-		return // untraced: no text
-	}
-	d.Cause = nil // the reason below replaces it
-	switch ch.refused {
-	case DecidedNoRoute:
-		d.Reason = "no route takes the request: the data plane answers 404"
-	default:
-		d.Reason = "the request reaches no backend: " + ch.info.Problem
-	}
-	switch {
-	case wasBy == DecidedOtherDataPlane:
-	case was == Indeterminate:
-		d.Reason += ", whatever the gateway authorizer answers (403 if it denies)"
-	default:
-		d.Reason += ", after the gateway-level policies let it through"
-	}
-	d.Trace = append(d.Trace, Step{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo, Reason: d.Reason})
-}
-
 // routing is the scratch space of resolve, reused across requests by one goroutine so
 // that routing a request allocates nothing.
 type routing struct {
@@ -264,21 +236,14 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 		}
 		c := &rt.c
 		sim.initChoice(c, r, rt, ch)
+		ap := sim.authPolicyOf(r, rt, ch, o.AuthPolicy)
+		end := sim.pathEnd(r, rt, ch, ap)
 		group := rt.results(len(sim.Engines))
 		for i := range sim.Engines {
 			var d Decision
-			if o.Trace {
-				d = decide(sim.chain(i, rt.gw, ch), c, r.ExtAuth, true, pre)
-			} else {
-				d, rt.buf = sim.decideUntraced(i, rt.gw, ch, c, r.ExtAuth, rt.buf)
-			}
-			refuse(&d, ch)
+			d, rt.buf = sim.decideOn(i, rt.gw, ch, c, r.ExtAuth, o.Trace, pre, rt.buf)
+			end.finish(&d, o.Trace)
 			group[i] = Result{Name: r.Name, Decision: d, Request: r, Path: ch.info, Primary: i == 0}
-		}
-		if unread := sim.unread(rt.gw, ch); len(unread) > 0 {
-			for i := range group {
-				group[i].Decision = UnreadDecision(group[i].Decision, unread)
-			}
 		}
 		for _, g := range group[1:] {
 			if g.Verdict != group[0].Verdict || g.Level != group[0].Level || g.DecidedBy != group[0].DecidedBy {
@@ -288,34 +253,13 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 				break
 			}
 		}
-		var ap *AuthPolicyInfo
-		if !rt.agentic || o.AuthPolicy {
-			ap = sim.authPolicyFor(r, ch.info)
-		}
-		if !rt.agentic {
-			for i := range group {
-				kuadrantDecides(&group[i].Decision, ap)
-			}
-			if ap == nil && ch.info.Route == "" && ch.info.Backend != "" {
-				// The request names the backend, not the route: the AuthPolicies of the
-				// routes to it decide, with credentials agpol does not know.
-				if aps := sim.authPoliciesToward(rt.gw, ch.info.Listener, ch.info.Backend); aps != nil {
-					for i := range group {
-						group[i].Decision = AuthPolicyUnevaluated(group[i].Decision, aps)
-					}
-				}
-			}
-		}
 		if x := check(r, &group[0].Decision); x != nil {
 			if !x.Passed && !o.Trace {
 				// The failure is printed with its reason: decide it again, traced (the
 				// traced decision replaces the untraced one; both give the same verdict,
 				// level and deciding rule, which the expectation was checked against).
-				group[0].Decision = decide(sim.chain(0, rt.gw, ch), c, r.ExtAuth, true, sim.tracedPre(r, rt, ch))
-				refuse(&group[0].Decision, ch)
-				if unread := sim.unread(rt.gw, ch); len(unread) > 0 {
-					group[0].Decision = UnreadDecision(group[0].Decision, unread)
-				}
+				group[0].Decision, rt.buf = sim.decideOn(0, rt.gw, ch, c, r.ExtAuth, true, sim.tracedPre(r, rt, ch), rt.buf)
+				end.finish(&group[0].Decision, true)
 			}
 			group[0].Expect = x
 		}
@@ -446,11 +390,9 @@ func (b *Batch) Decide(r *Request) ([]Decision, error) {
 		}
 		sim.initChoice(&b.c, r, &b.rt, ch)
 		var d Decision
-		d, b.buf = sim.decideUntraced(0, b.rt.gw, ch, &b.c, r.ExtAuth, b.buf)
-		refuse(&d, ch)
-		if unread := sim.unread(b.rt.gw, ch); len(unread) > 0 {
-			d = UnreadDecision(d, unread)
-		}
+		d, b.buf = sim.decideOn(0, b.rt.gw, ch, &b.c, r.ExtAuth, false, nil, b.buf)
+		end := sim.pathEnd(r, &b.rt, ch, sim.authPolicyOf(r, &b.rt, ch, false))
+		end.finish(&d, false)
 		b.out = append(b.out, d)
 	}
 	return b.out, nil

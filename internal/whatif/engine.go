@@ -86,9 +86,10 @@ type targetState struct {
 	cells   [][]Outcome
 	queries []*explain.Query
 	memo    map[memoKey]Outcome
-	// authPolicies are the Kuadrant AuthPolicies that decide on the target's paths: set
-	// only on a Gateway of another data plane that Kuadrant programs (AuthPoliciesOn).
-	authPolicies []string
+	// end finishes every decision on the target's paths (explain.TargetEnd): objects
+	// a live read missed, the Kuadrant AuthPolicies that decide on a Gateway of another
+	// data plane.
+	end explain.PathEnd
 }
 
 type memoKey struct {
@@ -113,7 +114,7 @@ func New(s *snapshot.Snapshot, sems []effective.Semantics, o Options) *Engine {
 	for i, t := range e.Targets {
 		e.byKey[t.Key()] = i
 		st := &targetState{classes: []string{"", otherPrincipal}, classOf: map[string]int{}, memo: map[memoKey]Outcome{},
-			authPolicies: sim.AuthPoliciesOn(sim.Graph.Gateway(t.gw), t.Listener, t.Routes)}
+			end: sim.TargetEnd(sim.Graph.Gateway(t.gw), t.Listener, t.Routes, t.be.Namespace)}
 		f := chainFacts{principals: map[string]bool{}, tools: map[string]bool{}}
 		for _, en := range sim.Engines {
 			c := chainOf(en, t)
@@ -264,18 +265,12 @@ func (e *Engine) query(t *Target, op Op) *explain.Query {
 	return e.sim.Query(e.Request(t, explain.Caller{Kind: explain.CallerAnonymous}, op))
 }
 
-// outcome decides a class's call of q's operation on t under every semantics. A
-// decision that depends on objects a live read could not read is indeterminate, as
-// explain makes it (explain.UnreadDecision).
+// outcome decides a class's call of q's operation on t under every semantics, each
+// decision finished as explain finishes it (explain.PathEnd).
 func (e *Engine) outcome(t *Target, st *targetState, class int, q *explain.Query) Outcome {
 	out := Outcome{Cells: make([]Cell, len(st.chains))}
-	unread := explain.Unread(e.sim.Snapshot, t.gw.Namespace, t.be.Namespace)
 	for k, chain := range st.chains {
-		d := explain.AuthPolicyUnevaluated(explain.Decide(chain, q, st.classes[class]), st.authPolicies)
-		if len(unread) > 0 {
-			d = explain.UnreadDecision(d, unread)
-		}
-		out.Cells[k] = cellOf(d)
+		out.Cells[k] = cellOf(explain.Decide(chain, q, st.classes[class], &st.end))
 		if out.Cells[k].Decision != out.Cells[0].Decision {
 			out.Differs = true
 		}
