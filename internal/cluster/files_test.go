@@ -766,9 +766,13 @@ spec: {mcp: {serviceName: s, port: 80}}
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int{"Deployment.apps": 2, "ConfigMap": 1, "Secret": 1}
+	want := map[string]int{"Deployment.apps": 2, "ConfigMap": 1}
 	if fmt.Sprint(s.Skipped) != fmt.Sprint(want) {
 		t.Errorf("Skipped = %v, want %v", s.Skipped, want)
+	}
+	// Secrets are read for AuthPolicy apiKey rules, metadata only.
+	if len(s.Secrets) != 1 {
+		t.Errorf("got %d secrets, want 1", len(s.Secrets))
 	}
 	if len(s.Services) != 1 || len(s.XBackends) != 1 {
 		t.Errorf("got %d services and %d backends, want 1 and 1", len(s.Services), len(s.XBackends))
