@@ -28,6 +28,7 @@ func TestDescribeGolden(t *testing.T) {
 		{"xbackend-ledger", []string{"xbackend", "ledger", "-n", "pay"}},
 		{"xbackend-calc-legacy", []string{"xbackend", "tools/calc", "--semantics", "v0alpha0-legacy"}},
 		{"httproute-ledger-0059", []string{"httproute", "pay/ledger", "--semantics", "proposal-0059"}},
+		{"xbackend-ledger-pr220", []string{"xbackend", "pay/ledger", "--semantics", "pr-220"}},
 		{"gateways-all", []string{"gateways", "-A"}},
 		{"xap-calc-arithmetic", []string{"xap", "calc-arithmetic", "-n", "tools"}},
 		{"xap-calc-legacy", []string{"accesspolicy", "tools/calc-legacy"}},

@@ -293,13 +293,27 @@ type chainKey struct {
 
 // NewEngine computes admission and prepares chain compilation.
 func NewEngine(s *snapshot.Snapshot, sem Semantics, trustDomain string) *Engine {
+	return newEngine(s, sem, trustDomain, topology.ClassifyGateways(s))
+}
+
+// NewEngineOn is NewEngine on the snapshot's graph g (topology.BuildGraph of s): the
+// engines of several semantics read the data planes g classified once.
+func NewEngineOn(g *topology.Graph, s *snapshot.Snapshot, sem Semantics, trustDomain string) *Engine {
+	planes := make(map[*snapshot.Gateway]topology.GatewayDataPlane, len(s.Gateways))
+	for _, gw := range s.Gateways {
+		planes[gw] = g.DataPlane(gw)
+	}
+	return newEngine(s, sem, trustDomain, planes)
+}
+
+func newEngine(s *snapshot.Snapshot, sem Semantics, trustDomain string, planes map[*snapshot.Gateway]topology.GatewayDataPlane) *Engine {
 	if trustDomain == "" {
 		trustDomain = "cluster.local"
 	}
 	e := &Engine{Snapshot: s, Semantics: sem, TrustDomain: trustDomain, Admission: Admit(s, sem),
 		levels: map[levelKey]*Level{}, chains: map[chainKey]*Chain{}, byTarget: indexByTarget(s)}
 	e.planes = make(map[topology.Ref]topology.GatewayDataPlane, len(s.Gateways))
-	for gw, p := range topology.ClassifyGateways(s) {
+	for gw, p := range planes {
 		e.planes[topology.GatewayRef(gw.Namespace, gw.Name)] = p
 	}
 	e.extFilters = map[topology.Ref]map[string]bool{}

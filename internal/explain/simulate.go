@@ -44,7 +44,7 @@ func New(s *snapshot.Snapshot, sems []effective.Semantics, trustDomain string) *
 		sems = []effective.Semantics{effective.Reference()}
 	}
 	for _, sem := range sems {
-		sim.Engines = append(sim.Engines, effective.NewEngine(s, sem, trustDomain))
+		sim.Engines = append(sim.Engines, effective.NewEngineOn(sim.Graph, s, sem, trustDomain)) // data planes classified once
 	}
 	sim.chains = make([]chainCache, len(sim.Engines))
 	return sim

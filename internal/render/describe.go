@@ -398,6 +398,7 @@ func chainTree(parent *node, c *effective.Chain, st Styler, mode chainMode, gwNa
 			step("%s legacy ExternalAuth rule %s", l.Name, ruleText(r, st))
 		}
 	}
+	meaning := effective.AllowMeaningOf(&c.Semantics)
 	allow := func(kind effective.StepKind, l *effective.Level) {
 		switch {
 		case kind == effective.StepAllowEach:
@@ -406,8 +407,8 @@ func chainTree(parent *node, c *effective.Chain, st Styler, mode chainMode, gwNa
 				return
 			}
 			for _, p := range l.Allow {
-				if p.RuleLess && len(p.Rules) == 0 {
-					step("%s Allow %s (must allow): no rules, allows everything", l.Name, st.Cyan(p.ID()))
+				if p.RuleLess {
+					step("%s Allow %s (must allow): %s", l.Name, st.Cyan(p.ID()), ruleLessText(meaning.RuleLess))
 					continue
 				}
 				s := step("%s Allow %s (must allow; otherwise deny):", l.Name, st.Cyan(p.ID()))
@@ -426,7 +427,7 @@ func chainTree(parent *node, c *effective.Chain, st Styler, mode chainMode, gwNa
 			for _, p := range l.Allow {
 				ids = append(ids, p.ID())
 			}
-			s := step("%s Allow (%s): any rule admits, otherwise deny", l.Name, strings.Join(ids, ", "))
+			s := step("%s Allow (%s): %s", l.Name, strings.Join(ids, ", "), unselectedText(meaning.Unselected))
 			for _, r := range l.Merged {
 				s.add(ruleText(r, st))
 			}
@@ -481,6 +482,22 @@ func chainTree(parent *node, c *effective.Chain, st Styler, mode chainMode, gwNa
 			parent.add(st.Dim(fmt.Sprintf("ignored at %s level: %s: %s", l.Name, ig.ID, ig.Reason)))
 		}
 	}
+}
+
+// unselectedText is what an Allow step of merged rules does (effective.AllowMeaning).
+func unselectedText(u effective.Unselected) string {
+	if u == effective.UnselectedPass {
+		return "any rule admits; a caller no rule selects passes the level (PR #220), otherwise deny"
+	}
+	return "any rule admits, otherwise deny"
+}
+
+// ruleLessText is what an Allow policy without rules does when every policy must allow.
+func ruleLessText(r effective.RuleLess) string {
+	if r == effective.RuleLessAllowsButTools {
+		return "no rules, allows everything but tools/call"
+	}
+	return "no rules, allows everything"
 }
 
 // ruleLine is a rule as a bulleted line: "- " and its ruleText.
