@@ -171,6 +171,7 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 		"AGP601": {"AGP601 XAccessPolicy infra/fires spec.rules[1].authorization.mcp.methods[0].params @AGP601.yaml:58"},
 		"AGP210": {"AGP210 XAccessPolicy infra/fires spec.targetRefs[0] @AGP210.yaml:21"},
 		"AGP212": {"AGP212 AuthPolicy infra/fires spec.targetRef @AGP212.yaml:8"},
+		"AGP213": {"AGP213 AuthPolicy shop/fires spec.defaults.rules.authentication.app-keys.apiKey @AGP213.yaml:32"},
 		"AGP209": {"AGP209 XAccessPolicy tools/fires spec.rules[0].source.serviceAccount @AGP209.yaml:21"},
 		"AGP409": {
 			"AGP409 XAccessPolicy infra/fires-alone spec @AGP409.yaml:6",

@@ -79,6 +79,17 @@ func decide(e *Effective, req Request, env *Env, c *conditionEvaluator) *Outcome
 		}
 		authn = append(authn, ar)
 	}
+	if name := req.Identity.Rule; name != "" {
+		found := false
+		var names []string
+		for _, a := range authn {
+			found = found || a.rule.Name == name
+			names = append(names, a.rule.Name)
+		}
+		if !found {
+			return &Outcome{Verdict: OutcomeIndeterminate, Phase: "authentication", Reason: fmt.Sprintf("the identity names rule %s, and the effective policy has no authentication rule of that name (it has: %s)", name, strings.Join(names, ", "))}
+		}
+	}
 	if len(authn) == 0 {
 		// Authorino adds an anonymous identity when an AuthConfig has none
 		// (controllers/auth_config_controller.go:247-259).

@@ -155,3 +155,60 @@ stringData: {api_key: K}
 		t.Errorf("with rule a: got %s: %s", o.Verdict, o.Reason)
 	}
 }
+
+// TestDecideUnknowns: what the request does not give stays unknown: an OPA policy that
+// reads the headers, metadata not supplied (supplied, it decides), a SpiceDB rule
+// without a decision, a rule name the policy lacks.
+func TestDecideUnknowns(t *testing.T) {
+	policy := `
+---
+apiVersion: kuadrant.io/v1
+kind: AuthPolicy
+metadata: {name: u, namespace: app}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: all}
+  rules:
+    authentication:
+      anon: {anonymous: {}}
+    metadata:
+      user-info: {http: {url: "https://idp.example.com/userinfo"}}
+    authorization:
+      headers:
+        opa: {rego: "allow { input.context.request.http.headers[\"x-team\"] == \"toys\" }"}
+      email:
+        patternMatching: {patterns: [{predicate: "auth.metadata['user-info'].email.endsWith('@example.com')"}]}
+      zed:
+        spicedb: {endpoint: spicedb:50051}
+`
+	r := Compute(load(t, topo+policy))
+	pr, err := r.ForPrefix("infra/gw", "a", "app/all", "named")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := &Identity{JWT: &JWTIdentity{Claims: map[string]any{"sub": "a"}}}
+	cases := []struct {
+		name    string
+		req     Request
+		verdict string
+		reason  string
+	}{
+		{"nothing given", Request{Method: "GET", Path: "/", Identity: id}, OutcomeIndeterminate, "input.context.request.http.headers"},
+		{"headers and metadata given, no SpiceDB answer", Request{Method: "GET", Path: "/", Headers: map[string]string{"x-team": "toys"}, Identity: id,
+			Metadata: map[string]any{"user-info": map[string]any{"email": "a@example.com"}}}, OutcomeIndeterminate, "zed: SpiceDB"},
+		{"everything given", Request{Method: "GET", Path: "/", Headers: map[string]string{"x-team": "toys"}, Identity: id,
+			Metadata: map[string]any{"user-info": map[string]any{"email": "a@example.com"}}, Decisions: map[string]string{"zed": "allow"}}, OutcomeAllow, "anon"},
+		{"wrong team", Request{Method: "GET", Path: "/", Headers: map[string]string{"x-team": "cars"}, Identity: id,
+			Metadata: map[string]any{"user-info": map[string]any{"email": "a@example.com"}}, Decisions: map[string]string{"zed": "allow"}}, OutcomeDeny, "authorization headers"},
+		{"metadata says another domain", Request{Method: "GET", Path: "/", Headers: map[string]string{"x-team": "toys"}, Identity: id,
+			Metadata: map[string]any{"user-info": map[string]any{"email": "a@evil.org"}}}, OutcomeDeny, "authorization email"},
+		{"a rule the policy lacks", Request{Method: "GET", Path: "/", Identity: &Identity{Rule: "nope", JWT: id.JWT}}, OutcomeIndeterminate, "no authentication rule of that name"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := Decide(pr.Effective, tc.req, r.Env).Outcome
+			if o == nil || o.Verdict != tc.verdict || !strings.Contains(o.Reason, tc.reason) {
+				t.Errorf("got %+v\nwant %s with %q", o, tc.verdict, tc.reason)
+			}
+		})
+	}
+}

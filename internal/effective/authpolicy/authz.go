@@ -72,7 +72,7 @@ func authorize(e *Effective, req Request, env *Env, c *conditionEvaluator, w *au
 		case r.runs == False:
 		case r.runs == True && r.passes == False:
 			// Every rule that runs must pass; a rule that surely runs and fails denies
-			// whatever the others do (evaluateAllAuthConfigs, auth_pipeline.go:299-340).
+			// whatever the others do (evaluateAllAuthConfigs, auth_pipeline.go:291-329).
 			out.Verdict, out.Code, out.Phase, out.Rule, out.Source = OutcomeDeny, 403, "authorization", r.rule.Name, r.rule.Source
 			out.Reason = fmt.Sprintf("authorization %s of %s denies with %s's identity: %s; Authorino answers PERMISSION_DENIED (auth_pipeline.go:485-488)", r.rule.Name, r.rule.Source, w.rule.Name, r.reason)
 			denyWith(e, "unauthorized", out)

@@ -173,3 +173,57 @@ func matches(list []string, v string) bool {
 	}
 	return false
 }
+
+// KeysOutOfScope is an apiKey rule (allNamespaces false) whose keys the input keeps only
+// outside the namespace Authorino searches: Authorino never finds them, and every
+// request that needs the rule is 401 while the policy reports Enforced.
+type KeysOutOfScope struct {
+	// Rule is the authentication rule's name; Field its path in the policy.
+	Rule  string
+	Field string
+	// Namespace is where Authorino looks (Kuadrant's); Assumed when no Kuadrant CR is in the input.
+	Namespace string
+	Assumed   bool
+	// Secrets are the selected Secrets with an api_key, all in other namespaces ("ns/name").
+	Secrets []string
+}
+
+// KeysOutOfScope lists the policy's apiKey rules whose keys Authorino cannot find
+// (controllers/auth_config_controller.go:351-360, pkg/evaluators/identity/api_key.go:51-55).
+func (env *Env) KeysOutOfScope(p *Policy) []KeysOutOfScope {
+	var out []KeysOutOfScope
+	prefix := "spec.rules"
+	switch p.Mode {
+	case ModeDefaults:
+		prefix = "spec.defaults.rules"
+	case ModeOverrides:
+		prefix = "spec.overrides.rules"
+	}
+	for _, k := range p.Keys() {
+		r := p.Rules[k]
+		if r.Group != "authentication" {
+			continue
+		}
+		spec, err := parseAuthentication(r.Spec)
+		if err != nil || spec.APIKey == nil || spec.APIKey.AllNamespaces {
+			continue
+		}
+		var inside bool
+		var outside []string
+		for _, s := range env.Secrets {
+			if ok, _ := selectsSecret(spec.APIKey.Selector, s); !ok || !s.HasAPIKey {
+				continue
+			}
+			if s.Namespace == env.AuthConfigNamespace {
+				inside = true
+			} else {
+				outside = append(outside, s.Namespace+"/"+s.Name)
+			}
+		}
+		if !inside && len(outside) > 0 {
+			sort.Strings(outside)
+			out = append(out, KeysOutOfScope{Rule: r.Name, Field: prefix + ".authentication." + r.Name + ".apiKey", Namespace: env.AuthConfigNamespace, Assumed: env.NamespaceAssumed, Secrets: outside})
+		}
+	}
+	return out
+}

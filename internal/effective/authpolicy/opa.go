@@ -71,7 +71,7 @@ func compileRego(text string) *compiledRego {
 }
 
 // evalOPA evaluates an inline Rego policy with OPA's own library on Authorino's
-// authorization JSON (opa.go:85-110): allow must be true. An external policy is fetched
+// authorization JSON (opa.go:87-108): allow must be true. An external policy is fetched
 // from its registry by Authorino: it stays unknown.
 func evalOPA(c *conditionEvaluator, raw []byte) (Tri, string) {
 	var spec opaSpec

@@ -23,7 +23,7 @@ type subjectAccessReviewSpec struct {
 }
 
 // subjectAccessReview builds the review Authorino would create
-// (pkg/evaluators/authorization/kubernetes_authz.go:44-140) and answers it from the
+// (pkg/evaluators/authorization/kubernetes_authz.go:44-134) and answers it from the
 // RBAC objects of the input.
 func subjectAccessReview(c *conditionEvaluator, req Request, env *Env, raw []byte) (Tri, string) {
 	var spec subjectAccessReviewSpec
