@@ -126,7 +126,8 @@ NAME is NAME (in -n NAMESPACE, default "default") or NAMESPACE/NAME.`,
   agpol describe gateways -A -f testdata/examples
   agpol describe xap calc-arithmetic -n tools -f testdata/examples
   agpol describe authpolicy infra/edge-jwt -f testdata/examples -o yaml
-  agpol describe xbackend ledger -n pay -f testdata/examples --semantics proposal-0059`,
+  agpol describe xbackend ledger -n pay -f testdata/examples \
+      --semantics proposal-0059`,
 		Args: cobra.RangeArgs(1, 2),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) == 0 {

@@ -96,8 +96,8 @@ NotInPath, TargetNotFound, Invalid) is computed over every path of the input.`,
   agpol effective authpolicy --target httproute/pay/ledger -f testdata/examples
 
   # One rule, only through the https listener, as JSON
-  agpol effective authpolicy --target httproute/tools/tools#calc --listener https \
-      -f testdata/examples -o json
+  agpol effective authpolicy --target httproute/tools/tools#calc \
+      --listener https -f testdata/examples -o json
 
   # The gateway-level policy alone
   agpol effective authpolicy --target gateway/infra/edge -f testdata/examples`,

@@ -166,12 +166,14 @@ Without MCP metadata (--mcp-method none, or an HTTP method other than POST and n
 
 ` + exitCodesHelp,
 		Example: `  # Would billing be allowed to call the refund tool on the ledger?
-  agpol explain -f testdata/examples --from sa:agents/billing --gateway infra/edge \
-    --host ledger.mcp.example.com --tool refund --extauth allow
+  agpol explain -f testdata/examples --from sa:agents/billing \
+    --gateway infra/edge --host ledger.mcp.example.com --tool refund \
+    --extauth allow
 
   # Same question under every semantics preset, as JSON
-  agpol explain -f testdata/examples --from sa:agents/support --gateway infra/edge \
-    --backend pay/ledger --tool refund --semantics all -o json`,
+  agpol explain -f testdata/examples --from sa:agents/support \
+    --gateway infra/edge --backend pay/ledger --tool refund \
+    --semantics all -o json`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(o),
 	}

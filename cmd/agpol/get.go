@@ -169,7 +169,8 @@ targets): NoAction (a v0alpha0 object, stored without spec.action), an admission
 TargetNotFound, OtherDataPlane (only kube-agentic-networking enforces XAccessPolicies),
 NotRouted (no route reaches the XBackend), and Unknown(NotRead) when a live read of one
 namespace cannot tell. -o dot|mermaid labels the policies with the same cells.`,
-		Example: `  # The access policies of the shipped examples: admission, enforcement, file and line
+		Example: `  # The access policies of the shipped examples: admission, enforcement,
+  # file and line
   agpol get xaccesspolicies -A -f testdata/examples -o wide
 
   # Gateways and backends in every namespace of the current cluster
