@@ -20,6 +20,10 @@ func (a *app) newEffectiveCmd() *cobra.Command {
 		},
 	}
 	cmd.AddCommand(a.newEffectiveAuthPolicyCmd())
+	// Flags belong to the policy kind: `effective -f x` points there.
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return usagef("%v: name a policy kind first: %s effective authpolicy --target KIND/NS/NAME -f FILE|DIR", err, a.name)
+	})
 	return cmd
 }
 

@@ -193,7 +193,7 @@ Without MCP metadata (--mcp-method none, or an HTTP method other than POST and n
 	f.StringVar(&o.at, "time", "", "request time, RFC 3339 (default: now)")
 	f.StringVar(&o.mcpMethod, "mcp-method", "tools/call", "JSON-RPC method; none for a plain HTTP request")
 	f.StringVar(&o.tool, "tool", "", "tool name (params.name)")
-	for flag, kind := range map[string]completionKind{"gateway": completeGateways, "route": completeRoutes, "backend": completeXBackends, "from": completeIdentities, "tool": completeTools} {
+	for flag, kind := range map[string]completionKind{"gateway": completeGateways, "route": completeRoutes, "backend": completeXBackends, "from": completeIdentities, "tool": completeTools, "host": completeHosts} {
 		_ = cmd.RegisterFlagCompletionFunc(flag, a.completeFrom(&o.load, kind))
 	}
 	f.StringVar(&o.uri, "uri", "", "resource URI (params.uri)")

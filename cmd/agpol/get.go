@@ -182,7 +182,7 @@ namespace cannot tell. -o dot|mermaid labels the policies with the same cells.`,
   # Policies labelled team=pay in every namespace; every policy but one
   agpol get xap -A -l team=pay
   agpol get xap -A --field-selector metadata.name!=calc-allow`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: kindArgs(a, "get", "get xaccesspolicies -A -f DIR"),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) == 0 {
 				return []string{"gateways", "httproutes", "xbackends", "xaccesspolicies", "authpolicies"}, cobra.ShellCompDirectiveNoFileComp

@@ -163,6 +163,9 @@ agpol only reads. It never writes to a cluster.
 
 	a.config = genericclioptions.NewConfigFlags(true)
 	a.config.AddFlags(root.PersistentFlags())
+	if f := root.PersistentFlags().Lookup("request-timeout"); f != nil {
+		f.Usage = fmt.Sprintf("how long a live read of the cluster may take in all, as a duration (30s, 2m) or seconds; 0 means the default, %s", cluster.DefaultDeadline)
+	}
 	a.addProfileFlags(root)
 	root.PersistentFlags().StringToStringVar(&a.dataPlanes, "data-plane", nil,
 		"CLASS=PLANE: the data plane that serves the Gateways of GatewayClass CLASS, one of "+dataPlaneNames()+
