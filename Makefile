@@ -7,9 +7,9 @@ BIN       := bin
 
 all: build
 
-## build: the agpol binary and its kubectl plugin twin in ./bin
+## build: the agpol binary and its kubectl plugin twin in ./bin, static and stripped as the release builds them
 build:
-	$(GO) build -trimpath -ldflags "-s -w" -o $(BIN)/agpol ./cmd/agpol
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(BIN)/agpol ./cmd/agpol
 	cp $(BIN)/agpol $(BIN)/kubectl-agpol
 
 ## install: agpol and kubectl-agpol into $(GOBIN) (or GOPATH/bin)

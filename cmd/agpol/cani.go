@@ -228,8 +228,8 @@ naming the nearest known one.
   agpol can-i --list --from sa:agents/billing -f testdata/examples
 
   # Yes or no
-  agpol can-i --from sa:agents/support --tool refund --gateway infra/edge --backend pay/ledger \
-      -f testdata/examples`,
+  agpol can-i --from sa:agents/support --tool refund --gateway infra/edge \
+      --backend pay/ledger -f testdata/examples`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(o),
 	}

@@ -25,6 +25,7 @@ const (
 	completeXBackends
 	completeIdentities
 	completeTools
+	completeHosts
 )
 
 // completeFrom returns a completion function for flag values of kind, read through l.
@@ -55,6 +56,27 @@ func completionValues(s *snapshot.Snapshot, kind completionKind) []string {
 	case completeXBackends:
 		for _, b := range s.XBackends {
 			out = append(out, b.Namespace+"/"+b.Name)
+		}
+	case completeHosts:
+		// The hostnames the input names: listeners' and routes' (wildcards as written).
+		seen := map[string]bool{}
+		add := func(h string) {
+			if h != "" && !seen[h] {
+				seen[h] = true
+				out = append(out, h)
+			}
+		}
+		for _, g := range s.Gateways {
+			for _, l := range g.Spec.Listeners {
+				if l.Hostname != nil {
+					add(string(*l.Hostname))
+				}
+			}
+		}
+		for _, r := range s.HTTPRoutes {
+			for _, h := range r.Spec.Hostnames {
+				add(string(h))
+			}
 		}
 	case completeIdentities, completeTools:
 		e := whatif.New(s, []effective.Semantics{effective.Reference()}, whatif.Options{})

@@ -126,11 +126,15 @@ NAME is NAME (in -n NAMESPACE, default "default") or NAMESPACE/NAME.`,
   agpol describe gateways -A -f testdata/examples
   agpol describe xap calc-arithmetic -n tools -f testdata/examples
   agpol describe authpolicy infra/edge-jwt -f testdata/examples -o yaml
-  agpol describe xbackend ledger -n pay -f testdata/examples --semantics proposal-0059`,
-		Args: cobra.RangeArgs(1, 2),
+  agpol describe xbackend ledger -n pay -f testdata/examples \
+      --semantics proposal-0059`,
+		Args: kindArgs(a, "describe", "describe gateway infra/edge -f DIR"),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) == 0 {
 				return []string{"gateway", "httproute", "xbackend", "xaccesspolicy", "authpolicy"}, cobra.ShellCompDirectiveNoFileComp
+			}
+			if len(args) > 1 { // one NAME at most
+				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
 			return describeNames(args[0], o.load.files, o.load.recursive, toComplete), cobra.ShellCompDirectiveNoFileComp
 		},

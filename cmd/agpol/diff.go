@@ -111,7 +111,8 @@ your access before it ships.
 
 ` + exitCodesHelp,
 		Example: `  # What does this pull request change?
-  agpol diff --before base/manifests --after manifests -o markdown --fail-on granted
+  agpol diff --before base/manifests --after manifests -o markdown \
+      --fail-on granted
 
   # The example scenario against a modified copy
   agpol diff --before testdata/examples --after testdata/whatif/after

@@ -20,6 +20,10 @@ func (a *app) newEffectiveCmd() *cobra.Command {
 		},
 	}
 	cmd.AddCommand(a.newEffectiveAuthPolicyCmd())
+	// Flags belong to the policy kind: `effective -f x` points there.
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return usagef("%v: name a policy kind first: %s effective authpolicy --target KIND/NS/NAME -f FILE|DIR", err, a.name)
+	})
 	return cmd
 }
 
@@ -96,8 +100,8 @@ NotInPath, TargetNotFound, Invalid) is computed over every path of the input.`,
   agpol effective authpolicy --target httproute/pay/ledger -f testdata/examples
 
   # One rule, only through the https listener, as JSON
-  agpol effective authpolicy --target httproute/tools/tools#calc --listener https \
-      -f testdata/examples -o json
+  agpol effective authpolicy --target httproute/tools/tools#calc \
+      --listener https -f testdata/examples -o json
 
   # The gateway-level policy alone
   agpol effective authpolicy --target gateway/infra/edge -f testdata/examples`,

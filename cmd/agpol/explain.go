@@ -171,12 +171,14 @@ Without MCP metadata (--mcp-method none, or an HTTP method other than POST and n
 
 ` + exitCodesHelp,
 		Example: `  # Would billing be allowed to call the refund tool on the ledger?
-  agpol explain -f testdata/examples --from sa:agents/billing --gateway infra/edge \
-    --host ledger.mcp.example.com --tool refund --extauth allow
+  agpol explain -f testdata/examples --from sa:agents/billing \
+    --gateway infra/edge --host ledger.mcp.example.com --tool refund \
+    --extauth allow
 
   # Same question under every semantics preset, as JSON
-  agpol explain -f testdata/examples --from sa:agents/support --gateway infra/edge \
-    --backend pay/ledger --tool refund --semantics all -o json`,
+  agpol explain -f testdata/examples --from sa:agents/support \
+    --gateway infra/edge --backend pay/ledger --tool refund \
+    --semantics all -o json`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(o),
 	}
@@ -196,7 +198,7 @@ Without MCP metadata (--mcp-method none, or an HTTP method other than POST and n
 	f.StringVar(&o.at, "time", "", "request time, RFC 3339 (default: now)")
 	f.StringVar(&o.mcpMethod, "mcp-method", "tools/call", "JSON-RPC method; none for a plain HTTP request")
 	f.StringVar(&o.tool, "tool", "", "tool name (params.name)")
-	for flag, kind := range map[string]completionKind{"gateway": completeGateways, "route": completeRoutes, "backend": completeXBackends, "from": completeIdentities, "tool": completeTools} {
+	for flag, kind := range map[string]completionKind{"gateway": completeGateways, "route": completeRoutes, "backend": completeXBackends, "from": completeIdentities, "tool": completeTools, "host": completeHosts} {
 		_ = cmd.RegisterFlagCompletionFunc(flag, a.completeFrom(&o.load, kind))
 	}
 	f.StringVar(&o.uri, "uri", "", "resource URI (params.uri)")

@@ -108,3 +108,17 @@ func (f *selectorFlags) parse() (labels.Selector, fields.Selector, error) {
 
 // given reports whether a selector was given.
 func (f *selectorFlags) given() bool { return f.labels != "" || f.fields != "" }
+
+// kindArgs checks the arguments of get and describe, TYPE [NAME], saying what to type
+// when the type is missing, as kubectl does.
+func kindArgs(a *app, verb, example string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		switch {
+		case len(args) == 0:
+			return usagef("You must specify the type of resource to %s: one of gateways, httproutes, xbackends, xaccesspolicies, authpolicies (for example: %s %s)", verb, a.name, example)
+		case len(args) > 2:
+			return usagef("%s takes a TYPE and at most one NAME, got %d arguments: %s", verb, len(args), strings.Join(args, " "))
+		}
+		return nil
+	}
+}

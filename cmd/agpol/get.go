@@ -169,7 +169,8 @@ targets): NoAction (a v0alpha0 object, stored without spec.action), an admission
 TargetNotFound, OtherDataPlane (only kube-agentic-networking enforces XAccessPolicies),
 NotRouted (no route reaches the XBackend), and Unknown(NotRead) when a live read of one
 namespace cannot tell. -o dot|mermaid labels the policies with the same cells.`,
-		Example: `  # The access policies of the shipped examples: admission, enforcement, file and line
+		Example: `  # The access policies of the shipped examples: admission, enforcement,
+  # file and line
   agpol get xaccesspolicies -A -f testdata/examples -o wide
 
   # Gateways and backends in every namespace of the current cluster
@@ -181,7 +182,7 @@ namespace cannot tell. -o dot|mermaid labels the policies with the same cells.`,
   # Policies labelled team=pay in every namespace; every policy but one
   agpol get xap -A -l team=pay
   agpol get xap -A --field-selector metadata.name!=calc-allow`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: kindArgs(a, "get", "get xaccesspolicies -A -f DIR"),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) == 0 {
 				return []string{"gateways", "httproutes", "xbackends", "xaccesspolicies", "authpolicies"}, cobra.ShellCompDirectiveNoFileComp

@@ -132,7 +132,8 @@ or in .agpol.yaml (read from the current directory when present, or --config):
   - {code: AGP405, object: XAccessPolicy/tools/*, reason: "...", expires: 2027-01-01}
 
 ` + exitCodesHelp,
-		Example: `  # Lint manifests in CI, failing on errors, with annotations on the pull request
+		Example: `  # Lint manifests in CI, failing on errors, with annotations on the pull
+  # request
   agpol lint -f manifests/ -R -o github
 
   # SARIF for code scanning; fail on warnings too

@@ -109,7 +109,7 @@ func TestLintLive(t *testing.T) {
 			// accepted when created, so that is a field dropped (AGP102), as lint says of
 			// the file, not an object the API server rejects (AGP101).
 			"warning AGP102 [schema] written at v0alpha0 and stored at v1alpha1 (the CRD has no conversion webhook), the object lost the fields the v1alpha1 schema does not have: read back, spec.rules[0].authorization: Invalid value: tools must be specified when type is set to 'InlineTools'",
-			"2 errors, 1 warnings, 0 info",
+			"2 errors, 1 warning, 0 info",
 		} {
 			if !strings.Contains(out, want) {
 				t.Errorf("output lacks %q:\n%s", want, out)
@@ -144,7 +144,7 @@ spec:
 			t.Fatal(err)
 		}
 		code, out, stderr := runAgpol(t, "lint", "--kubeconfig", kubeconfig, "-f", fix, "--live", "--only", "AGP402,AGP501,schema")
-		if code != exitFail || strings.Contains(out, "AGP402") || !strings.Contains(out, "AGP501") || !strings.HasSuffix(out, "1 errors, 1 warnings, 0 info\n") {
+		if code != exitFail || strings.Contains(out, "AGP402") || !strings.Contains(out, "AGP501") || !strings.HasSuffix(out, "1 error, 1 warning, 0 info\n") {
 			t.Errorf("exit %d\n%s\n%s", code, out, stderr)
 		}
 	})
@@ -153,7 +153,7 @@ spec:
 		// The API server validated stored-both against its own (older) CRD when it stored
 		// it: by default lint leaves it alone and says so on stderr.
 		code, out, stderr := runAgpol(t, "lint", "--kubeconfig", kubeconfig, "--only", "schema")
-		if code != exitOK || strings.Contains(out, "stored-both") || !strings.HasSuffix(out, "0 errors, 1 warnings, 0 info\n") {
+		if code != exitOK || strings.Contains(out, "stored-both") || !strings.HasSuffix(out, "0 errors, 1 warning, 0 info\n") {
 			t.Errorf("default: exit %d\n%s\n%s", code, out, stderr)
 		}
 		note := regexp.MustCompile(`(?m)^note: [1-9][0-9]* objects read from the cluster not validated again against agpol's CRDs .*; --revalidate-live validates them$`)
@@ -174,7 +174,7 @@ spec:
 
 		code, out, stderr = runAgpol(t, "lint", "--kubeconfig", kubeconfig, "--only", "schema", "--revalidate-live")
 		want := "error AGP101 [schema] spec.mcp: Invalid value: exactly one of the fields in [serviceName hostname] must be set (the stored object would be rejected if it were created today) (XBackend tools/stored-both spec.mcp)"
-		if code != exitFail || !strings.Contains(out, want) || !strings.HasSuffix(out, "1 errors, 1 warnings, 0 info\n") || stderr != "" {
+		if code != exitFail || !strings.Contains(out, want) || !strings.HasSuffix(out, "1 error, 1 warning, 0 info\n") || stderr != "" {
 			t.Errorf("--revalidate-live: exit %d, want %q\n%s\n%s", code, want, out, stderr)
 		}
 	})

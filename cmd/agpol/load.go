@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -91,6 +92,9 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 	}
 	res, err := cluster.Load(ctx, opts)
 	if err != nil {
+		if len(l.files) == 0 && !a.clusterConfigured() {
+			return nil, fmt.Errorf("%w\nNo kubeconfig names a cluster: to read manifests instead, give them with -f FILE|DIR (lint also takes directories as arguments: %s lint DIR)", err, a.name)
+		}
 		return nil, err
 	}
 	l.readNamespace = res.LiveNamespace
@@ -199,3 +203,16 @@ func (a *app) liveDeadline() (time.Duration, error) {
 
 // defaultLiveDeadline bounds a live read without --request-timeout (tests shorten it).
 var defaultLiveDeadline = cluster.DefaultDeadline
+
+// clusterConfigured reports whether anything names a cluster to read: a kubeconfig
+// with a context, --server, or the environment of a pod (in-cluster configuration).
+func (a *app) clusterConfigured() bool {
+	if a.config.APIServer != nil && *a.config.APIServer != "" {
+		return true
+	}
+	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+		return true
+	}
+	raw, err := a.config.ToRawKubeConfigLoader().RawConfig()
+	return err != nil || len(raw.Contexts) > 0
+}

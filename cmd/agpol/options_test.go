@@ -247,7 +247,7 @@ func TestNewCmdGet(t *testing.T) {
 		{argv: []string{"get", "xap", "-o", "bogus"}, wantErr: `unable to match a printer suitable for the output format "bogus"`},
 		{argv: []string{"get", "xap", "--color", "sometimes"}, wantErr: `unknown --color value "sometimes"`},
 		{argv: []string{"get", "xap", "--live"}, wantErr: "--live lays files over the cluster"},
-		{argv: []string{"get"}, wantErr: "accepts between 1 and 2 arg(s)", inputErr: true},
+		{argv: []string{"get"}, wantErr: "You must specify the type of resource to get"},
 	}, view)
 }
 

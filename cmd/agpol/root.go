@@ -35,6 +35,10 @@ const exitCodesHelp = `Exit codes:
   2  usage or input error (bad flags, malformed manifest, cluster unreachable)
   3  indeterminate (the answer depends on something agpol cannot know offline)`
 
+// outputWidth is the width text output fits (render.Width: the terminal's on a TTY,
+// 100 columns when piped); tests replace it.
+var outputWidth = render.Width
+
 // usageError marks a command-line mistake (exit 2, with a hint to read --help).
 type usageError struct{ err error }
 
@@ -81,6 +85,7 @@ func run(ctx context.Context, args []string, streams genericiooptions.IOStreams)
 	out := render.NewCheckedWriter(streams.Out)
 	streams.Out = out
 	a = &app{streams: streams, name: "agpol", progress: render.NewProgress(streams.ErrOut)}
+	render.TextWidth = outputWidth(streams.Out)
 	if len(args) > 0 && strings.HasPrefix(filepath.Base(args[0]), "kubectl-") {
 		a.name = "kubectl agpol"
 	}
@@ -161,14 +166,20 @@ agpol only reads. It never writes to a cluster.
 	root.SetOut(a.streams.Out)
 	root.SetErr(a.streams.ErrOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
-	// Help fits render.TextWidth: cobra's template, with flag descriptions wrapped.
+	// Help fits the output's width (render.TextWidth): cobra's template, with flag descriptions wrapped.
 	cobra.AddTemplateFunc("wrappedFlagUsages", func(f *pflag.FlagSet) string { return f.FlagUsagesWrapped(render.TextWidth) })
+	// Long descriptions, written for 100 columns, reflow in a narrower terminal.
+	cobra.AddTemplateFunc("reflow", func(s string) string { return render.Reflow(s, render.TextWidth) })
+	root.SetHelpTemplate(strings.Replace(root.HelpTemplate(), "{{. | trimTrailingWhitespaces}}", "{{. | trimTrailingWhitespaces | reflow}}", 1))
 	root.SetUsageTemplate(strings.NewReplacer(
 		".LocalFlags.FlagUsages", "wrappedFlagUsages .LocalFlags",
 		".InheritedFlags.FlagUsages", "wrappedFlagUsages .InheritedFlags").Replace(root.UsageTemplate()))
 
 	a.config = genericclioptions.NewConfigFlags(true)
 	a.config.AddFlags(root.PersistentFlags())
+	if f := root.PersistentFlags().Lookup("request-timeout"); f != nil {
+		f.Usage = fmt.Sprintf("how long a live read of the cluster may take in all, as a duration (30s, 2m) or seconds; 0 means the default, %s", cluster.DefaultDeadline)
+	}
 	a.addProfileFlags(root)
 	root.PersistentFlags().StringToStringVar(&a.dataPlanes, "data-plane", nil,
 		"CLASS=PLANE: the data plane that serves the Gateways of GatewayClass CLASS, one of "+dataPlaneNames()+

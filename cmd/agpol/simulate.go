@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -28,6 +29,9 @@ func (o *simulateOptions) Complete(cmd *cobra.Command, _ []string) error {
 	}
 	if o.requests == "" {
 		return nil // Validate says it is required
+	}
+	if o.requests == "-" && slices.Contains(o.load.files, "-") {
+		return usagef("-f - and --requests - both read standard input: give one of them as a file")
 	}
 	data, err := o.a.readRequests(o.requests)
 	if err != nil {

@@ -73,7 +73,8 @@ warning naming the nearest known one.
   agpol who-can --tool refund --backend pay/ledger -f testdata/examples
 
   # Who may list the calculator's tools, under every semantics preset
-  agpol who-can --method tools/list --backend tools/calc --semantics all -f testdata/examples`,
+  agpol who-can --method tools/list --backend tools/calc --semantics all \
+      -f testdata/examples`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(o),
 	}

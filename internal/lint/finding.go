@@ -169,12 +169,20 @@ type Summary struct {
 	Suppressed int `json:"suppressed"`
 }
 
-// String is "N errors, M warnings, K info" plus ", S suppressed" when any are. The
-// words do not change with the numbers, so that scripts can match the line.
+// String is "N errors, M warnings, K info" plus ", S suppressed" when any are, in
+// English ("1 error, 1 warning"); scripts read the counts from -o json.
 func (s Summary) String() string {
-	out := fmt.Sprintf("%d errors, %d warnings, %d info", s.Errors, s.Warnings, s.Info)
+	out := fmt.Sprintf("%s, %s, %d info", count(s.Errors, "error"), count(s.Warnings, "warning"), s.Info)
 	if s.Suppressed > 0 {
 		out += fmt.Sprintf(", %d suppressed", s.Suppressed)
 	}
 	return out
+}
+
+// count is "1 NOUN" or "N NOUNs".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -116,6 +116,9 @@ func describeAuthPath(path *node, p *authpolicy.PathResult, st Styler) {
 		path.add("no AuthPolicy applies")
 		return
 	}
+	if p.Unprogrammed != "" {
+		path.add(st.Yellow("NotProgrammed: " + esc(p.Unprogrammed) + "; no data plane runs this effective policy"))
+	}
 	var pols []string
 	for _, pol := range e.Policies {
 		pols = append(pols, pol.Ref+" ("+esc(pol.Target.String())+", "+pol.Describe()+")")

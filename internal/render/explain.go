@@ -193,7 +193,7 @@ func SimulateSummary(results []*explain.Result) (passed, failed int) {
 	return passed, failed
 }
 
-// SimulateText writes one compact line per result, then the failures in detail.
+// SimulateText writes a verdict line and a path line per result, then the failures in detail.
 func SimulateText(w io.Writer, results []*explain.Result, st Styler) error {
 	w = st.Writer(w)
 	for _, r := range results {
@@ -204,7 +204,7 @@ func SimulateText(w io.Writer, results []*explain.Result, st Styler) error {
 	return nil
 }
 
-// SimulateTextResult writes the line of one result of SimulateText (and its failures).
+// SimulateTextResult writes the lines of one result of SimulateText (and its failures).
 // w must be st.Writer's.
 func SimulateTextResult(w io.Writer, r *explain.Result, st Styler) error {
 	mark := " "
@@ -219,8 +219,9 @@ func SimulateTextResult(w io.Writer, r *explain.Result, st Styler) error {
 	if !r.Primary {
 		sem = " [" + r.Semantics + "]"
 	}
-	_, err := fmt.Fprintln(w, wrapLine(fmt.Sprintf("%s %s%s: %s by %s at %s — %s → %s", mark, r.Name, sem, st.Verdict(&r.Decision), r.DecidedBy, r.Level,
-		r.Request.Describe(), PathLine(r.Path)), TextWidth))
+	// A verdict line, then a path line: the request and where it goes.
+	fmt.Fprintln(w, wrapLine(fmt.Sprintf("%s %s%s: %s by %s at %s", mark, r.Name, sem, st.Verdict(&r.Decision), r.DecidedBy, r.Level), TextWidth))
+	_, err := fmt.Fprintln(w, wrapLine(fmt.Sprintf("    %s → %s", r.Request.Describe(), PathLine(r.Path)), TextWidth))
 	for _, o := range r.OtherListeners {
 		writeWrapped(w, "    ", otherListener(o), st.Yellow)
 	}

@@ -53,6 +53,9 @@ func (b *graphBuilder) node(id, label, shape string, dashed bool) dot.Node {
 		case "cylinder":
 			n.Attr("shape", "cylinder")
 		}
+		if dashed { // a policy not enforced, dashed as in DOT
+			n.Attr("style", "stroke-dasharray: 5 5")
+		}
 	} else {
 		n.Attr("shape", shape)
 		if dashed {

@@ -13,10 +13,6 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 )
 
-// TextWidth is the width text tables and the lines around them fit: a 100-column
-// terminal.
-const TextWidth = 100
-
 // Text prints the table with tablewriter, borderless and close to kubectl's look
 // (left-aligned, three spaces between columns, no trailing blanks), its cells
 // wrapped at spaces so that no line is wider than width columns (0: no limit) where
@@ -168,60 +164,4 @@ func trimTrailingBlanks(p []byte) []byte {
 		lines[i] = bytes.TrimRight(l, " ")
 	}
 	return bytes.Join(lines, []byte("\n"))
-}
-
-// wrapLine returns line broken at spaces into lines of at most width columns (a longer
-// word stays whole; extra spaces are kept as they are), each continuation indented two
-// columns more than line; line as it is when it fits. Widths ignore style marks, so a
-// styled line wraps where its plain form does.
-func wrapLine(line string, width int) string {
-	return wrapHang(line, width, 2)
-}
-
-// wrapHang is wrapLine with continuation lines indented hang columns more than line.
-func wrapHang(line string, width, hang int) string {
-	if markedWidth(line) <= width {
-		return line
-	}
-	text := strings.TrimLeft(line, " ")
-	lead := line[:len(line)-len(text)]
-	var b strings.Builder
-	b.WriteString(lead)
-	col, start := len(lead), true
-	for _, word := range placeholders(strings.Split(text, " ")) { // "" for each space beyond the first
-		ww := markedWidth(word)
-		if !start && col+1+ww > width {
-			b.WriteString("\n" + lead + strings.Repeat(" ", hang))
-			col, start = len(lead)+hang, true
-			if word == "" {
-				continue // no extra space at the start of a line
-			}
-		}
-		if !start {
-			b.WriteByte(' ')
-			col++
-		}
-		b.WriteString(word)
-		col += ww
-		start = false
-	}
-	return b.String()
-}
-
-// placeholders joins the words of a placeholder such as "<other tool>" into one.
-func placeholders(words []string) []string {
-	out := words[:0:0]
-	for i := 0; i < len(words); i++ {
-		w := words[i]
-		if strings.HasPrefix(w, "<") && !strings.Contains(w, ">") {
-			for j := i + 1; j < len(words) && j < i+4; j++ {
-				if strings.Contains(words[j], ">") && !strings.Contains(words[j], "<") {
-					w, i = strings.Join(words[i:j+1], " "), j
-					break
-				}
-			}
-		}
-		out = append(out, w)
-	}
-	return out
 }

@@ -158,7 +158,7 @@ func MatrixTable(w io.Writer, m *whatif.Matrix, ungroup bool) error {
 		}
 		fmt.Fprintln(w, wrapLine(fmt.Sprintf("Access differs between %s for: %s", strings.Join(m.Semantics, ", "), strings.Join(ids, ", ")), TextWidth))
 	}
-	_, err := fmt.Fprintln(w, whatifLegend)
+	_, err := fmt.Fprintln(w, Reflow(whatifLegend, TextWidth))
 	return err
 }
 
@@ -412,7 +412,7 @@ func CanIListText(w io.Writer, l *whatif.CanIList) error {
 	if multi {
 		counts += fmt.Sprintf(", %d where %s disagree", l.Counts.Differs, strings.Join(l.Semantics, ", "))
 	}
-	_, err := fmt.Fprintf(w, "\n%s\n%s\n", wrapLine(counts, TextWidth), whatifLegend)
+	_, err := fmt.Fprintf(w, "\n%s\n%s\n", wrapLine(counts, TextWidth), Reflow(whatifLegend, TextWidth))
 	return err
 }
 

@@ -30,3 +30,48 @@ func TestWriteWrapped(t *testing.T) {
 		t.Errorf("words lost or reordered:\n%s", b.String())
 	}
 }
+
+// terminalWidth: COLUMNS first, then the terminal's size, then 100; never under MinWidth.
+func TestTerminalWidth(t *testing.T) {
+	size := func(n int, err error) func() (int, error) { return func() (int, error) { return n, err } }
+	for _, tc := range []struct {
+		columns string
+		size    func() (int, error)
+		want    int
+	}{
+		{"80", size(120, nil), 80},
+		{" 132 ", size(80, nil), 132},
+		{"", size(120, nil), 120},
+		{"wide", size(90, nil), 90},
+		{"0", size(0, bytes.ErrTooLarge), DefaultWidth},
+		{"", size(20, nil), MinWidth},
+	} {
+		if got := terminalWidth(tc.columns, tc.size); got != tc.want {
+			t.Errorf("terminalWidth(%q) = %d, want %d", tc.columns, got, tc.want)
+		}
+	}
+	if got := Width(&bytes.Buffer{}); got != DefaultWidth {
+		t.Errorf("Width(pipe) = %d, want %d", got, DefaultWidth)
+	}
+}
+
+// wrapHang keeps names whole (a hyphen is no place to break), keeps placeholders whole,
+// counts no width for style marks and indents continuation lines.
+func TestWrapHangKeepsNamesWhole(t *testing.T) {
+	st := Styler{Color: true}
+	line := "  rule " + st.Bold("allow-refund-for-billing") + " of tools/calc-legacy-policy matches <other tool> for sa:agents/support-bot"
+	got := wrapHang(line, 40, 2)
+	for _, l := range strings.Split(got, "\n") {
+		if w := markedWidth(l); w > 40 {
+			t.Errorf("line %q is %d wide", l, w)
+		}
+	}
+	for _, name := range []string{"tools/calc-legacy-policy", "<other tool>", "sa:agents/support-bot", st.Bold("allow-refund-for-billing")} {
+		if !strings.Contains(got, name) {
+			t.Errorf("%q broken:\n%s", name, got)
+		}
+	}
+	if !strings.HasPrefix(strings.Split(got, "\n")[1], "    ") {
+		t.Errorf("continuation not indented:\n%s", got)
+	}
+}

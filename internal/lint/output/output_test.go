@@ -115,7 +115,7 @@ func TestText(t *testing.T) {
 			t.Errorf("malformed line %q", l)
 		}
 	}
-	if got := lines[len(lines)-1]; got != "2 errors, 1 warnings, 1 info, 2 suppressed" {
+	if got := lines[len(lines)-1]; got != "2 errors, 1 warning, 1 info, 2 suppressed" {
 		t.Errorf("summary %q", got)
 	}
 	if strings.Contains(out, "suppressed by") {
