@@ -242,3 +242,27 @@ func routeRefs(ri *routeInfo, gw *snapshot.Gateway, sets []*snapshot.ListenerSet
 	}
 	return own, bySet
 }
+
+// SetListener is a listener a ListenerSet adds to a Gateway.
+type SetListener struct {
+	// Name is the listener's name in routing results (ListenerSetListenerName).
+	Name        string
+	ListenerSet *snapshot.ListenerSet
+	Entry       gwapiv1.ListenerEntry
+}
+
+// ListenerSetListeners are the listeners the ListenerSets attached to a Gateway add, in
+// precedence order; none on the reference data plane or for a missing Gateway.
+func (g *Graph) ListenerSetListeners(gw Ref) []SetListener {
+	gi := g.gatewayIndex(gw)
+	if gi == nil {
+		return nil
+	}
+	var out []SetListener
+	for _, ls := range g.attachedListenerSets(gi.gw, gi.plane) {
+		for _, l := range ls.Spec.Listeners {
+			out = append(out, SetListener{Name: ListenerSetListenerName(ls, string(l.Name)), ListenerSet: ls, Entry: l})
+		}
+	}
+	return out
+}
