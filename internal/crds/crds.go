@@ -1,6 +1,6 @@
 // Package crds owns the CustomResourceDefinitions of the kinds agpol reads
 // (kube-agentic-networking XAccessPolicy and XBackend, Kuadrant AuthPolicy, and
-// the Gateway API GatewayClass, Gateway, HTTPRoute and ReferenceGrant of the
+// the Gateway API GatewayClass, Gateway, HTTPRoute, ReferenceGrant and ListenerSet of the
 // standard channel), embedded in the binary, and validates objects against
 // them offline the way the API server does on create: unknown fields pruned
 // (and reported), defaults applied, status dropped when the CRD has a status

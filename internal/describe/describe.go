@@ -86,6 +86,9 @@ type Listener struct {
 	Programmed     bool `json:"programmed"`
 	// NotProgrammed says why the data plane carries no routes on it.
 	NotProgrammed string `json:"notProgrammed,omitempty"`
+	// ListenerSet is "namespace/name" of the ListenerSet the listener comes from, ""
+	// for the Gateway's own.
+	ListenerSet string `json:"listenerSet,omitempty"`
 }
 
 // GatewayLevel is the gateway level of a Gateway, shared by the listeners named.
@@ -232,9 +235,19 @@ func listeners(g *topology.Graph, gw *snapshot.Gateway, dp topology.GatewayDataP
 			attached[at.Listener]++
 		}
 	}
-	var out []Listener
+	entries := make([]topology.SetListener, 0, len(gw.Spec.Listeners))
 	for _, l := range gw.Spec.Listeners {
-		li := Listener{Name: string(l.Name), Port: int32(l.Port), Protocol: string(l.Protocol), AttachedRoutes: attached[string(l.Name)]}
+		entries = append(entries, topology.SetListener{Name: string(l.Name), Entry: gwapiv1.ListenerEntry{
+			Name: l.Name, Hostname: l.Hostname, Port: l.Port, Protocol: l.Protocol, TLS: l.TLS, AllowedRoutes: l.AllowedRoutes}})
+	}
+	entries = append(entries, g.ListenerSetListeners(ref)...)
+	var out []Listener
+	for _, e := range entries {
+		l := e.Entry
+		li := Listener{Name: e.Name, Port: int32(l.Port), Protocol: string(l.Protocol), AttachedRoutes: attached[e.Name]}
+		if e.ListenerSet != nil {
+			li.ListenerSet = e.ListenerSet.Namespace + "/" + e.ListenerSet.Name
+		}
 		if l.Hostname != nil {
 			li.Hostname = string(*l.Hostname)
 		}

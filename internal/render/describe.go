@@ -204,6 +204,9 @@ func describeListeners(w io.Writer, ls []describe.Listener, st Styler) {
 	}
 	_ = tw.Flush()
 	for _, l := range ls {
+		if l.ListenerSet != "" {
+			line(w, "  "+st.Dim("listener "+printers.EscapeTerminal(l.Name)+" comes from ListenerSet "+printers.EscapeTerminal(l.ListenerSet)))
+		}
 		if !l.Programmed {
 			line(w, "  "+st.Yellow("listener "+printers.EscapeTerminal(l.Name)+" not programmed: "+l.NotProgrammed))
 		}

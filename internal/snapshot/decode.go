@@ -56,6 +56,7 @@ var KnownKinds = []KnownKind{
 	{GatewayGroup, "Gateway", "gateways", []string{"v1", "v1beta1"}, true},
 	{GatewayGroup, "HTTPRoute", "httproutes", []string{"v1", "v1beta1"}, true},
 	{GatewayGroup, "ReferenceGrant", "referencegrants", []string{"v1", "v1beta1", "v1alpha2"}, true},
+	{GatewayGroup, "ListenerSet", "listenersets", []string{"v1"}, true},
 	{agentic.GroupName, agentic.KindXBackend, "xbackends", []string{v0alpha0.Version}, true},
 	{agentic.GroupName, agentic.KindXAccessPolicy, "xaccesspolicies", []string{v1alpha1.Version, v0alpha0.Version}, true},
 	{kuadrantv1.GroupName, kuadrantv1.KindAuthPolicy, "authpolicies", []string{kuadrantv1.Version, kuadrantv1beta2.Version}, true},
@@ -169,6 +170,10 @@ func Decode(u *unstructured.Unstructured) (Typed, error) {
 		x := &ReferenceGrant{}
 		err = fromRaw(u, &x.ReferenceGrant)
 		t.obj = x
+	case "ListenerSet":
+		x := &ListenerSet{}
+		err = fromRaw(u, &x.ListenerSet)
+		t.obj = x
 	case agentic.KindXBackend:
 		x := &XBackend{}
 		err = fromRaw(u, &x.XBackend)
@@ -260,6 +265,9 @@ func (s *Snapshot) Append(t Typed, o Origin) {
 	case *ReferenceGrant:
 		x.Origin = o
 		s.ReferenceGrants = append(s.ReferenceGrants, x)
+	case *ListenerSet:
+		x.Origin = o
+		s.ListenerSets = append(s.ListenerSets, x)
 	case *XBackend:
 		x.Origin = o
 		s.XBackends = append(s.XBackends, x)

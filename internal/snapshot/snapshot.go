@@ -283,6 +283,12 @@ type (
 		gwapiv1.ReferenceGrant
 		Origin
 	}
+	// ListenerSet is a gateway.networking.k8s.io ListenerSet (v1, standard channel since
+	// Gateway API v1.5): listeners attached to a Gateway that allows them.
+	ListenerSet struct {
+		gwapiv1.ListenerSet
+		Origin
+	}
 	// XBackend is an agentic XBackend.
 	XBackend struct {
 		v0alpha0.XBackend
@@ -349,6 +355,7 @@ type Snapshot struct {
 	Gateways        []*Gateway
 	HTTPRoutes      []*HTTPRoute
 	ReferenceGrants []*ReferenceGrant
+	ListenerSets    []*ListenerSet
 	XBackends       []*XBackend
 	XAccessPolicies []*XAccessPolicy
 	AuthPolicies    []*AuthPolicy
@@ -429,7 +436,7 @@ func (s *Snapshot) Warnf(format string, args ...any) {
 
 // Len is the number of typed objects in the snapshot.
 func (s *Snapshot) Len() int {
-	return len(s.GatewayClasses) + len(s.Gateways) + len(s.HTTPRoutes) + len(s.ReferenceGrants) +
+	return len(s.GatewayClasses) + len(s.Gateways) + len(s.HTTPRoutes) + len(s.ReferenceGrants) + len(s.ListenerSets) +
 		len(s.XBackends) + len(s.XAccessPolicies) + len(s.AuthPolicies) + len(s.Services) +
 		len(s.ServiceAccounts) + len(s.Namespaces)
 }
@@ -458,6 +465,9 @@ func (s *Snapshot) Objects() []Origin {
 		out = append(out, x.Origin)
 	}
 	for _, x := range s.ReferenceGrants {
+		out = append(out, x.Origin)
+	}
+	for _, x := range s.ListenerSets {
 		out = append(out, x.Origin)
 	}
 	for _, x := range s.XBackends {

@@ -49,7 +49,15 @@ type gatewayIndex struct {
 }
 
 type listenerInfo struct {
-	name     string
+	// name is the listener's name, "namespace/listenerset/name" for a ListenerSet's
+	// (ListenerSetListenerName); section is the name a parentRef's sectionName gives.
+	name    string
+	section string
+	// ns is the namespace of the listener's owner (Gateway or ListenerSet): allowedRoutes
+	// "Same" means it.
+	ns string
+	// set is the ListenerSet the listener comes from, nil for the Gateway's own.
+	set      *snapshot.ListenerSet
 	port     int32
 	protocol gwapiv1.ProtocolType
 	host     string // lower-cased; "" = any host
@@ -187,24 +195,24 @@ type routeHit struct {
 // buildGateway indexes gateway gw, whose "namespace/name" is key.
 func (g *Graph) buildGateway(gw *snapshot.Gateway, key string, routes []*routeInfo) *gatewayIndex {
 	gi := &gatewayIndex{gw: gw, ref: GatewayRef(gw.Namespace, gw.Name), key: key, tables: map[tableKey]*portTable{}, plane: g.planes[gw]}
-	gi.listeners = g.listenerInfos(gw)
+	gi.listeners = g.listenerSetInfos(gw, gi.plane, g.listenerInfos(gw))
 	gi.selectionTable()
+	sets := g.attachedListenerSets(gw, gi.plane)
 
 	type portVhostKey struct {
 		table  tableKey
 		domain string
 	}
 	for _, ri := range routes {
-		var refs []int
-		for i, p := range ri.route.Spec.ParentRefs {
-			if parentNamesGateway(p, ri.route.Namespace, gw) {
-				refs = append(refs, i)
-			}
-		}
-		if len(refs) == 0 {
-			continue
-		}
+		own, bySet := routeRefs(ri, gw, sets)
 		for _, li := range gi.listeners {
+			refs := own
+			if li.set != nil {
+				refs = bySet[li.set]
+			}
+			if len(refs) == 0 {
+				continue
+			}
 			a := g.attach(gw, li, ri, refs)
 			gi.attachments = append(gi.attachments, a)
 		}
@@ -429,7 +437,7 @@ func (g *Graph) listenerInfos(gw *snapshot.Gateway) []*listenerInfo {
 	ls := gw.Spec.Listeners
 	out := make([]*listenerInfo, len(ls))
 	for i, l := range ls {
-		li := &listenerInfo{name: string(l.Name), port: int32(l.Port), protocol: l.Protocol, allowed: l.AllowedRoutes}
+		li := &listenerInfo{name: string(l.Name), section: string(l.Name), ns: gw.Namespace, port: int32(l.Port), protocol: l.Protocol, allowed: l.AllowedRoutes}
 		if l.Hostname != nil {
 			li.host = lower(string(*l.Hostname))
 		}
@@ -445,20 +453,8 @@ func (g *Graph) listenerInfos(gw *snapshot.Gateway) []*listenerInfo {
 					break
 				}
 			}
-			if a.Namespaces != nil && a.Namespaces.From != nil && *a.Namespaces.From == gwapiv1.NamespacesFromSelector {
-				field := fmt.Sprintf("spec.listeners[%d].allowedRoutes.namespaces.selector", i)
-				if a.Namespaces.Selector == nil {
-					li.selectorErr = "from is Selector but no selector is set"
-				} else if sel, err := metav1.LabelSelectorAsSelector(a.Namespaces.Selector); err != nil {
-					li.selectorErr = "invalid selector: " + err.Error()
-				} else {
-					li.selector = sel
-				}
-				if li.selectorErr != "" {
-					g.problem(GatewayRef(gw.Namespace, gw.Name), gw.Source, field, "listener "+li.name+": "+li.selectorErr)
-				}
-			}
 		}
+		g.allowedRoutes(li, GatewayRef(gw.Namespace, gw.Name), gw.Source, fmt.Sprintf("spec.listeners[%d].allowedRoutes.namespaces.selector", i))
 		li.named = li
 		for _, prev := range out[:i] {
 			if prev.name == li.name {
@@ -507,6 +503,25 @@ func (g *Graph) listenerInfos(gw *snapshot.Gateway) []*listenerInfo {
 	return out
 }
 
+// allowedRoutes reads a listener's allowedRoutes namespace selector, reporting an
+// unusable one as a problem of its owner at field.
+func (g *Graph) allowedRoutes(li *listenerInfo, owner Ref, src snapshot.Source, field string) {
+	a := li.allowed
+	if a == nil || a.Namespaces == nil || a.Namespaces.From == nil || *a.Namespaces.From != gwapiv1.NamespacesFromSelector {
+		return
+	}
+	if a.Namespaces.Selector == nil {
+		li.selectorErr = "from is Selector but no selector is set"
+	} else if sel, err := metav1.LabelSelectorAsSelector(a.Namespaces.Selector); err != nil {
+		li.selectorErr = "invalid selector: " + err.Error()
+	} else {
+		li.selector = sel
+	}
+	if li.selectorErr != "" {
+		g.problem(owner, src, field, "listener "+li.name+": "+li.selectorErr)
+	}
+}
+
 func groupKind(k gwapiv1.RouteGroupKind) string {
 	g := gwapiv1.GroupName
 	if k.Group != nil && *k.Group != "" {
@@ -524,7 +539,7 @@ func (g *Graph) attach(gw *snapshot.Gateway, li *listenerInfo, ri *routeInfo, re
 		p := ri.route.Spec.ParentRefs[i]
 		rank, reason := 0, ""
 		switch {
-		case p.SectionName != nil && string(*p.SectionName) != li.name:
+		case p.SectionName != nil && string(*p.SectionName) != li.section:
 			reason = fmt.Sprintf("%s: parentRef sectionName %s selects another listener", ReasonNoMatchingParent, *p.SectionName)
 		case p.Port != nil && int32(*p.Port) != li.port:
 			reason = fmt.Sprintf("%s: parentRef port %d does not match listener port %d", ReasonNoMatchingParent, *p.Port, li.port)
@@ -571,8 +586,11 @@ func (g *Graph) notAllowed(gw *snapshot.Gateway, li *listenerInfo, routeNS strin
 	case gwapiv1.NamespacesFromAll:
 		return ""
 	case gwapiv1.NamespacesFromSame:
-		if routeNS == gw.Namespace {
+		if routeNS == li.ns {
 			return ""
+		}
+		if li.set != nil {
+			return fmt.Sprintf("namespace %s is not the ListenerSet's namespace %s (allowedRoutes from Same)", routeNS, li.ns)
 		}
 		return fmt.Sprintf("namespace %s is not the gateway's namespace %s (allowedRoutes from Same)", routeNS, gw.Namespace)
 	case gwapiv1.NamespacesFromSelector:

@@ -1,0 +1,42 @@
+package topology
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestListenerSets(t *testing.T) {
+	g := loadGraph(t, "listenersets.yaml")
+	gw := GatewayRef("infra", "gw")
+	runRouteCases(t, g, []routeCase{
+		{name: "a ListenerSet's listener takes the routes attached to its ListenerSet", req: RouteRequest{Gateway: gw, Host: "a.example.com", Path: "/"},
+			listener: "infra/extra/a", route: "infra/on-set", routeListener: "infra/extra/a"},
+		{name: "the Gateway's listener takes the routes attached to the Gateway", req: RouteRequest{Gateway: gw, Host: "main.example.com", Path: "/"},
+			listener: "main", route: "infra/on-gateway"},
+		{name: "a ListenerSet the Gateway does not allow adds no listener", req: RouteRequest{Gateway: gw, Host: "b.example.com", Path: "/"},
+			reason: `no listener of Gateway infra/gw accepts host "b.example.com"`},
+		{name: "the reference data plane reads no ListenerSets", req: RouteRequest{Gateway: GatewayRef("infra", "ref"), Host: "c.example.com", Path: "/"},
+			reason: `no listener of Gateway infra/ref accepts host "c.example.com"`},
+	})
+	want := map[string]string{
+		"infra/extra":   "Accepted",
+		"infra/on-ref":  "NotSupported: the kube-agentic-networking data plane reads no ListenerSets",
+		"other/foreign": "NotAllowed: Gateway infra/gw allows ListenerSets of its own namespace only",
+	}
+	for _, st := range g.ListenerSetStatuses() {
+		k := st.ListenerSet.Namespace + "/" + st.ListenerSet.Name
+		if !strings.HasPrefix(st.Reason, want[k]) || want[k] == "" {
+			t.Errorf("%s: %q, want %q", k, st.Reason, want[k])
+		}
+	}
+	// The conflicting listener yields to the Gateway's own, which keeps its routes.
+	var clash string
+	for _, a := range g.Attachments(gw) {
+		if a.Listener == "infra/extra/clash" {
+			clash = a.Reason
+		}
+	}
+	if !strings.Contains(clash, "HostnameConflict") {
+		t.Errorf("clash listener: %q, want a HostnameConflict", clash)
+	}
+}
