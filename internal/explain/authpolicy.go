@@ -151,6 +151,16 @@ func kuadrantDecides(d *Decision, ap *AuthPolicyInfo, text bool) {
 	if ev.Applies == authpolicy.Unknown {
 		unknown = append(unknown, "whether the policy's when conditions hold")
 	}
+	if ev.Applies == authpolicy.True && len(ev.Authentication) > 0 && allSkipped(ev.Authentication) {
+		// Authorino's identity phase fails when no identity rule succeeds, also when
+		// every one is skipped by its when (docs/kuadrant-differential.md).
+		d.Verdict, d.Explicit, d.Level, d.DecidedBy = Deny, true, LevelAuthPolicy, strings.Join(ap.Policies, ",")
+		if text {
+			d.Reason = fmt.Sprintf("every authentication rule of Kuadrant AuthPolicy %s is skipped by its when conditions: Authorino finds no identity and the data plane answers 401", strings.Join(ap.Policies, ", "))
+			d.Trace = append(d.Trace, Step{Level: LevelAuthPolicy, Phase: "authentication", Outcome: OutcomeMatched, Reason: d.Reason})
+		}
+		return
+	}
 	for _, r := range ev.Authorization {
 		if r.Runs == authpolicy.False {
 			continue
@@ -184,6 +194,16 @@ func kuadrantDecides(d *Decision, ap *AuthPolicyInfo, text bool) {
 		d.Reason = fmt.Sprintf("Kuadrant AuthPolicy %s decides on this Gateway, and cannot be known offline: %s", strings.Join(ap.Policies, ", "), strings.Join(unknown, "; "))
 		d.Trace = append(d.Trace, Step{Level: LevelAuthPolicy, Phase: "authpolicy", Outcome: OutcomeInfo, Reason: d.Reason})
 	}
+}
+
+// allSkipped reports whether every rule is skipped for the request (its when is false).
+func allSkipped(rules []authpolicy.Requirement) bool {
+	for _, r := range rules {
+		if r.Runs != authpolicy.False {
+			return false
+		}
+	}
+	return true
 }
 
 // AuthPoliciesOn lists the Kuadrant AuthPolicies that decide calls through gw's listener

@@ -316,19 +316,23 @@ func compareRequest(rep *Report, name string, i int, rq Request, up OracleReques
 }
 
 // pathTail is the part of a readable agpol path ("gateway ns/gw › listener l › route
-// ns/r › rule x") that kuadrant-operator's path ID ends with ("…|ns/r|ns/r#x").
+// ns/r › rule x") that kuadrant-operator's path ID ends with ("…|ns/gw|ns/gw#l|ns/r|ns/r#x").
 func pathTail(readable string) string {
-	var route, rule string
+	var gw, listener, route, rule string
 	for _, part := range strings.Split(readable, " › ") {
 		k, v, _ := strings.Cut(part, " ")
 		switch k {
+		case "gateway":
+			gw = v
+		case "listener":
+			listener = v
 		case "route":
 			route = v
 		case "rule":
 			rule = v
 		}
 	}
-	return route + "|" + route + "#" + rule
+	return gw + "|" + gw + "#" + listener + "|" + route + "|" + route + "#" + rule
 }
 
 func copyHeaders(h map[string]string) map[string]string {

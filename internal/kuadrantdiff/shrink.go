@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
 
 // Shrink reduces a scenario on which the harness disagrees to a smaller one that still
-// disagrees in the same kind: it drops objects, then list items (policy rules,
+// disagrees in the same way: it drops objects, then list items (policy rules,
 // listeners, parentRefs, route rules, hostnames), one at a time. A request
 // disagreement keeps its one request.
 func Shrink(o *Oracle, sc *Scenario, d Disagreement) (*Scenario, error) {
@@ -27,7 +28,7 @@ func Shrink(o *Oracle, sc *Scenario, d Disagreement) (*Scenario, error) {
 			return false
 		}
 		for _, x := range rep.Disagreements {
-			if x.Kind == d.Kind {
+			if x.Kind == d.Kind && headOf(x.What) == headOf(d.What) {
 				return true
 			}
 		}
@@ -82,6 +83,13 @@ func Shrink(o *Oracle, sc *Scenario, d Disagreement) (*Scenario, error) {
 		}
 	}
 	return cur, nil
+}
+
+// headOf is a disagreement's text before its first ':' (the path, policy or verdict
+// it is about), so that shrinking keeps the same disagreement, not any of its kind.
+func headOf(what string) string {
+	h, _, _ := strings.Cut(what, ":")
+	return h
 }
 
 func (s *Scenario) clone() *Scenario {
