@@ -79,6 +79,15 @@ FUZZTIME ?= 30s
 fuzz:
 	FUZZTIME=$(FUZZTIME) ./hack/fuzz.sh
 
+## fuzz-long: every fuzz target for FUZZTIME_LONG each (default 30m), the inputs it finds
+## kept between runs in FUZZ_CORPUS (default ~/.cache/agpol/fuzz, outside the repository);
+## ends with executions, new inputs, corpus size and crashers per target
+FUZZTIME_LONG ?= 30m
+FUZZ_CORPUS   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/agpol/fuzz
+.PHONY: fuzz-long
+fuzz-long:
+	FUZZTIME=$(FUZZTIME_LONG) FUZZCACHEDIR=$(FUZZ_CORPUS) FUZZSUMMARY=1 ./hack/fuzz.sh
+
 ## differential: N generated scenarios (20 requests each) against the upstream translator
 ## and an Envoy evaluator, beyond the fixed seed set of `make test`; prints scenarios/s.
 ## DIFFERENTIAL_VALIDATE=1 also runs the API server's validation on every object.

@@ -10,6 +10,10 @@
 # FUZZMINIMIZETIME (default 5s) bounds how long go test minimizes each new interesting
 # input; its default of 60s stalls targets with large seeds (request files) for minutes.
 # FUZZPARALLEL (default: go test's, GOMAXPROCS) sets the number of fuzz workers.
+# FUZZCACHEDIR, when set, is where the inputs the fuzzer finds are kept between runs (go
+# test's -test.fuzzcachedir; by default they live in $(go env GOCACHE)/fuzz, which
+# `go clean -cache` removes). FUZZSUMMARY=1 ends with a line per target: executions, new
+# inputs found in this run, inputs in the kept corpus, crashers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
@@ -27,6 +31,7 @@ if [ "${#targets[@]}" -eq 0 ]; then
 	exit 1
 fi
 
+summary=()
 want=("$@")
 ran=0
 failed=()
@@ -41,10 +46,30 @@ for t in "${targets[@]}"; do
 	if [ -n "${FUZZPARALLEL:-}" ]; then
 		args+=(-parallel "$FUZZPARALLEL")
 	fi
-	if ! "$GO" "${args[@]}"; then
-		failed+=("$name")
+	if [ -n "${FUZZCACHEDIR:-}" ]; then
+		mkdir -p "$FUZZCACHEDIR"
+		args+=(-args -test.fuzzcachedir="$FUZZCACHEDIR")
 	fi
+	log="$(mktemp)"
+	crashers=0
+	if ! "$GO" "${args[@]}" 2>&1 | tee "$log"; then
+		failed+=("$name")
+		crashers=1
+	fi
+	if [ "${FUZZSUMMARY:-}" = 1 ]; then
+		# go test's last progress line: "fuzz: elapsed: 20s, execs: N (r/sec), new interesting: M (total: T)"
+		last="$(grep -o 'execs: [0-9]*.*' "$log" | tail -n 1)"
+		execs="$(sed -n 's/^execs: \([0-9]*\).*/\1/p' <<<"$last")"
+		newin="$(sed -n 's/.*new interesting: \([0-9]*\).*/\1/p' <<<"$last")"
+		total="$(sed -n 's/.*(total: \([0-9]*\)).*/\1/p' <<<"$last")"
+		summary+=("$(printf '%-22s %12s %6s %8s %9s' "$name" "${execs:-?}" "${newin:-?}" "${total:-?}" "$crashers")")
+	fi
+	rm -f "$log"
 done
+if [ "${#summary[@]}" -gt 0 ]; then
+	printf '\n%-22s %12s %6s %8s %9s\n' target executions new corpus crashers
+	printf '%s\n' "${summary[@]}"
+fi
 if [ "$ran" -eq 0 ]; then
 	echo "fuzz: no target matches: $*" >&2
 	exit 1

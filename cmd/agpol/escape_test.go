@@ -97,7 +97,7 @@ func TestTextOutputEscapesControlCharacters(t *testing.T) {
 					t.Errorf("raw control character on %s: %q", name, s[lo:min(len(s), i+20)])
 				}
 			}
-			if !strings.Contains(out+errOut, "^[") && !slices.Contains([]string{"get", "can-i", "who-can"}, args[0]) {
+			if !strings.Contains(out+errOut, "^[") && !strings.Contains(out, `^\[`) && !slices.Contains([]string{"get", "can-i", "who-can"}, args[0]) {
 				t.Errorf("no escaped sequence in the output: the hostile text was not printed at all?\n%s", out)
 			}
 		})

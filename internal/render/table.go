@@ -85,10 +85,17 @@ func (t *Table) Markdown(w io.Writer) error {
 	return tab.Render()
 }
 
-// mdEscape makes text safe in a markdown table cell.
-func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "\n", " ").Replace(s)
-}
+// mdEscape makes text from the input inert in a markdown table cell or heading (GitHub
+// Flavored Markdown, where both hold inline content only): a pipe cannot end the cell;
+// the characters that open inline constructs (links and images, emphasis, code spans,
+// strikethrough, HTML, entities) are escaped, as CommonMark lets any ASCII punctuation
+// be; an @ is followed by a zero-width space so no user or team is mentioned.
+func mdEscape(s string) string { return mdEscaper.Replace(s) }
+
+var mdEscaper = strings.NewReplacer(
+	"|", `\|`, "\\", `\\`, "[", `\[`, "]", `\]`, "*", `\*`, "_", `\_`, "`", "\\`", "~", `\~`,
+	"<", "&lt;", ">", "&gt;", "&", "&amp;", "@", "@&#8203;", "\n", " ",
+)
 
 // columnGap is the width between two columns, as kubectl's; narrowColumnGap when
 // the table cannot fit otherwise.

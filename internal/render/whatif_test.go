@@ -15,7 +15,7 @@ func TestMarkdownEscape(t *testing.T) {
 	if err := tab.Markdown(&b); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), `| a\|b | &lt;other tool&gt; | x y^[[2J |`) {
+	if !strings.Contains(b.String(), `| a\|b | &lt;other tool&gt; | x y^\[\[2J |`) {
 		t.Errorf("markdown row not escaped:\n%s", b.String())
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -205,9 +206,9 @@ func SARIF(w io.Writer, r *lint.Report, o Options) error {
 				region.WithStartColumn(f.Source.Column)
 			}
 			loc.WithPhysicalLocation(sarif.NewPhysicalLocation().
-				WithArtifactLocation(sarif.NewSimpleArtifactLocation(filepath.ToSlash(f.Source.File))).
+				WithArtifactLocation(sarif.NewSimpleArtifactLocation(artifactURI(f.Source.File))).
 				WithRegion(region))
-			run.AddDistinctArtifact(filepath.ToSlash(f.Source.File))
+			run.AddDistinctArtifact(artifactURI(f.Source.File))
 		}
 		if f.Object.Kind != "" {
 			ll := sarif.NewLogicalLocation().WithFullyQualifiedName(f.Object.Key()).WithName(f.Object.Name).WithKind("resource")
@@ -382,4 +383,14 @@ func severityText(st textrender.Styler, s lint.Severity) string {
 		return st.Yellow(string(s))
 	}
 	return st.Dim(string(s))
+}
+
+// artifactURI is a file's path as the relative URI reference SARIF's artifactLocation.uri
+// must be (RFC 3986): each segment percent-encoded, so a space or a '#' does not break it.
+func artifactURI(file string) string {
+	u := (&url.URL{Path: filepath.ToSlash(file)}).EscapedPath()
+	if first, _, _ := strings.Cut(u, "/"); strings.Contains(first, ":") && !strings.HasPrefix(u, "/") {
+		u = "./" + u // not read as a scheme
+	}
+	return u
 }

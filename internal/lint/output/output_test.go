@@ -299,3 +299,18 @@ func TestNotRevalidated(t *testing.T) {
 		}
 	}
 }
+
+// TestArtifactURI: SARIF artifact URIs are percent-encoded (RFC 3986), so a path with a
+// space or a '#' stays one path for GitHub code scanning.
+func TestArtifactURI(t *testing.T) {
+	for in, want := range map[string]string{
+		"testdata/a.yaml":         "testdata/a.yaml",
+		"dir with space/a#b.yaml": "dir%20with%20space/a%23b.yaml",
+		"a?b%c.yaml":              "a%3Fb%25c.yaml",
+		"c:x/a.yaml":              "./c:x/a.yaml",
+	} {
+		if got := artifactURI(in); got != want {
+			t.Errorf("artifactURI(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

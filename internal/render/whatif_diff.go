@@ -1,0 +1,227 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/whatif"
+)
+
+// diffGroup is changes that differ only by identity.
+type diffGroup struct {
+	ids    []string
+	first  *whatif.Change
+	others string
+}
+
+func groupChanges(cs []*whatif.Change) []*diffGroup {
+	var out []*diffGroup
+	by := map[string]*diffGroup{}
+	for _, c := range cs {
+		others := ""
+		for _, s := range c.Semantics {
+			k := s.Kind
+			if k == "" {
+				k = "no change"
+			}
+			others += fmt.Sprintf("%s: %s (%s → %s); ", s.Semantics, k, s.Before.Decision, s.After.Decision)
+		}
+		k := c.Target.Key() + "\x00" + c.Op.Key() + "\x00" + cellsKey(c.Before, c.After) + others
+		if g, ok := by[k]; ok {
+			g.ids = append(g.ids, c.Identity.ID)
+			continue
+		}
+		g := &diffGroup{ids: []string{c.Identity.ID}, first: c, others: strings.TrimSuffix(others, "; ")}
+		by[k] = g
+		out = append(out, g)
+	}
+	return out
+}
+
+// cellsKey is fmt.Sprint(before, after), written without reflection: grouping by it
+// took 15% of diff's CPU on the large topology (bench/run.sh). TestCellsKey checks
+// it against fmt.Sprint.
+func cellsKey(before, after whatif.Cell) string {
+	var b strings.Builder
+	writeCell(&b, before)
+	b.WriteByte(' ')
+	writeCell(&b, after)
+	return b.String()
+}
+
+func writeCell(b *strings.Builder, c whatif.Cell) {
+	b.WriteByte('{')
+	writeFields(b, c.Decision, c.Level, c.DecidedBy, strconv.FormatBool(c.Explicit))
+	b.WriteString(" [")
+	for i, br := range c.Branches {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteByte('{')
+		writeFields(b, br.Assume.String(), br.Decision, br.Level, br.DecidedBy)
+		b.WriteByte('}')
+	}
+	b.WriteString("]}")
+}
+
+// writeFields writes fields separated by spaces, as fmt.Sprint writes a struct's.
+func writeFields(b *strings.Builder, fields ...string) {
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(f)
+	}
+}
+
+func sideText(c whatif.Cell) string {
+	s := c.Decision
+	if by := decidedText(c); by != "" {
+		s += " by " + by
+	}
+	if c.Decision == explain.Indeterminate {
+		s += " (" + branchesDetail(c) + ")"
+	}
+	return s
+}
+
+var diffSections = []struct{ title, kind string }{
+	{"Access granted", whatif.Granted},
+	{"Access revoked", whatif.Revoked},
+	{"Decided by a different rule", whatif.DecidedBy},
+	{"Changes only other semantics see", ""},
+}
+
+func diffList(d *whatif.DiffResult, kind string) []*whatif.Change {
+	switch kind {
+	case whatif.Granted:
+		return d.Granted
+	case whatif.Revoked:
+		return d.Revoked
+	case whatif.DecidedBy:
+		return d.DecidedBy
+	}
+	return d.OtherSemantics
+}
+
+// DiffText prints the changes grouped by kind; identities with the same change share a line.
+func DiffText(w io.Writer, d *whatif.DiffResult) error {
+	w = NewTerminalWriter(w, false)
+	if d.Compare != "" {
+		fmt.Fprintf(w, "Comparing %s on the same objects (before → after).\n\n", d.Compare)
+	}
+	if d.Count()+len(d.OtherSemantics) == 0 {
+		_, err := fmt.Fprintf(w, "No decision changes (%d decisions compared, semantics %s).\n", d.Compared, strings.Join(d.Semantics, ", "))
+		return err
+	}
+	for _, s := range diffSections {
+		cs := diffList(d, s.kind)
+		if len(cs) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s (%d)\n", s.title, len(cs))
+		for _, g := range groupChanges(cs) {
+			c := g.first
+			fmt.Fprintln(w, wrapLine("  "+c.Target.Label()+"  "+opText(c.Op), TextWidth))
+			fmt.Fprintln(w, wrapLine("    who:    "+strings.Join(g.ids, ", "), TextWidth))
+			fmt.Fprintln(w, wrapLine("    before: "+sideText(c.Before), TextWidth))
+			fmt.Fprintln(w, wrapLine("    after:  "+sideText(c.After), TextWidth))
+			if g.others != "" {
+				fmt.Fprintln(w, wrapLine("    other semantics: "+g.others, TextWidth))
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	_, err := fmt.Fprintln(w, wrapLine(fmt.Sprintf("%d granted, %d revoked, %d decided by a different rule (%d decisions compared, semantics %s)",
+		len(d.Granted), len(d.Revoked), len(d.DecidedBy), d.Compared, strings.Join(d.Semantics, ", ")), TextWidth))
+	return err
+}
+
+// DiffMarkdown prints the changes for a pull-request comment.
+func DiffMarkdown(w io.Writer, d *whatif.DiffResult) error {
+	w = NewTerminalWriter(w, false)
+	if d.Compare != "" {
+		fmt.Fprintf(w, "Comparing %s on the same objects (before → after).\n\n", d.Compare)
+	}
+	fmt.Fprintf(w, "## agpol: access changes\n\n**%d granted, %d revoked, %d decided by a different rule** (%d decisions compared, semantics %s)\n",
+		len(d.Granted), len(d.Revoked), len(d.DecidedBy), d.Compared, strings.Join(d.Semantics, ", "))
+	for _, s := range diffSections {
+		cs := diffList(d, s.kind)
+		if len(cs) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n### %s (%d)\n\n", s.title, len(cs))
+		h := []string{"Identities", "Gateway", "Backend", "Operation", "Before", "After"}
+		groups := groupChanges(cs)
+		withOthers := false
+		for _, g := range groups {
+			if g.others != "" {
+				withOthers = true
+			}
+		}
+		if withOthers {
+			h = append(h, "Other semantics")
+		}
+		t := &Table{Header: h}
+		for _, g := range groups {
+			c := g.first
+			row := []string{strings.Join(g.ids, ", "), c.Target.Gateway + ":" + c.Target.Listener, c.Target.BackendKind + " " + c.Target.Backend,
+				opText(c.Op), sideText(c.Before), sideText(c.After)}
+			if withOthers {
+				row = append(row, g.others)
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		if err := t.Markdown(w); err != nil {
+			return err
+		}
+	}
+	if d.Count()+len(d.OtherSemantics) == 0 {
+		fmt.Fprintln(w, "\nNo decision changes.")
+	}
+	return nil
+}
+
+// DiffReport is the JSON form of a diff.
+type DiffReport struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Completeness
+	Semantics      []string    `json:"semantics"`
+	Compared       int         `json:"compared"`
+	Granted        []ChangeDoc `json:"granted"`
+	Revoked        []ChangeDoc `json:"revoked"`
+	DecidedBy      []ChangeDoc `json:"decidedBy"`
+	OtherSemantics []ChangeDoc `json:"otherSemantics,omitempty"`
+	Differs        []string    `json:"differs,omitempty"`
+}
+
+// ChangeDoc is one change in JSON.
+type ChangeDoc struct {
+	Identity  string                   `json:"identity"`
+	Target    TargetDoc                `json:"target"`
+	Op        whatif.Op                `json:"op"`
+	Before    whatif.Cell              `json:"before"`
+	After     whatif.Cell              `json:"after"`
+	Semantics []whatif.SemanticsChange `json:"otherSemantics,omitempty"`
+}
+
+// NewDiffReport builds the JSON document of a diff.
+func NewDiffReport(d *whatif.DiffResult) *DiffReport {
+	conv := func(cs []*whatif.Change) []ChangeDoc {
+		out := []ChangeDoc{}
+		for _, c := range cs {
+			out = append(out, ChangeDoc{Identity: c.Identity.ID, Target: targetDoc(c.Target, false), Op: c.Op, Before: c.Before, After: c.After, Semantics: c.Semantics})
+		}
+		return out
+	}
+	r := &DiffReport{APIVersion: ReportAPIVersion, Kind: "AccessDiff", Semantics: d.Semantics, Compared: d.Compared,
+		Granted: conv(d.Granted), Revoked: conv(d.Revoked), DecidedBy: conv(d.DecidedBy), Differs: d.Differs}
+	if len(d.OtherSemantics) > 0 {
+		r.OtherSemantics = conv(d.OtherSemantics)
+	}
+	return r
+}
