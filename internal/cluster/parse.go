@@ -155,7 +155,7 @@ const maxListNesting = 10
 // from the file; items that were changed here or are nested are held as read instead.
 func (r *fileReader) list(name string, u *unstructured.Unstructured, root *yaml.Node, src snapshot.Source, list *listRef, depth int) error {
 	if depth > maxListNesting {
-		return &InputError{File: name, Line: src.Line, Err: fmt.Errorf("Lists nested deeper than %d levels", maxListNesting)}
+		return &InputError{File: name, Line: src.Line, Err: fmt.Errorf("kind: List nested deeper than %d levels", maxListNesting)}
 	}
 	items, _ := u.Object["items"].([]any)
 	itemNodes := listItemNodes(root)

@@ -237,8 +237,7 @@ func listeners(g *topology.Graph, gw *snapshot.Gateway, dp topology.GatewayDataP
 	}
 	entries := make([]topology.SetListener, 0, len(gw.Spec.Listeners))
 	for _, l := range gw.Spec.Listeners {
-		entries = append(entries, topology.SetListener{Name: string(l.Name), Entry: gwapiv1.ListenerEntry{
-			Name: l.Name, Hostname: l.Hostname, Port: l.Port, Protocol: l.Protocol, TLS: l.TLS, AllowedRoutes: l.AllowedRoutes}})
+		entries = append(entries, topology.SetListener{Name: string(l.Name), Entry: gwapiv1.ListenerEntry(l)})
 	}
 	entries = append(entries, g.ListenerSetListeners(ref)...)
 	var out []Listener

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the evaluator reads every field the translator may write, deprecated Envoy fields included
+
 package differential
 
 import (

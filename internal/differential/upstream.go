@@ -8,7 +8,6 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
@@ -247,19 +246,4 @@ func Translate(objs *UpstreamObjects) (*Translation, error) {
 		out.Gateways[gw.Namespace+"/"+gw.Name] = cfg
 	}
 	return out, nil
-}
-
-// accepted is the status summary the translator reads (pkg/helpers.IsXAccessPolicyAccepted).
-func acceptedReason(p *agenticv1alpha1.XAccessPolicy) (bool, string) {
-	if len(p.Status.Ancestors) == 0 {
-		return false, "NoStatus"
-	}
-	for _, a := range p.Status.Ancestors {
-		for _, c := range a.Conditions {
-			if c.Type == string(agenticv1alpha1.PolicyConditionAccepted) && c.Status != metav1.ConditionTrue {
-				return false, c.Reason
-			}
-		}
-	}
-	return true, string(agenticv1alpha1.PolicyReasonAccepted)
 }

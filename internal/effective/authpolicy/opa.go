@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the OPA v0 API is the one Authorino v0.25.0 uses, so Rego parses (v0 syntax) as it does there
+
 package authpolicy
 
 import (
@@ -10,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/open-policy-agent/opa/ast"  //nolint:staticcheck // the v0 API Authorino v0.25.0 uses, so Rego parses as it does there
-	"github.com/open-policy-agent/opa/rego" //nolint:staticcheck // idem
+	"github.com/open-policy-agent/opa/ast"
+	"github.com/open-policy-agent/opa/rego"
 )
 
 // opaSpec is an opa authorization rule (Authorino v1beta3).

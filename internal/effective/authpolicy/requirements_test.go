@@ -138,7 +138,8 @@ func TestPredicateInvalidCEL(t *testing.T) {
 // expressions included.
 func TestPredicateCompiledOnce(t *testing.T) {
 	const expr = "request.method == 'POST' && request.host.endsWith('.example.com')"
-	if compilePredicate(expr) != compilePredicate(expr) {
+	first, second := compilePredicate(expr), compilePredicate(expr)
+	if first != second {
 		t.Fatal("the predicate was compiled twice")
 	}
 	for _, tt := range []struct {

@@ -93,13 +93,6 @@ func listenerNode(gw, l string) string { return "listener:" + gw + "#" + l }
 func routeNode(rt string) string       { return "httproute:" + rt }
 func ruleNode(rt, rule string) string  { return "httproute-rule:" + rt + "#" + rule }
 func nsName(ns, name string) string    { return ns + "/" + name }
-func splitNsName(s string) (string, string) {
-	ns, name, ok := strings.Cut(s, "/")
-	if !ok {
-		return "", s
-	}
-	return ns, name
-}
 
 // Topology is the Gateway API graph policy-machinery builds for Kuadrant:
 // GatewayClass → Gateway → Listener → HTTPRoute → HTTPRouteRule.
