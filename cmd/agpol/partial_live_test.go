@@ -28,7 +28,7 @@ func TestPartialReadLive(t *testing.T) {
 		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": "agpol-no-xap"},
 		"rules": []any{
 			map[string]any{"apiGroups": []any{""}, "resources": []any{"services", "serviceaccounts", "namespaces"}, "verbs": []any{"get", "list"}},
-			map[string]any{"apiGroups": []any{"gateway.networking.k8s.io"}, "resources": []any{"gatewayclasses", "gateways", "httproutes", "referencegrants"}, "verbs": []any{"get", "list"}},
+			map[string]any{"apiGroups": []any{"gateway.networking.k8s.io"}, "resources": []any{"gatewayclasses", "gateways", "httproutes", "referencegrants", "listenersets"}, "verbs": []any{"get", "list"}},
 			map[string]any{"apiGroups": []any{"agentic.networking.x-k8s.io"}, "resources": []any{"xbackends"}, "verbs": []any{"get", "list"}},
 			map[string]any{"apiGroups": []any{"kuadrant.io"}, "resources": []any{"authpolicies"}, "verbs": []any{"get", "list"}},
 		},

@@ -424,7 +424,7 @@ func TestLiveNotInstalled(t *testing.T) {
 // rbacRules lets a user get and list every kind agpol reads, and nothing else.
 var rbacRules = []any{
 	map[string]any{"apiGroups": []any{""}, "resources": []any{"services", "serviceaccounts", "namespaces"}, "verbs": []any{"get", "list"}},
-	map[string]any{"apiGroups": []any{"gateway.networking.k8s.io"}, "resources": []any{"gatewayclasses", "gateways", "httproutes", "referencegrants"}, "verbs": []any{"get", "list"}},
+	map[string]any{"apiGroups": []any{"gateway.networking.k8s.io"}, "resources": []any{"gatewayclasses", "gateways", "httproutes", "referencegrants", "listenersets"}, "verbs": []any{"get", "list"}},
 	map[string]any{"apiGroups": []any{"agentic.networking.x-k8s.io"}, "resources": []any{"xbackends", "xaccesspolicies"}, "verbs": []any{"get", "list"}},
 	map[string]any{"apiGroups": []any{"kuadrant.io"}, "resources": []any{"authpolicies"}, "verbs": []any{"get", "list"}},
 }
