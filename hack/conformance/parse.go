@@ -25,10 +25,8 @@ type test struct {
 	dropped   []string // requests of a converted test left out, with why
 }
 
-// suiteConstants reads the string constants of the suite's utils/suite package
-// (confsuite.InfrastructureNamespace, InfraBackendServiceNameV1, …).
-func suiteConstants(dir string) (map[string]string, error) {
-	fset := token.NewFileSet()
+// parseGoFiles parses the non-test Go files of dir.
+func parseGoFiles(fset *token.FileSet, dir string) ([]*ast.File, error) {
 	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		return nil, err
@@ -43,6 +41,17 @@ func suiteConstants(dir string) (map[string]string, error) {
 			return nil, err
 		}
 		files = append(files, f)
+	}
+	return files, nil
+}
+
+// suiteConstants reads the string constants of the suite's utils/suite package
+// (confsuite.InfrastructureNamespace, InfraBackendServiceNameV1, …).
+func suiteConstants(dir string) (map[string]string, error) {
+	fset := token.NewFileSet()
+	files, err := parseGoFiles(fset, dir)
+	if err != nil {
+		return nil, err
 	}
 	out := map[string]string{}
 	for _, f := range files {
@@ -80,20 +89,9 @@ func (fakeImporter) Import(path string) (*types.Package, error) {
 // parseTests reads every conformance test of the tests package.
 func parseTests(dir string, consts map[string]string) ([]*test, error) {
 	fset := token.NewFileSet()
-	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	files, err := parseGoFiles(fset, dir)
 	if err != nil {
 		return nil, err
-	}
-	var files []*ast.File
-	for _, n := range names {
-		if strings.HasSuffix(n, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, n, nil, 0)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, f)
 	}
 	info := &types.Info{Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}, Types: map[ast.Expr]types.TypeAndValue{}}
 	conf := types.Config{Importer: fakeImporter{}, Error: func(error) {}}
