@@ -60,7 +60,7 @@ func TestLayering(t *testing.T) {
 		{"effective", []string{mod + "render"}},
 		{"explain", []string{mod + "render"}},
 		{"whatif", []string{mod + "render"}},
-		{"lint", []string{mod + "render", mod + "lint/output"}},
+		{"lint", []string{mod + "render"}},
 		{"config", []string{mod + "lint", mod + "render", mod + "cluster"}},
 		{"describe", []string{mod + "render", mod + "cluster"}},
 		{"topology", []string{mod + "effective", mod + "explain", mod + "render", mod + "cluster"}},

@@ -9,8 +9,8 @@ import (
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/config"
 	"github.com/agpol/agpol/internal/lint"
-	"github.com/agpol/agpol/internal/lint/output"
 	"github.com/agpol/agpol/internal/render"
+	lintout "github.com/agpol/agpol/internal/render/lintout"
 	"github.com/agpol/agpol/internal/version"
 )
 
@@ -77,10 +77,10 @@ func (o *lintOptions) Run(ctx context.Context) error {
 	a := o.a
 	if o.explain != "" {
 		c, _ := lint.LookupCheck(o.explain)
-		return output.ExplainCheck(a.streams.Out, c)
+		return lintout.ExplainCheck(a.streams.Out, c)
 	}
 	if o.list {
-		return output.ListChecks(a.streams.Out, lint.Checks())
+		return lintout.ListChecks(a.streams.Out, lint.Checks())
 	}
 	s, err := a.load(ctx, &o.load)
 	if err != nil {
@@ -95,7 +95,7 @@ func (o *lintOptions) Run(ctx context.Context) error {
 	render.LintNotes(a.streams.ErrOut, o.output, o.load.sourceName(), notes)
 	w := a.streams.Out
 	mode := render.ColorMode(o.color)
-	err = output.Write(w, o.output, report, output.Options{
+	err = lintout.Write(w, o.output, report, lintout.Options{
 		ShowSuppressed: o.showSuppressed, FailOn: o.threshold, ToolVersion: version.Get().Version,
 		Style: render.Styler{Color: render.UseColor(mode, w), Profile: render.ColorProfile(mode, w)},
 	})
@@ -151,7 +151,7 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 	o.load.addInputFlags(cmd) // every namespace is read: no -A
 	o.load.addAllowPartial(cmd)
 	f := cmd.Flags()
-	addOutputFlag(cmd, &o.output, output.Formats...)
+	addOutputFlag(cmd, &o.output, lintout.Formats...)
 	addColorFlag(cmd, &o.color)
 	addEnumFlag(cmd, &o.failOn, "fail-on", "", "error", "--fail-on threshold", "exit 1 when an unsuppressed finding is at least this severe", []string{"error", "warning", "info", "none"})
 	f.StringSliceVar(&o.only, "only", nil, "run only these checks: codes or categories, comma-separated or repeated")

@@ -11,7 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/agpol/agpol/internal/lint"
-	"github.com/agpol/agpol/internal/lint/output"
+	lintout "github.com/agpol/agpol/internal/render/lintout"
 )
 
 const lintData = "../../testdata/lint"
@@ -65,7 +65,7 @@ func TestLintExitCodes(t *testing.T) {
 		{"files as arguments and -f", []string{"-f", base, lintData + "/checks/AGP404.yaml"}, exitOK},
 		{"missing file as argument", []string{filepath.Join(dir, "missing.yaml")}, exitUsage},
 	}
-	for _, format := range output.Formats {
+	for _, format := range lintout.Formats {
 		for _, tt := range tests {
 			t.Run(format+"/"+tt.name, func(t *testing.T) {
 				args := append([]string{"lint", "-o", format}, tt.args...)

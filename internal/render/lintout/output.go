@@ -1,8 +1,8 @@
-// Package output renders lint reports: text (one line per finding, compiler
+// Package lintout renders lint reports: text (one line per finding, compiler
 // style), JSON, SARIF 2.1.0, JUnit XML and GitHub Actions workflow commands.
-// It is the render stage for lint, kept beside the checks so that
-// internal/render need not know lint's types; it formats and decides nothing.
-package output
+// It is the render stage for lint, under render so that no import runs back up from
+// lint to render; it formats and decides nothing.
+package lintout
 
 import (
 	"encoding/json"

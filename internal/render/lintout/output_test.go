@@ -1,4 +1,4 @@
-package output
+package lintout
 
 import (
 	"bytes"
@@ -80,10 +80,10 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./internal/lint/output -update)", err)
+		t.Fatalf("%v (run go test ./internal/render/lintout -update)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (run go test ./internal/lint/output -update and review the diff):\n%s", name, got)
+		t.Errorf("%s differs from the output (run go test ./internal/render/lintout -update and review the diff):\n%s", name, got)
 	}
 }
 
