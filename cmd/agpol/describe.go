@@ -143,7 +143,7 @@ NAME is NAME (in -n NAMESPACE, default "default") or NAMESPACE/NAME.`,
 	o.load.addFlags(cmd)
 	cmd.Flags().Lookup("all-namespaces").Usage = "without NAME: describe the objects of every namespace"
 	addEnumFlag(cmd, &o.semantics, "semantics", "", effective.PresetReference, "semantics preset", "semantics preset", effective.PresetNames())
-	cmd.Flags().StringVar(&o.trustDomain, "trust-domain", "cluster.local", "SPIFFE trust domain of ServiceAccount identities")
+	cmd.Flags().StringVar(&o.trustDomain, "trust-domain", effective.DefaultTrustDomain, "SPIFFE trust domain of ServiceAccount identities")
 	addColorFlag(cmd, &o.color)
 	addOutputFlag(cmd, &o.output, "text", "json", "yaml")
 	return cmd

@@ -50,7 +50,7 @@ func (d *decideFlags) add(cmd *cobra.Command, formats ...string) {
 	f.Var(&presetList{value: &d.semantics}, "semantics",
 		"semantics preset(s), comma-separated or repeated, or all: "+strings.Join(effective.PresetNames(), ", "))
 	_ = cmd.RegisterFlagCompletionFunc("semantics", cobra.FixedCompletions(append(effective.PresetNames(), "all"), cobra.ShellCompDirectiveNoFileComp))
-	f.StringVar(&d.trustDomain, "trust-domain", "cluster.local", "SPIFFE trust domain of ServiceAccount identities")
+	f.StringVar(&d.trustDomain, "trust-domain", effective.DefaultTrustDomain, "SPIFFE trust domain of ServiceAccount identities")
 	addOutputFlag(cmd, &d.output, formats...)
 	addColorFlag(cmd, &d.color)
 }

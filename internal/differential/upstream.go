@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/agpol/agpol/internal/effective"
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -36,7 +37,7 @@ import (
 )
 
 // TrustDomain is the trust domain both sides use (the shipped deployment's).
-const TrustDomain = "cluster.local"
+const TrustDomain = effective.DefaultTrustDomain
 
 func init() {
 	// The upstream controller and translator log through klog; the harness runs them

@@ -65,7 +65,7 @@ func NewEngineOn(g *topology.Graph, s *snapshot.Snapshot, sem Semantics, trustDo
 
 func newEngine(s *snapshot.Snapshot, sem Semantics, trustDomain string, planes map[*snapshot.Gateway]topology.GatewayDataPlane) *Engine {
 	if trustDomain == "" {
-		trustDomain = "cluster.local"
+		trustDomain = DefaultTrustDomain
 	}
 	e := &Engine{Snapshot: s, Semantics: sem, TrustDomain: trustDomain, Admission: Admit(s, sem),
 		levels: map[levelKey]*Level{}, chains: map[chainKey]*Chain{}, byTarget: indexByTarget(s)}

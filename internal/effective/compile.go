@@ -105,11 +105,7 @@ func (e *Engine) principal(typ string, hasSPIFFE bool, spiffe string, sa *[2]str
 	case typ == string(v1alpha1.AuthorizationSourceTypeSPIFFE) && hasSPIFFE:
 		return Principal{Value: spiffe}
 	case typ == string(v1alpha1.AuthorizationSourceTypeServiceAccount) && sa != nil:
-		ns := sa[0]
-		if ns == "" {
-			ns = policyNS
-		}
-		return Principal{Value: SPIFFEID(e.TrustDomain, ns, sa[1])}
+		return Principal{Value: ServiceAccountSPIFFEID(e.TrustDomain, policyNS, sa[0], sa[1])}
 	case typ == "" && !hasSPIFFE && sa == nil:
 		return Principal{Any: true, Omitted: true, Note: "source omitted: any caller"}
 	}
@@ -125,9 +121,23 @@ func (e *Engine) principal(typ string, hasSPIFFE bool, spiffe string, sa *[2]str
 	return Principal{Any: true, Note: note + ": matches any caller"}
 }
 
+// DefaultTrustDomain is the reference deployment's --agentic-identity-trust-domain, the
+// trust domain of ServiceAccount identities unless --trust-domain says otherwise.
+const DefaultTrustDomain = "cluster.local"
+
 // SPIFFEID is the identity of a ServiceAccount in a trust domain.
 func SPIFFEID(trustDomain, ns, name string) string {
 	return "spiffe://" + trustDomain + "/ns/" + ns + "/sa/" + name
+}
+
+// ServiceAccountSPIFFEID is the identity a rule's ServiceAccount source names: its
+// namespace defaults to the policy's (the translator's ServiceAccount source, see
+// docs/semantics.md).
+func ServiceAccountSPIFFEID(trustDomain, policyNS, ns, name string) string {
+	if ns == "" {
+		ns = policyNS
+	}
+	return SPIFFEID(trustDomain, ns, name)
 }
 
 func (e *Engine) emptyPermission(note string) Permission {

@@ -37,7 +37,7 @@ type Simulator struct {
 // New prepares a simulator. sems must not be empty; the first is the primary semantics.
 func New(s *snapshot.Snapshot, sems []effective.Semantics, trustDomain string) *Simulator {
 	if trustDomain == "" {
-		trustDomain = "cluster.local"
+		trustDomain = effective.DefaultTrustDomain
 	}
 	sim := &Simulator{Snapshot: s, Graph: topology.BuildGraph(s), TrustDomain: trustDomain}
 	if len(sems) == 0 {

@@ -215,7 +215,7 @@ func Run(o *Oracle, sc *Scenario) (*Report, error) {
 	}
 
 	// Per request: the verdict.
-	sim := explain.New(snap, []effective.Semantics{effective.Reference()}, "cluster.local")
+	sim := explain.New(snap, []effective.Semantics{effective.Reference()}, effective.DefaultTrustDomain)
 	for i, rq := range sc.Requests {
 		rep.Requests++
 		if i >= len(up.Requests) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agpol/agpol/internal/apis/agentic"
 	"github.com/agpol/agpol/internal/apis/agentic/v1alpha1"
+	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/effective/authpolicy"
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/topology"
@@ -311,9 +312,6 @@ or remove the backend rule if the caller should not get through.`,
 	})
 }
 
-// defaultTrustDomain is the reference deployment's --agentic-identity-trust-domain.
-const defaultTrustDomain = "cluster.local"
-
 // rulePrincipalID is the exact principal of a rule ("" when it matches any caller).
 func rulePrincipalID(p *snapshot.XAccessPolicy, r *v1alpha1.AccessRule) string {
 	if rulePrincipal(r) != principalExact {
@@ -322,11 +320,8 @@ func rulePrincipalID(p *snapshot.XAccessPolicy, r *v1alpha1.AccessRule) string {
 	if r.Source.Type == v1alpha1.AuthorizationSourceTypeSPIFFE {
 		return string(*r.Source.SPIFFE)
 	}
-	ns := r.Source.ServiceAccount.Namespace
-	if ns == "" {
-		ns = p.Namespace
-	}
-	return fmt.Sprintf("spiffe://%s/ns/%s/sa/%s", defaultTrustDomain, ns, r.Source.ServiceAccount.Name)
+	sa := r.Source.ServiceAccount
+	return effective.ServiceAccountSPIFFEID(effective.DefaultTrustDomain, p.Namespace, sa.Namespace, sa.Name)
 }
 
 // levelPrincipals returns the principals an enforcing Allow level admits (any=true when
