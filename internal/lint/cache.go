@@ -42,9 +42,12 @@ type Cache struct {
 	hits, misses, writeErrors atomic.Int64
 }
 
-// DefaultCacheBytes is the default bound of a cache's size: about 500,000 objects'
-// results (an entry is about 100 bytes for an object without findings).
-const DefaultCacheBytes = 64 << 20
+// DefaultCacheBytes is the default bound of a cache's size on disk, counted in 4 KiB
+// blocks (an entry, some hundred bytes, takes one): about 130,000 objects' results.
+const DefaultCacheBytes = 512 << 20
+
+// blockBytes is what an entry is counted for at least: a file system block.
+const blockBytes = 4096
 
 // cacheVersion changes when the entry format or the key changes.
 const cacheVersion = "agpol-lint-cache-1"
@@ -210,8 +213,9 @@ func (c *Cache) Trim() {
 			_ = os.Remove(p)
 			return nil
 		}
-		entries = append(entries, entry{p, fi.Size(), fi.ModTime()})
-		total += fi.Size()
+		size := (fi.Size() + blockBytes - 1) / blockBytes * blockBytes
+		entries = append(entries, entry{p, size, fi.ModTime()})
+		total += size
 		return nil
 	})
 	if total > c.MaxBytes {

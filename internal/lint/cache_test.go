@@ -231,7 +231,7 @@ func TestCacheTrim(t *testing.T) {
 			if err == nil && !d.IsDir() && d.Name() != trimFile {
 				fi, _ := d.Info()
 				n++
-				total += fi.Size()
+				total += (fi.Size() + blockBytes - 1) / blockBytes * blockBytes
 			}
 			return nil
 		})
