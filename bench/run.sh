@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/run.sh measures agpol against the budgets of issues 8 and 19 and prints, from
+# bench/run.sh measures agpol against the budgets of issues 8, 19 and 32 (issue32() below) and prints, from
 # this one run, every ratio with PASS or FAIL, the figures behind it and the machine.
 #
 # Issue 19 (whole commands, as users run them, against the decode floor; see
@@ -24,7 +24,7 @@
 # benchmark, default 3), SKIP_LIVE=1, LIVE_SIZE (default medium), KUBECTL (default kubectl
 # on PATH), STAGES=1 also runs every stage benchmark, ONLY=19 runs only issue 19's part
 # and the live part (SKIP_LIVE=1 still skips it), ONLY=8 only issue 8's, ONLY=live only
-# the live part,
+# the live part, ONLY=32 only issue 32's table (no live part),
 # SIM_REQUESTS (requests of issue 19's simulate, default 20000), SIZE19 (its topology,
 # default large; medium for a quick check of the script).
 # Each side of a ratio runs in its own process, interleaved with the other side, and the
@@ -70,7 +70,7 @@ only="${ONLY:-}"
 size19="${SIZE19:-large}"
 if [[ "$only" == live ]]; then
 	ensure_topology "$live_size"
-elif [[ "$only" == 19 ]]; then
+elif [[ "$only" == 19 || "$only" == 32 ]]; then
 	ensure_topology "$size19"
 	[[ "${SKIP_LIVE:-}" == 1 ]] || ensure_topology "$live_size"
 else
@@ -87,7 +87,8 @@ fi
 # the whole process, against the floor that keeps every object (-mode floor) and
 # against kubectl's (the live part, when it runs on the same objects).
 declare -A c19=()
-issue19() {
+# prepare19: the topologies and request files of issues 19 and 32 (3x large, diff's after).
+prepare19() {
 	local sz="$size19"
 	local L="$out/topo/$sz" L3="$out/topo/${sz}x3" LA="$out/topo/$sz-after" a="$out/bin/agpol"
 	local n="${SIM_REQUESTS:-20000}"
@@ -118,6 +119,13 @@ issue19() {
 		cp "$s2"/20-app-*0.yaml "$LA/"
 	fi
 	gen_stamp >"$out/topo/issue19-$sz.stamp"
+}
+issue19() {
+	prepare19
+	local sz="$size19"
+	local L="$out/topo/$sz" L3="$out/topo/${sz}x3" LA="$out/topo/$sz-after" a="$out/bin/agpol"
+	local n="${SIM_REQUESTS:-20000}"
+	local rq="$out/topo/requests-$sz-$n.yaml"
 	local backend gw
 	backend="$(sed -n 's/^  http: {method: POST, host: \(app-[0-9]*\)-tools-.*, path: \/\(mcp-[0-9]*\)\/mcp.*/\1\/\2/;T;p;q' "$out/topo/requests-$sz.yaml")"
 	local tool
@@ -131,7 +139,7 @@ issue19() {
 		-c "floor_keep=$h once -mode floor -dir $L" \
 		-c "get=$a get xap -A -f $L -o json" \
 		-c "describe=$a describe gateway $gw -f $L" \
-		-c "lint=$a lint -f $L -o json --fail-on none" \
+		-c "lint=$a lint -f $L -o json --fail-on none --no-cache" \
 		-c "sim_text=$a simulate -f $L --requests $rq" \
 		-c "sim_json=$a simulate -f $L --requests $rq -o json" \
 		-c "sim_json_2k=$a simulate -f $L --requests $out/topo/requests-$sz.yaml -o json" \
@@ -139,7 +147,7 @@ issue19() {
 		-c "whocan=$a who-can --tool $tool --backend $backend -f $L" \
 		-c "diff=$a diff --before $L --after $LA" \
 		-c "floor3=$h once -mode floor-stream -dir $L3" \
-		-c "lint3=$a lint -f $L3 -o json --fail-on none")"
+		-c "lint3=$a lint -f $L3 -o json --fail-on none --no-cache")"
 	echo "$res" | sed 's/^/commands: /'
 	local line name
 	while read -r line; do
@@ -203,7 +211,96 @@ judge19() {
 	done
 }
 
-if [[ "$only" == 19 ]]; then
+# issue32: issue 32's table, whole commands on the large topology in rounds, judged on
+# wall time against the decode floor (streaming) of the same rounds, as the issue
+# measures (2 cores; CPU printed beside); lint cold (--no-cache) and warm (the cache
+# filled by an untimed run, in $out/cache); kubeconform v0.8.0 (go install through the
+# module proxy into $out/bin, OpenAPI schemas only: the embedded CRDs' schemas written by
+# harness jsonschema, core kinds skipped) on the same files; scaling medium -> large ->
+# 3x large for lint cold and the floor; diff's peak RSS against get's.
+declare -A c32=()
+issue32() {
+	prepare19
+	ensure_topology medium
+	local sz="$size19"
+	local L="$out/topo/$sz" L3="$out/topo/${sz}x3" LA="$out/topo/$sz-after" M="$out/topo/medium" a="$out/bin/agpol"
+	local n="${SIM_REQUESTS:-20000}"
+	local rq="$out/topo/requests-$sz-$n.yaml"
+	export XDG_CACHE_HOME="$out/cache"
+	rm -rf "$out/cache"
+	log "issue 32: filling the lint cache (untimed)"
+	"$a" lint -f "$L" -o json --fail-on none >/dev/null
+	local kc="$out/bin/kubeconform" schemas="$out/kubeconform-schemas"
+	if [[ ! -x "$kc" ]]; then
+		log "issue 32: go install github.com/yannh/kubeconform/cmd/kubeconform@v0.8.0"
+		(cd "$out" && GOBIN="$out/bin" go install github.com/yannh/kubeconform/cmd/kubeconform@v0.8.0 >&2) || true
+	fi
+	local kcargs=()
+	if [[ -x "$kc" ]]; then
+		rm -rf "$schemas"
+		"$h" jsonschema -out "$schemas" >/dev/null
+		kcargs=(-c "kubeconform=$kc -summary -skip Namespace,Service,ServiceAccount -schema-location $schemas/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json $L")
+	fi
+	log "issue 32: whole commands on $sz ($runs rounds)"
+	local res
+	res="$("$h" commands -runs "$runs" \
+		-c "floor=$h once -mode floor-stream -dir $L" \
+		-c "get=$a get xap -A -f $L -o json" \
+		-c "describe=$a describe gateway infra-000/gw-000 -f $L" \
+		-c "lint_cold=$a lint -f $L -o json --fail-on none --no-cache" \
+		-c "lint_warm=$a lint -f $L -o json --fail-on none" \
+		-c "sim_text=$a simulate -f $L --requests $rq" \
+		-c "sim_json=$a simulate -f $L --requests $rq -o json" \
+		-c "matrix=$a matrix -f $L -o csv" \
+		-c "diff=$a diff --before $L --after $LA" \
+		"${kcargs[@]}" \
+		-c "floor_medium=$h once -mode floor-stream -dir $M" \
+		-c "lint_medium=$a lint -f $M -o json --fail-on none --no-cache" \
+		-c "floor3=$h once -mode floor-stream -dir $L3" \
+		-c "lint3=$a lint -f $L3 -o json --fail-on none --no-cache")"
+	echo "$res" | sed 's/^/issue32: /'
+	local line name
+	while read -r line; do
+		name="$(kv name "$line")"
+		c32[$name]="$line"
+	done <<<"$res"
+	f32() { kv "$2" "${c32[$1]}"; }
+	local fw fc c budget label r
+	fw="$(f32 floor ms)"
+	fc="$(f32 floor cpu_ms)"
+	summary+=("$(printf '      %-44s wall %s ms, %s ms cpu, peak RSS %.0f MB' "decode floor, streaming ($sz, issue 32)" "$fw" "$fc" "$(calc "$(f32 floor rss_bytes) / 1e6")")")
+	for c in get:1.2:"get xap -A -o json" describe:1.1:"describe gateway" lint_cold:2.5:"lint -o json, cold (--no-cache)" \
+		sim_text:1.3:"simulate $n requests, text" sim_json:2.0:"simulate $n requests, -o json" matrix:1.5:"matrix -o csv" diff:2.0:"diff (one input's floor)"; do
+		IFS=: read -r c budget label <<<"$c"
+		r="$(calc "$(f32 "$c" ms) / $fw")"
+		verdict "32: $label <= ${budget}x floor (wall)" "$(calc "$r <= $budget")" \
+			"$(printf '%.2fx wall (%s vs %s ms); cpu %.2fx (%s vs %s ms); peak RSS %.0f MB' "$r" "$(f32 "$c" ms)" "$fw" \
+				"$(calc "$(f32 "$c" cpu_ms) / $fc")" "$(f32 "$c" cpu_ms)" "$fc" "$(calc "$(f32 "$c" rss_bytes) / 1e6")")"
+	done
+	local warm="lint_warm" ref ref_label
+	if [[ -n "${c32[kubeconform]:-}" ]]; then
+		ref=kubeconform ref_label="kubeconform v0.8.0"
+		summary+=("$(printf '      %-44s %.2fx the floor (wall %s ms, %s ms cpu, peak RSS %.0f MB); lint cold: %.2fx kubeconform' "kubeconform v0.8.0 (schemas, no CEL)" \
+			"$(calc "$(f32 kubeconform ms) / $fw")" "$(f32 kubeconform ms)" "$(f32 kubeconform cpu_ms)" "$(calc "$(f32 kubeconform rss_bytes) / 1e6")" \
+			"$(calc "$(f32 lint_cold ms) / $(f32 kubeconform ms)")")")
+		r="$(calc "$(f32 $warm ms) / $(f32 $ref ms)")"
+		verdict "32: lint warm (unchanged input) <= 1.0x $ref_label" "$(calc "$r <= 1.0")" \
+			"$(printf '%.2fx wall (%s vs %s ms); cpu %s vs %s ms; cold/warm %.2fx wall, %.2fx cpu' "$r" "$(f32 $warm ms)" "$(f32 $ref ms)" "$(f32 $warm cpu_ms)" "$(f32 $ref cpu_ms)" \
+				"$(calc "$(f32 lint_cold ms) / $(f32 $warm ms)")" "$(calc "$(f32 lint_cold cpu_ms) / $(f32 $warm cpu_ms)")")"
+	else
+		verdict "32: lint warm <= 1.0x kubeconform" 0 "kubeconform could not be installed (go install through the module proxy failed)"
+	fi
+	r="$(calc "$(f32 diff rss_bytes) / $(f32 get rss_bytes)")"
+	verdict "32: diff peak RSS <= 1.5x get's" "$(calc "$r <= 1.5")" \
+		"$(printf '%.2fx (%.0f MB vs %.0f MB)' "$r" "$(calc "$(f32 diff rss_bytes) / 1e6")" "$(calc "$(f32 get rss_bytes) / 1e6")")"
+	summary+=("$(printf '      %-44s lint cold %s -> %s -> %s ms wall (%.2fx, %.2fx); the floor %s -> %s -> %s ms (%.2fx, %.2fx)' "scaling medium -> large -> 3x large" \
+		"$(f32 lint_medium ms)" "$(f32 lint_cold ms)" "$(f32 lint3 ms)" "$(calc "$(f32 lint_cold ms) / $(f32 lint_medium ms)")" "$(calc "$(f32 lint3 ms) / $(f32 lint_cold ms)")" \
+		"$(f32 floor_medium ms)" "$fw" "$(f32 floor3 ms)" "$(calc "$fw / $(f32 floor_medium ms)")" "$(calc "$(f32 floor3 ms) / $fw")")")
+}
+
+if [[ "$only" == 32 ]]; then
+	issue32
+elif [[ "$only" == 19 ]]; then
 	issue19
 elif [[ "$only" == live ]]; then
 	:
@@ -290,10 +387,11 @@ fi
 fi # ONLY=19
 if [[ "$only" == "" ]]; then
 	issue19
+	issue32
 fi
 
 # 5: live, against the real test API server.
-if [[ "${SKIP_LIVE:-}" == 1 ]]; then
+if [[ "${SKIP_LIVE:-}" == 1 || "$only" == 32 ]]; then
 	summary+=("SKIP  live ratios (SKIP_LIVE=1)")
 else
 	kubectl="${KUBECTL:-$(command -v kubectl || true)}"
@@ -317,7 +415,7 @@ else
 	fi
 fi
 
-if [[ "$only" != 8 && "$only" != live ]]; then
+if [[ "$only" != 8 && "$only" != live && "$only" != 32 ]]; then
 	judge19
 fi
 
@@ -329,7 +427,7 @@ if [[ "${STAGES:-}" == 1 ]]; then
 fi
 
 echo
-echo "agpol performance budgets (issues 8 and 19${only:+, ONLY=$only}) - $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "agpol performance budgets (issues 8, 19 and 32${only:+, ONLY=$only}) - $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "machine: $(nproc) cores, ${cpu_model:-unknown CPU}, $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "topologies: hack/gen seed 1; $runs interleaved runs per side, medians"
 printf '%s\n' "${summary[@]}"

@@ -7,6 +7,7 @@
 //	harness decide -dir DIR -requests FILE  decisions per second on one core (simulate)
 //	harness live -dir DIR -agpol BIN -kubectl BIN   see live.go
 //	harness commands -runs N -c NAME=ARGV ...      whole processes in rounds: time, CPU, peak RSS
+//	harness jsonschema -out DIR             the embedded CRDs' schemas, for kubeconform
 //
 // Runs of the two sides of a ratio are interleaved, so a noisy shared machine slows both
 // alike; the figure reported is the median of the runs.
@@ -38,7 +39,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: harness offline|once|retained|scaling|decide|live|commands [flags]")
+		fmt.Fprintln(os.Stderr, "usage: harness offline|once|retained|scaling|decide|live|commands|jsonschema [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -57,6 +58,8 @@ func main() {
 		err = live(os.Args[2:])
 	case "commands":
 		err = commands(os.Args[2:])
+	case "jsonschema":
+		err = jsonSchemas(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
 	}

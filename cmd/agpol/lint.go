@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +27,7 @@ type lintOptions struct {
 	list           bool
 	revalidateLive bool
 	color          string
+	noCache        bool
 
 	// Completed (unless --explain or --list): the threshold, the checks selected, the
 	// config read, and the objects lint could not type (filled by the load).
@@ -90,7 +92,9 @@ func (o *lintOptions) Run(ctx context.Context) error {
 		return err
 	}
 	end := a.progress.Stagef("linting %d objects", s.Len()+len(o.undecodable))
-	report, notes := lint.RunOn(s, o.undecodable, o.revalidateLive, lint.Options{Checks: o.checks, Config: o.cfg})
+	cache := lintCache(o.noCache, os.Getenv)
+	report, notes := lint.RunOn(s, o.undecodable, o.revalidateLive, lint.Options{Checks: o.checks, Config: o.cfg, Cache: cache})
+	cache.Trim()
 	end()
 	render.LintNotes(a.streams.ErrOut, o.output, o.load.sourceName(), notes)
 	w := a.streams.Out
@@ -163,6 +167,7 @@ or in .agpol.yaml (read from the current directory when present, or --config):
 	_ = cmd.RegisterFlagCompletionFunc("skip", checkCompletions(true))
 	_ = cmd.RegisterFlagCompletionFunc("explain", checkCompletions(false))
 	f.BoolVar(&o.list, "list", false, "list every check, and exit")
+	f.BoolVar(&o.noCache, "no-cache", false, "do not read or write the lint cache (schema validation results of unchanged objects, kept under the user's cache directory; also AGPOL_CACHE=off)")
 	f.BoolVar(&o.revalidateLive, "revalidate-live", false, "validate objects read from the cluster against agpol's CRDs too (AGP101-AGP103): would they be rejected if they were created today")
 	return cmd
 }

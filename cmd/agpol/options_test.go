@@ -421,7 +421,7 @@ type lintView struct {
 	Threshold              lint.Threshold
 	Checks                 int
 	Explain, Output, Color string
-	List, Config           bool
+	List, Config, NoCache  bool
 }
 
 func TestNewCmdLint(t *testing.T) {
@@ -435,7 +435,7 @@ func TestNewCmdLint(t *testing.T) {
 	}
 	view := func(o *lintOptions) any {
 		return lintView{Files: o.load.files, Threshold: o.threshold, Checks: len(o.checks), Explain: o.explain, Output: o.output, Color: o.color,
-			List: o.list, Config: o.cfg != nil}
+			List: o.list, Config: o.cfg != nil, NoCache: o.noCache}
 	}
 	runArgvCases(t, []argvCase{
 		// Arguments are files, after -f.
@@ -446,6 +446,7 @@ func TestNewCmdLint(t *testing.T) {
 		// --explain and --list read nothing.
 		{argv: []string{"lint", "--explain", "AGP401", "--only", "nope"}, want: lintView{Explain: "AGP401", Output: "text", Color: "auto"}},
 		{argv: []string{"lint", "--list"}, want: lintView{Output: "text", Color: "auto", List: true}},
+		{argv: []string{"lint", "--no-cache"}, want: lintView{Threshold: "error", Checks: len(lint.Checks()), Output: "text", Color: "auto", NoCache: true}},
 		{argv: []string{"lint", "--explain", "NOPE"}, wantErr: `unknown check "NOPE"`},
 		{argv: []string{"lint", "--only", "nope"}, wantErr: "nope"},
 		{argv: []string{"lint", "--only", "AGP405", "--skip", "AGP405"}, wantErr: "contradict each other"},

@@ -27,6 +27,10 @@ var updateScripts = flag.Bool("update-scripts", false, "rewrite the expected out
 
 // TestMain lets the test binary run as the agpol and kubectl-agpol commands of the scripts.
 func TestMain(m *testing.M) {
+	if os.Getenv(cacheEnv) == "" {
+		// No test writes to the user's lint cache (internal/lint tests the cache).
+		os.Setenv(cacheEnv, "off")
+	}
 	main := func() {
 		streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 		os.Exit(run(context.Background(), os.Args, streams))

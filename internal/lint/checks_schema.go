@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/agpol/agpol/internal/apis/agentic"
 	"github.com/agpol/agpol/internal/apis/agentic/v0alpha0"
@@ -91,7 +90,7 @@ gateway.networking.k8s.io/v1 for Gateway API kinds.`,
 // schemaItem is the schema validation of one object.
 type schemaItem struct {
 	origin    snapshot.Origin
-	result    crds.Result
+	result    schemaResult
 	noSchema  error                   // the lookup error when no CRD serves the version
 	legacy    bool                    // the legacy agentic group, validated as the current one
 	decodeErr error                   // set for undecodable objects
@@ -168,7 +167,7 @@ func schemaResults(ctx *Context) schemaRun {
 			todo = append(todo, len(out))
 			out = append(out, it)
 		}
-		validateItems(out, todo)
+		validateItems(out, todo, ctx.cache)
 		run.items = out
 		return run
 	})
@@ -177,31 +176,44 @@ func schemaResults(ctx *Context) schemaRun {
 // validateItems validates the items at the given indexes, in parallel: objects are
 // independent, and validators are safe for concurrent use (the API server shares them
 // between requests). Each item is written by the one call that validates it, so the
-// results, and their order, do not depend on the schedule.
+// results, and their order, do not depend on the schedule. With a cache, an object
+// validated before (the same bytes, CRDs and agpol) takes its result from there.
 //
 // Each object is validated as a fresh copy (snapshot.Origin.Fresh): decoded again from
 // its file for this call alone, so that neither a copy for the validator nor every
 // object decoded at once is needed.
-func validateItems(items []schemaItem, todo []int) {
+func validateItems(items []schemaItem, todo []int, cache *Cache) {
 	parallel.For(len(todo), func(n int) {
 		it := &items[todo[n]]
 		v, err := crds.Lookup(it.gvk)
 		if err != nil {
 			it.noSchema = err
-		} else {
-			obj := it.origin.Fresh()
-			if obj == nil {
-				// Not expected: an item has a header, so an object was read.
-				it.decodeErr = fmt.Errorf("the object could not be decoded again for validation")
-				return
+			return
+		}
+		obj := it.origin.Fresh()
+		if obj == nil {
+			// Not expected: an item has a header, so an object was read.
+			it.decodeErr = fmt.Errorf("the object could not be decoded again for validation")
+			return
+		}
+		if it.relabel {
+			obj.SetAPIVersion(it.gvk.GroupVersion().String())
+		}
+		var key string
+		if cache != nil {
+			var ok bool
+			if key, ok = cache.key(obj, it.gvk); ok {
+				if r, hit := cache.get(key); hit {
+					it.result = r
+					return
+				}
 			}
-			if it.relabel {
-				obj.SetAPIVersion(it.gvk.GroupVersion().String())
-			}
-			it.result = v.ValidateOwned(context.Background(), obj)
-			// Lint reads only the errors and unknown fields: not keeping a defaulted
-			// copy of every object leaves the garbage collector less to scan.
-			it.result.Defaulted = nil
+		}
+		// Lint reads only the errors and unknown fields: not keeping a defaulted copy of
+		// every object leaves the garbage collector less to scan.
+		it.result = resultOf(v.ValidateOwned(context.Background(), obj))
+		if key != "" {
+			cache.put(key, it.result)
 		}
 	})
 }
@@ -224,9 +236,9 @@ func runSchemaErrors(ctx *Context) []Finding {
 	return out
 }
 
-func schemaFinding(ctx *Context, o snapshot.Origin, e *field.Error) Finding {
+func schemaFinding(ctx *Context, o snapshot.Origin, e schemaError) Finding {
 	path := e.Field
-	msg := e.Error()
+	msg := e.Message
 	if path == "<nil>" || path == "" {
 		path = ""
 		msg = e.Detail
@@ -262,7 +274,7 @@ func runUnknownFields(ctx *Context) []Finding {
 			for _, e := range it.result.Errors {
 				f := schemaFinding(ctx, it.origin, e)
 				f.Message = fmt.Sprintf("written at %s and stored at %s (the CRD has no conversion webhook), the object lost the fields the %s schema does not have: read back, %s",
-					v0alpha0.Version, v1alpha1.Version, v1alpha1.Version, e.Error())
+					v0alpha0.Version, v1alpha1.Version, v1alpha1.Version, e.Message)
 				out = append(out, f)
 			}
 			continue

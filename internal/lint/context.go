@@ -37,6 +37,7 @@ type Context struct {
 	RevalidateLive bool
 
 	memo           map[string]any
+	cache          *Cache    // schema validation results of earlier runs (Options.Cache)
 	configIssues   []Finding // suppression problems, reported by the AGP0xx checks
 	notRevalidated int       // live objects a schema check left alone, for the report
 }

@@ -8,6 +8,8 @@ type Options struct {
 	Checks []*Check
 	// Config holds suppressions from the config file; nil for none.
 	Config *config.File
+	// Cache, when set, keeps the schema validation of each object between runs.
+	Cache *Cache
 }
 
 // Report is the result of a lint run.
@@ -36,6 +38,7 @@ func Run(ctx *Context, opts Options) *Report {
 	if checks == nil {
 		checks = Checks()
 	}
+	ctx.cache = opts.Cache
 	sup := newSuppressor(ctx, opts.Config)
 	ctx.configIssues = sup.issues
 	r := &Report{Checks: checks}
