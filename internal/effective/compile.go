@@ -105,11 +105,10 @@ func (e *Engine) principal(typ string, hasSPIFFE bool, spiffe string, sa *[2]str
 	case typ == string(v1alpha1.AuthorizationSourceTypeSPIFFE) && hasSPIFFE:
 		return Principal{Value: spiffe}
 	case typ == string(v1alpha1.AuthorizationSourceTypeServiceAccount) && sa != nil:
-		ns := sa[0]
-		if ns == "" {
-			ns = policyNS
+		if sa[0] == "" {
+			return Principal{Value: SPIFFEID(e.TrustDomain, policyNS, sa[1]), DefaultedNamespace: policyNS}
 		}
-		return Principal{Value: SPIFFEID(e.TrustDomain, ns, sa[1])}
+		return Principal{Value: SPIFFEID(e.TrustDomain, sa[0], sa[1])}
 	case typ == "" && !hasSPIFFE && sa == nil:
 		return Principal{Any: true, Omitted: true, Note: "source omitted: any caller"}
 	}
