@@ -8,8 +8,8 @@ import (
 
 	"k8s.io/cli-runtime/pkg/printers"
 
-	"github.com/agpol/agpol/internal/effective/authpolicy"
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/effective/authpolicy"
 	"github.com/agpol/agpol/internal/explain"
 )
 
