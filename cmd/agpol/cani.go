@@ -197,7 +197,7 @@ func (o *canIOptions) Run(ctx context.Context) error {
 		}
 		return err
 	}
-	if err := render.CanI(w, o.output, s, semNames(o.sems), id, o.op, answers); err != nil {
+	if err := render.CanI(w, o.output, s, semNames(o.sems), id, o.op, answers, e.Skipped(o.op, f)); err != nil {
 		return err
 	}
 	return verdictExit(whatif.Verdict(answers))
@@ -210,8 +210,12 @@ func (a *app) newCanICmd() *cobra.Command {
 		Short: "What may an identity call: one yes/no answer, or everything with --list",
 		Long: `Answer whether an identity may call a tool, like kubectl auth can-i: "yes" (exit 0),
 "no" (exit 1) or "indeterminate" (exit 3, the answer depends on an external authorizer).
-With --gateway and/or --backend the question is asked of the paths they select; the answer
-is yes when some path allows the call. When the paths disagree, each is listed.
+With --gateway and/or --backend the question is asked of the paths they select. For a tool,
+when the inventory (--tools) or the backend-level policies show which backends offer it,
+only the paths to those backends are asked (the others are named as not asked). The answer
+is yes (exit 0) only when every path asked says yes; when the paths disagree the first line
+says how many say what ("no (yes on 1 of 5 paths, no on 4)") and each path is listed, and
+the exit code is 1 when some path says no, else 3.
 
 With --list, print every (gateway, listener, backend, operation) of the decision space for
 the identity, allowed or not, with the deciding rule.

@@ -8,6 +8,8 @@ import (
 
 	"github.com/agpol/agpol/internal/effective/authpolicy"
 	"github.com/agpol/agpol/internal/render"
+	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/suggest"
 )
 
 func (a *app) newEffectiveCmd() *cobra.Command {
@@ -69,7 +71,7 @@ func (o *effectiveAuthPolicyOptions) Run(ctx context.Context) error {
 	}
 	v, err := authpolicy.ForTarget(s, o.query, o.target, o.gateway, o.listener)
 	if err != nil {
-		return usagef("%v", err)
+		return usagef("%v%s", err, targetHint(s, o.query))
 	}
 	return render.EffectiveAuthPolicy(o.a.streams.Out, o.output, s, v)
 }
@@ -151,4 +153,24 @@ func parseAuthPolicyTarget(target, ns string) (authpolicy.Query, error) {
 		return q, usagef("--target %q: empty namespace or name", target)
 	}
 	return q, nil
+}
+
+// targetHint is "; " and suggest's hint when the --target object is not in s ("" when
+// it is, or nothing is close): the same NAME in another namespace, a gateway given as
+// an httproute or the other way round.
+func targetHint(s *snapshot.Snapshot, q authpolicy.Query) string {
+	kinds := []string{"gateway", "httproute"}
+	if q.Kind != "" {
+		kinds = []string{strings.ToLower(q.Kind)}
+	}
+	ask := func(o suggest.Object) string {
+		if o.Kind == "gateway" || o.Kind == "httproute" {
+			return "--target " + o.Kind + "/" + o.ID()
+		}
+		return ""
+	}
+	if h := suggest.Hint(suggest.Query{Kinds: kinds, Namespace: q.Namespace, Name: q.Name, Ask: ask}, suggest.Objects(s)); h != "" {
+		return "; " + h
+	}
+	return ""
 }

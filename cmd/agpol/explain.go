@@ -14,6 +14,7 @@ import (
 	"github.com/agpol/agpol/internal/explain"
 	"github.com/agpol/agpol/internal/render"
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/whatif"
 )
 
 // decideFlags are the flags explain and simulate share (and the what-if commands).
@@ -133,6 +134,7 @@ func (o *explainOptions) Run(ctx context.Context) error {
 		return err
 	}
 	sim := explain.New(s, o.sems, o.trustDomain)
+	render.WhatifWarnings(a.streams.ErrOut, whatif.KnownNames(sim).Request(req, ""))
 	results, err := sim.Explain(req)
 	if err != nil {
 		if errors.Is(err, explain.ErrInput) {

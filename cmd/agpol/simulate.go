@@ -12,11 +12,15 @@ import (
 
 	"github.com/agpol/agpol/internal/explain"
 	"github.com/agpol/agpol/internal/render"
+	"github.com/agpol/agpol/internal/whatif"
 )
 
 type simulateOptions struct {
 	decideFlags
 	requests string
+	// strict fails the expectation of a request naming a tool or caller the input
+	// does not know.
+	strict bool
 
 	// rf is the request file (Complete); trustDomain is the file's unless
 	// --trust-domain was given.
@@ -73,6 +77,16 @@ func (o *simulateOptions) Run(ctx context.Context) error {
 		end() // results reach the terminal as they come: no status line among them
 	}
 	sim := explain.New(s, o.sems, o.trustDomain)
+	names := whatif.KnownNames(sim)
+	for _, r := range rf.Requests {
+		warns := names.Request(r, whatif.RequestSource(o.requests, r))
+		render.WhatifWarnings(a.streams.ErrOut, warns)
+		if o.strict {
+			for _, w := range warns {
+				r.Strict = append(r.Strict, w.Strict())
+			}
+		}
+	}
 	tally, err := sim.SimulateTally(rf.Requests, render.SimulateDetail(o.output), out.Add)
 	if err != nil {
 		if errors.Is(err, explain.ErrInput) {
@@ -118,6 +132,11 @@ request gets one result per semantics (expectations are checked against the firs
 With expectations, "N passed, M failed" is printed (to stderr for json, yaml and junit)
 and any failure exits 1.
 
+A request whose tool or caller appears in no policy, no ServiceAccount (and, for a
+caller, no rule source) of the input is answered as any tool (caller) no rule names,
+with a warning naming the nearest known name: a misspelt tool would otherwise pass an
+"expect: deny" silently. With --strict, such a request's expectation fails.
+
 ` + exitCodesHelp,
 		Example: `  # The example scenario's request file, as a test
   agpol simulate -f testdata/examples --requests testdata/requests.yaml
@@ -129,6 +148,7 @@ and any failure exits 1.
 	}
 	o.add(cmd, "text", "json", "yaml", "junit")
 	cmd.Flags().StringVar(&o.requests, "requests", "", "request file (YAML), - for stdin")
+	cmd.Flags().BoolVar(&o.strict, "strict", false, "fail the expectation of a request whose tool or caller the input does not know")
 	return cmd
 }
 

@@ -27,8 +27,8 @@ func (o *whoCanOptions) Complete(*cobra.Command, []string) error {
 }
 
 func (o *whoCanOptions) Validate() error {
-	if o.backend == "" {
-		return usagef("--backend NAMESPACE/NAME is required")
+	if o.backend == "" && o.op.Method != "tools/call" {
+		return usagef("--backend NAMESPACE/NAME is required with --method %s", o.op.Method)
 	}
 	switch {
 	case o.op.Method == "tools/call" && o.op.Tool == "":
@@ -55,12 +55,15 @@ func (o *whoCanOptions) Run(ctx context.Context) error {
 func (a *app) newWhoCanCmd() *cobra.Command {
 	o := &whoCanOptions{whatifFlags: whatifFlags{decideFlags: decideFlags{a: a}}}
 	cmd := &cobra.Command{
-		Use:   "who-can --tool TOOL --backend NAMESPACE/NAME [--gateway NAMESPACE/NAME]",
+		Use:   "who-can --tool TOOL [--backend NAMESPACE/NAME] [--gateway NAMESPACE/NAME]",
 		Short: "List every identity that may call a tool on a backend",
 		Long: `List, for every path to the backend (through --gateway only, if given), every identity
 that may call the tool, those for which it depends on an external authorizer, and the rule
 that decides. "anyone" means a rule admits callers no rule names (and, when said, even
 callers without a client certificate).
+
+Without --backend, a tool is asked of every backend that offers it: the backends the
+tools inventory (--tools) lists it for, or else those whose backend-level policies name it.
 
 A --gateway, --listener or --backend that the input does not hold is an error (exit 2) that
 names the nearest one; a tool that appears in no policy and no tools inventory gets a

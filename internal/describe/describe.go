@@ -154,7 +154,7 @@ func Build(s *snapshot.Snapshot, sem effective.Semantics, td, kind, ns, name str
 		target = topology.GatewayRef(ns, name)
 		gw := g.Gateway(target)
 		if gw == nil {
-			return nil, fmt.Errorf("gateway %s/%s not found", ns, name)
+			return nil, notFound(s, "gateway", ns, name)
 		}
 		d.Source = gw.Source.String()
 		paths = g.Paths(target)
@@ -165,7 +165,7 @@ func Build(s *snapshot.Snapshot, sem effective.Semantics, td, kind, ns, name str
 		ref := topology.HTTPRouteRef(ns, name)
 		rt := g.HTTPRoute(ref)
 		if rt == nil {
-			return nil, fmt.Errorf("httproute %s/%s not found", ns, name)
+			return nil, notFound(s, "httproute", ns, name)
 		}
 		d.Source = rt.Source.String()
 		seen := map[topology.Ref]bool{}
@@ -190,7 +190,7 @@ func Build(s *snapshot.Snapshot, sem effective.Semantics, td, kind, ns, name str
 		target = topology.XBackendRef(ns, name)
 		xb := g.XBackend(target)
 		if xb == nil {
-			return nil, fmt.Errorf("xbackend %s/%s not found", ns, name)
+			return nil, notFound(s, "xbackend", ns, name)
 		}
 		d.Source = xb.Source.String()
 		for _, gr := range g.GatewaysOfBackend(target) {

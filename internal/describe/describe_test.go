@@ -168,3 +168,20 @@ func TestBuild(t *testing.T) {
 		})
 	}
 }
+
+// An object describe does not find comes with suggest's hint.
+func TestNotFoundHint(t *testing.T) {
+	s := load(t)
+	for _, tc := range []struct{ kind, ns, name, want string }{
+		{KindGateway, "default", "gw", "gateway default/gw not found; did you mean gw/gw?"},
+		{KindXBackend, "app", "r", "xbackend app/r not found; httproute app/r is a route; did you mean agpol describe httproute app/r?"},
+		{KindXAccessPolicy, "app", "tool", "xaccesspolicy app/tool not found; did you mean app/tools?"},
+		{KindAuthPolicy, "app", "tools", "authpolicy app/tools not found; xaccesspolicy app/tools is an XAccessPolicy; did you mean agpol describe xaccesspolicy app/tools?"},
+		{KindHTTPRoute, "x", "nothing", "httproute x/nothing not found"},
+	} {
+		_, err := List(s, effective.Reference(), "cluster.local", tc.kind, []string{tc.ns, tc.name}, "")
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("describe %s %s/%s: %v, want %q", tc.kind, tc.ns, tc.name, err, tc.want)
+		}
+	}
+}

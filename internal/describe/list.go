@@ -1,8 +1,11 @@
 package describe
 
 import (
+	"fmt"
+
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/suggest"
 )
 
 // List builds the view of the object name ([namespace, name]) or, with name nil, of
@@ -23,4 +26,24 @@ func List(s *snapshot.Snapshot, sem effective.Semantics, td, kind string, name [
 		views = append(views, v)
 	}
 	return views, nil
+}
+
+// describable are the kinds describe takes, as suggest names them.
+var describable = map[string]bool{"gateway": true, "httproute": true, "xbackend": true, "xaccesspolicy": true, "authpolicy": true}
+
+// notFound is the error for an object of kind (as suggest names it) ns/name that s does
+// not hold, with suggest's hint: the same NAME in another namespace, the same name as
+// another kind describe takes, or the nearest name.
+func notFound(s *snapshot.Snapshot, kind, ns, name string) error {
+	msg := fmt.Sprintf("%s %s/%s not found", kind, ns, name)
+	ask := func(o suggest.Object) string {
+		if describable[o.Kind] {
+			return "agpol describe " + o.Kind + " " + o.ID()
+		}
+		return ""
+	}
+	if h := suggest.Hint(suggest.Query{Kinds: []string{kind}, Namespace: ns, Name: name, Ask: ask}, suggest.Objects(s)); h != "" {
+		msg += "; " + h
+	}
+	return fmt.Errorf("%s", msg)
 }

@@ -71,7 +71,7 @@ func accessPolicyView(s *snapshot.Snapshot, g *topology.Graph, e *effective.Engi
 		}
 	}
 	if obj == nil {
-		return nil, fmt.Errorf("xaccesspolicy %s not found", d.Name)
+		return nil, notFound(s, "xaccesspolicy", d.Target.Namespace, d.Target.Name)
 	}
 	id := obj.Namespace + "/" + obj.Name
 	d.Source = obj.Source.String()
@@ -273,7 +273,7 @@ func authPolicyView(s *snapshot.Snapshot, d *View) (*View, error) {
 		return v1beta2PolicyView(s, d)
 	}
 	if pr == nil {
-		return nil, fmt.Errorf("authpolicy %s not found", d.Name)
+		return nil, notFound(s, "authpolicy", d.Target.Namespace, d.Target.Name)
 	}
 	d.Source = pr.Policy.Object.Source.String()
 	v := &AuthPolicyView{authpolicyStatus: authpolicyStatus{Policy: pr.Ref, Target: pr.Policy.Target.String(),

@@ -131,7 +131,7 @@ func v1beta2PolicyView(s *snapshot.Snapshot, d *View) (*View, error) {
 	res := authpolicy.ComputeV1beta2(s)
 	p := res.Policy(d.Name)
 	if p == nil {
-		return nil, fmt.Errorf("authpolicy %s not found", d.Name)
+		return nil, notFound(s, "authpolicy", d.Target.Namespace, d.Target.Name)
 	}
 	d.Source = p.Object.Source.String()
 	d.Semantics = V1beta2Semantics

@@ -39,6 +39,9 @@ type Principal struct {
 	Note string `json:"note,omitempty"`
 	// Omitted is set when the rule has no source at all: any caller, as written.
 	Omitted bool `json:"-"`
+	// DefaultedNamespace is the policy's namespace when a ServiceAccount source names
+	// none and takes it (the commonest mistake, lint's AGP209).
+	DefaultedNamespace string `json:"-"`
 }
 
 // MethodMatcher matches mcp_proxy.method (exact, or prefix for a category) and optionally params.name.

@@ -468,7 +468,11 @@ func (ev *evaluator) allowAny(fl *flatLevel) {
 		}
 	}
 	selected := false
-	var near, weak []Step
+	// Near misses, ranked by what a person would fix: first the rules that name the
+	// call and miss only on the caller (fix, a wrong or defaulted namespace), then the
+	// rules that select the caller and name other calls (near), then those that name
+	// no call (weak).
+	var fix, near, weak []Step
 	for j := fl.start; j < fl.end; j++ {
 		sel := cc.selects(j, &ev.rq)
 		if sel && cc.permits(j, &ev.rq, ev.c) {
@@ -479,14 +483,22 @@ func (ev *evaluator) allowAny(fl *flatLevel) {
 		if sel {
 			selected = true
 		}
-		if st := ev.notMatched(fl, "allow", j); sel && ev.tr != nil {
-			if p := &cc.rules[j].Permission; len(p.Methods) > 0 || p.CEL != nil {
-				near = append(near, st)
-			} else {
-				weak = append(weak, st)
-			}
+		st := ev.notMatched(fl, "allow", j)
+		if ev.tr == nil {
+			continue
+		}
+		p := &cc.rules[j].Permission
+		names := len(p.Methods) > 0 || p.CEL != nil
+		switch {
+		case sel && names:
+			near = append(near, st)
+		case sel:
+			weak = append(weak, st)
+		case names && !cc.rules[j].Builtin && st.Mismatch != nil && st.Mismatch.Field == "source" && st.Mismatch.Test != "nobody" && cc.permits(j, &ev.rq, ev.c):
+			fix = append(fix, st)
 		}
 	}
+	near = append(fix, near...)
 	if cc.allow.Unselected == effective.UnselectedPass && !selected {
 		ev.step(Step{Level: string(fl.name), Phase: "allow", Outcome: OutcomeInfo, Event: EventLevelPassed})
 		return

@@ -193,6 +193,9 @@ func matchPrincipal(p *effective.Principal, c *reqCtx, mm *Mismatch) bool {
 	}
 	if mm != nil {
 		*mm = Mismatch{Field: "source", Wants: p.Value, Saw: c.principalString()}
+		if p.DefaultedNamespace != "" {
+			mm.Test, mm.Note = "namespace-defaulted", p.DefaultedNamespace
+		}
 	}
 	return false
 }

@@ -56,3 +56,36 @@ spec:
 	}
 	check("Batch", ds[0])
 }
+
+// A request naming an object that is not there says what the user probably meant: the
+// same NAME in another namespace, an object of another kind with its flag, a close name.
+func TestNotFoundHints(t *testing.T) {
+	sim := New(loadYAML(t, baseTopology), []effective.Semantics{effective.Reference()}, "")
+	for _, tc := range []struct {
+		name string
+		edit func(r *Request)
+		want string
+	}{
+		{"gateway without its namespace", func(r *Request) { r.Gateway = &NamespacedName{"default", "gw"} },
+			"gateway default/gw not found; did you mean gw/gw?"},
+		{"route given as backend", func(r *Request) { r.Backend = &NamespacedName{"app", "r"} },
+			"xbackend app/r not found; httproute app/r is a route; did you mean --route app/r?"},
+		{"service given as backend", func(r *Request) { r.Backend = &NamespacedName{"app", "svc"} },
+			"xbackend app/svc not found; service app/svc is a Service; did you mean --service app/svc?"},
+		{"typo in a backend", func(r *Request) { r.Backend = &NamespacedName{"app", "xbb"} },
+			"xbackend app/xbb not found; did you mean app/xb?"},
+		{"route without its namespace", func(r *Request) { r.Backend = nil; r.Route = &NamespacedName{"default", "r"} },
+			"httproute default/r not found; did you mean app/r?"},
+		{"typo in a listener", func(r *Request) { r.Listener = "htps" },
+			`gateway gw/gw has no listener "htps"; did you mean https?`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := call("a", "t")
+			tc.edit(r)
+			_, err := sim.Explain(r)
+			if err == nil || err.Error() != "invalid request: "+tc.want {
+				t.Errorf("err %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

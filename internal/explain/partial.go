@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/suggest"
 )
 
 // Kinds agpol reads that no access decision depends on: AuthPolicies run beside the
@@ -127,11 +128,44 @@ func (sim *Simulator) notFound(rt *routing, what, resource string, n NamespacedN
 		}
 	}
 	if unread == nil {
-		return fmt.Errorf("%w: %s %s not found", ErrInput, what, n)
+		msg := fmt.Sprintf("%s %s not found", what, n)
+		if h := sim.hint(what, n); h != "" {
+			msg += "; " + h
+		}
+		return fmt.Errorf("%w: %s", ErrInput, msg)
 	}
 	rt.gw, rt.options = nil, nil
 	rt.choices = append(rt.choices[:0], choice{info: PathInfo{Gateway: what + " " + n.String()}, unread: unread})
 	return nil
+}
+
+// requestFields are the request's fields (and explain's flags) naming each kind.
+var requestFields = map[string]string{"gateway": "--gateway", "httproute": "--route", "xbackend": "--backend", "service": "--service"}
+
+// hint is suggest's "did you mean …?" for a request's kind what named n that the
+// snapshot does not hold: the same NAME in another namespace, an object of another kind
+// (and the flag naming it), or the nearest name.
+func (sim *Simulator) hint(what string, n NamespacedName) string {
+	ask := func(o suggest.Object) string {
+		if f := requestFields[o.Kind]; f != "" {
+			return f + " " + o.ID()
+		}
+		return ""
+	}
+	return suggest.Hint(suggest.Query{Kinds: []string{what}, Namespace: n.Namespace, Name: n.Name, Ask: ask}, suggest.Objects(sim.Snapshot))
+}
+
+// listenerHint is "; did you mean NAME?" for a listener gw does not have, "" when no
+// listener name is close.
+func listenerHint(gw *snapshot.Gateway, name string) string {
+	var names []string
+	for _, l := range gw.Spec.Listeners {
+		names = append(names, string(l.Name))
+	}
+	if n := suggest.NearestOther(name, names); n != "" {
+		return "; did you mean " + n + "?"
+	}
+	return ""
 }
 
 // NotReadDecision is the decision on a request that names an object agpol could not

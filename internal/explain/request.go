@@ -205,6 +205,9 @@ type Request struct {
 	ExpectLevel     string `json:"expectLevel,omitempty"`
 	// Line is the request's line in its request file (0 when built from flags).
 	Line int `json:"-"`
+	// Strict lists what fails the request's expectation whatever the decision: names
+	// the input does not know, under simulate --strict.
+	Strict []string `json:"-"`
 }
 
 // Describe is the request in one line: "tools/call refund sa:agents/billing".

@@ -90,7 +90,7 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 	}
 	if r.Listener != "" {
 		if listenerProtocol(gw, r.Listener) == "" {
-			return fmt.Errorf("%w: gateway %s has no listener %q", ErrInput, r.Gateway, r.Listener)
+			return fmt.Errorf("%w: gateway %s has no listener %q%s", ErrInput, r.Gateway, r.Listener, listenerHint(gw, r.Listener))
 		}
 	}
 	base.Listener = r.Listener

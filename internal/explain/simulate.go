@@ -412,6 +412,7 @@ func check(r *Request, d *Decision) *Expectation {
 	if r.ExpectLevel != "" && r.ExpectLevel != d.Level {
 		x.Failures = append(x.Failures, fmt.Sprintf("level: expected %s, got %s", r.ExpectLevel, d.Level))
 	}
+	x.Failures = append(x.Failures, r.Strict...)
 	x.Passed = len(x.Failures) == 0
 	return x
 }

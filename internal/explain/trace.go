@@ -73,7 +73,8 @@ type Mismatch struct {
 	// matchers), "cel", or an L7 field: "methods", "paths", "headers", "hosts", "ports".
 	Field string `json:"field"`
 	// Test says how the field failed where it can fail several ways: "nobody" (source:
-	// an incomplete source matches nobody), "tools-call-only", "error" or "false" (cel),
+	// an incomplete source matches nobody), "namespace-defaulted" (source: a
+	// ServiceAccount without a namespace took the policy's, Note), "tools-call-only", "error" or "false" (cel),
 	// "absent", "regex", "value" or "invalid" (headers).
 	Test string `json:"test,omitempty"`
 	// Name is the header's name (headers).

@@ -60,3 +60,29 @@ func TestTraceIsData(t *testing.T) {
 		})
 	}
 }
+
+// The near misses of an implicit deny come ranked by what a person would fix: a rule that
+// names the call and misses only on the caller (here, a ServiceAccount source without a
+// namespace, which took the policy's) before a rule that selects the caller for other
+// calls.
+func TestNearMissRanking(t *testing.T) {
+	body := `rules:
+- name: base-protocol
+  source: {type: ServiceAccount, serviceAccount: {namespace: ai, name: triage}}
+  authorization: {type: Inline, mcp: {methods: [{name: initialize}, {name: tools/list}]}}
+- name: ticket
+  source: {type: ServiceAccount, serviceAccount: {name: triage}}
+  authorization: {type: Inline, mcp: {methods: [{name: tools/call, params: [create_ticket]}]}}
+`
+	s := loadYAML(t, baseTopology, policy("be", "xb", "Allow", "", body))
+	r := call("", "create_ticket")
+	r.From = Caller{Kind: CallerServiceAccount, Namespace: "ai", Name: "triage"}
+	got := decideOne(t, s, sem(t, "reference"), r)
+	if got.Cause == nil || got.Cause.Event != CauseNoRuleMatches || len(got.Cause.Near) == 0 {
+		t.Fatalf("cause %+v, want no-rule-matches with near misses", got.Cause)
+	}
+	n := got.Cause.Near[0]
+	if n.Rule != "ticket" || n.Mismatch == nil || n.Mismatch.Field != "source" || n.Mismatch.Test != "namespace-defaulted" || n.Mismatch.Note != "app" {
+		t.Errorf("first near miss %s %+v, want rule ticket missing on its defaulted namespace (app)", n.Rule, n.Mismatch)
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/printers"
 
+	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/effective/authpolicy"
 	"github.com/agpol/agpol/internal/explain"
 )
@@ -139,11 +140,25 @@ func traceTree(trace []explain.Step, st Styler) *node {
 	var group *node
 	for i, s := range trace {
 		if i == 0 || s.Level != trace[i-1].Level || s.Phase != trace[i-1].Phase {
-			group = root.add(st.Bold(s.Level + " " + s.Phase))
+			group = root.add(st.Bold(groupLabel(s)))
 		}
 		group.add(stepText(s, st))
 	}
 	return root
+}
+
+// groupLabel names a run of trace steps: "gateway allow", "backend default verdict";
+// steps of no level (nothing to evaluate, or the data plane's own answer) are the
+// "default verdict" alone, not "none default".
+func groupLabel(s explain.Step) string {
+	phase := s.Phase
+	if phase == "default" {
+		phase = "default verdict"
+	}
+	if s.Level == "" || s.Level == string(effective.LevelNone) {
+		return phase
+	}
+	return s.Level + " " + phase
 }
 
 // stepText is one trace step: its outcome, the policy and rule, where they are

@@ -9,6 +9,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/suggest"
 	"github.com/agpol/agpol/internal/topology"
 )
 
@@ -54,7 +55,7 @@ func Get(o GetOutput, s *snapshot.Snapshot) error {
 	}
 	name := o.Selector.Name
 	if name != "" && len(items) == 0 {
-		return fmt.Errorf("%s %q not found", strings.Join(o.Kinds, ","), name)
+		return fmt.Errorf("%s %q not found%s", strings.Join(o.Kinds, ","), name, getHint(o.Kinds, o.Selector, s))
 	}
 	w := o.Out
 	if o.Printer != nil {
@@ -108,4 +109,30 @@ func Get(o GetOutput, s *snapshot.Snapshot) error {
 		}
 	}
 	return nil
+}
+
+// getKindNames are get's resources as suggest names their kinds.
+var getKindNames = map[string]string{"gateways": "gateway", "httproutes": "httproute", "xbackends": "xbackend",
+	"xaccesspolicies": "xaccesspolicy", "authpolicies": "authpolicy"}
+
+// getHint is "; " and suggest's hint for a NAME get found none of: the same NAME in
+// another namespace, the same name as another kind (and the command getting it), or
+// the nearest name; "" when nothing is close.
+func getHint(resources []string, sel Selector, s *snapshot.Snapshot) string {
+	var kinds []string
+	for _, r := range resources {
+		kinds = append(kinds, getKindNames[r])
+	}
+	ask := func(o suggest.Object) string {
+		for r, k := range getKindNames {
+			if k == o.Kind {
+				return "agpol get " + r + " " + o.ID()
+			}
+		}
+		return ""
+	}
+	if h := suggest.Hint(suggest.Query{Kinds: kinds, Namespace: sel.Namespace, Name: sel.Name, Ask: ask}, suggest.Objects(s)); h != "" {
+		return "; " + h
+	}
+	return ""
 }

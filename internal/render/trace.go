@@ -169,8 +169,14 @@ func mismatchText(m *explain.Mismatch) string {
 		saw, _ := m.Saw.(string)
 		if saw == "" {
 			saw = "no client certificate (anonymous)"
+		} else {
+			saw = identityText(saw)
 		}
-		return fmt.Sprintf("source: wants %v; saw %s", m.Wants, saw)
+		wants, _ := m.Wants.(string)
+		if m.Test == "namespace-defaulted" {
+			return fmt.Sprintf("source: wants %s (the ServiceAccount names no namespace: it defaults to the policy's, %s); caller is %s", identityText(wants), m.Note, saw)
+		}
+		return fmt.Sprintf("source: wants %s; caller is %s", identityText(wants), saw)
 	case "cel":
 		switch m.Test {
 		case "tools-call-only":
@@ -213,4 +219,18 @@ func callText(c explain.Call) string {
 		return fmt.Sprintf("%s %q", c.Method, c.Tool)
 	}
 	return c.Method
+}
+
+// identityText is a principal as a user types it: sa:NS/NAME for a ServiceAccount's
+// SPIFFE ID (spiffe://TD/ns/NS/sa/NAME), else the SPIFFE ID itself.
+func identityText(principal string) string {
+	rest, ok := strings.CutPrefix(principal, "spiffe://")
+	if !ok {
+		return principal
+	}
+	parts := strings.Split(rest, "/")
+	if len(parts) == 5 && parts[1] == "ns" && parts[3] == "sa" && parts[2] != "" && parts[4] != "" {
+		return "sa:" + parts[2] + "/" + parts[4]
+	}
+	return principal
 }

@@ -83,11 +83,16 @@ func NewCanIListReport(l *whatif.CanIList) *CanIListReport {
 
 // CanIText prints the answer of can-i for one question: yes, no or indeterminate, then,
 // when several targets were asked and they differ, one line per target.
-func CanIText(w io.Writer, sems []string, answers []whatif.Answer) error {
+func CanIText(w io.Writer, sems []string, op whatif.Op, answers []whatif.Answer, skipped []*whatif.Target) error {
 	w = NewTerminalWriter(w, false)
-	v := whatif.Verdict(answers)
-	word := map[string]string{explain.Allow: "yes", explain.Deny: "no", explain.Indeterminate: "indeterminate"}[v]
-	fmt.Fprintln(w, word)
+	fmt.Fprintln(w, wrapLine(CanIHeadline(answers), TextWidth))
+	if len(skipped) > 0 {
+		var names []string
+		for _, t := range skipped {
+			names = append(names, t.Label())
+		}
+		fmt.Fprintln(w, wrapLine(fmt.Sprintf("  (not asked: %d path(s) to backends that do not offer %s: %s)", len(skipped), op.Tool, strings.Join(names, ", ")), TextWidth))
+	}
 	differ := false
 	for _, a := range answers[1:] {
 		if a.Outcome.Primary().Decision != answers[0].Outcome.Primary().Decision {
@@ -111,21 +116,56 @@ func CanIText(w io.Writer, sems []string, answers []whatif.Answer) error {
 	return nil
 }
 
+// canIWords are can-i's words for the verdicts.
+var canIWords = map[string]string{explain.Allow: "yes", explain.Deny: "no", explain.Indeterminate: "indeterminate"}
+
+// CanIHeadline is "yes", "no" or "indeterminate" when every path answers the same, else
+// the verdict (yes only when every path says yes) and how many paths say what: "no (yes
+// on 1 of 5 paths, no on 4)".
+func CanIHeadline(answers []whatif.Answer) string {
+	word := canIWords[whatif.Verdict(answers)]
+	n := whatif.Count(answers)
+	if len(n) < 2 {
+		return word
+	}
+	var parts []string
+	for _, d := range []string{explain.Allow, explain.Deny, explain.Indeterminate} {
+		if n[d] == 0 {
+			continue
+		}
+		if len(parts) == 0 {
+			parts = append(parts, fmt.Sprintf("%s on %d of %d paths", canIWords[d], n[d], len(answers)))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s on %d", canIWords[d], n[d]))
+		}
+	}
+	return word + " (" + strings.Join(parts, ", ") + ")"
+}
+
 // CanIReport is the JSON form of can-i.
 type CanIReport struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Completeness
-	Semantics []string   `json:"semantics"`
-	Identity  string     `json:"identity"`
-	Op        whatif.Op  `json:"op"`
-	Answer    string     `json:"answer"`
-	Targets   []EntryDoc `json:"targets"`
+	Semantics []string  `json:"semantics"`
+	Identity  string    `json:"identity"`
+	Op        whatif.Op `json:"op"`
+	Answer    string    `json:"answer"`
+	// Headline is the text's first line: the answer, and how many paths say what when
+	// they disagree.
+	Headline string     `json:"headline"`
+	Targets  []EntryDoc `json:"targets"`
+	// Skipped are the paths not asked: their backend does not offer the tool.
+	Skipped []TargetDoc `json:"skipped,omitempty"`
 }
 
 // NewCanIReport builds the JSON document of can-i.
-func NewCanIReport(sems []string, id *whatif.Caller, op whatif.Op, answers []whatif.Answer) *CanIReport {
-	r := &CanIReport{APIVersion: ReportAPIVersion, Kind: "AccessReview", Semantics: sems, Identity: id.ID, Op: op, Answer: whatif.Verdict(answers)}
+func NewCanIReport(sems []string, id *whatif.Caller, op whatif.Op, answers []whatif.Answer, skipped []*whatif.Target) *CanIReport {
+	r := &CanIReport{APIVersion: ReportAPIVersion, Kind: "AccessReview", Semantics: sems, Identity: id.ID, Op: op, Answer: whatif.Verdict(answers),
+		Headline: CanIHeadline(answers)}
+	for _, t := range skipped {
+		r.Skipped = append(r.Skipped, targetDoc(t, false))
+	}
 	for _, a := range answers {
 		r.Targets = append(r.Targets, EntryDoc{Target: targetDoc(a.Target, false), Op: op, CellDoc: cellDoc(sems, a.Outcome)})
 	}

@@ -17,11 +17,11 @@ func CanIList(w io.Writer, format string, s *snapshot.Snapshot, l *whatif.CanILi
 
 // CanI writes can-i's answers for id and op under sems: a report for json and yaml,
 // else the text.
-func CanI(w io.Writer, format string, s *snapshot.Snapshot, sems []string, id *whatif.Caller, op whatif.Op, answers []whatif.Answer) error {
+func CanI(w io.Writer, format string, s *snapshot.Snapshot, sems []string, id *whatif.Caller, op whatif.Op, answers []whatif.Answer, skipped []*whatif.Target) error {
 	if format == "json" || format == "yaml" {
-		return Report(w, format, NewCanIReport(sems, id, op, answers), CompletenessOf(s))
+		return Report(w, format, NewCanIReport(sems, id, op, answers, skipped), CompletenessOf(s))
 	}
-	return CanIText(w, sems, answers)
+	return CanIText(w, sems, op, answers, skipped)
 }
 
 // WhoCan writes who-can's answer: a report for json and yaml, else the text.

@@ -6,11 +6,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agnivade/levenshtein"
-
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/suggest"
 )
 
 // Question holds the names a what-if command gives, checked against the decision space
@@ -60,12 +59,17 @@ type NotFoundError struct {
 	Flag, What, Name string
 	// Where is where it was looked for ("the input", "the cluster", "any gateway",
 	// "gateway NS/NAME").
-	Where   string
-	Nearest string
+	Where string
+	// Hint is suggest's "did you mean …?", "" when nothing is close.
+	Hint string
 }
 
 func (e *NotFoundError) Error() string {
-	return fmt.Sprintf("%s: %s %s not found %s %s%s", e.Flag, e.What, e.Name, e.preposition(), e.Where, didYouMean(e.Name, e.Nearest))
+	msg := fmt.Sprintf("%s: %s %s not found %s %s", e.Flag, e.What, e.Name, e.preposition(), e.Where)
+	if e.Hint != "" {
+		msg += "; " + e.Hint
+	}
+	return msg
 }
 
 func (e *NotFoundError) preposition() string {
@@ -119,8 +123,10 @@ func Prepare(s *snapshot.Snapshot, sems []effective.Semantics, o Options, q Ques
 }
 
 // checkFilter is the NotFoundError of a filter's gateway, listener or backend that
-// names nothing in the input, with the nearest name when one is close.
+// names nothing in the input, with suggest's hint: the same NAME in another namespace,
+// a route or gateway given for a backend, or the nearest name.
 func checkFilter(s *snapshot.Snapshot, e *Engine, f Filter) error {
+	objs := suggest.Objects(s)
 	var gateways, backends []string
 	listeners := map[string][]string{}
 	for _, g := range s.Gateways {
@@ -145,10 +151,42 @@ func checkFilter(s *snapshot.Snapshot, e *Engine, f Filter) error {
 	}
 	// A Service a route names but the input lacks is still a backend of the space.
 	for _, t := range e.Targets {
+		if !seen[t.Backend] {
+			ns, name, _ := strings.Cut(t.Backend, "/")
+			objs = append(objs, suggest.Object{Kind: "service", Namespace: ns, Name: name})
+		}
 		add(t.Backend)
 	}
+	ask := func(o suggest.Object) string {
+		switch o.Kind {
+		case "gateway":
+			return "--gateway " + o.ID()
+		case "xbackend", "service":
+			return "--backend " + o.ID()
+		case "httproute":
+			// No --route here: name the backends the route reaches.
+			var bs []string
+			for _, t := range e.Targets {
+				if slices.Contains(t.Routes, o.ID()) && !slices.Contains(bs, t.Backend) {
+					bs = append(bs, t.Backend)
+				}
+			}
+			sort.Strings(bs)
+			switch {
+			case len(bs) == 1:
+				return "--backend " + bs[0] + " (the backend it reaches)"
+			case len(bs) > 1:
+				return "--backend " + strings.Join(bs[:len(bs)-1], ", ") + " or " + bs[len(bs)-1] + " (the backends it reaches)"
+			}
+		}
+		return ""
+	}
+	hint := func(kinds []string, id string) string {
+		ns, name, _ := strings.Cut(id, "/")
+		return suggest.Hint(suggest.Query{Kinds: kinds, Namespace: ns, Name: name, Ask: ask}, objs)
+	}
 	if f.Gateway != "" && !slices.Contains(gateways, f.Gateway) {
-		return &NotFoundError{Flag: "--gateway", What: "gateway", Name: f.Gateway, Where: inputName(s), Nearest: nearest(f.Gateway, gateways)}
+		return &NotFoundError{Flag: "--gateway", What: "gateway", Name: f.Gateway, Where: inputName(s), Hint: hint([]string{"gateway"}, f.Gateway)}
 	}
 	if f.Listener != "" {
 		var all []string
@@ -165,11 +203,15 @@ func checkFilter(s *snapshot.Snapshot, e *Engine, f Filter) error {
 			if f.Gateway != "" {
 				where = "gateway " + f.Gateway
 			}
-			return &NotFoundError{Flag: "--listener", What: "listener", Name: f.Listener, Where: where, Nearest: nearest(f.Listener, all)}
+			h := ""
+			if n := suggest.NearestOther(f.Listener, all); n != "" {
+				h = "did you mean " + n + "?"
+			}
+			return &NotFoundError{Flag: "--listener", What: "listener", Name: f.Listener, Where: where, Hint: h}
 		}
 	}
 	if f.Backend != "" && !slices.Contains(backends, f.Backend) {
-		return &NotFoundError{Flag: "--backend", What: "backend", Name: f.Backend, Where: inputName(s), Nearest: nearest(f.Backend, backends)}
+		return &NotFoundError{Flag: "--backend", What: "backend", Name: f.Backend, Where: inputName(s), Hint: hint([]string{"xbackend", "service"}, f.Backend)}
 	}
 	return nil
 }
@@ -216,37 +258,7 @@ func (e *Engine) unknownTool(tool string) *Warning {
 	return &Warning{Kind: UnknownTool, Source: "--tool", Name: tool, Nearest: nearestOther(tool, known)}
 }
 
-// nearest is the candidate closest to name by edit distance, "" when none is close: at
-// most a third of the name's length (at least 1, at most 3) edits away. Ties go to the
-// first in sorted order.
-func nearest(name string, candidates []string) string {
-	limit := min(max(len(name)/3, 1), 3)
-	best, bestD := "", limit+1
-	sorted := append([]string(nil), candidates...)
-	sort.Strings(sorted)
-	for _, c := range sorted {
-		if c == name {
-			return c
-		}
-		if d := levenshtein.ComputeDistance(strings.ToLower(name), strings.ToLower(c)); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-// nearestOther is nearest, "" when it is name itself.
+// nearestOther is suggest.NearestOther: the closest other name, "" when none is close.
 func nearestOther(name string, candidates []string) string {
-	if n := nearest(name, candidates); n != name {
-		return n
-	}
-	return ""
-}
-
-// didYouMean is "; did you mean X?" when near is a name other than name, else "".
-func didYouMean(name, near string) string {
-	if near != "" && near != name {
-		return fmt.Sprintf("; did you mean %s?", near)
-	}
-	return ""
+	return suggest.NearestOther(name, candidates)
 }

@@ -7,30 +7,6 @@ import (
 	"github.com/agpol/agpol/internal/explain"
 )
 
-func TestNearest(t *testing.T) {
-	names := []string{"pay/ledger", "tools/calc", "infra/edge", "sa:agents/billing", "sa:agents/support", "add", "refund"}
-	for _, tc := range []struct{ in, want string }{
-		{"pay/ledgr", "pay/ledger"},
-		{"Pay/Ledger", "pay/ledger"},
-		{"tools/calk", "tools/calc"},
-		{"infra/edg", "infra/edge"},
-		{"sa:agents/biling", "sa:agents/billing"},
-		{"refnd", "refund"},
-		{"ad", "add"},
-		{"pay/ledger", "pay/ledger"},
-		{"x", ""},
-		{"nothing/here", ""},
-		{"sa:other/billing", ""},
-	} {
-		if got := nearest(tc.in, names); got != tc.want {
-			t.Errorf("nearest(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-	if got := didYouMean("pay/ledger", nearest("pay/ledger", names)); got != "" {
-		t.Errorf("an exact name suggests %q", got)
-	}
-}
-
 func TestDiffFails(t *testing.T) {
 	c := &Change{}
 	for _, tc := range []struct {
@@ -57,7 +33,7 @@ func TestNotFoundError(t *testing.T) {
 		err  *NotFoundError
 		want string
 	}{
-		{&NotFoundError{Flag: "--gateway", What: "gateway", Name: "infra/edg", Where: "the input", Nearest: "infra/edge"},
+		{&NotFoundError{Flag: "--gateway", What: "gateway", Name: "infra/edg", Where: "the input", Hint: "did you mean infra/edge?"},
 			"--gateway: gateway infra/edg not found in the input; did you mean infra/edge?"},
 		{&NotFoundError{Flag: "--listener", What: "listener", Name: "x", Where: "any gateway"},
 			"--listener: listener x not found on any gateway"},
@@ -83,6 +59,10 @@ func TestPrepare(t *testing.T) {
 	}{
 		{"known names", Question{Filter: Filter{Gateway: "infra/edge", Listener: "https", Backend: "pay/ledger"}, CheckFilter: true, Tool: "refund"}, "", nil},
 		{"gateway", Question{Filter: Filter{Gateway: "infra/edg"}, CheckFilter: true}, "--gateway: gateway infra/edg not found in the input; did you mean infra/edge?", nil},
+		{"gateway in another namespace", Question{Filter: Filter{Gateway: "default/edge"}, CheckFilter: true}, "--gateway: gateway default/edge not found in the input; did you mean infra/edge?", nil},
+		{"backend in another namespace", Question{Filter: Filter{Backend: "default/ledger"}, CheckFilter: true}, "--backend: backend default/ledger not found in the input; did you mean pay/ledger?", nil},
+		{"route as backend", Question{Filter: Filter{Backend: "tools/tools"}, CheckFilter: true}, "--backend: backend tools/tools not found in the input; httproute tools/tools is a route; did you mean --backend tools/calc or tools/docs-mcp (the backends it reaches)?", nil},
+		{"backend as gateway", Question{Filter: Filter{Gateway: "pay/ledger-mcp"}, CheckFilter: true}, "--gateway: gateway pay/ledger-mcp not found in the input; service pay/ledger-mcp is a Service; did you mean --backend pay/ledger-mcp?", nil},
 		{"listener", Question{Filter: Filter{Listener: "htps"}, CheckFilter: true}, "--listener: listener htps not found on any gateway; did you mean https?", nil},
 		{"filter unchecked", Question{Filter: Filter{Gateway: "nope/nope"}}, "", nil},
 		{"caller", Question{Caller: &caller}, "", []Warning{{Kind: UnknownCaller, Source: "--from", Name: "sa:agents/biling", Nearest: "sa:agents/billing"}}},

@@ -133,12 +133,15 @@ func New(s *snapshot.Snapshot, sems []effective.Semantics, o Options) *Engine {
 			st.classes = append(st.classes, p)
 		}
 		t.Ops = append([]Op(nil), baseOps...)
+		t.offers = map[string]bool{}
 		if tools, ok := o.Inventory.ToolsOf(t.BackendKind, t.Backend); ok {
 			t.ToolsFrom = "inventory"
 			for _, name := range tools {
 				t.Ops = append(t.Ops, Op{Method: "tools/call", Tool: name})
+				t.offers[name] = true
 			}
 		} else {
+			offersOf(st.chains[0], t.offers)
 			t.ToolsFrom = "policies"
 			names := make([]string, 0, len(f.tools))
 			for n := range f.tools {

@@ -48,11 +48,15 @@ type Answer struct {
 }
 
 // CanI answers whether an identity may call op through the targets the filter selects.
-// The error is for a filter no target matches.
+// For a tools/call, when some of them offer the tool (the inventory lists it for their
+// backend, or else their backend-level policies name it), only those are asked: a path
+// to a backend that does not offer the tool answers nothing a person means to ask.
+// Skipped lists the selected targets left out so.
 func (e *Engine) CanI(id *Caller, op Op, f Filter) ([]Answer, error) {
 	var out []Answer
+	asked := e.offering(op, f)
 	for _, t := range e.Targets {
-		if f.target(t) {
+		if f.target(t) && (asked == nil || asked[t]) {
 			out = append(out, Answer{Target: t, Outcome: e.Decide(t, id, op)})
 		}
 	}
@@ -60,6 +64,40 @@ func (e *Engine) CanI(id *Caller, op Op, f Filter) ([]Answer, error) {
 		return nil, fmt.Errorf("%w", e.noTarget(f))
 	}
 	return out, nil
+}
+
+// Skipped are the targets f selects that CanI leaves out for op: their backend does
+// not offer the tool while another selected backend does.
+func (e *Engine) Skipped(op Op, f Filter) []*Target {
+	asked := e.offering(op, f)
+	if asked == nil {
+		return nil
+	}
+	var out []*Target
+	for _, t := range e.Targets {
+		if f.target(t) && !asked[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// offering is the set of targets f selects whose backend offers op's tool, nil when
+// op is no tools/call or none offers it (then every selected target is asked).
+func (e *Engine) offering(op Op, f Filter) map[*Target]bool {
+	if op.Method != "tools/call" || op.Tool == "" || op.Other {
+		return nil
+	}
+	var asked map[*Target]bool
+	for _, t := range e.Targets {
+		if f.target(t) && t.Offers(op.Tool) {
+			if asked == nil {
+				asked = map[*Target]bool{}
+			}
+			asked[t] = true
+		}
+	}
+	return asked
 }
 
 // ErrNoTarget is wrapped by errors for a gateway/backend combination no route connects.
@@ -82,19 +120,29 @@ func (e *Engine) noTarget(f Filter) error {
 	return fmt.Errorf("%w: the topology has no gateway → backend path", ErrNoTarget)
 }
 
-// Verdict folds answers on several targets: allow when some target allows, else
-// indeterminate when some target is, else deny.
+// Verdict folds answers on several targets: allow only when every target allows (a
+// script doing "can-i && deploy" must not read a yes that holds on one path of five),
+// else deny when some target denies, else indeterminate.
 func Verdict(as []Answer) string {
-	v := explain.Deny
+	v := explain.Allow
 	for _, a := range as {
 		switch a.Outcome.Primary().Decision {
-		case explain.Allow:
-			return explain.Allow
+		case explain.Deny:
+			return explain.Deny
 		case explain.Indeterminate:
 			v = explain.Indeterminate
 		}
 	}
 	return v
+}
+
+// Count is how many answers have each primary decision.
+func Count(as []Answer) map[string]int {
+	n := map[string]int{}
+	for _, a := range as {
+		n[a.Outcome.Primary().Decision]++
+	}
+	return n
 }
 
 // WhoCanTarget is the answer of who-can on one target.
@@ -121,8 +169,15 @@ type WhoCanEntry struct {
 // access is indeterminate, and whether anyone may.
 func (e *Engine) WhoCan(op Op, f Filter) ([]*WhoCanTarget, error) {
 	var out []*WhoCanTarget
+	// Without a backend, a tool is asked of every backend that offers it.
+	var offering map[*Target]bool
+	if f.Backend == "" {
+		if offering = e.offering(op, f); offering == nil {
+			return nil, fmt.Errorf("no backend offers tool %q (no tools inventory entry and no backend-level policy names it): give --backend", op.Tool)
+		}
+	}
 	for _, t := range e.Targets {
-		if !f.target(t) {
+		if !f.target(t) || (offering != nil && !offering[t]) {
 			continue
 		}
 		w := &WhoCanTarget{Target: t}

@@ -85,7 +85,13 @@ type Target struct {
 	Ops       []Op   `json:"ops"`
 
 	gw, be topology.Ref
+	// offers are the tools the backend offers: the inventory's, else those its
+	// backend-level policies name (none for a Service backend).
+	offers map[string]bool
 }
+
+// Offers reports whether the inventory, or else the backend's own policies, name tool.
+func (t *Target) Offers(tool string) bool { return t.offers[tool] }
 
 // Key identifies a target across snapshots.
 func (t *Target) Key() string {
@@ -272,31 +278,46 @@ type chainFacts struct {
 
 func factsOf(c *effective.Chain, f *chainFacts) {
 	for _, l := range c.Levels() {
-		var rules []*effective.Rule
-		rules = append(rules, l.Merged...)
-		rules = append(rules, l.LegacyExt...)
-		if l.ExtAuth != nil {
-			rules = append(rules, l.ExtAuth.Rules...)
+		levelFacts(l, f)
+	}
+}
+
+// offersOf adds to tools the tool names of the backend level of c: the tools the
+// policies show its backend offers (gateway-level rules apply to every backend).
+func offersOf(c *effective.Chain, tools map[string]bool) {
+	f := chainFacts{principals: map[string]bool{}, tools: tools}
+	for _, l := range c.Levels() {
+		if l.Name == effective.LevelBackend {
+			levelFacts(l, &f)
 		}
-		for _, p := range l.Allow {
-			rules = append(rules, p.Rules...)
+	}
+}
+
+func levelFacts(l *effective.Level, f *chainFacts) {
+	var rules []*effective.Rule
+	rules = append(rules, l.Merged...)
+	rules = append(rules, l.LegacyExt...)
+	if l.ExtAuth != nil {
+		rules = append(rules, l.ExtAuth.Rules...)
+	}
+	for _, p := range l.Allow {
+		rules = append(rules, p.Rules...)
+	}
+	for _, r := range rules {
+		if v := r.Principal.Value; v != "" && !r.Principal.Any && !r.Principal.None {
+			f.principals[v] = true
 		}
-		for _, r := range rules {
-			if v := r.Principal.Value; v != "" && !r.Principal.Any && !r.Principal.None {
-				f.principals[v] = true
-			}
-			for _, m := range r.Permission.Methods {
-				if m.Name == "tools/call" || m.Name == "tools/" {
-					for _, t := range m.Params {
-						f.tools[t] = true
-					}
-				}
-			}
-			if r.Permission.CEL != nil {
-				f.hasCEL = true
-				for _, t := range celToolLiterals(r.Permission.CEL.Expression) {
+		for _, m := range r.Permission.Methods {
+			if m.Name == "tools/call" || m.Name == "tools/" {
+				for _, t := range m.Params {
 					f.tools[t] = true
 				}
+			}
+		}
+		if r.Permission.CEL != nil {
+			f.hasCEL = true
+			for _, t := range celToolLiterals(r.Permission.CEL.Expression) {
+				f.tools[t] = true
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package whatif
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -347,8 +348,13 @@ func TestCanI(t *testing.T) {
 	}{
 		{billing, Op{Method: "tools/call", Tool: "refund"}, Filter{Backend: "pay/ledger"}, explain.Allow},
 		{e.Identity("sa:agents/support"), Op{Method: "tools/call", Tool: "refund"}, Filter{Backend: "pay/ledger"}, explain.Deny},
-		// Allowed on https, denied on plain http (seen as anonymous): yes.
-		{billing, Op{Method: "tools/call", Tool: "add"}, Filter{Backend: "tools/calc"}, explain.Allow},
+		// Allowed on https, denied on plain http (seen as anonymous): no, since yes holds
+		// only when every path says yes.
+		{billing, Op{Method: "tools/call", Tool: "add"}, Filter{Backend: "tools/calc"}, explain.Deny},
+		{billing, Op{Method: "tools/call", Tool: "add"}, Filter{Backend: "tools/calc", Listener: "https"}, explain.Allow},
+		// Through the gateway, refund is asked only of pay/ledger, whose policies name it:
+		// the Service path whose gateway rule allows any tool is not asked.
+		{e.Identity("sa:agents/support"), Op{Method: "tools/call", Tool: "refund"}, Filter{Gateway: "infra/edge"}, explain.Deny},
 		{billing, Op{Method: "tools/call", Tool: "add"}, Filter{Backend: "tools/calc", Listener: "http"}, explain.Deny},
 		// A caller the snapshot does not know is any other caller.
 		{e.IdentityFor(explain.Caller{Kind: explain.CallerServiceAccount, Namespace: "x", Name: "y"}), Op{Method: "initialize"}, Filter{Backend: "pay/ledger"}, explain.Allow},
@@ -362,10 +368,56 @@ func TestCanI(t *testing.T) {
 			t.Errorf("%s %s %+v: %s, want %s", tc.id.ID, tc.op.Label(), tc.f, got, tc.want)
 		}
 	}
+	support := e.Identity("sa:agents/support")
+	refund := Op{Method: "tools/call", Tool: "refund"}
+	as, _ := e.CanI(support, refund, Filter{Gateway: "infra/edge"})
+	if len(as) != 1 || as[0].Target.Backend != "pay/ledger" {
+		t.Errorf("refund through infra/edge asked %d paths, want only pay/ledger's", len(as))
+	}
+	if sk := e.Skipped(refund, Filter{Gateway: "infra/edge"}); len(sk) != 4 {
+		t.Errorf("skipped %d paths, want 4 (tools/calc and docs-mcp on two listeners)", len(sk))
+	}
+	// A tool no backend offers is asked of every path.
+	if as, _ := e.CanI(support, Op{Method: "tools/call", Tool: "unknown"}, Filter{Gateway: "infra/edge"}); len(as) != 5 {
+		t.Errorf("an unknown tool asked %d paths, want 5", len(as))
+	}
 	l := e.CanIList(billing, Filter{})
 	if l.Counts != (Counts{Allow: 16, Deny: 6}) || len(l.Entries) != 22 {
 		t.Errorf("list: %+v (%d entries)", l.Counts, len(l.Entries))
 	}
+}
+
+// With an inventory, the paths asked are those whose backend lists the tool; when they
+// disagree the verdict is no and the counts say so.
+func TestCanIInventory(t *testing.T) {
+	inv, err := ParseInventory("tools.json", mustRead(t, "../../testdata/whatif/tools.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(load(t, examples), reference(), Options{Inventory: inv})
+	as, err := e.CanI(e.Identity("sa:agents/support"), Op{Method: "tools/call", Tool: "search_docs"}, Filter{Gateway: "infra/edge"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := Count(as); len(as) != 2 || n[explain.Allow] != 1 || n[explain.Deny] != 1 || Verdict(as) != explain.Deny {
+		t.Errorf("search_docs: %d paths, counts %v, verdict %s; want 2 paths, one yes one no, no", len(as), n, Verdict(as))
+	}
+	ws, err := e.WhoCan(Op{Method: "tools/call", Tool: "refund"}, Filter{})
+	if err != nil || len(ws) != 1 || ws[0].Target.Backend != "pay/ledger" {
+		t.Errorf("who-can refund without --backend: %d targets, %v; want pay/ledger's", len(ws), err)
+	}
+	if _, err := e.WhoCan(Op{Method: "tools/call", Tool: "nothing"}, Filter{}); err == nil {
+		t.Error("who-can of a tool no backend offers, without --backend: no error")
+	}
+}
+
+func mustRead(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func TestMatrix(t *testing.T) {
