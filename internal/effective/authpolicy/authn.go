@@ -93,7 +93,7 @@ func verifyAPIKey(a *authnResult, id *Identity, env *Env) {
 	ns, name, _ := strings.Cut(id.APIKey.Secret, "/")
 	s := env.secret(ns, name)
 	if s == nil {
-		a.result, a.reason = Unknown, "Secret "+id.APIKey.Secret+" is not in the input"
+		a.result, a.reason = Unknown, "Secret "+id.APIKey.Secret+" is not in the input"+env.unreadNote("secrets")
 		return
 	}
 	scope := env.AuthConfigNamespace
@@ -133,6 +133,10 @@ func verifyAPIKey(a *authnResult, id *Identity, env *Env) {
 	}
 	a.result, a.identity, a.unknown = True, obj, []string{"auth.identity.data"}
 	a.reason = "the API key of Secret " + id.APIKey.Secret + "; auth.identity is the Secret (its labels and annotations; its data is not read) (api_key.go:71-86)"
+	if s.DataUnread {
+		a.unknown = append(a.unknown, "auth.identity.type")
+		a.reason += "; " + citeMetadataOnly + " api_key"
+	}
 }
 
 func toAny(m map[string]string) map[string]any {
@@ -191,12 +195,14 @@ func verifyX509(a *authnResult, id *Identity, env *Env) {
 		scope = ""
 	}
 	var cas []string
+	var assumed bool
 	for _, s := range env.Secrets {
 		if scope != "" && s.Namespace != scope {
 			continue
 		}
 		if ok, _ := selectsSecret(a.spec.X509.Selector, s); ok && s.HasCertificate {
 			cas = append(cas, s.Namespace+"/"+s.Name)
+			assumed = assumed || s.DataUnread
 		}
 	}
 	if len(cas) == 0 {
@@ -204,7 +210,7 @@ func verifyX509(a *authnResult, id *Identity, env *Env) {
 		if scope != "" {
 			where = "namespace " + scope
 		}
-		a.result, a.reason = Unknown, fmt.Sprintf("no CA Secret labelled %s in %s is in the input (pkg/evaluators/identity/mtls.go:57-77)", selectorString(a.spec.X509.Selector), where)
+		a.result, a.reason = Unknown, fmt.Sprintf("no CA Secret labelled %s in %s is in the input (pkg/evaluators/identity/mtls.go:57-77)", selectorString(a.spec.X509.Selector), where)+env.unreadNote("secrets")
 		return
 	}
 	sub := id.X509.Subject
@@ -223,4 +229,7 @@ func verifyX509(a *authnResult, id *Identity, env *Env) {
 		"OrganizationalUnit": list(sub.OrganizationalUnit), "Country": list(sub.Country), "Locality": list(sub.Locality), "Province": list(sub.Province)}
 	a.unknown = []string{"auth.identity.Names", "auth.identity.ExtraNames", "auth.identity.StreetAddress", "auth.identity.PostalCode"}
 	a.reason = "a client certificate verified as if signed by the CA of " + strings.Join(cas, ", ") + "; auth.identity is its subject (mtls.go:80-130)"
+	if assumed {
+		a.reason += "; " + citeMetadataOnly + " tls.crt"
+	}
 }
