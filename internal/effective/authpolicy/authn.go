@@ -102,7 +102,11 @@ func verifyAPIKey(a *authnResult, id *Identity, env *Env) {
 	}
 	if scope != "" && ns != scope {
 		a.result = False
-		a.reason = fmt.Sprintf("Secret %s is in namespace %s, and kuadrant-operator writes this policy's AuthConfig into Kuadrant's namespace %s: with allNamespaces false the key is never found. %s", id.APIKey.Secret, ns, scope, citeAPIKeyScope)
+		where := "Kuadrant's namespace"
+		if env.policyNamespace {
+			where = "the v1beta2 policy's own namespace (kuadrant-operator v0.6.1 controllers/authpolicy_authconfig.go:54-57)"
+		}
+		a.reason = fmt.Sprintf("Secret %s is in namespace %s, and kuadrant-operator writes this policy's AuthConfig into %s %s: with allNamespaces false the key is never found. %s", id.APIKey.Secret, ns, where, scope, citeAPIKeyScope)
 		if env.NamespaceAssumed {
 			a.reason += " (no Kuadrant CR in the input: Kuadrant's namespace assumed " + scope + ")"
 		}

@@ -28,6 +28,8 @@ type Env struct {
 	roles            map[string][]rbacv1.PolicyRule // "ns/name" of Roles, "/name" of ClusterRoles
 	bindings         []binding
 	hasRBAC          bool
+	// policyNamespace is set when AuthConfigNamespace is a v1beta2 policy's namespace.
+	policyNamespace bool
 	// unread holds, by resource ("secrets", "roles.rbac.authorization.k8s.io", ...), why a
 	// live read could not list an input-only kind.
 	unread map[string]string
