@@ -186,6 +186,11 @@ func v1beta2WithoutSources(t *testing.T, doc string) any {
 	}
 	v = walk(v)
 	if m, ok := v.(map[string]any); ok {
+		// The test cluster serves no Kuadrant CR kind (an optional kind): the live
+		// answer says so (notInstalled), which files never do.
+		if ni, ok := m["notInstalled"].([]any); ok && len(ni) == 1 && ni[0] == "kuadrants.kuadrant.io" {
+			delete(m, "notInstalled")
+		}
 		// Findings are listed by position: file:line in files, object names live.
 		if fs, ok := m["findings"].([]any); ok {
 			sort.Slice(fs, func(i, j int) bool {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -132,6 +133,7 @@ func semNames(sems []effective.Semantics) []string {
 
 type canIOptions struct {
 	whatifFlags
+	personaFlags
 	from   string
 	list   bool
 	tool   string
@@ -147,6 +149,10 @@ func (o *canIOptions) Complete(cmd *cobra.Command, _ []string) error {
 	if err := o.completeWhatif(); err != nil {
 		return err
 	}
+	if o.personas != "" || o.at != "" {
+		o.methodGiven = cmd.Flags().Changed("method")
+		return o.personaFlags.complete(o.a, o.namespace)
+	}
 	if o.from != "" {
 		var err error
 		if o.caller, err = explain.ParseCaller(o.from); err != nil {
@@ -159,6 +165,20 @@ func (o *canIOptions) Complete(cmd *cobra.Command, _ []string) error {
 }
 
 func (o *canIOptions) Validate() error {
+	if o.personas != "" {
+		switch {
+		case o.from == "":
+			return usagef("--from PERSONA is required with --personas: the name of a persona of %s", o.personas)
+		case !slices.ContainsFunc(o.people, func(p explain.Persona) bool { return p.Name == o.from }):
+			return usagef("--from %q: no persona of that name in %s", o.from, o.personas)
+		case o.list || o.tool != "" || o.methodGiven || o.listener != "":
+			return usagef("--personas answers per Kuadrant path (Gateway → listener → HTTPRoute → rule): --list, --tool, --method and --listener do not apply")
+		}
+		return o.load.validate()
+	}
+	if o.at != "" {
+		return usagef("--time is for --personas")
+	}
 	if o.from == "" {
 		return usagef("--from IDENTITY is required (sa:NAMESPACE/NAME, spiffe://..., or anonymous)")
 	}
@@ -178,6 +198,17 @@ func (o *canIOptions) Validate() error {
 
 func (o *canIOptions) Run(ctx context.Context) error {
 	a, f := o.a, o.filter
+	if o.personas != "" {
+		m, err := o.personaMatrix(ctx, &o.whatifFlags)
+		if err != nil {
+			return err
+		}
+		ans, _ := m.Answer(o.from)
+		if err := render.PersonaCanI(a.streams.Out, o.output, ans); err != nil {
+			return err
+		}
+		return verdictExit(ans.Verdict)
+	}
 	e, s, err := a.engine(ctx, &o.whatifFlags, &o.load, o.sems, whatif.Question{Filter: f, CheckFilter: true, Caller: &o.caller, Tool: o.tool})
 	if err != nil {
 		return err
@@ -225,6 +256,11 @@ names the nearest one. An identity or a tool that appears in no policy, no Servi
 no tools inventory is answered as any caller (tool) no rule names, with a warning on stderr
 naming the nearest known one.
 
+With --personas FILE --from PERSONA (Kuadrant personas, docs/kuadrant-identities.md) it
+answers whether Authorino lets the persona through the paths an AuthPolicy protects
+(through --gateway, to --backend, when given): yes when some path allows, and the answer
+and reason on each path.
+
 ` + whatifSpaceHelp + `
 
 ` + exitCodesHelp,
@@ -233,17 +269,21 @@ naming the nearest known one.
 
   # Yes or no
   agpol can-i --from sa:agents/support --tool refund --gateway infra/edge \
-      --backend pay/ledger -f testdata/examples`,
+      --backend pay/ledger -f testdata/examples
+
+  # May the Kuadrant persona john reach the toystore's routes?
+  agpol can-i --personas personas.yaml --from john -f toystore.yaml --time 2026-05-01T10:00:00Z`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(o),
 	}
 	o.addWhatif(a, cmd, "text", "json", "yaml")
 	f := cmd.Flags()
-	f.StringVar(&o.from, "from", "", "caller: sa:NAMESPACE/NAME, spiffe://..., or anonymous")
+	f.StringVar(&o.from, "from", "", "caller: sa:NAMESPACE/NAME, spiffe://..., or anonymous; with --personas, a persona's name")
 	f.BoolVar(&o.list, "list", false, "list every operation of every path for the identity")
 	f.StringVar(&o.tool, "tool", "", "tool name (tools/call)")
 	_ = cmd.RegisterFlagCompletionFunc("from", a.completeFrom(&o.load, completeIdentities))
 	_ = cmd.RegisterFlagCompletionFunc("tool", a.completeFrom(&o.load, completeTools))
 	f.StringVar(&o.method, "method", "tools/call", "MCP method: tools/call, initialize or tools/list")
+	o.personaFlags.add(cmd, "with --from PERSONA, whether Authorino lets the persona through the AuthPolicy-protected paths (through --gateway, to --backend)")
 	return cmd
 }

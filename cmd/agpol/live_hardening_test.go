@@ -219,6 +219,9 @@ type auditEvent struct {
 	ObjectRef *struct {
 		Resource string `json:"resource"`
 	} `json:"objectRef"`
+	// ResponseObject is logged for Secrets only (RequestResponse level): what the API
+	// server sent agpol.
+	ResponseObject json.RawMessage `json:"responseObject"`
 }
 
 const readerUser = "agpol-reader"
@@ -244,7 +247,7 @@ func startAuditedCluster(t *testing.T) (readerKubeconfig, auditLog string, env *
 	}
 	dir := t.TempDir()
 	policy := filepath.Join(dir, "audit-policy.yaml")
-	if err := os.WriteFile(policy, []byte("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n"), 0o600); err != nil {
+	if err := os.WriteFile(policy, []byte("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n  resources: [{group: \"\", resources: [secrets]}]\n- level: Metadata\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	auditLog = filepath.Join(dir, "audit.log")
@@ -289,8 +292,9 @@ func startAuditedCluster(t *testing.T) (readerKubeconfig, auditLog string, env *
 		}
 		create(gvk.GroupVersion().WithResource(k.Resource), ns, u)
 	}
-	// A Secret agpol must never read, and the read-only role: get, list and watch on
-	// everything, Secrets included, so only agpol's own restraint keeps it from them.
+	// A Secret whose data agpol must never read, and the read-only role: get, list and
+	// watch on everything, Secrets included, so only agpol's own restraint (a list of
+	// their metadata alone) keeps their data from it.
 	create(schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, "pay", &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "ledger-token", "namespace": "pay"},
 		"data": map[string]any{"token": "c2VjcmV0LXZhbHVl"}, // secret-value
@@ -406,7 +410,20 @@ func TestLiveReadOnlyProof(t *testing.T) {
 			t.Errorf("agpol sent %s %s", e.Verb, e.RequestURI)
 		}
 		if (e.ObjectRef != nil && e.ObjectRef.Resource == "secrets") || strings.Contains(e.RequestURI, "/secrets") {
-			t.Errorf("agpol requested Secrets: %s %s", e.Verb, e.RequestURI)
+			// Secrets are only listed, and the server sends their metadata alone.
+			var resp struct {
+				Kind  string `json:"kind"`
+				Items []map[string]any
+			}
+			_ = json.Unmarshal(e.ResponseObject, &resp)
+			if e.Verb != "list" || (e.Stage == "ResponseComplete" && resp.Kind != "PartialObjectMetadataList") {
+				t.Errorf("agpol requested Secrets other than as metadata: %s %s (response %s)", e.Verb, e.RequestURI, resp.Kind)
+			}
+			for _, it := range resp.Items {
+				if _, has := it["data"]; has {
+					t.Errorf("the API server sent agpol a Secret's data: %s", e.RequestURI)
+				}
+			}
 		}
 		if e.ImpersonatedUser != nil {
 			t.Errorf("agpol impersonated %s: %s", e.ImpersonatedUser.Username, e.RequestURI)
@@ -426,12 +443,17 @@ func TestLiveReadOnlyProof(t *testing.T) {
 	if err != nil {
 		t.Fatalf("--snapshot-out does not read back: %v", err)
 	}
+	// A Secret is written as its metadata, marked as read without its data.
 	for _, o := range snapObjs {
-		if o.Object().GetKind() == "Secret" {
-			t.Errorf("--snapshot-out holds Secret %s/%s", o.Object().GetNamespace(), o.Object().GetName())
+		if u := o.Object(); u.GetKind() == "Secret" {
+			_, hasData := u.Object["data"]
+			_, hasStringData := u.Object["stringData"]
+			if hasData || hasStringData || u.GetAnnotations()[snapshot.SecretDataAnnotation] != snapshot.SecretDataUnread {
+				t.Errorf("--snapshot-out holds Secret %s/%s with more than its metadata: %v", u.GetNamespace(), u.GetName(), u.Object)
+			}
 		}
 	}
-	for _, bad := range []string{"ledger-token", "c2VjcmV0LXZhbHVl", "secret-value"} {
+	for _, bad := range []string{"c2VjcmV0LXZhbHVl", "secret-value"} {
 		if strings.Contains(string(data), bad) {
 			t.Errorf("--snapshot-out contains %q", bad)
 		}

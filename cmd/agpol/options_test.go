@@ -350,17 +350,35 @@ func TestNewCmdCanI(t *testing.T) {
 		{argv: []string{"can-i", "--list", "--from", "anonymous", "--tools", "testdata/whatif/missing.json"}, wantErr: "reading tools inventory", inputErr: true},
 		{argv: []string{"can-i", "--list", "--from", "anonymous", "-o", "csv"}, wantErr: `unknown output format "csv"`},
 		{argv: []string{"can-i", "--list", "--from", "anonymous", "--color", "sometimes"}, wantErr: `unknown --color value "sometimes"`},
+		{argv: []string{"can-i", "--personas", "cmd/agpol/testdata/kuadrant-personas.yaml", "--from", "john"},
+			want: canIView{Output: "text", Color: "auto", Sems: "reference"}}, // the persona is checked in Validate
+		{argv: []string{"can-i", "--personas", "cmd/agpol/testdata/kuadrant-personas.yaml"}, wantErr: "--from PERSONA is required with --personas"},
+		{argv: []string{"can-i", "--personas", "cmd/agpol/testdata/kuadrant-personas.yaml", "--from", "nobody"}, wantErr: `--from "nobody": no persona of that name`},
+		{argv: []string{"can-i", "--personas", "cmd/agpol/testdata/kuadrant-personas.yaml", "--from", "john", "--list"}, wantErr: "--list, --tool, --method and --listener do not apply"},
+		{argv: []string{"can-i", "--list", "--from", "anonymous", "--time", "2026-05-01T10:00:00Z"}, wantErr: "--time is for --personas"},
 	}, view)
 }
 
 type whoCanView struct {
-	Op     whatif.Op
-	Filter whatif.Filter
-	Output string
+	Op       whatif.Op
+	Filter   whatif.Filter
+	Output   string
+	Personas []string
+	Time     string
 }
 
 func TestNewCmdWhoCan(t *testing.T) {
-	view := func(o *whoCanOptions) any { return whoCanView{Op: o.op, Filter: o.filter, Output: o.output} }
+	view := func(o *whoCanOptions) any {
+		v := whoCanView{Op: o.op, Filter: o.filter, Output: o.output}
+		for _, p := range o.people {
+			v.Personas = append(v.Personas, p.Name)
+		}
+		if !o.when.IsZero() {
+			v.Time = o.when.Format(time.RFC3339)
+		}
+		return v
+	}
+	const personas = "testdata/kuadrant-personas.yaml"
 	runArgvCases(t, []argvCase{
 		{argv: []string{"who-can", "--tool", "refund", "--backend", "pay/ledger"},
 			want: whoCanView{Op: whatif.Op{Method: "tools/call", Tool: "refund"}, Filter: whatif.Filter{Backend: "pay/ledger"}, Output: "text"}},
@@ -372,6 +390,12 @@ func TestNewCmdWhoCan(t *testing.T) {
 		{argv: []string{"who-can", "--backend", "pay/ledger"}, wantErr: "--tool TOOL is required with --method tools/call"},
 		{argv: []string{"who-can", "--backend", "pay/ledger", "--method", "initialize", "--tool", "x"}, wantErr: "--tool is for --method tools/call"},
 		{argv: []string{"who-can", "--backend", "a/b/c", "--tool", "x"}, wantErr: "--backend: "},
+		{argv: []string{"who-can", "--personas", personas, "--time", "2026-05-01T10:00:00Z", "--gateway", "gw/edge"},
+			want: whoCanView{Op: whatif.Op{Method: "tools/call"}, Filter: whatif.Filter{Gateway: "gw/edge"}, Output: "text",
+				Personas: []string{"john", "client-app-1", "stranger"}, Time: "2026-05-01T10:00:00Z"}},
+		{argv: []string{"who-can", "--personas", personas, "--tool", "x"}, wantErr: "--tool, --method and --listener do not apply"},
+		{argv: []string{"who-can", "--personas", personas, "--time", "tomorrow"}, wantErr: `--time "tomorrow"`},
+		{argv: []string{"who-can", "--tool", "x", "--backend", "pay/ledger", "--time", "2026-05-01T10:00:00Z"}, wantErr: "--time is for --personas"},
 	}, view)
 }
 

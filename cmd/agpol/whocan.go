@@ -11,6 +11,7 @@ import (
 
 type whoCanOptions struct {
 	whatifFlags
+	personaFlags
 	tool   string
 	method string
 
@@ -23,10 +24,19 @@ func (o *whoCanOptions) Complete(*cobra.Command, []string) error {
 		return err
 	}
 	o.op = whatif.Op{Method: o.method, Tool: o.tool}
-	return nil
+	return o.personaFlags.complete(o.a, o.namespace)
 }
 
 func (o *whoCanOptions) Validate() error {
+	if o.personas != "" {
+		if o.tool != "" || o.method != "tools/call" || o.listener != "" {
+			return usagef("--personas answers per Kuadrant path (Gateway → listener → HTTPRoute → rule): --tool, --method and --listener do not apply")
+		}
+		return o.load.validate()
+	}
+	if o.at != "" {
+		return usagef("--time is for --personas")
+	}
 	if o.backend == "" && o.op.Method != "tools/call" {
 		return usagef("--backend NAMESPACE/NAME is required with --method %s", o.op.Method)
 	}
@@ -41,6 +51,13 @@ func (o *whoCanOptions) Validate() error {
 
 func (o *whoCanOptions) Run(ctx context.Context) error {
 	a := o.a
+	if o.personas != "" {
+		m, err := o.personaMatrix(ctx, &o.whatifFlags)
+		if err != nil {
+			return err
+		}
+		return render.PersonaWhoCan(a.streams.Out, o.output, m)
+	}
 	e, s, err := a.engine(ctx, &o.whatifFlags, &o.load, o.sems, whatif.Question{Filter: o.filter, CheckFilter: true, Tool: o.op.Tool})
 	if err != nil {
 		return err
@@ -55,7 +72,7 @@ func (o *whoCanOptions) Run(ctx context.Context) error {
 func (a *app) newWhoCanCmd() *cobra.Command {
 	o := &whoCanOptions{whatifFlags: whatifFlags{decideFlags: decideFlags{a: a}}}
 	cmd := &cobra.Command{
-		Use:   "who-can --tool TOOL [--backend NAMESPACE/NAME] [--gateway NAMESPACE/NAME]",
+		Use:   "who-can (--tool TOOL [--backend NAMESPACE/NAME] | --personas FILE) [--gateway NAMESPACE/NAME]",
 		Short: "List every identity that may call a tool on a backend",
 		Long: `List, for every path to the backend (through --gateway only, if given), every identity
 that may call the tool, those for which it depends on an external authorizer, and the rule
@@ -69,6 +86,11 @@ A --gateway, --listener or --backend that the input does not hold is an error (e
 names the nearest one; a tool that appears in no policy and no tools inventory gets a
 warning naming the nearest known one.
 
+With --personas FILE (Kuadrant personas, docs/kuadrant-identities.md) it lists instead, for
+every path an AuthPolicy protects (through --gateway, to --backend, when given), the
+personas Authorino lets through, those it denies (with the status) and those it cannot
+decide; --backend is then optional.
+
 ` + whatifSpaceHelp + `
 
 ` + exitCodesHelp,
@@ -77,7 +99,10 @@ warning naming the nearest known one.
 
   # Who may list the calculator's tools, under every semantics preset
   agpol who-can --method tools/list --backend tools/calc --semantics all \
-      -f testdata/examples`,
+      -f testdata/examples
+
+  # Which Kuadrant personas reach each protected route
+  agpol who-can --personas personas.yaml -f toystore.yaml --time 2026-05-01T10:00:00Z`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(o),
 	}
@@ -86,5 +111,6 @@ warning naming the nearest known one.
 	f.StringVar(&o.tool, "tool", "", "tool name (tools/call)")
 	_ = cmd.RegisterFlagCompletionFunc("tool", a.completeFrom(&o.load, completeTools))
 	f.StringVar(&o.method, "method", "tools/call", "MCP method: tools/call, initialize or tools/list")
+	o.personaFlags.add(cmd, "which of them each AuthPolicy-protected path (through --gateway, to --backend) lets through")
 	return cmd
 }

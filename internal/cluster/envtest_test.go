@@ -53,6 +53,9 @@ var live struct {
 
 	seedOnce sync.Once
 	seedErr  error
+	// inputOnlyOnce creates TestLiveInputOnly's objects once (-count=N).
+	inputOnlyOnce sync.Once
+	inputOnlyErr  error
 }
 
 func TestMain(m *testing.M) {
@@ -137,10 +140,10 @@ func startLive() {
 
 	live.beforeKuadrant, live.beforeKuadrantErr = ReadLive(context.Background(), LiveOptions{Getter: getter("")})
 	if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{
-		Paths:              []string{filepath.Join(crdDir, "kuadrant.io_authpolicies.yaml")},
+		Paths:              []string{filepath.Join(crdDir, "kuadrant.io_authpolicies.yaml"), filepath.Join(root, "internal", "cluster", "testdata", "kuadrant.io_kuadrants.yaml")},
 		ErrorIfPathMissing: true,
 	}); err != nil {
-		live.err = fmt.Errorf("installing the AuthPolicy CRD: %w", err)
+		live.err = fmt.Errorf("installing the AuthPolicy and Kuadrant CRDs: %w", err)
 		return
 	}
 	fmt.Fprintf(os.Stderr, "live: kube-apiserver and etcd from %s up with CRDs in %s\n", assets, time.Since(start).Round(time.Millisecond))

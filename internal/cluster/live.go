@@ -19,6 +19,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
 	"github.com/agpol/agpol/internal/apis/agentic"
@@ -78,9 +79,11 @@ type LiveResult struct {
 	Server string
 }
 
-// ReadLive lists every kind agpol reads from the cluster. Discovery decides which kinds are
-// served and at which version; lists are paginated. Only GET requests are sent: the transport
-// refuses any other method, and refuses Secrets outright. An unreachable server, bad
+// ReadLive lists every kind agpol reads from the cluster, and the input-only kinds as
+// optional ones (a refusal is a warning that does not make the read partial). Discovery
+// decides which kinds are served and at which version; lists are paginated. Only GET
+// requests are sent: the transport refuses any other method, and lets a request for
+// Secrets through only when it asks for their metadata alone (PartialObjectMetadata). An unreachable server, bad
 // credentials or an unexpected API error is an error; a kind not installed or a list RBAC
 // forbids is recorded in the result instead. XAccessPolicies written at v0alpha0 (stored as
 // v1alpha1 without an action) are re-read at v0alpha0, so they get the same typed form as
@@ -131,6 +134,7 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*LiveResult, error) {
 		failed = gdf.Groups
 	}
 	plan := planKinds(snapshot.KnownKinds, lists, failed)
+	plan.addOptional(planKinds(snapshot.InputOnlyKinds, lists, failed))
 	res.NotInstalled = plan.notInstalled
 	res.Warnings = append(res.Warnings, plan.warnings...)
 	res.Partial = plan.partial
@@ -139,8 +143,13 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*LiveResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the cluster %s: %w", describe, err)
 	}
+	meta, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the cluster %s: %w", describe, err)
+	}
 	r := &liveReader{
 		dyn:    dyn,
+		meta:   meta,
 		chunk:  opts.ChunkSize,
 		source: snapshot.Source{Cluster: where, Item: -1},
 		res:    res,
@@ -188,6 +197,9 @@ type servedKind struct {
 	gvr  schema.GroupVersionResource
 	// legacy is the v0alpha0 resource of XAccessPolicy when the server also serves it.
 	legacy *schema.GroupVersionResource
+	// optional is set for snapshot.InputOnlyKinds: a refused read of one is a warning
+	// that does not make the read partial.
+	optional bool
 }
 
 // name is how messages name the kind: "resource.group", or "resource" for core kinds.
@@ -234,9 +246,6 @@ func planKinds(kinds []snapshot.KnownKind, lists []*metav1.APIResourceList, fail
 	}
 	var p kindPlan
 	for _, k := range kinds {
-		if k.Group == "" && k.Kind == "Secret" {
-			continue // never read, whatever a caller puts in the list
-		}
 		groups := []string{k.Group}
 		if agentic.IsGroup(k.Group) {
 			groups = []string{agentic.GroupName, agentic.LegacyGroupName}
@@ -310,6 +319,7 @@ func hasVerb(verbs []string, v string) bool {
 // liveReader lists kinds and records refusals in res.
 type liveReader struct {
 	dyn    dynamic.Interface
+	meta   metadata.Interface
 	chunk  int64
 	source snapshot.Source
 	res    *LiveResult
@@ -420,6 +430,12 @@ func (r *liveReader) getNamespace(ctx context.Context, sk servedKind, ns string)
 }
 
 func (r *liveReader) forbidden(sk servedKind, ns, msg string) {
+	if sk.optional {
+		r.res.Warnings = append(r.res.Warnings, snapshot.Warning{
+			Kind: sk.name(), Namespace: ns, Source: r.source.String(), Message: msg + optionalUnread(sk.name()),
+		})
+		return
+	}
 	r.res.Partial = true
 	r.res.Warnings = append(r.res.Warnings, snapshot.Warning{
 		Kind: sk.name(), Namespace: ns, Source: r.source.String(), Message: msg,
@@ -428,9 +444,12 @@ func (r *liveReader) forbidden(sk servedKind, ns, msg string) {
 
 // list reads every page of one kind in one namespace ("" = all, or cluster-scoped).
 func (r *liveReader) list(ctx context.Context, sk servedKind, ns string) ([]unstructured.Unstructured, error) {
-	var ri dynamic.ResourceInterface = r.dyn.Resource(sk.gvr)
+	var ri lister = r.dyn.Resource(sk.gvr)
 	if sk.kind.Namespaced && ns != "" {
 		ri = r.dyn.Resource(sk.gvr).Namespace(ns)
+	}
+	if isSecrets(sk) {
+		ri = r.secretsLister(sk, ns)
 	}
 	opts := metav1.ListOptions{Limit: r.chunk}
 	var items []unstructured.Unstructured
@@ -515,7 +534,7 @@ func readOnlyConfig(base *rest.Config) *rest.Config {
 var ErrReadOnly = errors.New("agpol only reads from clusters")
 
 // readOnlyTransport refuses every request that is not GET or HEAD, and any request for
-// Secrets, before it reaches the network.
+// Secrets that does not ask for metadata only, before it reaches the network.
 type readOnlyTransport struct{ next http.RoundTripper }
 
 // WrappedRoundTripper lets client-go reach the transport below (to cancel a request
@@ -527,7 +546,12 @@ func (t *readOnlyTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		return nil, fmt.Errorf("%w: refusing %s %s", ErrReadOnly, req.Method, req.URL.Path)
 	}
 	if isSecretsPath(req.URL.Path) {
-		return nil, fmt.Errorf("%w: refusing to read Secrets (%s)", ErrReadOnly, req.URL.Path)
+		accept, ok := metadataOnlyAccept(req.Header.Get("Accept"))
+		if !ok {
+			return nil, fmt.Errorf("%w: refusing to read Secrets but as metadata (%s)", ErrReadOnly, req.URL.Path)
+		}
+		req = req.Clone(req.Context())
+		req.Header.Set("Accept", accept)
 	}
 	return t.next.RoundTrip(req)
 }

@@ -101,11 +101,6 @@ func TestPlanKinds(t *testing.T) {
 		lists: []*metav1.APIResourceList{{GroupVersion: "kuadrant.io/v1", APIResources: []metav1.APIResource{{Name: "authpolicies", Verbs: []string{"get"}}}}},
 		// served at v1 but not listable: neither served nor another version.
 		notInstalled: []string{"authpolicies.kuadrant.io"},
-	}, {
-		name:   "Secrets are never planned, even if asked for",
-		kinds:  []snapshot.KnownKind{{Kind: "Secret", Resource: "secrets", Versions: []string{"v1"}, Namespaced: true}, kinds[3]},
-		lists:  []*metav1.APIResourceList{resources("v1", "secrets", "namespaces")},
-		served: []string{"v1/namespaces"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,6 +137,24 @@ func TestPlanKinds(t *testing.T) {
 	}
 }
 
+func TestSecretsOnlyAsMetadata(t *testing.T) {
+	for _, tt := range []struct {
+		accept, want string
+		ok           bool
+	}{
+		{"application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json",
+			"application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1", true},
+		{"application/json", "", false},
+		{"", "", false},
+		{"application/json;as=Table;g=meta.k8s.io;v=v1", "", false},
+	} {
+		got, ok := metadataOnlyAccept(tt.accept)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("metadataOnlyAccept(%q) = %q, %v; want %q, %v", tt.accept, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
 func TestKnownKindsNeverIncludeSecrets(t *testing.T) {
 	for _, k := range snapshot.KnownKinds {
 		if k.Resource == "secrets" || k.Kind == "Secret" {
@@ -150,34 +163,45 @@ func TestKnownKindsNeverIncludeSecrets(t *testing.T) {
 	}
 }
 
+const metaAccept = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+
 func TestReadOnlyTransport(t *testing.T) {
-	var reached []string
+	var reached, accepts []string
 	next := roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		reached = append(reached, r.Method+" "+r.URL.Path)
+		accepts = append(accepts, r.Header.Get("Accept"))
 		return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader("{}")), Request: r}, nil
 	})
 	rt := &readOnlyTransport{next: next}
 	tests := []struct {
 		method, path string
 		allowed      bool
+		accept       string
 	}{
-		{"GET", "/apis/agentic.networking.x-k8s.io/v1alpha1/xaccesspolicies", true},
-		{"HEAD", "/api/v1/namespaces/pay", true},
-		{"GET", "/api/v1/namespaces/secrets", true},   // a namespace named "secrets"
-		{"GET", "/apis/example.com/v1/secrets", true}, // not core Secrets
-		{"POST", "/apis/agentic.networking.x-k8s.io/v1alpha1/namespaces/pay/xaccesspolicies", false},
-		{"PUT", "/api/v1/namespaces/pay", false},
-		{"PATCH", "/apis/gateway.networking.k8s.io/v1/namespaces/infra/gateways/edge", false},
-		{"DELETE", "/api/v1/namespaces/pay", false},
-		{"GET", "/api/v1/secrets", false},
-		{"GET", "/api/v1/namespaces/pay/secrets", false},
-		{"GET", "/api/v1/namespaces/pay/secrets/token", false},
-		{"GET", "/api/v1/watch/namespaces/pay/secrets", false},
+		{"GET", "/apis/agentic.networking.x-k8s.io/v1alpha1/xaccesspolicies", true, ""},
+		{"HEAD", "/api/v1/namespaces/pay", true, ""},
+		{"GET", "/api/v1/namespaces/secrets", true, ""},   // a namespace named "secrets"
+		{"GET", "/apis/example.com/v1/secrets", true, ""}, // not core Secrets
+		{"POST", "/apis/agentic.networking.x-k8s.io/v1alpha1/namespaces/pay/xaccesspolicies", false, ""},
+		{"PUT", "/api/v1/namespaces/pay", false, ""},
+		{"PATCH", "/apis/gateway.networking.k8s.io/v1/namespaces/infra/gateways/edge", false, ""},
+		{"DELETE", "/api/v1/namespaces/pay", false, ""},
+		{"GET", "/api/v1/secrets", false, ""},
+		{"GET", "/api/v1/namespaces/pay/secrets", false, ""},
+		{"GET", "/api/v1/namespaces/pay/secrets/token", false, ""},
+		{"GET", "/api/v1/watch/namespaces/pay/secrets", false, ""},
+		{"GET", "/api/v1/namespaces/pay/secrets", false, "application/json"},
+		// Secrets' metadata only: the plain fallback is dropped from the Accept header.
+		{"GET", "/api/v1/namespaces/pay/secrets", true, metaAccept + ",application/json"},
+		{"GET", "/api/v1/secrets", true, metaAccept},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
-			reached = nil
+			reached, accepts = nil, nil
 			req := httptest.NewRequest(tt.method, "https://cluster.example"+tt.path, nil)
+			if tt.accept != "" {
+				req.Header.Set("Accept", tt.accept)
+			}
 			resp, err := rt.RoundTrip(req)
 			if tt.allowed {
 				if err != nil {
@@ -185,7 +209,10 @@ func TestReadOnlyTransport(t *testing.T) {
 				}
 				resp.Body.Close()
 				if len(reached) != 1 {
-					t.Errorf("request did not reach the wrapped transport")
+					t.Fatalf("request did not reach the wrapped transport")
+				}
+				if isSecretsPath(tt.path) && accepts[0] != metaAccept {
+					t.Errorf("Secrets requested with Accept %q, want %q", accepts[0], metaAccept)
 				}
 				return
 			}
@@ -368,20 +395,23 @@ func TestWriteSnapshotRoundTrip(t *testing.T) {
 		"action":     "Allow",
 		"rules":      []any{map[string]any{"name": "r", "authorization": map[string]any{"type": "CEL", "cel": map[string]any{"expression": "request.params.amount < 100"}}}},
 	}
-	objs[2].Object().Object["data"] = map[string]any{"token": "c2VjcmV0"}
+	objs[2].Object().Object["data"] = map[string]any{"token": "c2VjcmV0", "api_key": "a2V5"}
 	var buf strings.Builder
 	if err := WriteSnapshot(&buf, objs); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(buf.String(), "c2VjcmV0") || strings.Contains(buf.String(), "kind: Secret") {
-		t.Fatalf("a Secret was written:\n%s", buf.String())
+	if strings.Contains(buf.String(), "c2VjcmV0") || strings.Contains(buf.String(), "a2V5") || strings.Contains(buf.String(), "\ndata:") {
+		t.Fatalf("a Secret's data was written:\n%s", buf.String())
 	}
+	// The Secret is written as its metadata, with which entries Authorino reads were set.
+	objs[2] = rawObj("v1", "Secret", "pay", "token", "live")
+	objs[2].Object().SetAnnotations(map[string]string{snapshot.SecretDataAnnotation: "api_key"})
 	back, _, err := ReadFiles(FileOptions{Filenames: []string{"-"}, Stdin: strings.NewReader(buf.String())})
 	if err != nil {
 		t.Fatalf("reading the snapshot back: %v\n%s", err, buf.String())
 	}
-	if len(back) != 2 {
-		t.Fatalf("read back %d objects, want 2", len(back))
+	if len(back) != 3 {
+		t.Fatalf("read back %d objects, want 3", len(back))
 	}
 	for i := range back {
 		if !reflect.DeepEqual(back[i].Object().Object, objs[i].Object().Object) {

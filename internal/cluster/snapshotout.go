@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/agpol/agpol/internal/snapshot"
 )
 
 // SnapshotHeader opens a file WriteSnapshot writes. Reading it back, agpol takes its
@@ -13,18 +15,19 @@ import (
 const SnapshotHeader = "# agpol snapshot: objects as the API server stored them (--snapshot-out); replay with agpol -f FILE\n"
 
 // WriteSnapshot writes objects as a multi-document YAML stream that -f reads back,
-// after SnapshotHeader. Only objects of kinds agpol reads are written; Secrets are
-// never among them.
+// after SnapshotHeader. Only objects of kinds agpol reads are written; a Secret is
+// written as its metadata and type (snapshot.SecretMetadata), never its data.
 func WriteSnapshot(w io.Writer, objs []RawObject) error {
 	if _, err := io.WriteString(w, SnapshotHeader); err != nil {
 		return err
 	}
 	for i, o := range objs {
-		if o.Ref().Kind == "Secret" {
-			continue
-		}
 		// Decoded one at a time and dropped: writing must not keep every object decoded.
-		data, err := yaml.Marshal(o.transient().Object)
+		u := o.transient()
+		if r := o.Ref(); r.Group == "" && r.Kind == "Secret" {
+			u = snapshot.SecretMetadata(u)
+		}
+		data, err := yaml.Marshal(u.Object)
 		if err != nil {
 			return fmt.Errorf("object %d: %w", i, err)
 		}

@@ -104,8 +104,7 @@ func (sim *Simulator) v1beta2For(r *Request, p PathInfo) *AuthPolicyInfo {
 		return nil
 	}
 	sim.kuadrant.v1b2Once.Do(func() { sim.kuadrant.v1beta2 = authpolicy.ComputeV1beta2(sim.Snapshot) })
-	req := authpolicy.Request{Method: r.HTTP.Method, Host: r.HTTP.Host, Path: r.HTTP.Path, Headers: r.HTTP.Headers}
-	d := sim.kuadrant.v1beta2.ForRequest(p.Gateway, p.Route, req)
+	d := sim.kuadrant.v1beta2.ForRequest(p.Gateway, p.Route, authRequest(r))
 	if d == nil {
 		return nil
 	}

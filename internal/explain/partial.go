@@ -11,10 +11,17 @@ import (
 
 // Kinds agpol reads that no access decision depends on: AuthPolicies run beside the
 // verdict (Result.AuthPolicy), ServiceAccounts only name the callers of who-can and
-// matrix.
+// matrix, and the input-only kinds (snapshot.InputOnlyKinds) feed only the AuthPolicy
+// decision, which says itself what it lacks.
 var notInVerdict = map[string]bool{
-	"authpolicies.kuadrant.io": true,
-	"serviceaccounts":          true,
+	"authpolicies.kuadrant.io":                      true,
+	"serviceaccounts":                               true,
+	"secrets":                                       true,
+	"roles.rbac.authorization.k8s.io":               true,
+	"clusterroles.rbac.authorization.k8s.io":        true,
+	"rolebindings.rbac.authorization.k8s.io":        true,
+	"clusterrolebindings.rbac.authorization.k8s.io": true,
+	"kuadrants.kuadrant.io":                         true,
 }
 
 // xaccesspolicies is the resource.group of XAccessPolicy, whose policies only target

@@ -48,3 +48,67 @@ func PersonaMatrix(w io.Writer, format string, m *whatif.PersonaMatrix) error {
 	_, err := fmt.Fprintln(w, "? is indeterminate; -o json gives each answer's reason (docs/kuadrant-identities.md).")
 	return err
 }
+
+// PersonaWhoCan prints, for each Kuadrant path, which personas Authorino lets through
+// (who-can --personas): allowed, denied with the status, and those it cannot decide.
+func PersonaWhoCan(w io.Writer, format string, m *whatif.PersonaMatrix) error {
+	switch format {
+	case "json":
+		return JSON(w, m)
+	case "yaml":
+		return YAML(w, m)
+	}
+	w = NewTerminalWriter(w, false)
+	for i, r := range m.Rows {
+		if i > 0 {
+			if _, err := fmt.Fprintln(w); err != nil {
+				return err
+			}
+		}
+		var allowed, denied, unknown []string
+		for _, c := range r.Cells {
+			switch c.Verdict {
+			case "allow":
+				allowed = append(allowed, c.Persona)
+			case "deny":
+				denied = append(denied, fmt.Sprintf("%s (%d)", c.Persona, c.Code))
+			default:
+				unknown = append(unknown, c.Persona)
+			}
+		}
+		if _, err := fmt.Fprintf(w, "%s\n  policies:      %s\n  allowed:       %s\n  denied:        %s\n  indeterminate: %s\n",
+			r.Path, Join(r.Policies), Join(allowed), Join(denied), Join(unknown)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PersonaCanI prints one persona's answer (can-i --personas): yes, no or indeterminate,
+// then the answer on each path.
+func PersonaCanI(w io.Writer, format string, a *whatif.PersonaAnswer) error {
+	switch format {
+	case "json":
+		return JSON(w, a)
+	case "yaml":
+		return YAML(w, a)
+	}
+	w = NewTerminalWriter(w, false)
+	head := map[string]string{"allow": "yes", "deny": "no"}[a.Verdict]
+	if head == "" {
+		head = "indeterminate"
+	}
+	if _, err := fmt.Fprintln(w, head); err != nil {
+		return err
+	}
+	for _, p := range a.Paths {
+		v := p.Verdict
+		if p.Verdict == "deny" {
+			v = fmt.Sprintf("deny %d", p.Code)
+		}
+		if _, err := fmt.Fprintf(w, "  %s: %s (%s)\n    %s\n", p.Path, v, Join(p.Policies), p.Reason); err != nil {
+			return err
+		}
+	}
+	return nil
+}

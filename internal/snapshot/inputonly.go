@@ -2,6 +2,8 @@ package snapshot
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -9,11 +11,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// InputOnlyKinds are kinds agpol reads from files only, to decide what Authorino would:
-// Secrets (their metadata, never their data: Authorino's apiKey and x509 rules select
-// them by label), the RBAC kinds a kubernetesSubjectAccessReview rule is answered from,
-// and the Kuadrant CR (its namespace is where the operator writes AuthConfigs). A live
-// read does not list them (see docs/kuadrant-identities.md).
+// InputOnlyKinds are kinds agpol reads only to decide what Authorino would: Secrets
+// (their metadata, never their data: Authorino's apiKey and x509 rules select them by
+// label), the RBAC kinds a kubernetesSubjectAccessReview rule is answered from, and the
+// Kuadrant CR (its namespace is where the operator writes AuthConfigs). A live read lists
+// them as optional kinds, Secrets as metadata only (see docs/kuadrant-identities.md).
 var InputOnlyKinds = []KnownKind{
 	{"", "Secret", "secrets", []string{"v1"}, true},
 	{rbacv1.GroupName, "Role", "roles", []string{"v1"}, true},
@@ -35,6 +37,10 @@ type (
 		HasAPIKey bool
 		// HasCertificate is set when data["tls.crt"] (or ca.crt) is not empty.
 		HasCertificate bool
+		// DataUnread is set when the Secret's data was never seen (read from a cluster as
+		// metadata only, or from a snapshot of such a read): HasAPIKey and HasCertificate
+		// are then assumed true, as a Secret a rule selects is kept for it.
+		DataUnread bool
 		Origin
 	}
 	// Role is an rbac.authorization.k8s.io Role.
@@ -111,6 +117,15 @@ func decodeInputOnly(u *unstructured.Unstructured, known KnownKind) (Typed, erro
 	return t, nil
 }
 
+// SecretDataAnnotation records, on a Secret agpol read from a cluster or wrote with
+// --snapshot-out, which of the data entries Authorino reads were set ("api_key,tls.crt",
+// "" for none), or SecretDataUnread when the data was never read. It replaces the data,
+// which agpol never keeps; agpol removes it again when it types the Secret.
+const SecretDataAnnotation = "agpol.io/secret-data"
+
+// SecretDataUnread is SecretDataAnnotation's value on a Secret read as metadata only.
+const SecretDataUnread = "unread"
+
 // secretOf keeps a Secret's metadata, type, and whether its api_key and certificate
 // entries are set; the values are dropped here.
 func secretOf(u *unstructured.Unstructured) *Secret {
@@ -128,9 +143,67 @@ func secretOf(u *unstructured.Unstructured) *Secret {
 		}
 		return false
 	}
-	x.HasAPIKey = set("api_key")
-	x.HasCertificate = set("tls.crt") || set("ca.crt")
+	if mark, ok := x.ObjectMeta.Annotations[SecretDataAnnotation]; ok {
+		ann := make(map[string]string, len(x.ObjectMeta.Annotations)-1)
+		for k, v := range x.ObjectMeta.Annotations {
+			if k != SecretDataAnnotation {
+				ann[k] = v
+			}
+		}
+		if len(ann) == 0 {
+			ann = nil
+		}
+		x.ObjectMeta.Annotations = ann
+		if mark == SecretDataUnread {
+			x.DataUnread = true
+		} else {
+			keys := strings.Split(mark, ",")
+			set = func(key string) bool { return slices.Contains(keys, key) }
+		}
+	}
+	x.HasAPIKey = x.DataUnread || set("api_key")
+	x.HasCertificate = x.DataUnread || set("tls.crt") || set("ca.crt")
 	return x
+}
+
+// SecretMetadata is the Secret u as agpol writes it (--snapshot-out): its metadata and
+// type, with SecretDataAnnotation in place of the data, so that reading it back gives
+// the same answers and no value of the data is ever written.
+func SecretMetadata(u *unstructured.Unstructured) *unstructured.Unstructured {
+	x := secretOf(u)
+	out := x.withoutData()
+	mark := SecretDataUnread
+	if !x.DataUnread {
+		var keys []string
+		if x.HasAPIKey {
+			keys = append(keys, "api_key")
+		}
+		if x.HasCertificate {
+			// tls.crt and ca.crt count alike (HasCertificate): one stands for both.
+			keys = append(keys, "tls.crt")
+		}
+		mark = strings.Join(keys, ",")
+	}
+	ann := out.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[SecretDataAnnotation] = mark
+	out.SetAnnotations(ann)
+	if ts := x.CreationTimestamp; !ts.IsZero() {
+		out.SetCreationTimestamp(ts)
+	}
+	return out
+}
+
+// MarkSecretDataUnread marks a Secret read as metadata only (SecretDataAnnotation).
+func MarkSecretDataUnread(u *unstructured.Unstructured) {
+	ann := u.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[SecretDataAnnotation] = SecretDataUnread
+	u.SetAnnotations(ann)
 }
 
 // withoutData is the object a Secret's Origin holds: its metadata and type, so that

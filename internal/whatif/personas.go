@@ -1,6 +1,7 @@
 package whatif
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -23,7 +24,12 @@ type PersonaCell struct {
 // PersonaRow is one Kuadrant path (Gateway → listener → HTTPRoute → rule) on a Gateway
 // Kuadrant programs, with the answer for each persona.
 type PersonaRow struct {
-	Path     string        `json:"path"`
+	Path string `json:"path"`
+	// Gateway and Route are the path's Gateway and HTTPRoute ("ns/name"); Backends the
+	// Services its route rule sends to ("ns/name", and XBackends as "XBackend ns/name").
+	Gateway  string        `json:"gateway"`
+	Route    string        `json:"route"`
+	Backends []string      `json:"backends,omitempty"`
 	Policies []string      `json:"policies"`
 	Cells    []PersonaCell `json:"cells"`
 }
@@ -50,11 +56,12 @@ func Personas(s *snapshot.Snapshot, personas []explain.Persona, at time.Time) *P
 		if pr.Effective == nil || len(pr.Effective.Policies) == 0 || pr.Unprogrammed != "" {
 			continue
 		}
-		row := PersonaRow{Path: pr.Path.String()}
+		rn := res.Topology.Route(pr.Path.Route)
+		row := PersonaRow{Path: pr.Path.String(), Gateway: pr.Path.Gateway, Route: pr.Path.Route, Backends: ruleBackends(rn, pr.Path.Rule)}
 		for _, pol := range pr.Effective.Policies {
 			row.Policies = append(row.Policies, pol.Ref)
 		}
-		base := ruleRequest(res.Topology.Route(pr.Path.Route), pr.Path.Rule)
+		base := ruleRequest(rn, pr.Path.Rule)
 		for _, p := range personas {
 			req := base
 			req.Identity, req.Metadata, req.Time = p.Identity, p.Metadata, at
@@ -111,4 +118,87 @@ func personaCell(name string, ev *authpolicy.Evaluation) PersonaCell {
 		c.Verdict, c.Code, c.Reason = ev.Outcome.Verdict, ev.Outcome.Code, ev.Outcome.Reason
 	}
 	return c
+}
+
+// ruleBackends are the backends of a route rule: Services as "ns/name", other kinds as
+// "Kind ns/name".
+func ruleBackends(rn *authpolicy.RouteNode, rule string) []string {
+	if rn == nil || rn.Object == nil {
+		return nil
+	}
+	var out []string
+	for i, name := range rn.Rules {
+		if name != rule || i >= len(rn.Object.Spec.Rules) {
+			continue
+		}
+		for _, b := range rn.Object.Spec.Rules[i].BackendRefs {
+			ns := rn.Object.Namespace
+			if b.Namespace != nil {
+				ns = string(*b.Namespace)
+			}
+			ref := ns + "/" + string(b.Name)
+			if b.Kind != nil && *b.Kind != "Service" {
+				ref = string(*b.Kind) + " " + ref
+			}
+			out = append(out, ref)
+		}
+	}
+	return out
+}
+
+// PersonaFilter narrows a persona matrix to the paths through a Gateway and to a
+// backend ("ns/name": a Service, or an XBackend); empty fields select everything.
+type PersonaFilter struct {
+	Gateway, Backend string
+}
+
+// Filter keeps the rows f selects.
+func (m *PersonaMatrix) Filter(f PersonaFilter) *PersonaMatrix {
+	out := &PersonaMatrix{Personas: m.Personas}
+	for _, r := range m.Rows {
+		if f.Gateway != "" && r.Gateway != f.Gateway {
+			continue
+		}
+		if f.Backend != "" && !slices.Contains(r.Backends, f.Backend) && !slices.Contains(r.Backends, "XBackend "+f.Backend) {
+			continue
+		}
+		out.Rows = append(out.Rows, r)
+	}
+	return out
+}
+
+// PersonaAnswer is can-i for one persona: its answer on each selected path, and the
+// verdict (allow when some path allows, as can-i answers; else indeterminate when some
+// path cannot be decided; else deny).
+type PersonaAnswer struct {
+	Persona string            `json:"persona"`
+	Verdict string            `json:"verdict"`
+	Paths   []PersonaPathCell `json:"paths"`
+}
+
+// PersonaPathCell is a persona's answer on one path.
+type PersonaPathCell struct {
+	Path     string   `json:"path"`
+	Policies []string `json:"policies"`
+	PersonaCell
+}
+
+// Answer is can-i for the persona named name; false when the matrix has no such persona.
+func (m *PersonaMatrix) Answer(name string) (*PersonaAnswer, bool) {
+	i := slices.Index(m.Personas, name)
+	if i < 0 {
+		return nil, false
+	}
+	a := &PersonaAnswer{Persona: name, Verdict: authpolicy.OutcomeDeny}
+	for _, r := range m.Rows {
+		c := r.Cells[i]
+		a.Paths = append(a.Paths, PersonaPathCell{Path: r.Path, Policies: r.Policies, PersonaCell: c})
+		switch {
+		case c.Verdict == authpolicy.OutcomeAllow:
+			a.Verdict = authpolicy.OutcomeAllow
+		case c.Verdict == authpolicy.OutcomeIndeterminate && a.Verdict == authpolicy.OutcomeDeny:
+			a.Verdict = authpolicy.OutcomeIndeterminate
+		}
+	}
+	return a, true
 }

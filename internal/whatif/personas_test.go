@@ -74,4 +74,31 @@ spec:
 	if m.Rows[0].Cells[0].Verdict != authpolicy.OutcomeAllow {
 		t.Error("alice")
 	}
+	if r := m.Rows[0]; r.Gateway != "infra/gw" || r.Route != "app/toys" || strings.Join(r.Backends, " ") != "app/toys" {
+		t.Errorf("row gateway %q route %q backends %v", r.Gateway, r.Route, r.Backends)
+	}
+
+	// who-can and can-i: the filter keeps the paths through a Gateway to a backend;
+	// a persona's answer is allow when some path allows.
+	for _, f := range []struct {
+		filter PersonaFilter
+		rows   int
+	}{{PersonaFilter{}, 1}, {PersonaFilter{Gateway: "infra/gw", Backend: "app/toys"}, 1}, {PersonaFilter{Gateway: "infra/other"}, 0}, {PersonaFilter{Backend: "app/nope"}, 0}} {
+		if got := len(m.Filter(f.filter).Rows); got != f.rows {
+			t.Errorf("Filter(%+v): %d rows, want %d", f.filter, got, f.rows)
+		}
+	}
+	for name, want := range map[string]string{"alice": "allow", "bob": "deny", "carol": "deny"} {
+		a, ok := m.Answer(name)
+		if !ok || a.Verdict != want || len(a.Paths) != 1 {
+			t.Errorf("Answer(%s) = %+v, want %s on one path", name, a, want)
+		}
+	}
+	if _, ok := m.Answer("dave"); ok {
+		t.Error("Answer of a persona not in the file")
+	}
+	noTime := Personas(s, ps, time.Time{})
+	if a, _ := noTime.Answer("alice"); a.Verdict != authpolicy.OutcomeIndeterminate {
+		t.Errorf("alice without a time: %s, want indeterminate (exp not decided)", a.Verdict)
+	}
 }

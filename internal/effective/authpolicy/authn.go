@@ -93,7 +93,7 @@ func verifyAPIKey(a *authnResult, id *Identity, env *Env) {
 	ns, name, _ := strings.Cut(id.APIKey.Secret, "/")
 	s := env.secret(ns, name)
 	if s == nil {
-		a.result, a.reason = Unknown, "Secret "+id.APIKey.Secret+" is not in the input"
+		a.result, a.reason = Unknown, "Secret "+id.APIKey.Secret+" is not in the input"+env.unreadNote("secrets")
 		return
 	}
 	scope := env.AuthConfigNamespace
@@ -102,7 +102,11 @@ func verifyAPIKey(a *authnResult, id *Identity, env *Env) {
 	}
 	if scope != "" && ns != scope {
 		a.result = False
-		a.reason = fmt.Sprintf("Secret %s is in namespace %s, and kuadrant-operator writes this policy's AuthConfig into Kuadrant's namespace %s: with allNamespaces false the key is never found. %s", id.APIKey.Secret, ns, scope, citeAPIKeyScope)
+		where := "Kuadrant's namespace"
+		if env.policyNamespace {
+			where = "the v1beta2 policy's own namespace (kuadrant-operator v0.6.1 controllers/authpolicy_authconfig.go:54-57)"
+		}
+		a.reason = fmt.Sprintf("Secret %s is in namespace %s, and kuadrant-operator writes this policy's AuthConfig into %s %s: with allNamespaces false the key is never found. %s", id.APIKey.Secret, ns, where, scope, citeAPIKeyScope)
 		if env.NamespaceAssumed {
 			a.reason += " (no Kuadrant CR in the input: Kuadrant's namespace assumed " + scope + ")"
 		}
@@ -133,6 +137,10 @@ func verifyAPIKey(a *authnResult, id *Identity, env *Env) {
 	}
 	a.result, a.identity, a.unknown = True, obj, []string{"auth.identity.data"}
 	a.reason = "the API key of Secret " + id.APIKey.Secret + "; auth.identity is the Secret (its labels and annotations; its data is not read) (api_key.go:71-86)"
+	if s.DataUnread {
+		a.unknown = append(a.unknown, "auth.identity.type")
+		a.reason += "; " + citeMetadataOnly + " api_key"
+	}
 }
 
 func toAny(m map[string]string) map[string]any {
@@ -191,12 +199,14 @@ func verifyX509(a *authnResult, id *Identity, env *Env) {
 		scope = ""
 	}
 	var cas []string
+	var assumed bool
 	for _, s := range env.Secrets {
 		if scope != "" && s.Namespace != scope {
 			continue
 		}
 		if ok, _ := selectsSecret(a.spec.X509.Selector, s); ok && s.HasCertificate {
 			cas = append(cas, s.Namespace+"/"+s.Name)
+			assumed = assumed || s.DataUnread
 		}
 	}
 	if len(cas) == 0 {
@@ -204,7 +214,7 @@ func verifyX509(a *authnResult, id *Identity, env *Env) {
 		if scope != "" {
 			where = "namespace " + scope
 		}
-		a.result, a.reason = Unknown, fmt.Sprintf("no CA Secret labelled %s in %s is in the input (pkg/evaluators/identity/mtls.go:57-77)", selectorString(a.spec.X509.Selector), where)
+		a.result, a.reason = Unknown, fmt.Sprintf("no CA Secret labelled %s in %s is in the input (pkg/evaluators/identity/mtls.go:57-77)", selectorString(a.spec.X509.Selector), where)+env.unreadNote("secrets")
 		return
 	}
 	sub := id.X509.Subject
@@ -223,4 +233,7 @@ func verifyX509(a *authnResult, id *Identity, env *Env) {
 		"OrganizationalUnit": list(sub.OrganizationalUnit), "Country": list(sub.Country), "Locality": list(sub.Locality), "Province": list(sub.Province)}
 	a.unknown = []string{"auth.identity.Names", "auth.identity.ExtraNames", "auth.identity.StreetAddress", "auth.identity.PostalCode"}
 	a.reason = "a client certificate verified as if signed by the CA of " + strings.Join(cas, ", ") + "; auth.identity is its subject (mtls.go:80-130)"
+	if assumed {
+		a.reason += "; " + citeMetadataOnly + " tls.crt"
+	}
 }

@@ -28,6 +28,11 @@ type Env struct {
 	roles            map[string][]rbacv1.PolicyRule // "ns/name" of Roles, "/name" of ClusterRoles
 	bindings         []binding
 	hasRBAC          bool
+	// policyNamespace is set when AuthConfigNamespace is a v1beta2 policy's namespace.
+	policyNamespace bool
+	// unread holds, by resource ("secrets", "roles.rbac.authorization.k8s.io", ...), why a
+	// live read could not list an input-only kind.
+	unread map[string]string
 }
 
 type binding struct {
@@ -61,8 +66,36 @@ func NewEnv(s *snapshot.Snapshot) *Env {
 		env.bindings = append(env.bindings, binding{"", b.RoleRef, b.Subjects})
 	}
 	env.hasRBAC = len(env.roles) > 0 || len(env.bindings) > 0
+	for _, w := range s.Warnings {
+		if w.Kind == "secrets" || strings.HasSuffix(w.Kind, ".rbac.authorization.k8s.io") {
+			if env.unread == nil {
+				env.unread = map[string]string{}
+			}
+			if _, seen := env.unread[w.Kind]; !seen {
+				env.unread[w.Kind] = w.Message
+			}
+		}
+	}
 	return env
 }
+
+// unreadNote says why the input may lack objects of the given resources: a live read
+// could not list them ("" when it could, or the input is files).
+func (env *Env) unreadNote(resources ...string) string {
+	var msgs []string
+	for _, r := range resources {
+		if m, ok := env.unread[r]; ok {
+			msgs = append(msgs, m)
+		}
+	}
+	if len(msgs) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(msgs, "; ") + ")"
+}
+
+// citeMetadataOnly is said where a decision rests on a Secret read as metadata only.
+const citeMetadataOnly = "read from a cluster as metadata only, the Secret is assumed to hold the entry (agpol never reads a Secret's data)"
 
 // secret finds a Secret of the input by namespace and name.
 func (env *Env) secret(ns, name string) *snapshot.Secret {

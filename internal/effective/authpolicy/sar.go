@@ -89,10 +89,10 @@ func subjectAccessReview(c *conditionEvaluator, req Request, env *Env, raw []byt
 		}
 	}
 	if !env.hasRBAC {
-		return Unknown, "a SubjectAccessReview for " + r.user + " to " + what + " is answered by the cluster's RBAC, and the input holds no Role, ClusterRole or binding: give them, or the answer in the request's decisions"
+		return Unknown, "a SubjectAccessReview for " + r.user + " to " + what + " is answered by the cluster's RBAC, and the input holds no Role, ClusterRole or binding: give them, or the answer in the request's decisions" + env.unreadNote("roles.rbac.authorization.k8s.io", "clusterroles.rbac.authorization.k8s.io", "rolebindings.rbac.authorization.k8s.io", "clusterrolebindings.rbac.authorization.k8s.io")
 	}
 	if role, allowed := env.allows(r); allowed {
 		return True, fmt.Sprintf("%s may %s (%s of the input)", r.user, what, role)
 	}
-	return False, fmt.Sprintf("no Role or ClusterRole of the input bound to %s (or its groups) allows %s (Kubernetes' default roles and aggregated ClusterRoles are not read)", r.user, what)
+	return False, fmt.Sprintf("no Role or ClusterRole of the input bound to %s (or its groups) allows %s (from files, Kubernetes' default roles are read only when given)", r.user, what)
 }

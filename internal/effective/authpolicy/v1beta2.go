@@ -125,6 +125,8 @@ type V1beta2Result struct {
 	gwRoutes map[string][]*snapshot.HTTPRoute
 	// unprogrammed says, per Gateway, why kuadrant-operator v0.6.1 never programs it.
 	unprogrammed map[string]string
+	// env is what Authorino reads besides the request (Secrets, RBAC objects).
+	env *Env
 }
 
 // Policy returns the computed policy "ns/name", or nil.
@@ -133,7 +135,7 @@ func (r *V1beta2Result) Policy(ref string) *V1beta2Policy { return r.byRef[ref] 
 // ComputeV1beta2 computes every kuadrant.io/v1beta2 AuthPolicy of the snapshot.
 func ComputeV1beta2(s *snapshot.Snapshot) *V1beta2Result {
 	r := &V1beta2Result{byRef: map[string]*V1beta2Policy{}, index: map[string]*V1beta2Policy{},
-		byRoute: map[string]*V1beta2Policy{}, byGateway: map[string]*V1beta2Policy{}, gwRoutes: map[string][]*snapshot.HTTPRoute{}}
+		byRoute: map[string]*V1beta2Policy{}, byGateway: map[string]*V1beta2Policy{}, gwRoutes: map[string][]*snapshot.HTTPRoute{}, env: NewEnv(s)}
 	gateways := map[string]*snapshot.Gateway{}
 	for _, g := range s.Gateways {
 		gateways[g.Namespace+"/"+g.Name] = g

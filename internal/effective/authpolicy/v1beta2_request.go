@@ -104,7 +104,7 @@ func (r *V1beta2Result) ForRequest(gateway, route string, req Request) *V1beta2D
 	if p.Ref != d.CheckedBy {
 		d.Reason += fmt.Sprintf("; Authorino finds host %s under %s in the AuthConfig of %s", req.Host, key, p.Ref)
 	}
-	d.Evaluation = p.Evaluate(req)
+	d.Evaluation = p.Evaluate(req, r.env)
 	return d
 }
 
@@ -119,10 +119,20 @@ func (p *V1beta2Policy) covers(route string) bool {
 
 // Evaluate evaluates the policy's AuthConfig on a request: the top-level conditions
 // (its `when`, then the conditions its routeSelectors or its route's rules make), and
-// each rule with its own `when` and the conditions of its routeSelectors.
-func (p *V1beta2Policy) Evaluate(req Request) *Evaluation {
+// each rule with its own `when` and the conditions of its routeSelectors. A request
+// that carries an identity is decided as Authorino decides a v1 policy's AuthConfig
+// (Decide, with env), except that kuadrant-operator v0.6.1 writes a v1beta2 policy's
+// AuthConfig into the policy's own namespace (controllers/authpolicy_authconfig.go:54-57
+// @0d571de), which is where an apiKey or x509 rule without allNamespaces looks.
+func (p *V1beta2Policy) Evaluate(req Request, env *Env) *Evaluation {
 	e := p.Effective()
-	ev := Requirements(e, req)
+	var inPolicyNS *Env
+	if env != nil {
+		cp := *env
+		cp.AuthConfigNamespace, cp.NamespaceAssumed, cp.policyNamespace = p.Object.Namespace, false, true
+		inPolicyNS = &cp
+	}
+	ev := Decide(e, req, inPolicyNS)
 	c := newConditionEvaluator(e, req)
 	checks, applies := c.conditions(p.conditions)
 	ev.Applies, ev.Predicates = applies, checks

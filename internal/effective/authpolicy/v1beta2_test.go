@@ -202,16 +202,16 @@ spec:
 		{"api.toystore.com", "POST", "/admin", map[string]string{"X-Tenant": "internal"}, False},
 		{"api.toystore.com", "POST", "/admin", nil, Unknown},
 	} {
-		ev := p.Evaluate(Request{Host: tc.host, Method: tc.method, Path: tc.path, Headers: tc.headers})
+		ev := p.Evaluate(Request{Host: tc.host, Method: tc.method, Path: tc.path, Headers: tc.headers}, nil)
 		if ev.Applies != tc.want {
 			t.Errorf("%s %s%s %v: applies %s, want %s (%+v)", tc.method, tc.host, tc.path, tc.headers, ev.Applies, tc.want, ev.Predicates)
 		}
 	}
-	ev := p.Evaluate(Request{Host: "api.toystore.com", Method: "POST", Path: "/admin", Headers: map[string]string{}})
+	ev := p.Evaluate(Request{Host: "api.toystore.com", Method: "POST", Path: "/admin", Headers: map[string]string{}}, nil)
 	if len(ev.Authorization) != 1 || ev.Authorization[0].Runs != False {
 		t.Errorf("only-get should be skipped off /toys: %+v", ev.Authorization)
 	}
-	ev = p.Evaluate(Request{Host: "api.toystore.com", Method: "GET", Path: "/toys", Headers: map[string]string{}})
+	ev = p.Evaluate(Request{Host: "api.toystore.com", Method: "GET", Path: "/toys", Headers: map[string]string{}}, nil)
 	if len(ev.Authorization) != 1 || ev.Authorization[0].Runs != True || ev.Authorization[0].Passes != True {
 		t.Errorf("only-get should run and pass on GET /toys: %+v", ev.Authorization)
 	}
