@@ -160,7 +160,7 @@ func (o *canIOptions) Complete(cmd *cobra.Command, _ []string) error {
 
 func (o *canIOptions) Validate() error {
 	if o.from == "" {
-		return usagef("--from IDENTITY is required (sa:NAMESPACE/NAME, spiffe://..., or anonymous)")
+		return usagef("--from IDENTITY is required (%s)", explain.CallerForms)
 	}
 	if o.list == (o.tool != "" || o.methodGiven) {
 		return usagef("give either --list or --tool TOOL (or --method for a base-protocol method)")
@@ -235,7 +235,7 @@ naming the nearest known one.
 	}
 	o.addWhatif(a, cmd, "text", "json", "yaml")
 	f := cmd.Flags()
-	f.StringVar(&o.from, "from", "", "caller: sa:NAMESPACE/NAME, spiffe://..., or anonymous")
+	f.StringVar(&o.from, "from", "", "caller: "+explain.CallerForms)
 	f.BoolVar(&o.list, "list", false, "list every operation of every path for the identity")
 	f.StringVar(&o.tool, "tool", "", "tool name (tools/call)")
 	_ = cmd.RegisterFlagCompletionFunc("from", a.completeFrom(&o.load, completeIdentities))

@@ -292,7 +292,7 @@ func (sim *Simulator) otherListeners(r *Request, rt *routing, out []*Result) {
 			var d Decision
 			d, art.buf = sim.decideOn(0, art.gw, ch, &art.c, alt.ExtAuth, false, nil, art.buf)
 			end := sim.pathEnd(&alt, &art, ch, sim.authPolicyOf(&alt, &art, ch, false))
-			end.finish(&d, false)
+			end.finish(&d, false, certOf(alt.From))
 			for _, res := range out {
 				if !res.Primary || res.Path.BackendKind != ch.info.BackendKind || res.Path.Backend != ch.info.Backend {
 					continue
