@@ -130,3 +130,28 @@ func TestRequestFileCertificate(t *testing.T) {
 		t.Fatalf("bad subject: %v, want an error at requests.yaml:5", err)
 	}
 }
+
+// TestLegacyKeepsInlineTools: an XAccessPolicy written at v0alpha0 loses
+// authorization.tools when stored at v1alpha1, but the legacy translator
+// (v0alpha0-legacy) read it stored at v0alpha0, tools included.
+func TestLegacyKeepsInlineTools(t *testing.T) {
+	legacy := `apiVersion: agentic.networking.x-k8s.io/v0alpha0
+kind: XAccessPolicy
+metadata: {name: p, namespace: app}
+spec:
+  targetRefs: [{group: agentic.networking.x-k8s.io, kind: XBackend, name: xb}]
+  rules:
+  - name: only-add
+    source: {type: ServiceAccount, serviceAccount: {namespace: agents, name: billing}}
+    authorization: {type: InlineTools, tools: [add]}`
+	s := loadYAML(t, baseTopology, legacy)
+	for tool, want := range map[string]string{"add": Allow, "multiply": Deny} {
+		got := decideOne(t, s, sem(t, "v0alpha0-legacy"), call("billing", tool))
+		if got.Verdict != want {
+			t.Errorf("%s: %s by %s, want %s", tool, got.Verdict, got.DecidedBy, want)
+		}
+	}
+	if len(s.Dropped) == 0 {
+		t.Error("the pruning at v1alpha1 is no longer reported (AGP102)")
+	}
+}
