@@ -155,3 +155,50 @@ spec:
 		t.Error("the pruning at v1alpha1 is no longer reported (AGP102)")
 	}
 }
+
+// TestListenerSetListenerByName: --listener can name a listener a ListenerSet adds
+// ("namespace/listenerset/listener").
+func TestListenerSetListenerByName(t *testing.T) {
+	s := loadYAML(t, `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: istio}
+spec: {controllerName: istio.io/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: istio
+  allowedListeners: {namespaces: {from: Same}}
+  listeners:
+  - {name: main, protocol: HTTP, port: 80, hostname: main.example.com}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: extra, namespace: infra}
+spec:
+  parentRef: {name: gw}
+  listeners:
+  - {name: a, protocol: HTTP, port: 8080, hostname: a.example.com}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: on-set, namespace: infra}
+spec:
+  parentRefs: [{kind: ListenerSet, name: extra}]
+  rules: [{backendRefs: [{name: svc, port: 80}]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc, namespace: infra}
+spec: {ports: [{port: 80}]}`)
+	sim := New(s, []effective.Semantics{effective.Reference()}, "")
+	res, err := sim.Explain(&Request{From: Caller{Kind: CallerAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
+		Listener: "infra/extra/a", HTTP: HTTP{Method: "GET", Path: "/", Host: "a.example.com"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].Path.Listener != "infra/extra/a" || res[0].Path.Protocol != "HTTP" || res[0].Path.Route != "infra/on-set" {
+		t.Fatalf("results %+v", res)
+	}
+}
