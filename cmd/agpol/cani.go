@@ -180,7 +180,7 @@ func (o *canIOptions) Validate() error {
 		return usagef("--time is for --personas")
 	}
 	if o.from == "" {
-		return usagef("--from IDENTITY is required (sa:NAMESPACE/NAME, spiffe://..., or anonymous)")
+		return usagef("--from IDENTITY is required (%s)", explain.CallerForms)
 	}
 	if o.list == (o.tool != "" || o.methodGiven) {
 		return usagef("give either --list or --tool TOOL (or --method for a base-protocol method)")
@@ -278,7 +278,7 @@ and reason on each path.
 	}
 	o.addWhatif(a, cmd, "text", "json", "yaml")
 	f := cmd.Flags()
-	f.StringVar(&o.from, "from", "", "caller: sa:NAMESPACE/NAME, spiffe://..., or anonymous; with --personas, a persona's name")
+	f.StringVar(&o.from, "from", "", "caller: "+explain.CallerForms+"; with --personas, a persona's name")
 	f.BoolVar(&o.list, "list", false, "list every operation of every path for the identity")
 	f.StringVar(&o.tool, "tool", "", "tool name (tools/call)")
 	_ = cmd.RegisterFlagCompletionFunc("from", a.completeFrom(&o.load, completeIdentities))

@@ -113,7 +113,7 @@ func (o *explainOptions) Complete(cmd *cobra.Command, _ []string) error {
 
 func (o *explainOptions) Validate() error {
 	if o.from == "" {
-		return usagef("--from IDENTITY is required (sa:NAMESPACE/NAME, spiffe://..., or anonymous)")
+		return usagef("--from IDENTITY is required (%s)", explain.CallerForms)
 	}
 	if !strings.HasPrefix(o.path, "/") {
 		return usagef("--path must start with /")
@@ -186,7 +186,7 @@ Without MCP metadata (--mcp-method none, or an HTTP method other than POST and n
 	}
 	o.add(cmd, "text", "json", "yaml")
 	f := cmd.Flags()
-	f.StringVar(&o.from, "from", "", "caller (required): sa:NAMESPACE/NAME, spiffe://..., or anonymous")
+	f.StringVar(&o.from, "from", "", "caller (required): "+explain.CallerForms)
 	f.StringVar(&o.gateway, "gateway", "", "gateway NAMESPACE/NAME (inferred when only one fits)")
 	f.StringVar(&o.listener, "listener", "", "listener name (default: chosen by port and host)")
 	f.StringVar(&o.route, "route", "", "HTTPRoute NAMESPACE/NAME (skips route resolution with --backend/--service)")

@@ -114,7 +114,7 @@ func (a *app) newSimulateCmd() *cobra.Command {
   trustDomain: cluster.local              # optional
   requests:
   - name: sum-allowed
-    from: {serviceAccount: shop/agent-a}  # or {spiffe: URI} or {anonymous: true}
+    from: {serviceAccount: shop/agent-a}  # or {spiffe: URI}, {certificate: "CN=..."} (CA-signed, no SPIFFE ID) or {anonymous: true}
     gateway: shop/front
     listener: https                       # optional
     route: shop/calc-route                # optional; resolved when absent

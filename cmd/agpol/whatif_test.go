@@ -133,7 +133,8 @@ func TestDiffSemantics(t *testing.T) {
 		// #293: methods: [] allows nothing instead of everything.
 		{"pr-293", []string{"Comparing semantics reference → pr-293", "before: allow by app/calc-access#nothing-yet (backend)", "0 granted, 4 revoked, 0 decided by a different rule"}},
 		// #236: the policy with a bad CEL rule is enforced, its good rule decides.
-		{"pr-236", []string{"after:  allow by app/docs-access#search-only (backend)", "0 granted, 15 revoked, 1 decided by a different rule"}},
+		// (anonymous fails the HTTPS listener's TLS handshake under both: not revoked.)
+		{"pr-236", []string{"after:  allow by app/docs-access#search-only (backend)", "0 granted, 11 revoked, 1 decided by a different rule"}},
 	} {
 		out, errOut, code := runDecide(t, "", "diff", "--semantics", "reference", "--semantics", tc.preset, "-f", f, "--fail-on", "revoked")
 		if code != exitFail {

@@ -11,6 +11,7 @@ import (
 	extauthzv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_authz/v3"
 	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/rbac/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	envoyproxytypes "github.com/envoyproxy/go-control-plane/pkg/cache/types"
 	resourcev3 "github.com/envoyproxy/go-control-plane/pkg/resource/v3"
 )
@@ -33,8 +34,12 @@ type EnvoyConfig struct {
 type chain struct {
 	serverNames []string
 	tls         bool
-	routeName   string
-	filters     []httpFilter
+	// requireClientCert is the downstream TLS context's RequireClientCertificate;
+	// spiffeBundle says the client certificate is validated by the SPIFFE trust bundle
+	// (an SDS secret read from a file), not a CA the Gateway names (an ADS secret).
+	requireClientCert, spiffeBundle bool
+	routeName                       string
+	filters                         []httpFilter
 }
 
 type filterKind int
@@ -64,6 +69,14 @@ func newEnvoyConfig(res map[resourcev3.Type][]envoyproxytypes.Resource) (*EnvoyC
 		port := l.GetAddress().GetSocketAddress().GetPortValue()
 		for _, fc := range l.GetFilterChains() {
 			c := &chain{serverNames: fc.GetFilterChainMatch().GetServerNames(), tls: fc.GetTransportSocket() != nil}
+			if ts := fc.GetTransportSocket(); ts != nil {
+				dt := &tlsv3.DownstreamTlsContext{}
+				if err := ts.GetTypedConfig().UnmarshalTo(dt); err != nil {
+					return nil, fmt.Errorf("listener %s: transport socket is not a downstream TLS context: %w", l.GetName(), err)
+				}
+				c.requireClientCert = dt.GetRequireClientCertificate().GetValue()
+				c.spiffeBundle = dt.GetCommonTlsContext().GetValidationContextSdsSecretConfig().GetSdsConfig().GetPathConfigSource() != nil
+			}
 			for _, f := range fc.GetFilters() {
 				hcm := &hcmv3.HttpConnectionManager{}
 				if err := f.GetTypedConfig().UnmarshalTo(hcm); err != nil {

@@ -21,11 +21,14 @@ type EnvoyRequest struct {
 	SNI string
 	// Principal is the URI SAN of the client certificate; "" without one.
 	Principal string
-	Method    string
-	Path      string // with the query string
-	Host      string // :authority
-	Headers   map[string]string
-	Time      time.Time
+	// CertWithoutSPIFFE: the caller presents a CA-signed certificate without a SPIFFE
+	// ID (Principal is then "").
+	CertWithoutSPIFFE bool
+	Method            string
+	Path              string // with the query string
+	Host              string // :authority
+	Headers           map[string]string
+	Time              time.Time
 	// MCP is the MCP filter's metadata (nil for a request that is not JSON-RPC).
 	MCP *MCPMeta
 }
@@ -39,11 +42,12 @@ type MCPMeta struct {
 
 // Outcome kinds.
 const (
-	OutcomeForward  = "forward"   // the router forwards to Cluster
-	OutcomeNoRoute  = "no-route"  // 404 from the router
-	OutcomeDirect   = "direct"    // a direct response (500 for a broken rule)
-	OutcomeRedirect = "redirect"  // a redirect
-	OutcomeNoChain  = "no-listen" // nothing listens (no listener on the port, no filter chain)
+	OutcomeHandshake = "handshake" // the TLS handshake fails: no request
+	OutcomeForward   = "forward"   // the router forwards to Cluster
+	OutcomeNoRoute   = "no-route"  // 404 from the router
+	OutcomeDirect    = "direct"    // a direct response (500 for a broken rule)
+	OutcomeRedirect  = "redirect"  // a redirect
+	OutcomeNoChain   = "no-listen" // nothing listens (no listener on the port, no filter chain)
 )
 
 // Path is where one request goes: a forward to one weighted cluster, or a route
@@ -68,6 +72,12 @@ func (cfg *EnvoyConfig) Paths(req *EnvoyRequest) []*Path {
 	ch := cfg.chainFor(req)
 	if ch == nil {
 		return []*Path{{Kind: OutcomeNoChain}}
+	}
+	if ch.requireClientCert && (req.Principal == "" && !req.CertWithoutSPIFFE || req.CertWithoutSPIFFE && ch.spiffeBundle) {
+		// No client certificate, or one the validation context does not accept (a
+		// SPIFFE bundle validates SVIDs only; a CA is assumed to have issued the
+		// certificate of a cert: caller).
+		return []*Path{{Kind: OutcomeHandshake, cfg: cfg, ch: ch}}
 	}
 	rc := cfg.Routes[ch.routeName]
 	vh := selectVirtualHost(rc, req.Host)

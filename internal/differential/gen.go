@@ -453,7 +453,7 @@ func (g *Generator) Requests(objs *UpstreamObjects, n int) []Request {
 		froms = append(froms, "sa:"+sa.ns+"/"+sa.name)
 	}
 	froms = append(froms, genSPIFFEs...)
-	froms = append(froms, "anonymous", "sa:ns2/zz")
+	froms = append(froms, "anonymous", "sa:ns2/zz", "cert:CN=agent,O=acme")
 	tools := append([]string{"other"}, genTools...)
 	// Callers and tools the scenario's policies name (for scenarios not generated here).
 	for _, p := range objs.XAccessPolicies {

@@ -42,7 +42,7 @@ type Scenario struct {
 type Request struct {
 	Gateway  string            `json:"gateway"` // ns/name
 	Listener string            `json:"listener"`
-	From     string            `json:"from"` // sa:NS/NAME, spiffe://..., anonymous
+	From     string            `json:"from"` // sa:NS/NAME, spiffe://..., cert:SUBJECT, anonymous
 	Method   string            `json:"method"`
 	Path     string            `json:"path"`
 	Host     string            `json:"host"`
@@ -378,17 +378,16 @@ func compareRequest(rep *Report, sc *Scenario, idx int, rq Request, tr *Translat
 	}
 	principal := ""
 	if https {
-		principal = id.Principal(TrustDomain)
-		if principal == "" {
-			// Without a client certificate the mTLS handshake fails: no request.
-			rep.skip("anonymous caller on an mTLS listener")
-			return
-		}
+		principal = id.Principal(TrustDomain) // "" without a client certificate
 	}
 	now := sampleTime
-	ereq := &EnvoyRequest{Port: port, SNI: sni, Principal: principal, Method: rq.Method, Path: rq.Path,
-		Host: rq.Host, Headers: rq.Headers, Time: now, MCP: rq.MCP}
+	ereq := &EnvoyRequest{Port: port, SNI: sni, Principal: principal, CertWithoutSPIFFE: https && id.Kind == explain.CallerCertificate,
+		Method: rq.Method, Path: rq.Path, Host: rq.Host, Headers: rq.Headers, Time: now, MCP: rq.MCP}
 	paths := cfg.Paths(ereq)
+	handshake := len(paths) == 1 && paths[0].Kind == OutcomeHandshake
+	if handshake {
+		paths = nil // no request: compared below
+	}
 	for _, p := range paths {
 		if p.Tie {
 			rep.skip("routes of equal precedence (order unspecified upstream)")
@@ -458,6 +457,23 @@ func compareRequest(rep *Report, sc *Scenario, idx int, rq Request, tr *Translat
 	unknown, err := decide(explain.ExtAuth{})
 	if err != nil {
 		fail("agpol: %v", err)
+		return
+	}
+	if handshake {
+		// The TLS handshake fails: every path agpol finds is denied by it.
+		rep.Compared++
+		if rep.Verdicts == nil {
+			rep.Verdicts = map[string]int{}
+		}
+		rep.Verdicts[OutcomeHandshake]++
+		if len(unknown) == 0 {
+			fail("data plane fails the TLS handshake; agpol has no decision")
+		}
+		for k, d := range unknown {
+			if d.Verdict != explain.Deny || d.DecidedBy != explain.DecidedTLSHandshake {
+				fail("data plane fails the TLS handshake; agpol on %q: %s (level %s, by %s)", k, d.Verdict, d.Level, d.DecidedBy)
+			}
+		}
 		return
 	}
 	var per [4]map[string]explain.Decision

@@ -221,7 +221,10 @@ const (
 	PresetPR220     = "pr-220"
 	PresetLegacy    = "v0alpha0-legacy"
 	PresetPR293     = "pr-293"
-	PresetPR236     = "pr-236"
+	// The halves of pr-293, each alone (a maintainer objected to the methods half).
+	PresetPR293Methods = "pr-293-methods"
+	PresetPR293Keys    = "pr-293-keys"
+	PresetPR236        = "pr-236"
 )
 
 // Reference is what the upstream controller, translator and Envoy enforce at HEAD.
@@ -268,12 +271,30 @@ var presets = map[string]func() Semantics{
 		s.ExtAuthPlacement = ExtAuthPerLevel
 		return s
 	},
-	// Open upstream pull request #293: an explicit methods: [] denies everything
-	// instead of allowing all; the rest is the reference.
+	// Open upstream pull request #293, both halves: an explicit methods: [] denies
+	// everything instead of allowing all, and each Allow rule is keyed
+	// {namespace}/{policy}/{rule} in the merged RBAC map instead of by its name
+	// (c7e4194 pkg/translator/accesspolicy.go:183), so same-named rules of different
+	// policies are kept side by side; the rest is the reference.
 	PresetPR293: func() Semantics {
 		s := Reference()
 		s.Name = PresetPR293
 		s.EmptyMethods = EmptyMethodsNone
+		s.RuleCollision = CollisionKeepBoth
+		return s
+	},
+	// The methods half of #293 alone.
+	PresetPR293Methods: func() Semantics {
+		s := Reference()
+		s.Name = PresetPR293Methods
+		s.EmptyMethods = EmptyMethodsNone
+		return s
+	},
+	// The rule-key half of #293 alone.
+	PresetPR293Keys: func() Semantics {
+		s := Reference()
+		s.Name = PresetPR293Keys
+		s.RuleCollision = CollisionKeepBoth
 		return s
 	},
 	// Open upstream pull request #236: a policy with a CEL rule that does not compile
@@ -307,7 +328,7 @@ var presets = map[string]func() Semantics{
 
 // PresetNames lists the presets, reference first.
 func PresetNames() []string {
-	return []string{PresetReference, PresetProposal, PresetPR220, PresetLegacy, PresetPR293, PresetPR236}
+	return []string{PresetReference, PresetProposal, PresetPR220, PresetLegacy, PresetPR293, PresetPR293Methods, PresetPR293Keys, PresetPR236}
 }
 
 // Preset returns a named preset. "pr220" and "legacy" are accepted as aliases.

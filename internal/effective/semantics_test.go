@@ -9,12 +9,14 @@ import (
 // Each preset differs from the reference exactly where §17/§16 say.
 func TestPresetsDifferOnlyWhereTheSpecSays(t *testing.T) {
 	want := map[string][]string{
-		PresetReference: nil,
-		PresetProposal:  {"allowCombine", "extAuthPlacement", "targetKinds"},
-		PresetPR220:     {"allowCombine", "extAuthPlacement"},
-		PresetLegacy:    {"allowCombine", "baseMethods", "emptyAuthorization", "extAuthPlacement", "extAuthSeniority", "policyOrder", "targetKinds", "v0alpha0"},
-		PresetPR293:     {"emptyMethods"},
-		PresetPR236:     {"admission", "invalidCEL"},
+		PresetReference:    nil,
+		PresetProposal:     {"allowCombine", "extAuthPlacement", "targetKinds"},
+		PresetPR220:        {"allowCombine", "extAuthPlacement"},
+		PresetLegacy:       {"allowCombine", "baseMethods", "emptyAuthorization", "extAuthPlacement", "extAuthSeniority", "policyOrder", "targetKinds", "v0alpha0"},
+		PresetPR293:        {"emptyMethods", "ruleCollision"},
+		PresetPR293Methods: {"emptyMethods"},
+		PresetPR293Keys:    {"ruleCollision"},
+		PresetPR236:        {"admission", "invalidCEL"},
 	}
 	for _, name := range PresetNames() {
 		p, err := Preset(name)
@@ -37,7 +39,7 @@ func TestPresetsDifferOnlyWhereTheSpecSays(t *testing.T) {
 
 func TestParsePresets(t *testing.T) {
 	all, err := ParsePresets("all")
-	if err != nil || len(all) != len(PresetNames()) || len(all) != 6 || all[0].Name != PresetReference {
+	if err != nil || len(all) != len(PresetNames()) || len(all) != 8 || all[0].Name != PresetReference {
 		t.Fatalf("all: %v %v", all, err)
 	}
 	two, err := ParsePresets("pr-220,reference,pr220")

@@ -111,7 +111,7 @@ spec: {controllerName: sigs.k8s.io/kube-agentic-networking-controller}`
 		gw.Spec.GatewayClassName = "agentic"
 	}
 	sim := New(s, []effective.Semantics{effective.Reference()}, "")
-	res, err := sim.Explain(&Request{From: Caller{Kind: CallerAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
+	res, err := sim.Explain(&Request{From: Caller{Kind: CallerServiceAccount, Namespace: "app", Name: "a"}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
 		HTTP: HTTP{Method: "GET", Path: "/orders", Host: "api.example.com"}})
 	if err != nil {
 		t.Fatal(err)

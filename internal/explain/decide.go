@@ -64,9 +64,9 @@ type Decision struct {
 }
 
 // DenyKind is "explicit" or "implicit" for a deny by policy, "" otherwise (and for
-// the data plane's own answer when no backend is reached).
+// the data plane's own answer when no backend is reached or the TLS handshake fails).
 func (d *Decision) DenyKind() string {
-	if d.Verdict != Deny || d.DecidedBy == DecidedNoRoute || d.DecidedBy == DecidedNoBackend {
+	if d.Verdict != Deny || d.DecidedBy == DecidedNoRoute || d.DecidedBy == DecidedNoBackend || d.DecidedBy == DecidedTLSHandshake {
 		return ""
 	}
 	if d.Explicit {

@@ -112,7 +112,7 @@ func TestDecidePrincipal(t *testing.T) {
 		{name: "spiffe exact", policies: []string{spiffe},
 			req: func() *Request {
 				r := call("", "t")
-				r.From = Caller{Kind: CallerSPIFFE, SPIFFE: "spiffe://example.org/agent"}
+				r.From, r.Listener = Caller{Kind: CallerSPIFFE, SPIFFE: "spiffe://example.org/agent"}, "https"
 				return r
 			}(),
 			want: want{Allow, "backend", "app/p#r"}},
@@ -126,7 +126,7 @@ func TestDecidePrincipal(t *testing.T) {
 		{name: "sa namespace defaults to the policy's", policies: []string{saDefaultNS},
 			req: func() *Request {
 				r := call("", "t")
-				r.From = Caller{Kind: CallerServiceAccount, Namespace: "app", Name: "billing"}
+				r.From, r.Listener = Caller{Kind: CallerServiceAccount, Namespace: "app", Name: "billing"}, "https"
 				return r
 			}(),
 			want: want{Allow, "backend", "app/p#r"}},

@@ -1,9 +1,44 @@
 package explain
 
 import (
+	"fmt"
+
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
 )
+
+// DecidedTLSHandshake: the caller fails the TLS handshake of the listener (no client
+// certificate, or one the listener's trust anchor does not validate): the connection
+// closes before any HTTP request, so no route or policy is consulted.
+const DecidedTLSHandshake = "tls-handshake"
+
+// certKind is the client certificate a caller presents in the TLS handshake.
+type certKind uint8
+
+const (
+	noCert   certKind = iota // anonymous: no client certificate
+	svidCert                 // a SPIFFE SVID (sa:, spiffe://)
+	caCert                   // a CA-signed certificate without a SPIFFE ID (cert:)
+)
+
+// certOf is the certificate caller c presents.
+func certOf(c Caller) certKind {
+	switch c.Kind {
+	case CallerServiceAccount, CallerSPIFFE:
+		return svidCert
+	case CallerCertificate:
+		return caCert
+	}
+	return noCert
+}
+
+// CertificatePrincipal stands, in Decide's principal, for a caller holding a CA-signed
+// certificate without a SPIFFE ID (cert:): it passes the handshake of a listener that
+// CA validates, and no rule names it. It is not a SPIFFE ID, so no rule matches it.
+const CertificatePrincipal = "x509:<certificate without a SPIFFE ID>"
 
 // PathEnd is what decides a call on one path beside the chain's verdict. Every decision
 // explain, simulate and the decision space of can-i, who-can, matrix and diff make on a
@@ -21,13 +56,56 @@ type PathEnd struct {
 	// serves but that agpol cannot evaluate (the request names the backend, not the
 	// route; the decision space's callers present no credentials).
 	authPolicies []string
+	// listener and clientCert are the listener of the path and what its TLS handshake
+	// asks of a client certificate (topology.ClientCertificate).
+	listener   string
+	clientCert topology.ClientCertificate
+}
+
+// handshakeFails says why a caller presenting cert fails the TLS handshake of the
+// path's listener, "" when it passes (docs/routing.md, "The TLS handshake").
+func (e *PathEnd) handshakeFails(cert certKind) string {
+	if !e.clientCert.Required {
+		return ""
+	}
+	switch {
+	case cert == noCert:
+		return fmt.Sprintf("listener %s requires a client certificate and the caller presents none: the TLS handshake fails before any HTTP request (the kube-agentic-networking translator sets RequireClientCertificate on every HTTPS listener, listener.go:695)", e.listener)
+	case cert == caCert && e.clientCert.CA == "":
+		return fmt.Sprintf("listener %s validates client certificates against the SPIFFE trust bundle (no spec.tls.frontend CA for its port) and the caller's certificate is not a SPIFFE SVID: the TLS handshake fails before any HTTP request (listener.go:684-730)", e.listener)
+	}
+	return ""
+}
+
+// handshakeNote is what agpol assumes of a caller's handshake that passes, "" when
+// nothing: an SVID on a listener validated by its own CA.
+func (e *PathEnd) handshakeNote(cert certKind) string {
+	if e.clientCert.Required && cert == svidCert && e.clientCert.CA != "" {
+		return fmt.Sprintf("listener %s validates client certificates against %s, not the SPIFFE trust bundle: agpol assumes that CA issued the caller's SVID (else the TLS handshake fails)", e.listener, e.clientCert.CA)
+	}
+	return ""
 }
 
 // finish turns the chain's verdict d into the decision the caller gets, in this order:
-// the data plane's own refusal (no route, no backend), then objects agpol could not
-// read (indeterminate), then, on a Gateway another data plane serves, Kuadrant's
-// AuthPolicy. traced says whether d is traced: only then are sentences written.
-func (e *PathEnd) finish(d *Decision, traced bool) {
+// the TLS handshake of the listener (a caller presenting cert that fails it makes no
+// request), the data plane's own refusal (no route, no backend), then objects agpol
+// could not read (indeterminate), then, on a Gateway another data plane serves,
+// Kuadrant's AuthPolicy. traced says whether d is traced: only then are sentences
+// written.
+func (e *PathEnd) finish(d *Decision, traced bool, cert certKind) {
+	if why := e.handshakeFails(cert); why != "" {
+		*d = Decision{Verdict: Deny, Level: string(effective.LevelGateway), DecidedBy: DecidedTLSHandshake, Semantics: d.Semantics}
+		if traced {
+			d.Reason = why
+			d.Trace = []Step{{Level: string(effective.LevelGateway), Phase: "tls", Outcome: OutcomeNotMatched, Reason: why}}
+		}
+		return
+	}
+	if traced {
+		if note := e.handshakeNote(cert); note != "" {
+			d.Trace = append([]Step{{Level: string(effective.LevelGateway), Phase: "tls", Outcome: OutcomeInfo, Reason: note}}, d.Trace...)
+		}
+	}
 	if e.refused != "" {
 		refuse(d, e.refused, e.problem, traced)
 	}
@@ -46,9 +124,10 @@ func (e *PathEnd) finish(d *Decision, traced bool) {
 // listener on the given routes ("ns/name") to a backend in namespace backendNS, for
 // callers whose credentials are not known.
 func (sim *Simulator) TargetEnd(gw *snapshot.Gateway, listener string, routes []string, backendNS string) PathEnd {
-	e := PathEnd{authPolicies: sim.AuthPoliciesOn(gw, listener, routes)}
+	e := PathEnd{authPolicies: sim.AuthPoliciesOn(gw, listener, routes), listener: listener}
 	if gw != nil {
 		e.unread = Unread(sim.Snapshot, gw.Namespace, backendNS)
+		e.clientCert = sim.Graph.ClientCertificate(topology.GatewayRef(gw.Namespace, gw.Name), listener)
 	}
 	return e
 }
@@ -56,8 +135,11 @@ func (sim *Simulator) TargetEnd(gw *snapshot.Gateway, listener string, routes []
 // pathEnd is the PathEnd of choice ch of request r, routed in rt; ap is the AuthPolicy
 // view of the path when computed (on another data plane, or when asked for).
 func (sim *Simulator) pathEnd(r *Request, rt *routing, ch *choice, ap *AuthPolicyInfo) PathEnd {
-	e := PathEnd{refused: ch.refused, problem: ch.info.Problem, unread: sim.unread(rt.gw, ch)}
+	e := PathEnd{refused: ch.refused, problem: ch.info.Problem, unread: sim.unread(rt.gw, ch), listener: ch.info.Listener}
 	if rt.agentic {
+		if rt.gw != nil && ch.info.Protocol != string(gwapiv1.HTTPProtocolType) {
+			e.clientCert = sim.Graph.ClientCertificate(topology.GatewayRef(rt.gw.Namespace, rt.gw.Name), ch.info.Listener)
+		}
 		return e
 	}
 	e.authPolicy = ap

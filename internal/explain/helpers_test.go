@@ -133,7 +133,9 @@ func call(who, tool string) *Request {
 	r := &Request{Name: "t", From: sa(who), Gateway: &NamespacedName{"gw", "gw"}, Listener: "https",
 		Backend: &NamespacedName{"app", "xb"}, MCP: &MCP{Method: "tools/call", Tool: tool}}
 	if who == "" {
-		r.From = Caller{Kind: CallerAnonymous}
+		// Without a client certificate the caller fails the HTTPS listener's handshake
+		// (TestHandshake): it reaches the policies over plain HTTP.
+		r.From, r.Listener = Caller{Kind: CallerAnonymous}, "http"
 	}
 	return r
 }

@@ -72,13 +72,21 @@ func (ac *activationCache) get(c *reqCtx) interpreter.Activation {
 // without a client certificate, as for every caller on a plain-HTTP listener (where
 // Explain drops it). The verdict, level, deciding rule, explicitness and per-answer
 // branches are those Explain gives the same request on the same path under the chain's
-// semantics; Reason and Trace stay empty, and no string is built for them.
+// semantics; Reason and Trace stay empty, and no string is built for them. A caller
+// holding a CA-signed certificate without a SPIFFE ID gives CertificatePrincipal.
 func Decide(chain *effective.Chain, q *Query, principal string, end *PathEnd) Decision {
+	cert := svidCert
+	switch principal {
+	case "":
+		cert = noCert
+	case CertificatePrincipal:
+		cert, principal = caCert, ""
+	}
 	q.c.setPrincipal(principal)
 	cc := q.sim.programOf(chain)
 	var rq reqSyms
 	q.buf = q.sim.syms.lookup(&q.c, q.buf, &rq) // after compiling: sees the chain's symbols
 	d := decide(cc, rq, &q.c, q.ans, false, nil)
-	end.finish(&d, false)
+	end.finish(&d, false, cert)
 	return d
 }

@@ -51,6 +51,9 @@ func checkDecide(t *testing.T, sim *Simulator, r *Request) int {
 			queries[x.Path.Listener] = q
 		}
 		principal := r.From.Principal(sim.TrustDomain)
+		if r.From.Kind == CallerCertificate {
+			principal = CertificatePrincipal
+		}
 		if x.Path.Protocol == "HTTP" {
 			principal = ""
 		}
@@ -65,7 +68,8 @@ func checkDecide(t *testing.T, sim *Simulator, r *Request) int {
 		}
 		e := sim.Engines[i%len(sim.Engines)]
 		chain := e.Chain(topology.GatewayRef(r.Gateway.Namespace, r.Gateway.Name), x.Path.Listener, be)
-		var end PathEnd
+		end := PathEnd{listener: x.Path.Listener,
+			clientCert: sim.Graph.ClientCertificate(topology.GatewayRef(r.Gateway.Namespace, r.Gateway.Name), x.Path.Listener)}
 		if x.Path.Problem != "" {
 			// No backend is reached: the data plane's own answer.
 			end.refused = DecidedNoBackend

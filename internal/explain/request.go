@@ -18,21 +18,37 @@ const (
 	CallerServiceAccount = "serviceAccount"
 	CallerSPIFFE         = "spiffe"
 	CallerAnonymous      = "anonymous"
+	// CallerCertificate holds a client certificate a CA signed that carries no SPIFFE
+	// ID: it passes the TLS handshake of a listener that CA validates, yet has no
+	// principal a rule can name (docs/routing.md, "The TLS handshake").
+	CallerCertificate = "certificate"
 )
 
-// Caller is who makes a request: a ServiceAccount, a SPIFFE ID, or anonymous.
+// Caller is who makes a request: a ServiceAccount, a SPIFFE ID, a certificate without
+// a SPIFFE ID, or anonymous.
 type Caller struct {
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name,omitempty"`
 	SPIFFE    string `json:"spiffe,omitempty"`
+	// Subject is the certificate's subject (CallerCertificate), as written: "CN=agent,O=acme".
+	Subject string `json:"subject,omitempty"`
 }
 
-// ParseCaller parses "sa:NS/NAME", "spiffe://...", or "anonymous".
+// CallerForms is the help text of every form ParseCaller takes.
+const CallerForms = "sa:NAMESPACE/NAME, spiffe://..., cert:SUBJECT (a CA-signed certificate without a SPIFFE ID, e.g. cert:CN=agent,O=acme), or anonymous"
+
+// ParseCaller parses "sa:NS/NAME", "spiffe://...", "cert:SUBJECT", or "anonymous".
 func ParseCaller(s string) (Caller, error) {
 	switch {
 	case s == "" || s == "anonymous":
 		return Caller{Kind: CallerAnonymous}, nil
+	case strings.HasPrefix(s, "cert:"):
+		subject := strings.TrimPrefix(s, "cert:")
+		if err := ValidSubject(subject); err != nil {
+			return Caller{}, err
+		}
+		return Caller{Kind: CallerCertificate, Subject: subject}, nil
 	case strings.HasPrefix(s, "spiffe://"):
 		if err := ValidSPIFFEID(s); err != nil {
 			return Caller{}, err
@@ -48,7 +64,27 @@ func ParseCaller(s string) (Caller, error) {
 		}
 		return Caller{Kind: CallerServiceAccount, Namespace: ns, Name: name}, nil
 	}
-	return Caller{}, fmt.Errorf("invalid caller %q: use sa:NAMESPACE/NAME, spiffe://..., or anonymous", s)
+	return Caller{}, fmt.Errorf("invalid caller %q: use %s", s, CallerForms)
+}
+
+// ValidSubject checks a certificate subject as cert:SUBJECT gives it: attribute=value
+// pairs separated by commas (RFC 4514's form), at least one, without control characters.
+func ValidSubject(subject string) error {
+	if subject == "" {
+		return fmt.Errorf("invalid certificate subject %q: give ATTRIBUTE=VALUE pairs, e.g. CN=agent,O=acme", subject)
+	}
+	for _, part := range strings.Split(subject, ",") {
+		k, v, ok := strings.Cut(part, "=")
+		if !ok || strings.TrimSpace(k) == "" || v == "" {
+			return fmt.Errorf("invalid certificate subject %q: %q is not ATTRIBUTE=VALUE (e.g. CN=agent,O=acme)", subject, part)
+		}
+	}
+	for _, r := range subject {
+		if r < 0x20 || r == 0x7f {
+			return fmt.Errorf("invalid certificate subject %q: control character", subject)
+		}
+	}
+	return nil
 }
 
 // ValidSPIFFEID checks s as the SPIFFE library parses an ID: a lower-case trust
@@ -82,7 +118,9 @@ func ValidHeaderName(name string) error {
 	return nil
 }
 
-// Principal is the peer principal the data plane sees ("" without a client certificate).
+// Principal is the peer principal the data plane sees as a SPIFFE ID ("" without a
+// client certificate, and for a certificate without a SPIFFE ID: no rule source can
+// name it, translator accesspolicy.go:593-610).
 func (id Caller) Principal(trustDomain string) string {
 	switch id.Kind {
 	case CallerServiceAccount:
@@ -93,13 +131,15 @@ func (id Caller) Principal(trustDomain string) string {
 	return ""
 }
 
-// String is the short form: sa:NS/NAME, the SPIFFE ID, or anonymous.
+// String is the short form: sa:NS/NAME, the SPIFFE ID, cert:SUBJECT, or anonymous.
 func (id Caller) String() string {
 	switch id.Kind {
 	case CallerServiceAccount:
 		return "sa:" + id.Namespace + "/" + id.Name
 	case CallerSPIFFE:
 		return id.SPIFFE
+	case CallerCertificate:
+		return "cert:" + id.Subject
 	}
 	return "anonymous"
 }

@@ -403,6 +403,18 @@ func (p *parser) from(n *yaml.Node) (Caller, error) {
 			id = Caller{Kind: CallerSPIFFE, SPIFFE: s}
 			return nil
 		},
+		"certificate": func(v *yaml.Node) error {
+			count++
+			s, err := p.str(v)
+			if err != nil {
+				return err
+			}
+			if err := ValidSubject(s); err != nil {
+				return p.errf(v, "%v", err)
+			}
+			id = Caller{Kind: CallerCertificate, Subject: s}
+			return nil
+		},
 		"anonymous": func(v *yaml.Node) error {
 			count++
 			var b bool
@@ -417,7 +429,7 @@ func (p *parser) from(n *yaml.Node) (Caller, error) {
 		return id, err
 	}
 	if count != 1 {
-		return id, p.errf(n, "from needs exactly one of serviceAccount, spiffe, anonymous")
+		return id, p.errf(n, "from needs exactly one of serviceAccount, spiffe, certificate, anonymous")
 	}
 	return id, nil
 }

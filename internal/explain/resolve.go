@@ -17,13 +17,14 @@ func (sim *Simulator) gateway(n NamespacedName) *snapshot.Gateway {
 	return sim.Graph.Gateway(topology.GatewayRef(n.Namespace, n.Name))
 }
 
-func listenerProtocol(gw *snapshot.Gateway, name string) string {
-	for _, l := range gw.Spec.Listeners {
-		if string(l.Name) == name {
-			return string(l.Protocol)
-		}
+// listenerProtocol is the protocol of a gateway's listener by the name routing gives it:
+// its own, or one a ListenerSet adds ("namespace/listenerset/listener"); "" for none.
+func (sim *Simulator) listenerProtocol(gw *snapshot.Gateway, name string) string {
+	if gw == nil {
+		return ""
 	}
-	return ""
+	l, _ := sim.Graph.Listener(topology.GatewayRef(gw.Namespace, gw.Name), name)
+	return string(l.Protocol)
 }
 
 // listenerPort is the port of the gateway's listener name, 0 without a listener.
@@ -51,7 +52,12 @@ func (sim *Simulator) listenerPort(r *Request, info PathInfo) int {
 	if info.Listener == "" || r.Gateway == nil {
 		return 0
 	}
-	return listenerPort(sim.gateway(*r.Gateway), info.Listener)
+	gw := sim.gateway(*r.Gateway)
+	if p := listenerPort(gw, info.Listener); p != 0 || gw == nil {
+		return p
+	}
+	l, _ := sim.Graph.Listener(topology.GatewayRef(gw.Namespace, gw.Name), info.Listener) // a ListenerSet's
+	return int(l.Port)
 }
 
 // resolve finds the path(s) of a request into rt (rt.gw, rt.choices): explicit names
@@ -89,7 +95,7 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 		base.Gateway = routed.GatewayKey // r.Gateway's namespace/name, made once by the graph
 	}
 	if r.Listener != "" {
-		if listenerProtocol(gw, r.Listener) == "" {
+		if sim.listenerProtocol(gw, r.Listener) == "" {
 			return fmt.Errorf("%w: gateway %s has no listener %q%s", ErrInput, r.Gateway, r.Listener, listenerHint(gw, r.Listener))
 		}
 	}
@@ -111,7 +117,7 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 	} else if base.Listener == routed.Listener {
 		base.Protocol = string(routed.Protocol) // no second scan of the gateway's listeners
 	} else {
-		base.Protocol = listenerProtocol(gw, base.Listener)
+		base.Protocol = sim.listenerProtocol(gw, base.Listener)
 	}
 	if rt.assumed != "" {
 		base.ListenerAssumed = rt.assumed
@@ -292,7 +298,7 @@ func (sim *Simulator) otherListeners(r *Request, rt *routing, out []*Result) {
 			var d Decision
 			d, art.buf = sim.decideOn(0, art.gw, ch, &art.c, alt.ExtAuth, false, nil, art.buf)
 			end := sim.pathEnd(&alt, &art, ch, sim.authPolicyOf(&alt, &art, ch, false))
-			end.finish(&d, false)
+			end.finish(&d, false, certOf(alt.From))
 			for _, res := range out {
 				if !res.Primary || res.Path.BackendKind != ch.info.BackendKind || res.Path.Backend != ch.info.Backend {
 					continue
@@ -408,7 +414,7 @@ func (sim *Simulator) onlyRule(r *Request, rt *routing, base PathInfo, detail bo
 	base.Resolved = false
 	if base.Listener == "" {
 		base.Listener = match[0].Listener
-		base.Protocol = listenerProtocol(match[0].Gateway, base.Listener)
+		base.Protocol = sim.listenerProtocol(match[0].Gateway, base.Listener)
 	}
 	// The targets are copies: no pointer into the graph keys their chains.
 	sim.backendChoices(rt, base, backends, match[0].RuleProblem, false, detail)

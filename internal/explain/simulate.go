@@ -242,7 +242,7 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 		for i := range sim.Engines {
 			var d Decision
 			d, rt.buf = sim.decideOn(i, rt.gw, ch, c, r.ExtAuth, o.Trace, pre, rt.buf)
-			end.finish(&d, o.Trace)
+			end.finish(&d, o.Trace, certOf(r.From))
 			group[i] = Result{Name: r.Name, Decision: d, Request: r, Path: ch.info, Primary: i == 0}
 		}
 		for _, g := range group[1:] {
@@ -259,7 +259,7 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 				// traced decision replaces the untraced one; both give the same verdict,
 				// level and deciding rule, which the expectation was checked against).
 				group[0].Decision, rt.buf = sim.decideOn(0, rt.gw, ch, c, r.ExtAuth, true, sim.tracedPre(r, rt, ch), rt.buf)
-				end.finish(&group[0].Decision, true)
+				end.finish(&group[0].Decision, true, certOf(r.From))
 			}
 			group[0].Expect = x
 		}
@@ -392,7 +392,7 @@ func (b *Batch) Decide(r *Request) ([]Decision, error) {
 		var d Decision
 		d, b.buf = sim.decideOn(0, b.rt.gw, ch, &b.c, r.ExtAuth, false, nil, b.buf)
 		end := sim.pathEnd(r, &b.rt, ch, sim.authPolicyOf(r, &b.rt, ch, false))
-		end.finish(&d, false)
+		end.finish(&d, false, certOf(r.From))
 		b.out = append(b.out, d)
 	}
 	return b.out, nil

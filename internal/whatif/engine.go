@@ -73,7 +73,8 @@ type Engine struct {
 // targetState is one target's compiled chains and decision classes.
 type targetState struct {
 	chains []*effective.Chain
-	// classes: 0 anonymous (no principal), 1 the other caller, then every named principal.
+	// classes: 0 anonymous (no principal), 1 the other caller, 2 a certificate without
+	// a SPIFFE ID (cert:), then every named principal.
 	classes []string
 	classOf map[string]int
 
@@ -113,7 +114,7 @@ func New(s *snapshot.Snapshot, sems []effective.Semantics, o Options) *Engine {
 	e.state = make([]*targetState, len(e.Targets))
 	for i, t := range e.Targets {
 		e.byKey[t.Key()] = i
-		st := &targetState{classes: []string{"", otherPrincipal}, classOf: map[string]int{}, memo: map[memoKey]Outcome{},
+		st := &targetState{classes: []string{"", otherPrincipal, explain.CertificatePrincipal}, classOf: map[string]int{}, memo: map[memoKey]Outcome{},
 			end: sim.TargetEnd(sim.Graph.Gateway(t.gw), t.Listener, t.Routes, t.be.Namespace)}
 		f := chainFacts{principals: map[string]bool{}, tools: map[string]bool{}}
 		for _, en := range sim.Engines {
@@ -180,7 +181,11 @@ func (e *Engine) IdentityFor(c explain.Caller) *Caller {
 			return e.IdentityFor(explain.Caller{Kind: explain.CallerServiceAccount, Namespace: ns, Name: name})
 		}
 	}
-	return &Caller{ID: c.String(), Caller: c, From: []string{}, principal: c.Principal(e.TrustDomain)}
+	p := c.Principal(e.TrustDomain)
+	if c.Kind == explain.CallerCertificate {
+		p = explain.CertificatePrincipal // passes the handshake of a listener its CA validates
+	}
+	return &Caller{ID: c.String(), Caller: c, From: []string{}, principal: p}
 }
 
 // Target returns the target with this key, or nil.
@@ -198,6 +203,8 @@ func (st *targetState) class(t *Target, principal string) int {
 		return 0
 	case principal == otherPrincipal:
 		return 1
+	case principal == explain.CertificatePrincipal:
+		return 2
 	}
 	if c, ok := st.classOf[principal]; ok {
 		return c
