@@ -17,7 +17,7 @@ func TestHostileInputs(t *testing.T) {
 		line int
 		msg  string
 	}{
-		"alias-bomb.yaml":            {13, "YAML alias bomb"},
+		"alias-bomb.yaml":            {10, "YAML alias bomb"},
 		"broken-later-document.yaml": {11, "malformed YAML: did not find expected key"},
 		"duplicate-keys.yaml":        {8, `duplicate key "action"`},
 		"invalid-utf8.yaml":          {4, "invalid UTF-8"},
@@ -59,7 +59,7 @@ func TestGeneratedHostileInputs(t *testing.T) {
 		{"many documents", strings.Repeat(svcA+"---\n", 2000), 0, "more than 1000 documents"},
 		{"wide alias fan-out", "a: &a [x]\nb: [" + strings.Repeat("*a, ", 200000) + "*a]\n", 2, "alias bomb"},
 	}
-	lim := limits(func(l *Limits) { l.MaxFileBytes = 1 << 20; l.MaxDocuments = 1000; l.MaxNodes = 100000 })
+	lim := limits(func(l *Limits) { l.MaxFileBytes = 1 << 20; l.MaxDocuments = 1000; l.MaxAliasNodes = 100000 })
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := ReadFiles(FileOptions{Filenames: []string{"-"}, Stdin: strings.NewReader(tt.content), Limits: lim})
@@ -94,7 +94,7 @@ func FuzzReadFiles(f *testing.F) {
 	f.Add([]byte(`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Service","metadata":{"name":"a"}}]}`))
 	f.Add([]byte("apiVersion: v1\nkind: List\nitems: [1, {kind: X}]\n"))
 	f.Add([]byte("a: &a {b: *a}\n"))
-	lim := limits(func(l *Limits) { l.MaxFileBytes = 1 << 20; l.MaxNodes = 20000; l.MaxDocuments = 500 })
+	lim := limits(func(l *Limits) { l.MaxFileBytes = 1 << 20; l.MaxAliasNodes = 20000; l.MaxDocuments = 500 })
 	paths := []string{"", "metadata.name", "spec.rules[0].source", "spec.targetRefs[1]", "items[0].x", "spec..a[", "[0]", "spec.rules[-1]"}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := LoadFiles(FileOptions{Filenames: []string{"-"}, Stdin: strings.NewReader(string(data)), Limits: lim})

@@ -41,7 +41,7 @@ func (e *InputError) Unwrap() error { return e.Err }
 type Limits struct {
 	MaxFileBytes  int64 // per file
 	MaxDocuments  int   // per load
-	MaxNodes      int   // YAML nodes per document after alias expansion
+	MaxAliasNodes int   // YAML nodes per document that aliases add (see yamlnode.Limits)
 	MaxDepth      int   // nesting depth
 	MaxTotalBytes int64 // all files together
 }
@@ -50,14 +50,14 @@ type Limits struct {
 var DefaultLimits = Limits{
 	MaxFileBytes:  64 << 20,
 	MaxDocuments:  200000,
-	MaxNodes:      yamlnode.DefaultLimits.MaxNodes, // the same bounds as request files
+	MaxAliasNodes: yamlnode.DefaultLimits.MaxAliasNodes, // the same bounds as request files
 	MaxDepth:      yamlnode.DefaultLimits.MaxDepth,
 	MaxTotalBytes: 512 << 20,
 }
 
 // node returns the bounds of one document.
 func (l Limits) node() yamlnode.Limits {
-	return yamlnode.Limits{MaxNodes: l.MaxNodes, MaxDepth: l.MaxDepth}
+	return yamlnode.Limits{MaxAliasNodes: l.MaxAliasNodes, MaxDepth: l.MaxDepth}
 }
 
 // errorLineOf returns the line a yamlnode error names (0 for another error).

@@ -176,14 +176,14 @@ func TestDecodedAgainIsAsRead(t *testing.T) {
 		{"indented first document", "  apiVersion: v1\n  kind: Service\n  metadata:\n    name: s\n---\n" + svc, true},
 		{"flow mapping on the marker line", svc + "--- {apiVersion: v1, kind: Service, metadata: {name: t}}\n--- {apiVersion: v1, kind: Service, metadata: {name: u}}\n", true},
 		{"tagged and anchored roots", svc + "--- !!map\napiVersion: v1\nkind: Service\nmetadata: {name: t}\n--- &root\napiVersion: v1\nkind: Service\nmetadata: {name: u}\n", true},
-		{"anchors, aliases and merge keys", svc + "---\napiVersion: v1\nkind: Service\nmetadata: &m\n  name: t\n  labels: &l {x: y}\nspec:\n  selector:\n    <<: *l\n    z: w\n", true},
+		{"anchors, aliases and merge keys", svc + "---\napiVersion: v1\nkind: Service\nmetadata: &m\n  name: t\n  labels: &l {x: v}\nspec:\n  selector:\n    <<: *l\n    z: w\n", true},
 		{"block scalars with markers inside", svc + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  a: |\n    ---\n    b: 1\n    ...\n", true},
 		{"leading byte order mark", "\uFEFF" + svc + "---\n" + policy("a"), true},
 		{"JSON", `{"apiVersion":"v1","kind":"Service","metadata":{"name":"j"}}`, true},
 		{"crlf", strings.ReplaceAll(policy("a")+"---\n"+svc, "\n", "\r\n"), true},
 		{"tabs and unicode", svc + "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: \"é\t\"\n  annotations: {ünï: \"ç\"}\n", true},
 		{"lists", "apiVersion: v1\nkind: List\nitems:\n- " + strings.ReplaceAll(strings.TrimSuffix(svc, "\n"), "\n", "\n  ") +
-			"\n- apiVersion: v1\n  kind: ServiceAccount\n  metadata: {name: sa}\n---\napiVersion: v1\nkind: ServiceList\nitems: [{apiVersion: v1, kind: Namespace, metadata: {name: n}}]\n", true},
+			"\n- apiVersion: v1\n  kind: ServiceAccount\n  metadata: {name: sa}\n---\napiVersion: v1\nkind: ServiceList\nitems: [{apiVersion: v1, kind: Namespace, metadata: {name: nn}}]\n", true},
 		{"unknown kinds", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n---\n" + svc, true},
 		// Objects held as read, typed by Build.
 		{"namespace that is not a string", "apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: 5}\n---\n" + svc, false},

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/agpol/agpol/internal/snapshot"
@@ -31,6 +33,10 @@ type fileReader struct {
 
 // parse parses the file's data; the total size was checked by ReadFiles.
 func (r *fileReader) parse(name string, data []byte) error {
+	data, err := utf16AsKubectl(name, data)
+	if err != nil {
+		return err
+	}
 	if bytes.IndexByte(data, 0) >= 0 {
 		return &InputError{File: name, Err: errors.New("binary file (contains NUL bytes), not YAML or JSON")}
 	}
@@ -233,6 +239,23 @@ func listItemNodes(root *yaml.Node) []*yaml.Node {
 		}
 	}
 	return nil
+}
+
+// utf16AsKubectl returns a file that starts with a UTF-16 byte-order mark (little or
+// big endian) decoded to UTF-8, as kubectl reads it: cli-runtime's FileVisitor reads
+// files through unicode.BOMOverride(unicode.UTF8.NewDecoder()) (k8s.io/cli-runtime
+// pkg/resource/visitor.go:560), which also turns an unpaired surrogate into U+FFFD.
+// Other files are returned as they are (a UTF-8 mark is skipped by the YAML reader).
+// Lines keep their numbers; the UTF-8 text is at most 1.5 times the file's size.
+func utf16AsKubectl(name string, data []byte) ([]byte, error) {
+	if !bytes.HasPrefix(data, []byte{0xFF, 0xFE}) && !bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
+		return data, nil
+	}
+	out, _, err := transform.Bytes(unicode.BOMOverride(unicode.UTF8.NewDecoder()), data)
+	if err != nil {
+		return nil, &InputError{File: name, Err: fmt.Errorf("decoding UTF-16: %w", err)}
+	}
+	return out, nil
 }
 
 func firstInvalidUTF8(b []byte) int {

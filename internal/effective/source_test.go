@@ -24,7 +24,7 @@ func (c *countingResolver) Position(src snapshot.Source, fieldPath string) (int,
 
 // Rule positions are resolved when first asked for, once, and point at the rule.
 func TestRuleSourceLazy(t *testing.T) {
-	rules := "  rules:\n  - name: r0\n    source: {type: ServiceAccount, serviceAccount: {name: x}}\n  - name: r1\n    source: {type: ServiceAccount, serviceAccount: {name: y}}\n"
+	rules := "  rules:\n  - name: r0\n    source: {type: ServiceAccount, serviceAccount: {name: x}}\n  - name: r1\n    source: {type: ServiceAccount, serviceAccount: {name: yy}}\n"
 	s := load(t, pol("p", day(1), "Allow", []string{"Gateway/gw"}, rules))
 	cr := &countingResolver{next: s.Positions}
 	s.Positions = cr

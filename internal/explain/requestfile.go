@@ -269,7 +269,11 @@ func (p *parser) str(n *yaml.Node) (string, error) {
 	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
 		return "", p.errf(n, "expected a string")
 	}
-	return n.Value, nil
+	s, err := yamlnode.Text(n)
+	if err != nil {
+		return "", p.errf(n, "%v", err)
+	}
+	return s, nil
 }
 
 func (p *parser) nn(n *yaml.Node) (*NamespacedName, error) {

@@ -1,6 +1,6 @@
 // Package yamlnode reads yaml/v3 node trees within bounds: it expands aliases and
-// applies merge keys ("<<: *h") while counting nodes and nesting, so an alias bomb or
-// deep nesting is refused, and converts a tree to the plain values unstructured
+// applies merge keys ("<<: *h") while counting what aliases add and the nesting, so an
+// alias bomb or deep nesting is refused (a plain document is bounded by its size only), and converts a tree to the plain values unstructured
 // objects hold. The manifest loader and the request-file parser both read YAML
 // through it, with the same bounds.
 package yamlnode
@@ -11,14 +11,37 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// Limits bound one document after its aliases are expanded.
+// Limits bound one document after its aliases are expanded. What aliases add is
+// bounded twice: by MaxAliasNodes, and by the share of the document's nodes that come
+// from aliases, which must stay within what yaml/v3's own decoder allows
+// (allowedAliasRatio, go.yaml.in/yaml/v3 decode.go:468; the same rule is in yaml.v2,
+// which sigs.k8s.io/yaml and so kubectl decode with): 99% up to 400,000 nodes, falling
+// to 10% at 4,000,000. A document without aliases is bounded by its size alone.
 type Limits struct {
-	MaxNodes int // nodes, each use of an alias counting its whole value again
-	MaxDepth int // nesting depth
+	MaxAliasNodes int // nodes visited inside aliases, each use counting its whole value again
+	MaxDepth      int // nesting depth
 }
 
 // DefaultLimits are generous for real manifests and request files, and refuse bombs.
-var DefaultLimits = Limits{MaxNodes: 2000000, MaxDepth: 200}
+var DefaultLimits = Limits{MaxAliasNodes: 2000000, MaxDepth: 200}
+
+// The range over which the allowed alias ratio falls, as in yaml/v3.
+const (
+	aliasRatioLow  = 400000
+	aliasRatioHigh = 4000000
+)
+
+// allowedAliasRatio is the share of a document's nodes that may come from aliases
+// once it has decoded nodes nodes (yaml/v3's rule).
+func allowedAliasRatio(nodes int) float64 {
+	switch {
+	case nodes <= aliasRatioLow:
+		return 0.99
+	case nodes >= aliasRatioHigh:
+		return 0.10
+	}
+	return 0.99 - 0.89*float64(nodes-aliasRatioLow)/float64(aliasRatioHigh-aliasRatioLow)
+}
 
 // Error is a problem at a line of the document. Inside an alias's value it is
 // reported at the line that uses the (outermost) alias.
@@ -38,8 +61,10 @@ type Resolver struct {
 	Limits Limits
 	// Nodes counts the nodes visited, over every call: the parts of one document
 	// resolved one after the other share the document's bound.
-	Nodes     int
-	expanding map[*yaml.Node]bool
+	Nodes int
+	// AliasNodes counts the nodes of Nodes visited inside an alias.
+	AliasNodes int
+	expanding  map[*yaml.Node]bool
 	// alias is the outermost alias being expanded.
 	alias *yaml.Node
 }
@@ -71,8 +96,16 @@ func (r *Resolver) fail(n *yaml.Node, format string, args ...any) error {
 
 func (r *Resolver) resolve(n *yaml.Node, depth int) (*yaml.Node, error) {
 	r.Nodes++
-	if r.Nodes > r.Limits.MaxNodes {
-		return nil, r.fail(n, "document expands to more than %d nodes (YAML alias bomb?)", r.Limits.MaxNodes)
+	if r.alias != nil {
+		r.AliasNodes++
+		if r.AliasNodes > r.Limits.MaxAliasNodes {
+			return nil, r.fail(n, "aliases expand to more than %d nodes (YAML alias bomb?)", r.Limits.MaxAliasNodes)
+		}
+		// yaml/v3's check, made at each node as it makes it.
+		if r.AliasNodes > 100 && r.Nodes > 1000 && float64(r.AliasNodes)/float64(r.Nodes) > allowedAliasRatio(r.Nodes) {
+			return nil, r.fail(n, "aliases expand to %d of the document's first %d nodes, more than the %.0f%% YAML decoders allow (YAML alias bomb?)",
+				r.AliasNodes, r.Nodes, 100*allowedAliasRatio(r.Nodes))
+		}
 	}
 	if depth > r.Limits.MaxDepth {
 		return nil, r.fail(n, "nesting deeper than %d levels", r.Limits.MaxDepth)
