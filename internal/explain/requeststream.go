@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -109,6 +110,11 @@ func isItem(text []byte, indent int) bool {
 // parsePieces parses a request file of the shape splitRequestList finds, piece by piece.
 // It returns false when the file is not of that shape or parsing a piece fails.
 func parsePieces(name string, data []byte, defaultNS string) (*RequestFile, bool) {
+	// The YAML parser refuses a file that is not UTF-8 wherever the bytes are, comments
+	// included; the pieces leave some lines to no parser, so the whole file decides.
+	if !utf8.Valid(data) {
+		return nil, false
+	}
 	l, ok := splitRequestList(data)
 	if !ok {
 		return nil, false
