@@ -83,7 +83,7 @@ func checkGuide(t *testing.T, guide, src string) (string, []string) {
 			for i++; i < len(lines) && !strings.HasPrefix(lines[i], "```"); i++ {
 				body.WriteString(lines[i])
 			}
-			for _, l := range lines[start : min(i+1, len(lines))] {
+			for _, l := range lines[start:min(i+1, len(lines))] {
 				out.WriteString(l)
 			}
 			want, err := os.ReadFile(m[1])
