@@ -90,7 +90,7 @@ func checkGuide(t *testing.T, guide, src string) (string, []string) {
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("%s:%d: %v", guide, start, err))
 			} else if body.String() != string(want) {
-				problems = append(problems, fmt.Sprintf("%s:%d: the block differs from %s:\n%s", guide, start+1, m[1], diffLines(body.String(), string(want))))
+				problems = append(problems, fmt.Sprintf("%s:%d: the block differs from %s:\n%s", guide, start+1, m[1], diffLines(body.String(), string(want), "file")))
 			}
 			shown[filepath.Clean(m[1])] = true
 			continue
@@ -112,7 +112,7 @@ func checkGuide(t *testing.T, guide, src string) (string, []string) {
 			problems = append(problems, fmt.Sprintf("%s:%d: %s", guide, blockStart, p))
 		}
 		if want := strings.Join(block, "\n") + "\n"; got != want {
-			problems = append(problems, fmt.Sprintf("%s:%d: the console block's output differs from agpol's:\n%s", guide, blockStart, diffLines(want, got)))
+			problems = append(problems, fmt.Sprintf("%s:%d: the console block's output differs from agpol's:\n%s", guide, blockStart, diffLines(want, got, "agpol")))
 		}
 		out.WriteString(got)
 		if i < len(lines) {
@@ -210,7 +210,7 @@ func splitWords(s string) ([]string, error) {
 }
 
 // diffLines shows the first lines where want and got part.
-func diffLines(want, got string) string {
+func diffLines(want, got, source string) string {
 	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
 	for i := 0; i < len(w) || i < len(g); i++ {
 		var wl, gl string
@@ -221,7 +221,7 @@ func diffLines(want, got string) string {
 			gl = g[i]
 		}
 		if wl != gl {
-			return fmt.Sprintf("line %d:\n  guide: %q\n  agpol: %q", i+1, wl, gl)
+			return fmt.Sprintf("line %d:\n  guide: %q\n  %s: %q", i+1, wl, source, gl)
 		}
 	}
 	return "(same lines)"
