@@ -226,3 +226,59 @@ func diffLines(want, got, source string) string {
 	}
 	return "(same lines)"
 }
+
+// TestDocCitations keeps the rules' citations followable: code comments, lint --explain
+// texts and docs cite docs/semantics.md#ANCHOR (an anchor that exists) or upstream, never
+// sections of a document the repository does not hold.
+func TestDocCitations(t *testing.T) {
+	root := "../.."
+	sem, err := os.ReadFile(filepath.Join(root, "docs/semantics.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors := map[string]bool{}
+	for _, m := range regexp.MustCompile(`<a id="([a-z0-9-]+)"></a>`).FindAllStringSubmatch(string(sem), -1) {
+		anchors[m[1]] = true
+	}
+	// Written in pieces, so that this file does not match itself.
+	section := "\u00a7"
+	unfollowable := regexp.MustCompile("semantics " + section + "|" + section + "[0-9]|semantics-(agentic|kuadrant)[.]md|[(]D1?[0-9][)]|semantics[ ]D1?[0-9]\\b")
+	cite := regexp.MustCompile(`docs/semantics\.md#([a-z0-9-]+)`)
+	cited := 0
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); name == ".git" || name == "bin" || name == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if ext := filepath.Ext(path); ext != ".go" && ext != ".md" {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if m := unfollowable.FindString(line); m != "" {
+				t.Errorf("%s:%d: %q cites a document that is not in the repository: cite docs/semantics.md#ANCHOR or upstream", path, i+1, m)
+			}
+			for _, m := range cite.FindAllStringSubmatch(line, -1) {
+				cited++
+				if !anchors[m[1]] {
+					t.Errorf("%s:%d: docs/semantics.md has no anchor %q", path, i+1, m[1])
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cited == 0 {
+		t.Error("no citation of docs/semantics.md found: is the walk reading the repository?")
+	}
+}

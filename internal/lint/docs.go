@@ -3,6 +3,7 @@ package lint
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/agpol/agpol/internal/config"
@@ -94,7 +95,7 @@ each check's title). agpol tells a Gateway's data plane by its GatewayClass's co
 				first = false
 			}
 			fmt.Fprintf(&b, "\n### %s\n\n**%s** · severity %s · data planes [`%s`](#data-planes)\n\n", c.Code, c.Title, c.Severity, c.DataPlanes)
-			b.WriteString(reflow(c.Explanation))
+			b.WriteString(semanticsLink.ReplaceAllString(reflow(c.Explanation), "[$0](semantics.md#$1)"))
 			b.WriteString("\n\n**Fix:** ")
 			b.WriteString(reflow(c.Fix))
 			b.WriteString("\n")
@@ -102,6 +103,9 @@ each check's title). agpol tells a Gateway's data plane by its GatewayClass's co
 	}
 	return b.Bytes()
 }
+
+// semanticsLink is a citation of docs/semantics.md in an explanation, linked in the docs.
+var semanticsLink = regexp.MustCompile(`docs/semantics\.md#([a-z0-9-]+)`)
 
 // reflow joins the lines of each paragraph, so Markdown renders them as written.
 func reflow(s string) string {
