@@ -119,7 +119,7 @@ namespace (-n, default "default"; -A: every namespace), as kubectl describe does
     them, the paths where it is effective or displaced, and whose rules it displaces.
 
 -o json|yaml prints the same view as an agpol.dev/v1alpha1 Description (one object) or
-DescriptionList (without NAME); see the README.
+DescriptionList (without NAME); see docs/commands.md.
 
 NAME is NAME (in -n NAMESPACE, default "default") or NAMESPACE/NAME.`,
 		Example: `  agpol describe gateway infra/edge -f testdata/examples

@@ -60,7 +60,7 @@ type authPolicyJSON struct {
 }
 
 // TestAuthPolicyCases runs every case of testdata/authpolicy/cases (the upstream test
-// outcomes T1-T22 of semantics-kuadrant.md §3, re-expressed) through
+// outcomes of kuadrant-operator v1.5.2's own tests, re-expressed) through
 // `agpol effective authpolicy -o json` and compares the public JSON contract with the
 // hand-written expectations; it also checks the text view against a golden file.
 func TestAuthPolicyCases(t *testing.T) {

@@ -46,7 +46,7 @@ type simulateJSON struct {
 }
 
 // TestSimulateScenarios runs every scenario of testdata/simulate (the upstream conformance
-// and e2e tests of semantics-agentic.md §14, re-expressed) and the examples' request file.
+// and e2e tests of kube-agentic-networking v0.1.0, conformance/tests and tests/e2e, re-expressed) and the examples' request file.
 func TestSimulateScenarios(t *testing.T) {
 	t.Chdir("../..")
 	type scenario struct{ name, manifests, requests string }

@@ -93,7 +93,7 @@ func typedObjects(t *testing.T, s *snapshot.Snapshot) map[snapshot.Ref]typedObje
 
 // dropStoragePruned removes from a v0alpha0 XAccessPolicy the fields the API server drops
 // on write because the storage version (v1alpha1) has no such field: rule-level
-// authorization.tools (checked against kube-apiserver v1.34; semantics-agentic.md §16.4).
+// authorization.tools (checked against kube-apiserver v1.34; docs/semantics.md#v0alpha0).
 func dropStoragePruned(legacy map[string]any) {
 	spec, _ := legacy["spec"].(map[string]any)
 	rules, _ := spec["rules"].([]any)

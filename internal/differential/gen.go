@@ -240,7 +240,7 @@ func (g *Generator) routeRule(ns string, route, rule int) obj {
 			b["namespace"] = pick(g, genNamespaces)
 		case 2:
 			if g.p(30) {
-				// kind XBackend without the agentic group: routed, but no ext_authz filter (D12).
+				// kind XBackend without the agentic group: routed, but no ext_authz filter (docs/semantics.md#extauth-backendref-group).
 				b["kind"], b["name"] = "XBackend", pick(g, []string{"xb1", "xb2"})
 				b["group"] = ""
 				break

@@ -101,7 +101,7 @@ func MoreSenior(a, b *snapshot.XAccessPolicy) bool {
 	return a.Name < b.Name
 }
 
-// Admit computes the admission of every XAccessPolicy of the snapshot (§7).
+// Admit computes the admission of every XAccessPolicy of the snapshot (docs/semantics.md#admission).
 func Admit(s *snapshot.Snapshot, sem Semantics) map[*snapshot.XAccessPolicy]Admission {
 	// Policies per (namespace, target id), regardless of action, acceptance or version.
 	// A policy is listed once per targetRef, as the controller lists it

@@ -53,7 +53,7 @@ func admitted(t *testing.T, s *snapshot.Snapshot, sem Semantics) map[string]Admi
 	return out
 }
 
-// §7: limit per target by seniority, ExternalAuth seniority, CEL, all targets.
+// docs/semantics.md#admission: limit per target by seniority, ExternalAuth seniority, CEL, all targets.
 func TestAdmission(t *testing.T) {
 	gw := []string{"Gateway/gw"}
 	var six []string
@@ -76,7 +76,7 @@ func TestAdmission(t *testing.T) {
 			strings.Replace(pol("other-ns", day(6), "Allow", gw, ""), "namespace: a", "namespace: b", 1),
 			pol("other-target", day(6), "Allow", []string{"Gateway/gw2"}, "")),
 			reason: map[string]string{"other-ns": ReasonAccepted, "other-target": ReasonAccepted}},
-		{name: "D14 rejected and v0alpha0 policies count as seniors", docs: append(append([]string{}, six...),
+		{name: "limit-per-target rejected and v0alpha0 policies count as seniors", docs: append(append([]string{}, six...),
 			pol("p7", day(7), "Allow", gw, "")),
 			reason: map[string]string{"p6": ReasonLimit, "p7": ReasonLimit}},
 		{name: "one ExternalAuth per target", docs: []string{pol("e1", day(1), "ExternalAuth", gw, ""), pol("e2", day(2), "ExternalAuth", gw, ""), pol("allow", day(3), "Allow", gw, "")},
@@ -95,9 +95,9 @@ func TestAdmission(t *testing.T) {
 			reason: map[string]string{"c": ReasonInvalidCEL}},
 		{name: "allowed CEL prefix check", docs: []string{pol("c", day(1), "Allow", gw, "  rules:\n  - name: r\n    authorization: {type: CEL, cel: {expression: \"request.pathX == 'a' || request.headers['x'] == 'y'\"}}\n")},
 			reason: map[string]string{"c": ReasonAccepted}},
-		{name: "D10 reference: any target kind admitted", docs: []string{pol("r", day(1), "Allow", []string{"HTTPRoute/x"}, "")},
+		{name: "target-kinds reference: any target kind admitted", docs: []string{pol("r", day(1), "Allow", []string{"HTTPRoute/x"}, "")},
 			reason: map[string]string{"r": ReasonAccepted}},
-		{name: "D10 proposal-0059: only Gateway and XBackend", docs: []string{pol("r", day(1), "Allow", []string{"HTTPRoute/x"}, "")},
+		{name: "target-kinds proposal-0059: only Gateway and XBackend", docs: []string{pol("r", day(1), "Allow", []string{"HTTPRoute/x"}, "")},
 			sem:    func(s *Semantics) { *s, _ = Preset(PresetProposal) },
 			reason: map[string]string{"r": ReasonInvalidTargetKind}},
 	}
@@ -124,7 +124,7 @@ func TestAdmission(t *testing.T) {
 	}
 }
 
-// D14 with a v0alpha0 senior: it counts toward the limit although it is never enforced.
+// docs/semantics.md#limit-per-target with a v0alpha0 senior: it counts toward the limit although it is never enforced.
 func TestAdmissionV0alpha0Counts(t *testing.T) {
 	legacy := "apiVersion: agentic.networking.x-k8s.io/v0alpha0\nkind: XAccessPolicy\nmetadata: {name: old, namespace: a, creationTimestamp: \"2025-01-01T00:00:00Z\"}\n" +
 		"spec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  rules:\n  - name: r\n    source: {type: ServiceAccount, serviceAccount: {name: x}}\n"

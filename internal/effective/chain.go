@@ -308,7 +308,7 @@ func (e *Engine) hasListener(gw topology.Ref, name string) bool {
 	return false
 }
 
-// merge builds the union rule map keyed by rule name (D4).
+// merge builds the union rule map keyed by rule name (docs/semantics.md#rule-name-collision).
 func (e *Engine) merge(l *Level) {
 	byKey := map[string]*Rule{}
 	var keys []string

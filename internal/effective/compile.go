@@ -99,7 +99,7 @@ func saOf(sa *v1alpha1.AuthorizationSourceServiceAccount) *[2]string {
 	return &[2]string{sa.Namespace, sa.Name}
 }
 
-// principal maps a rule source to the peer principal it requires (§9.1, D11).
+// principal maps a rule source to the peer principal it requires (docs/semantics.md#principals, #source-fail-open).
 func (e *Engine) principal(typ string, hasSPIFFE bool, spiffe string, sa *[2]string, policyNS string) Principal {
 	switch {
 	case typ == string(v1alpha1.AuthorizationSourceTypeSPIFFE) && hasSPIFFE:
@@ -151,7 +151,7 @@ func (e *Engine) emptyPermission(note string) Permission {
 	return Permission{Any: true, Note: note + ": any request"}
 }
 
-// permission compiles a v1alpha1 authorization (§9.2-9.4, D7, D8, D19).
+// permission compiles a v1alpha1 authorization (docs/semantics.md#permissions, #l7-fields, #cel-only-tools-call).
 func (e *Engine) permission(a *v1alpha1.AuthorizationRule) (Permission, string) {
 	if a == nil {
 		return e.emptyPermission("authorization omitted"), ""
@@ -257,7 +257,7 @@ func compileL7(a *v1alpha1.AuthorizationRule) (*L7Match, []string) {
 	return m, fields
 }
 
-// compileLegacy compiles a v0alpha0 policy as the legacy translator did (§16.2).
+// compileLegacy compiles a v0alpha0 policy as the legacy translator did (docs/semantics.md#v0alpha0).
 func (e *Engine) compileLegacy(p *snapshot.XAccessPolicy) *Policy {
 	cp := e.newPolicy(p, "")
 	cp.Legacy = true

@@ -20,7 +20,7 @@ const (
 	LevelNone    LevelName = "none"
 )
 
-// The legacy translator's built-in allow policies (§16.2, §9.5).
+// The legacy translator's built-in allow policies (docs/semantics.md#v0alpha0).
 const (
 	BuiltinInitialize   = "allow-anyone-to-initialize-and-list-tools"
 	BuiltinHTTPGet      = "allow-http-get"
@@ -67,7 +67,7 @@ type Permission struct {
 	HTTPMethods  []string      `json:"httpMethods,omitempty"`
 	SessionClose bool          `json:"sessionClose,omitempty"`
 	CEL          *CELCondition `json:"cel,omitempty"`
-	// ToolsCallOnly makes a CEL permission require mcp method tools/call (D19).
+	// ToolsCallOnly makes a CEL permission require mcp method tools/call (docs/semantics.md#cel-only-tools-call).
 	ToolsCallOnly bool `json:"toolsCallOnly,omitempty"`
 	// L7 is set when the L7 fields are enforced and the rule has some.
 	L7 *L7Match `json:"l7,omitempty"`
@@ -77,7 +77,7 @@ type Permission struct {
 	Note string `json:"note,omitempty"`
 }
 
-// L7Match holds the authorization L7 matchers (D8 enforced).
+// L7Match holds the authorization L7 matchers (docs/semantics.md#l7-fields, enforced).
 type L7Match struct {
 	Methods []string        `json:"methods,omitempty"`
 	Paths   []PathMatcher   `json:"paths,omitempty"`
@@ -179,7 +179,7 @@ type Level struct {
 	// ExtAuth is the ExternalAuth policy the level uses (the first), nil when none.
 	ExtAuth *Policy `json:"extAuth,omitempty"`
 	// ExtAuthFilter is false when the data plane has no ext_authz filter for ExtAuth's
-	// config (§17 D12), so the authorizer is never called.
+	// config (docs/semantics.md#extauth-backendref-group), so the authorizer is never called.
 	ExtAuthFilter bool   `json:"extAuthFilter"`
 	ExtAuthNote   string `json:"extAuthNote,omitempty"`
 	// Allow are the Allow policies in evaluation order.

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// AllowCombine is how several Allow policies on one target combine (§17 D1).
+// AllowCombine is how several Allow policies on one target combine (docs/semantics.md#allow-combine).
 type AllowCombine string
 
 // Allow combination choices.
@@ -19,7 +19,7 @@ const (
 	CombinePR220 AllowCombine = "pr220"
 )
 
-// ExtAuthPlacement is where the ExternalAuth checks sit relative to the Allow checks (§17 D2).
+// ExtAuthPlacement is where the ExternalAuth checks sit relative to the Allow checks (docs/semantics.md#filter-order).
 type ExtAuthPlacement string
 
 // ExternalAuth placements.
@@ -32,7 +32,7 @@ const (
 	ExtAuthLast ExtAuthPlacement = "after-allow"
 )
 
-// PolicyOrder is the order of policies within a level (§17 D3).
+// PolicyOrder is the order of policies within a level (docs/semantics.md#policy-order).
 type PolicyOrder string
 
 // Policy orders.
@@ -45,7 +45,7 @@ const (
 	OrderName PolicyOrder = "name"
 )
 
-// RuleCollision is what happens to same-named rules of different policies on one level (§17 D4).
+// RuleCollision is what happens to same-named rules of different policies on one level (docs/semantics.md#rule-name-collision).
 type RuleCollision string
 
 // Rule-name collision choices.
@@ -56,7 +56,7 @@ const (
 	CollisionKeepBoth RuleCollision = "keep-both"
 )
 
-// BaseMethods says which base-protocol requests are allowed without a rule (§17 D5).
+// BaseMethods says which base-protocol requests are allowed without a rule (docs/semantics.md#base-protocol).
 type BaseMethods string
 
 // Base-method defaults.
@@ -68,7 +68,7 @@ const (
 	BaseMethodsBuiltin BaseMethods = "builtin-allowances"
 )
 
-// NoPolicyDefault is the verdict when no policy applies (§17 D6).
+// NoPolicyDefault is the verdict when no policy applies (docs/semantics.md#no-policy).
 type NoPolicyDefault string
 
 // No-policy defaults.
@@ -77,7 +77,7 @@ const (
 	NoPolicyDeny  NoPolicyDefault = "deny"  // user journeys, proposal 0008 ("zero trust")
 )
 
-// EmptyAuthorization is what a rule without authorization (or with no MCP method) permits (§17 D7).
+// EmptyAuthorization is what a rule without authorization (or with no MCP method) permits (docs/semantics.md#empty-authorization).
 type EmptyAuthorization string
 
 // Empty-authorization choices.
@@ -88,7 +88,7 @@ const (
 	EmptyAuthDenyTools EmptyAuthorization = "deny-tools"
 )
 
-// Enforcement says whether a field the API documents is enforced (§17 D8, D9).
+// Enforcement says whether a field the API documents is enforced (docs/semantics.md#l7-fields, #section-name).
 type Enforcement string
 
 // Enforcement choices.
@@ -97,7 +97,7 @@ const (
 	Enforced    Enforcement = "enforced" // API documentation
 )
 
-// TargetKinds is which targetRef kinds admission accepts (§17 D10).
+// TargetKinds is which targetRef kinds admission accepts (docs/semantics.md#target-kinds).
 type TargetKinds string
 
 // Target-kind choices.
@@ -108,7 +108,7 @@ const (
 	TargetKindsGatewayXBackend TargetKinds = "gateway-xbackend"
 )
 
-// SourceFailOpen is what an incomplete rule source matches (§17 D11).
+// SourceFailOpen is what an incomplete rule source matches (docs/semantics.md#source-fail-open).
 type SourceFailOpen string
 
 // Source choices.
@@ -120,7 +120,7 @@ const (
 )
 
 // ExtAuthBackendRefGroup is whether a backend ExternalAuth needs a route backendRef with the
-// exact agentic group to get an ext_authz filter (§17 D12).
+// exact agentic group to get an ext_authz filter (docs/semantics.md#extauth-backendref-group).
 type ExtAuthBackendRefGroup string
 
 // ExternalAuth filter choices.
@@ -129,7 +129,7 @@ const (
 	ExtAuthAlways        ExtAuthBackendRefGroup = "always"   // api-doc: always delegate
 )
 
-// AdmissionSource is where admission comes from (§17 D13).
+// AdmissionSource is where admission comes from (docs/semantics.md#recorded-status).
 type AdmissionSource string
 
 // Admission choices.
@@ -140,7 +140,7 @@ const (
 	AdmissionRecompute AdmissionSource = "recompute"
 )
 
-// V0alpha0Objects is how XAccessPolicies written at v0alpha0 are treated (§17 D15, §16).
+// V0alpha0Objects is how XAccessPolicies written at v0alpha0 are treated (docs/semantics.md#v0alpha0).
 type V0alpha0Objects string
 
 // v0alpha0 choices.
@@ -173,40 +173,41 @@ const (
 	InvalidCELSkipsRule InvalidCEL = "skip-rule"
 )
 
-// Semantics gathers the disputed choices of semantics-agentic.md §17 (and §16).
+// Semantics gathers the choices where upstream's code and documents part
+// (docs/semantics.md#proposals, #v0alpha0).
 type Semantics struct {
 	Name string `json:"name"`
-	// AllowCombine: D1.
+	// AllowCombine: docs/semantics.md#allow-combine.
 	AllowCombine AllowCombine `json:"allowCombine"`
-	// ExtAuthPlacement: D2.
+	// ExtAuthPlacement: docs/semantics.md#filter-order.
 	ExtAuthPlacement ExtAuthPlacement `json:"extAuthPlacement"`
-	// PolicyOrder: D3.
+	// PolicyOrder: docs/semantics.md#policy-order.
 	PolicyOrder PolicyOrder `json:"policyOrder"`
-	// RuleCollision: D4.
+	// RuleCollision: docs/semantics.md#rule-name-collision.
 	RuleCollision RuleCollision `json:"ruleCollision"`
-	// BaseMethods: D5.
+	// BaseMethods: docs/semantics.md#base-protocol.
 	BaseMethods BaseMethods `json:"baseMethods"`
-	// NoPolicyDefault: D6.
+	// NoPolicyDefault: docs/semantics.md#no-policy.
 	NoPolicyDefault NoPolicyDefault `json:"noPolicyDefault"`
-	// EmptyAuthorization: D7.
+	// EmptyAuthorization: docs/semantics.md#empty-authorization.
 	EmptyAuthorization EmptyAuthorization `json:"emptyAuthorization"`
-	// L7Fields: D8 (authorization.methods/paths/headers/hosts/ports).
+	// L7Fields: docs/semantics.md#l7-fields (authorization.methods/paths/headers/hosts/ports).
 	L7Fields Enforcement `json:"l7Fields"`
-	// SectionName: D9 (targetRefs[].sectionName selects a listener).
+	// SectionName: docs/semantics.md#section-name (targetRefs[].sectionName selects a listener).
 	SectionName Enforcement `json:"sectionName"`
-	// TargetKinds: D10.
+	// TargetKinds: docs/semantics.md#target-kinds.
 	TargetKinds TargetKinds `json:"targetKinds"`
-	// SourceFailOpen: D11.
+	// SourceFailOpen: docs/semantics.md#source-fail-open.
 	SourceFailOpen SourceFailOpen `json:"sourceFailOpen"`
-	// ExtAuthBackendRefGroup: D12.
+	// ExtAuthBackendRefGroup: docs/semantics.md#extauth-backendref-group.
 	ExtAuthBackendRefGroup ExtAuthBackendRefGroup `json:"extAuthBackendRefGroup"`
-	// Admission: D13.
+	// Admission: docs/semantics.md#recorded-status.
 	Admission AdmissionSource `json:"admission"`
 	// ExtAuthSeniority: one ExternalAuth per target at admission (absent from the legacy controller).
 	ExtAuthSeniority bool `json:"extAuthSeniority"`
-	// V0alpha0: D15.
+	// V0alpha0: docs/semantics.md#v0alpha0.
 	V0alpha0 V0alpha0Objects `json:"v0alpha0"`
-	// CELOnlyToolsCall: D19, a CEL rule only matches tools/call.
+	// CELOnlyToolsCall: docs/semantics.md#cel-only-tools-call, a CEL rule only matches tools/call.
 	CELOnlyToolsCall bool `json:"celOnlyToolsCall"`
 	// EmptyMethods: an explicit methods: [] (upstream #293).
 	EmptyMethods EmptyMethods `json:"emptyMethods"`
@@ -254,7 +255,7 @@ func Reference() Semantics {
 
 var presets = map[string]func() Semantics{
 	PresetReference: Reference,
-	// Proposal 0059 (D1 alt-A, D2 per level, D3 short-circuit order, D10 kinds restricted).
+	// Proposal 0059 (every policy must allow, per level, short-circuit order, kinds restricted).
 	PresetProposal: func() Semantics {
 		s := Reference()
 		s.Name = PresetProposal
@@ -263,7 +264,7 @@ var presets = map[string]func() Semantics{
 		s.TargetKinds = TargetKindsGatewayXBackend
 		return s
 	},
-	// PR #220 (D1 alt-B, D2 per level).
+	// PR #220 (a level no rule selects the caller at is passed; per level).
 	PresetPR220: func() Semantics {
 		s := Reference()
 		s.Name = PresetPR220
@@ -307,10 +308,10 @@ var presets = map[string]func() Semantics{
 		s.Admission = AdmissionRecompute
 		return s
 	},
-	// The legacy translator at b48e458 (§16.2): one RBAC filter per policy (AND), built-in
+	// The legacy translator at b48e458 (docs/semantics.md#v0alpha0): one RBAC filter per policy (AND), built-in
 	// allowances, empty authorization = NOT(tools/call), authorizers after the RBAC filters,
 	// lister order, no ExternalAuth seniority at admission, v0alpha0 objects enforced, and
-	// the v0alpha0 CRD's restriction of targetRefs to Gateway and XBackend (D10).
+	// the v0alpha0 CRD's restriction of targetRefs to Gateway and XBackend (docs/semantics.md#target-kinds).
 	PresetLegacy: func() Semantics {
 		s := Reference()
 		s.Name = PresetLegacy

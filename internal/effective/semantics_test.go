@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Each preset differs from the reference exactly where §17/§16 say.
+// Each preset differs from the reference exactly where docs/semantics.md#proposals and #v0alpha0 say.
 func TestPresetsDifferOnlyWhereTheSpecSays(t *testing.T) {
 	want := map[string][]string{
 		PresetReference:    nil,

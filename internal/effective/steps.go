@@ -66,8 +66,8 @@ const (
 func (s ChainStep) IsAllow() bool { return s.Kind != StepExtAuth }
 
 // Steps returns the chain's steps in the order the data plane runs them, as the
-// semantics places ExternalAuth relative to Allow (§17 D2) and combines Allow policies
-// (D1). Explain runs them in this order and describe prints them in it.
+// semantics places ExternalAuth relative to Allow (docs/semantics.md#filter-order) and combines Allow
+// policies (#allow-combine). Explain runs them in this order and describe prints them in it.
 func (c *Chain) Steps() []ChainStep {
 	if c.steps != nil {
 		return c.steps

@@ -56,7 +56,7 @@ func runCases(t *testing.T, cases []decideCase) {
 	}
 }
 
-// §0, §13: levels, defaults, rule-less policies, union, implicit deny.
+// docs/semantics.md#levels: levels, defaults, rule-less policies, union, implicit deny.
 func TestDecideLevels(t *testing.T) {
 	gwAllow := policy("gw-allow", "gw", "Allow", "", rules(saTools("billing", "billing", "add, refund"), handshake))
 	beAllow := policy("be-allow", "xb", "Allow", "", rules(saTools("sum", "billing", "add")))
@@ -99,7 +99,7 @@ func TestDecideLevels(t *testing.T) {
 	})
 }
 
-// §9.1 principals, D11.
+// docs/semantics.md#principals, #source-fail-open.
 func TestDecidePrincipal(t *testing.T) {
 	pol := func(source string) string {
 		return policy("p", "xb", "Allow", "", "rules:\n- name: r\n"+source+"  authorization: {type: Inline, mcp: {methods: [{name: tools/call}]}}\n")
@@ -132,12 +132,12 @@ func TestDecidePrincipal(t *testing.T) {
 			want: want{Allow, "backend", "app/p#r"}},
 		{name: "sa in another namespace", policies: []string{saDefaultNS}, req: call("billing", "t"), want: want{Deny, "backend", DecidedImplicitDeny}},
 		{name: "source omitted: anonymous matches", policies: []string{pol("")}, req: call("", "t"), want: want{Allow, "backend", "app/p#r"}},
-		{name: "D11 type without field matches anyone (reference)", policies: []string{typeOnly}, req: call("", "t"), want: want{Allow, "backend", "app/p#r"}},
-		{name: "D11 type without field matches nobody (alt)", policies: []string{typeOnly}, mod: none, req: call("", "t"), want: want{Deny, "backend", DecidedImplicitDeny}},
+		{name: "source-fail-open type without field matches anyone (reference)", policies: []string{typeOnly}, req: call("", "t"), want: want{Allow, "backend", "app/p#r"}},
+		{name: "source-fail-open type without field matches nobody (alt)", policies: []string{typeOnly}, mod: none, req: call("", "t"), want: want{Deny, "backend", DecidedImplicitDeny}},
 	})
 }
 
-// §9.3-9.4 MCP methods, params, base protocol set, D18.
+// docs/semantics.md#permissions: MCP methods, params, base protocol set, #params-name.
 func TestDecideMCP(t *testing.T) {
 	pol := func(mcp string) string {
 		return policy("p", "xb", "Allow", "", "rules:\n- name: r\n  authorization: {type: Inline, mcp: "+mcp+"}\n")
@@ -161,19 +161,19 @@ func TestDecideMCP(t *testing.T) {
 		{name: "base: DELETE without session", policies: []string{base}, req: httpReq("a", "DELETE", nil), want: want{Deny, "backend", DecidedImplicitDeny}},
 		{name: "base excludes prompts/list", policies: []string{base}, req: mcpReq("a", "prompts/list"), want: want{Deny, "backend", DecidedImplicitDeny}},
 		{name: "base only: tools/call refused", policies: []string{base}, req: call("a", "x"), want: want{Deny, "backend", DecidedImplicitDeny}},
-		{name: "D18 resources params match params.name", policies: []string{res},
+		{name: "params-name resources params match params.name", policies: []string{res},
 			req: func() *Request { r := mcpReq("a", "resources/read"); r.MCP.Tool = "weather"; return r }(), want: want{Allow, "backend", "app/p#r"}},
-		{name: "D18 uri is not matched", policies: []string{res},
+		{name: "params-name uri is not matched", policies: []string{res},
 			req: func() *Request { r := mcpReq("a", "resources/read"); r.MCP.URI = "weather"; return r }(), want: want{Deny, "backend", DecidedImplicitDeny}},
-		{name: "D7 empty mcp: any request (reference)", policies: []string{empty}, req: call("a", "x"), want: want{Allow, "backend", "app/p#r"}},
-		{name: "D7 empty mcp: deny tools (alt)", policies: []string{empty}, mod: func(s *effective.Semantics) { s.EmptyAuthorization = effective.EmptyAuthDenyTools },
+		{name: "empty-authorization empty mcp: any request (reference)", policies: []string{empty}, req: call("a", "x"), want: want{Allow, "backend", "app/p#r"}},
+		{name: "empty-authorization empty mcp: deny tools (alt)", policies: []string{empty}, mod: func(s *effective.Semantics) { s.EmptyAuthorization = effective.EmptyAuthDenyTools },
 			req: call("a", "x"), want: want{Deny, "backend", DecidedImplicitDeny}},
-		{name: "D7 empty mcp: deny tools still allows other methods", policies: []string{empty}, mod: func(s *effective.Semantics) { s.EmptyAuthorization = effective.EmptyAuthDenyTools },
+		{name: "empty-authorization empty mcp: deny tools still allows other methods", policies: []string{empty}, mod: func(s *effective.Semantics) { s.EmptyAuthorization = effective.EmptyAuthDenyTools },
 			req: mcpReq("a", "prompts/list"), want: want{Allow, "backend", "app/p#r"}},
 	})
 }
 
-// §10 CEL, D16, D19.
+// docs/semantics.md#cel, #cel-only-tools-call.
 func TestDecideCEL(t *testing.T) {
 	pol := func(expr string) string {
 		return policy("p", "xb", "Allow", "", "rules:\n- name: c\n  authorization:\n    type: CEL\n    cel: {expression: \""+expr+"\"}\n")
@@ -182,8 +182,8 @@ func TestDecideCEL(t *testing.T) {
 	runCases(t, []decideCase{
 		{name: "tool name", policies: []string{pol("request.mcp.tool_name in ['add']")}, req: call("a", "add"), want: want{Allow, "backend", "app/p#c"}},
 		{name: "tool name false", policies: []string{pol("request.mcp.tool_name in ['add']")}, req: call("a", "sub"), want: want{Deny, "backend", DecidedImplicitDeny}},
-		{name: "D19 CEL only matches tools/call", policies: []string{pol("true")}, req: mcpReq("a", "initialize"), want: want{Deny, "backend", DecidedImplicitDeny}},
-		{name: "D19 alt: CEL alone", policies: []string{pol("request.method == 'GET'")}, mod: func(s *effective.Semantics) { s.CELOnlyToolsCall = false },
+		{name: "cel-only-tools-call CEL only matches tools/call", policies: []string{pol("true")}, req: mcpReq("a", "initialize"), want: want{Deny, "backend", DecidedImplicitDeny}},
+		{name: "cel-only-tools-call alt: CEL alone", policies: []string{pol("request.method == 'GET'")}, mod: func(s *effective.Semantics) { s.CELOnlyToolsCall = false },
 			req: httpReq("a", "GET", nil), want: want{Allow, "backend", "app/p#c"}},
 		{name: "missing header is an error, no match", policies: []string{pol("request.headers['x-team'] == 'a'")}, req: call("a", "t"), want: want{Deny, "backend", DecidedImplicitDeny}},
 		{name: "header present", policies: []string{pol("request.headers['x-team'] == 'a'")},

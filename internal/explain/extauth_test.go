@@ -12,7 +12,7 @@ func withExt(r *Request, gw, be Answer) *Request {
 	return r
 }
 
-// §11 ExternalAuth, D2, D12.
+// docs/semantics.md#external-auth, #filter-order, #extauth-backendref-group.
 func TestDecideExtAuth(t *testing.T) {
 	extAll := policy("ext", "xb", "ExternalAuth", "", "")
 	extRefund := policy("ext", "xb", "ExternalAuth", "", rules("- name: refunds\n  authorization: {type: Inline, mcp: {methods: [{name: tools/call, params: [refund]}]}}"))
@@ -34,12 +34,12 @@ func TestDecideExtAuth(t *testing.T) {
 		{name: "per-level answers", policies: []string{gwExt, extAll}, req: withExt(call("billing", "add"), AnswerAllow, AnswerDeny), want: want{Deny, "backend", "app/ext"}},
 		{name: "gateway authorizer runs first", policies: []string{gwExt, extAll}, req: withExt(call("billing", "add"), AnswerDeny, AnswerDeny), want: want{Deny, "gateway", "gw/gext"}},
 		{name: "last consulted authorizer decides an allow", policies: []string{gwExt, extAll}, req: withExt(call("billing", "add"), AnswerAllow, AnswerAllow), want: want{Allow, "backend", "app/ext"}},
-		// D2: under the reference the backend authorizer runs before the gateway Allow filter.
-		{name: "D2 reference: backend authorizer before gateway Allow", policies: []string{gwAllow, extAll},
+		// docs/semantics.md#filter-order: under the reference the backend authorizer runs before the gateway Allow filter.
+		{name: "filter-order reference: backend authorizer before gateway Allow", policies: []string{gwAllow, extAll},
 			req: withExt(call("billing", "refund"), "", AnswerDeny), want: want{Deny, "backend", "app/ext"}},
-		{name: "D2 per-level (0059): gateway Allow refuses first", policies: []string{gwAllow, extAll}, sem: effective.PresetProposal,
+		{name: "filter-order per-level (0059): gateway Allow refuses first", policies: []string{gwAllow, extAll}, sem: effective.PresetProposal,
 			req: withExt(call("billing", "refund"), "", AnswerDeny), want: want{Deny, "gateway", "gw/gw-allow"}},
-		{name: "D2 per-level (pr-220): gateway Allow refuses first", policies: []string{gwAllow, extAll}, sem: effective.PresetPR220,
+		{name: "filter-order per-level (pr-220): gateway Allow refuses first", policies: []string{gwAllow, extAll}, sem: effective.PresetPR220,
 			req: withExt(call("billing", "refund"), "", AnswerDeny), want: want{Deny, "gateway", DecidedImplicitDeny}},
 		// Per level, every step allowing: the deciding step is the last one evaluated.
 		{name: "proposal-0059: every step allows, the backend authorizer ran last", policies: []string{gwAllow, extAll}, sem: effective.PresetProposal,
@@ -51,7 +51,7 @@ func TestDecideExtAuth(t *testing.T) {
 	})
 }
 
-// D12: a backend ExternalAuth gets an ext_authz filter only if a route of the gateway
+// docs/semantics.md#extauth-backendref-group: a backend ExternalAuth gets an ext_authz filter only if a route of the gateway
 // references its XBackend with the exact agentic group.
 func TestDecideExtAuthBackendRefGroup(t *testing.T) {
 	topo := `
@@ -131,7 +131,7 @@ func TestWeightedBackends(t *testing.T) {
 	}
 }
 
-// §11.7: the same ExternalAuth config at both levels is one ext_authz filter, called once.
+// docs/semantics.md#external-auth: the same ExternalAuth config at both levels is one ext_authz filter, called once.
 func TestSharedExtAuthConfig(t *testing.T) {
 	shared := func(name, target string) string {
 		p := policy(name, target, "ExternalAuth", "", "")

@@ -7,7 +7,7 @@ import (
 	"github.com/agpol/agpol/internal/effective"
 )
 
-// One test per disputed choice of §17: the reference outcome and the alternative's.
+// One test per disputed choice (docs/semantics.md#proposals): the reference outcome and the alternative's.
 func TestSemanticsChoices(t *testing.T) {
 	p1 := policy("p1", "xb", "Allow", "2026-01-01T00:00:00Z", rules(saTools("r1", "billing", "add")))
 	p2 := policy("p2", "xb", "Allow", "2026-02-01T00:00:00Z", rules(saTools("r2", "support", "add")))
@@ -19,52 +19,52 @@ func TestSemanticsChoices(t *testing.T) {
 		"name: gw}", "name: gw, sectionName: http}", 1)
 	enforce := func(f func(*effective.Semantics)) func(*effective.Semantics) { return f }
 	runCases(t, []decideCase{
-		// D1 allow-combine.
-		{name: "D1 reference: union", policies: []string{p1, p2}, req: call("billing", "add"), want: want{Allow, "backend", "app/p1#r1"}},
-		{name: "D1 proposal-0059: every policy must allow", policies: []string{p1, p2}, sem: effective.PresetProposal, req: call("billing", "add"), want: want{Deny, "backend", "app/p2"}},
-		{name: "D1 proposal-0059: allowed by all", policies: []string{p1, policy("p2", "xb", "Allow", "2026-02-01T00:00:00Z", rules(saTools("r2", "billing", "add")))},
+		// docs/semantics.md#allow-combine.
+		{name: "allow-combine reference: union", policies: []string{p1, p2}, req: call("billing", "add"), want: want{Allow, "backend", "app/p1#r1"}},
+		{name: "allow-combine proposal-0059: every policy must allow", policies: []string{p1, p2}, sem: effective.PresetProposal, req: call("billing", "add"), want: want{Deny, "backend", "app/p2"}},
+		{name: "allow-combine proposal-0059: allowed by all", policies: []string{p1, policy("p2", "xb", "Allow", "2026-02-01T00:00:00Z", rules(saTools("r2", "billing", "add")))},
 			sem: effective.PresetProposal, req: call("billing", "add"), want: want{Allow, "backend", "app/p2#r2"}},
-		{name: "D1 reference: unselected caller denied", policies: []string{p1}, req: call("analytics", "add"), want: want{Deny, "backend", DecidedImplicitDeny}},
-		{name: "D1 pr-220: unselected caller passes the level", policies: []string{p1}, sem: effective.PresetPR220, req: call("analytics", "add"), want: want{Allow, "none", DecidedNoPolicy}},
-		{name: "D1 pr-220: selected caller must match", policies: []string{p1}, sem: effective.PresetPR220, req: call("billing", "refund"), want: want{Deny, "backend", DecidedImplicitDeny}},
-		// D4 rule-name collision (and D3: the younger policy is the one that wins).
-		{name: "D4 reference: younger same-named rule replaces the older", policies: []string{p1, sameName}, req: call("billing", "add"), want: want{Deny, "backend", DecidedImplicitDeny}},
-		{name: "D4 reference: the younger rule applies", policies: []string{p1, sameName}, req: call("support", "add"), want: want{Allow, "backend", "app/p2#r1"}},
-		{name: "D4 keep-both", policies: []string{p1, sameName}, mod: enforce(func(s *effective.Semantics) { s.RuleCollision = effective.CollisionKeepBoth }),
+		{name: "allow-combine reference: unselected caller denied", policies: []string{p1}, req: call("analytics", "add"), want: want{Deny, "backend", DecidedImplicitDeny}},
+		{name: "allow-combine pr-220: unselected caller passes the level", policies: []string{p1}, sem: effective.PresetPR220, req: call("analytics", "add"), want: want{Allow, "none", DecidedNoPolicy}},
+		{name: "allow-combine pr-220: selected caller must match", policies: []string{p1}, sem: effective.PresetPR220, req: call("billing", "refund"), want: want{Deny, "backend", DecidedImplicitDeny}},
+		// docs/semantics.md#rule-name-collision (and #policy-order: the younger policy is the one that wins).
+		{name: "rule-name-collision reference: younger same-named rule replaces the older", policies: []string{p1, sameName}, req: call("billing", "add"), want: want{Deny, "backend", DecidedImplicitDeny}},
+		{name: "rule-name-collision reference: the younger rule applies", policies: []string{p1, sameName}, req: call("support", "add"), want: want{Allow, "backend", "app/p2#r1"}},
+		{name: "rule-name-collision keep-both", policies: []string{p1, sameName}, mod: enforce(func(s *effective.Semantics) { s.RuleCollision = effective.CollisionKeepBoth }),
 			req: call("billing", "add"), want: want{Allow, "backend", "app/p1#r1"}},
 		// kube-agentic-networking #293 keys rules {namespace}/{policy}/{rule}: both rules stay.
-		{name: "D4 pr-293: rules keyed by policy", policies: []string{p1, sameName}, sem: effective.PresetPR293, req: call("billing", "add"), want: want{Allow, "backend", "app/p1#r1"}},
-		{name: "D4 pr-293-keys: rules keyed by policy", policies: []string{p1, sameName}, sem: effective.PresetPR293Keys, req: call("billing", "add"), want: want{Allow, "backend", "app/p1#r1"}},
-		{name: "D4 pr-293-methods: rules keyed by name", policies: []string{p1, sameName}, sem: effective.PresetPR293Methods, req: call("billing", "add"), want: want{Deny, "backend", DecidedImplicitDeny}},
-		// D5 default base methods.
-		{name: "D5 reference: no built-in handshake", policies: []string{saOnly}, req: mcpReq("", "initialize"), want: want{Deny, "backend", DecidedImplicitDeny}},
-		{name: "D5 legacy: built-in handshake", policies: []string{saOnly}, sem: effective.PresetLegacy, req: mcpReq("", "initialize"),
+		{name: "rule-name-collision pr-293: rules keyed by policy", policies: []string{p1, sameName}, sem: effective.PresetPR293, req: call("billing", "add"), want: want{Allow, "backend", "app/p1#r1"}},
+		{name: "rule-name-collision pr-293-keys: rules keyed by policy", policies: []string{p1, sameName}, sem: effective.PresetPR293Keys, req: call("billing", "add"), want: want{Allow, "backend", "app/p1#r1"}},
+		{name: "rule-name-collision pr-293-methods: rules keyed by name", policies: []string{p1, sameName}, sem: effective.PresetPR293Methods, req: call("billing", "add"), want: want{Deny, "backend", DecidedImplicitDeny}},
+		// docs/semantics.md#base-protocol.
+		{name: "base-protocol reference: no built-in handshake", policies: []string{saOnly}, req: mcpReq("", "initialize"), want: want{Deny, "backend", DecidedImplicitDeny}},
+		{name: "base-protocol legacy: built-in handshake", policies: []string{saOnly}, sem: effective.PresetLegacy, req: mcpReq("", "initialize"),
 			want: want{Allow, "backend", "app/p#" + effective.BuiltinInitialize}},
-		{name: "D5 builtin allowances in union mode", policies: []string{saOnly}, mod: enforce(func(s *effective.Semantics) { s.BaseMethods = effective.BaseMethodsBuiltin }),
+		{name: "base-protocol builtin allowances in union mode", policies: []string{saOnly}, mod: enforce(func(s *effective.Semantics) { s.BaseMethods = effective.BaseMethodsBuiltin }),
 			req: httpReq("", "GET", nil), want: want{Allow, "backend", "app/p#" + effective.BuiltinHTTPGet}},
-		// D6 no-policy default.
-		{name: "D6 reference: no policy allows", req: call("billing", "add"), want: want{Allow, "none", DecidedNoPolicy}},
-		{name: "D6 alt: no policy denies", mod: enforce(func(s *effective.Semantics) { s.NoPolicyDefault = effective.NoPolicyDeny }), req: call("billing", "add"),
+		// docs/semantics.md#no-policy.
+		{name: "no-policy reference: no policy allows", req: call("billing", "add"), want: want{Allow, "none", DecidedNoPolicy}},
+		{name: "no-policy alt: no policy denies", mod: enforce(func(s *effective.Semantics) { s.NoPolicyDefault = effective.NoPolicyDeny }), req: call("billing", "add"),
 			want: want{Deny, "none", DecidedNoPolicy}},
-		// D8 L7 matchers.
-		{name: "D8 reference: methods ignored", policies: []string{l7}, req: call("billing", "add"), want: want{Allow, "backend", "app/p#get-only"}},
-		{name: "D8 api-doc: methods enforced", policies: []string{l7}, mod: enforce(func(s *effective.Semantics) { s.L7Fields = effective.Enforced }),
+		// docs/semantics.md#l7-fields.
+		{name: "l7-fields reference: methods ignored", policies: []string{l7}, req: call("billing", "add"), want: want{Allow, "backend", "app/p#get-only"}},
+		{name: "l7-fields api-doc: methods enforced", policies: []string{l7}, mod: enforce(func(s *effective.Semantics) { s.L7Fields = effective.Enforced }),
 			req: call("billing", "add"), want: want{Deny, "backend", DecidedImplicitDeny}},
-		{name: "D8 api-doc: GET passes", policies: []string{l7}, mod: enforce(func(s *effective.Semantics) { s.L7Fields = effective.Enforced }),
+		{name: "l7-fields api-doc: GET passes", policies: []string{l7}, mod: enforce(func(s *effective.Semantics) { s.L7Fields = effective.Enforced }),
 			req: httpReq("billing", "GET", nil), want: want{Allow, "backend", "app/p#get-only"}},
-		// D9 sectionName.
-		{name: "D9 reference: sectionName ignored", policies: []string{section}, req: call("billing", "add"), want: want{Deny, "gateway", DecidedImplicitDeny}},
-		{name: "D9 api-doc: policy only on its listener", policies: []string{section}, mod: enforce(func(s *effective.Semantics) { s.SectionName = effective.Enforced }),
+		// docs/semantics.md#section-name.
+		{name: "section-name reference: sectionName ignored", policies: []string{section}, req: call("billing", "add"), want: want{Deny, "gateway", DecidedImplicitDeny}},
+		{name: "section-name api-doc: policy only on its listener", policies: []string{section}, mod: enforce(func(s *effective.Semantics) { s.SectionName = effective.Enforced }),
 			req: call("billing", "add"), want: want{Allow, "none", DecidedNoPolicy}},
-		{name: "D9 api-doc: applies on its listener", policies: []string{gwSupport, section}, mod: enforce(func(s *effective.Semantics) { s.SectionName = effective.Enforced }),
+		{name: "section-name api-doc: applies on its listener", policies: []string{gwSupport, section}, mod: enforce(func(s *effective.Semantics) { s.SectionName = effective.Enforced }),
 			req: func() *Request { r := call("support", "add"); r.Listener = "http"; return r }(), want: want{Deny, "gateway", DecidedImplicitDeny}},
-		// D15 v0alpha0 objects.
-		{name: "D15 reference: v0alpha0 inert", policies: []string{legacyPolicy}, req: call("support", "add"), want: want{Allow, "none", DecidedNoPolicy}},
-		{name: "D15 legacy: v0alpha0 enforced", policies: []string{legacyPolicy}, sem: effective.PresetLegacy, req: call("support", "add"), want: want{Deny, "backend", "app/legacy"}},
+		// docs/semantics.md#v0alpha0.
+		{name: "v0alpha0 reference: v0alpha0 inert", policies: []string{legacyPolicy}, req: call("support", "add"), want: want{Allow, "none", DecidedNoPolicy}},
+		{name: "v0alpha0 legacy: v0alpha0 enforced", policies: []string{legacyPolicy}, sem: effective.PresetLegacy, req: call("support", "add"), want: want{Deny, "backend", "app/legacy"}},
 		// The legacy translator ran before upstream #271, when objects were stored at
 		// v0alpha0: the tools list a v1alpha1 storage prunes is there (TestLegacyKeepsInlineTools).
-		{name: "D15 legacy: the stored object keeps its tools list", policies: []string{legacyPolicy}, sem: effective.PresetLegacy, req: call("billing", "add"), want: want{Allow, "backend", "app/legacy#only-billing"}},
-		{name: "D7 legacy: empty tools deny tools/call only", sem: effective.PresetLegacy,
+		{name: "v0alpha0 legacy: the stored object keeps its tools list", policies: []string{legacyPolicy}, sem: effective.PresetLegacy, req: call("billing", "add"), want: want{Allow, "backend", "app/legacy#only-billing"}},
+		{name: "empty-authorization legacy: empty tools deny tools/call only", sem: effective.PresetLegacy,
 			policies: []string{strings.Replace(legacyPolicy, "tools: [add]", "tools: []", 1)}, req: call("billing", "add"), want: want{Deny, "backend", "app/legacy"}},
 		{name: "legacy: ExternalAuth rule asks the authorizer after the RBAC filters", sem: effective.PresetLegacy,
 			policies: []string{strings.Replace(legacyPolicy, "{type: InlineTools, tools: [add]}", "{type: ExternalAuth, externalAuth: {protocol: GRPC, backendRef: {name: a, port: 1}, grpc: {}}}", 1)},
@@ -72,7 +72,7 @@ func TestSemanticsChoices(t *testing.T) {
 	})
 }
 
-// D13: recorded status first (reference) vs recomputed admission.
+// docs/semantics.md#recorded-status: recorded status first (reference) vs recomputed admission.
 func TestSemanticsRecordedStatus(t *testing.T) {
 	rejected := policy("p", "xb", "Allow", "", rules(saTools("r", "billing", "add"))) + `status:
   ancestors:

@@ -22,7 +22,7 @@ request.method, request.host, request.headers, request.time. Any other request.�
 another root variable (source, identity, connection), or a syntax or type error makes
 the controller reject the whole policy with reason InvalidCEL, for all its targets.
 A rejected Allow policy is ignored: if it was the only Allow policy on its target, the
-target is open to everyone (semantics §10, D16).`,
+target is open to everyone (docs/semantics.md#cel).`,
 		Fix: `Use only the allowed attributes, e.g. request.mcp.tool_name.startsWith('read_') or
 request.headers['x-tenant'] == 'a'. Test the expression with agpol explain before
 applying it.`,
@@ -34,7 +34,8 @@ applying it.`,
 		Title: "policy over the limit of 5 per target",
 		Explanation: `The controller admits at most 5 XAccessPolicies per target (group, kind and name in the
 policy's namespace; sectionName ignored). It counts every policy on the target, whatever
-its action, acceptance or apiVersion — rejected and v0alpha0 policies included (D14) —
+its action, acceptance or apiVersion — rejected and v0alpha0 policies included
+(docs/semantics.md#limit-per-target) —
 and rejects a policy when 5 others are more senior (older creationTimestamp, then
 smaller name), with reason LimitPerTargetExceeded. A rejected policy is rejected for
 all its targets and ignored: an Allow policy's rules do not apply, and if it was meant
@@ -62,7 +63,8 @@ into it, or attach the second authorizer to the XBackend level instead of the Ga
 		Explanation: `The data plane follows the status the controller recorded on the policy
 (status.ancestors, every ancestor Accepted=True), and the controller does not re-admit
 policies when others are deleted, nor clears InvalidCEL when the expression is fixed
-without changing the targets (semantics §7, D13). The recorded status can therefore be
+without changing the targets (docs/semantics.md#recorded-status). The recorded status can
+therefore be
 stale: a policy may be enforced although it would now be rejected, or ignored although
 it would now be accepted.`,
 		Fix: `Make the controller re-evaluate the policy (change its targetRefs, or re-create it), or

@@ -19,7 +19,7 @@ type: ServiceAccount without serviceAccount, or type: SPIFFE with only serviceAc
 or sets spiffe/serviceAccount without a type. The CRD accepts all of these, and the
 reference translator then builds no principal for the rule, which means ANY principal:
 every caller, including callers without a client certificate. The rule looks limited
-to one identity and admits everyone (semantics D11, §9.1).`,
+to one identity and admits everyone (docs/semantics.md#source-fail-open).`,
 		Fix: `Set type and its field together: type: ServiceAccount with serviceAccount: {name, namespace},
 or type: SPIFFE with spiffe: spiffe://<trust-domain>/<path>.`,
 		DataPlanes: AppliesToAgentic,
@@ -30,7 +30,8 @@ or type: SPIFFE with spiffe: spiffe://<trust-domain>/<path>.`,
 		Title: "rule is restricted only by L7 fields the controller ignores",
 		Explanation: `The rule's only restrictions are authorization.methods, paths, headers, hosts or ports.
 These fields exist in the v1alpha1 API, but the reference translator does not read
-them (semantics D8): with no mcp.methods, no base-protocol option and no CEL, an
+them (docs/semantics.md#l7-fields): with no mcp.methods, no base-protocol option and no
+CEL, an
 Inline authorization translates to ANY request. The rule therefore admits every
 request from its source, whatever method, path, header, host or port it uses.`,
 		Fix: `Express the restriction with what the controller enforces: mcp.methods (with params for
@@ -44,7 +45,8 @@ request.headers. Keep the L7 fields only if you accept that they are documentati
 		Title: "rule sets L7 fields the controller ignores",
 		Explanation: `The rule sets authorization.methods, paths, headers, hosts or ports next to restrictions
 the controller does enforce (mcp.methods, the base-protocol option, or CEL). The L7
-fields are not translated (semantics D8), so the rule is broader than it reads: it
+fields are not translated (docs/semantics.md#l7-fields), so the rule is broader than it
+reads: it
 matches requests of any HTTP method, path, header, host and port that pass its other
 restrictions.`,
 		Fix: `Move the L7 conditions into a CEL rule (request.method, request.path, request.host,
@@ -56,7 +58,8 @@ request.headers), or remove them.`,
 		Code: "AGP404", Severity: SeverityWarning, Category: CategoryAllowAll,
 		Title: "XAccessPolicy targetRef sectionName is ignored",
 		Explanation: `The reference controller ignores targetRefs[].sectionName in matching, in the
-per-target limit and in status (semantics D9). A policy meant for one listener of a
+per-target limit and in status (docs/semantics.md#section-name). A policy meant for one
+listener of a
 Gateway applies to every listener of that Gateway, and to every request through it.`,
 		Fix: `Remove sectionName, or, if the policy must only cover some traffic, give those routes
 their own Gateway or attach the policy to the XBackend instead.`,
@@ -67,7 +70,8 @@ their own Gateway or attach the policy to the XBackend instead.`,
 		Code: "AGP405", Severity: SeverityInfo, Category: CategoryAllowAll,
 		Title: "Allow rule has no authorization",
 		Explanation: `An Allow rule without authorization admits every request from its source: every MCP
-method, every tool, plain HTTP GET and DELETE (semantics D7). That is the documented
+method, every tool, plain HTTP GET and DELETE (docs/semantics.md#empty-authorization).
+That is the documented
 meaning in v1alpha1, but older documents (proposals 0008 and 0017, the v0alpha0 API)
 say an empty authorization denies tool calls, so readers may expect the opposite.`,
 		Fix: `If the source should only call some tools, add authorization: {type: Inline, mcp:
@@ -81,7 +85,8 @@ this finding with the reason.`,
 		Title: "Inline authorization restricts nothing",
 		Explanation: `The rule's authorization is type: Inline with no mcp.methods and the default
 SKIP_BASE_PROTOCOL_METHODS option. The translator emits no permission for it, which
-it treats as ANY request (semantics D7, §9.2): the rule admits every request from its
+it treats as ANY request (docs/semantics.md#empty-authorization): the rule admits every
+request from its
 source, although "type: Inline" reads like a restriction.`,
 		Fix: `List the allowed MCP methods under mcp.methods (tools/call with params for tool names),
 or set mcpBaseProtocolMethodsOption: MATCH_BASE_PROTOCOL_METHODS for handshake-only

@@ -22,9 +22,10 @@ func init() {
 		Explanation: `The XAccessPolicy CRD serves v0alpha0 and v1alpha1 without a conversion webhook: an
 object written at v0alpha0 is stored as v1alpha1 by relabelling, with no spec.action.
 The current translator only reads Allow and ExternalAuth policies, so this policy is
-never enforced (semantics D15) — its rules, tools lists and rule-level ExternalAuth do
+never enforced (docs/semantics.md#v0alpha0) — its rules, tools lists and rule-level
+ExternalAuth do
 nothing. It is still admitted and still counts toward the limit of 5 policies per
-target (D14), so it can push a real policy out.
+target (docs/semantics.md#limit-per-target), so it can push a real policy out.
 
 A v1alpha1 object without spec.action (as a v0alpha0 object reads back from a
 cluster) is reported the same way.`,
@@ -40,7 +41,8 @@ and a rule-level ExternalAuth becomes its own policy with action: ExternalAuth.`
 		Explanation: `All Allow policies on one target are merged into a single RBAC filter whose rules are
 keyed by rule name only. Policies are merged oldest first, so when two Allow policies on
 the same target both have a rule with the same name, the younger policy's rule silently
-replaces the older one (semantics D4). The older rule is never enforced: callers it
+replaces the older one (docs/semantics.md#rule-name-collision). The older rule is never
+enforced: callers it
 admitted are denied, or, if the younger rule is broader, admitted more widely than the
 older policy says.`,
 		Fix: `Give rules names that are unique across all policies on the target, e.g. prefix them

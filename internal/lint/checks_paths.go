@@ -22,7 +22,8 @@ func init() {
 		Explanation: `The XBackend is reachable through a Gateway, and neither the Gateway nor the XBackend
 has an accepted XAccessPolicy (Allow or ExternalAuth), nor does a Kuadrant AuthPolicy
 target the Gateway or a route to it. The reference then allows every request from
-every caller (semantics D6), although some documents describe a zero-trust default
+every caller (docs/semantics.md#no-policy), although some documents describe a zero-trust
+default
 where tool calls are denied unless allowed.`,
 		Fix: `Attach an Allow XAccessPolicy to the XBackend (or its Gateway) listing who may call which
 tools. If the backend is meant to be public, suppress this finding with the reason.`,
@@ -36,7 +37,8 @@ tools. If the backend is meant to be public, suppress this finding with the reas
 including the MCP handshake. initialize is not an MCP method name the API accepts in
 mcp.methods: only a rule with mcpBaseProtocolMethodsOption: MATCH_BASE_PROTOCOL_METHODS,
 or a rule with no effective authorization, admits it; CEL rules only ever match
-tools/call (semantics D5, D19). tools/list is admitted by the same option, or by the
+tools/call (docs/semantics.md#base-protocol, #cel-only-tools-call). tools/list is admitted
+by the same option, or by the
 tools or tools/list method. Without such rules no agent can open a session or list
 tools through this target, whatever the tool rules say. Since upstream #279 there is no
 built-in allowance for the handshake, although the quickstart guides still describe one.`,
@@ -417,7 +419,8 @@ func init() {
 		Explanation: `The XBackend has an ExternalAuth policy, but no HTTPRoute that reaches it refers to it
 with group agentic.networking.x-k8s.io. Routing accepts any group for kind XBackend, but
 the reference builds an ext_authz filter for a backend's ExternalAuth only from
-backendRefs with exactly that group (semantics D12): the authorizer is never called,
+backendRefs with exactly that group (docs/semantics.md#extauth-backendref-group): the
+authorizer is never called,
 and requests the policy meant to send to it pass (if the Allow policies admit them).`,
 		Fix:        `Write the backendRefs to this XBackend with group: agentic.networking.x-k8s.io.`,
 		DataPlanes: AppliesToAgentic,

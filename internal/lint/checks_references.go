@@ -18,7 +18,8 @@ func init() {
 group exactly. The v1alpha1 CRD accepts any group and kind, and the controller marks
 such a policy Accepted=True — but no data plane configuration is ever built from it.
 A policy on an HTTPRoute, a Service, or an XBackend under the legacy group
-agentic.prototype.x-k8s.io looks attached and protects nothing (semantics D10).`,
+agentic.prototype.x-k8s.io looks attached and protects nothing
+(docs/semantics.md#target-kinds).`,
 		Fix: `Target the Gateway (every route through it) or the XBackend (one MCP server) instead,
 with the exact groups gateway.networking.k8s.io and agentic.networking.x-k8s.io.`,
 		DataPlanes: AppliesToAgentic,

@@ -61,7 +61,8 @@ namespace, to: Service), move the route next to the Service, or use an XBackend.
 ReferenceGrant in that namespace allows HTTPRoutes of the route's namespace to refer
 to XBackends. Gateway API requires such a grant for every cross-namespace reference,
 but the reference controller checks ReferenceGrants only for Services: it routes to
-the XBackend anyway (semantics §12). Anyone who can write routes in the route's
+the XBackend anyway (docs/semantics.md#referencegrant). Anyone who can write routes in the
+route's
 namespace can expose another team's MCP server through the Gateway.`,
 		Fix: `Add a ReferenceGrant in the XBackend's namespace (from: HTTPRoute in the route's
 namespace, to: group agentic.networking.x-k8s.io, kind XBackend), or move the route

@@ -3,6 +3,7 @@ package lint
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/agpol/agpol/internal/config"
@@ -62,12 +63,20 @@ summary and shown with ` + "`--show-suppressed`" + `.
 
 ## Checks
 
-Each check says which data planes it applies to: every one (the objects themselves),
-the kube-agentic-networking reference data plane (XAccessPolicy, and how its translator
-routes), or Kuadrant (AuthPolicy). agpol tells a Gateway's data plane by its GatewayClass's
-controllerName; ` + "`dataPlanes`" + ` in ` + "`" + config.DefaultFile + "`" + ` (class name: agentic, istio, envoy-gateway or
-gateway-api) or ` + "`--data-plane CLASS=PLANE`" + ` maps other classes.
+Each check applies to the data planes of its tag (the column "data planes" and the line under
+each check's title). agpol tells a Gateway's data plane by its GatewayClass's controllerName;
+` + "`dataPlanes`" + ` in ` + "`" + config.DefaultFile + "`" + ` (class name: agentic, istio, envoy-gateway or gateway-api) or
+` + "`--data-plane CLASS=PLANE`" + ` maps other classes.
 
+<a id="data-planes"></a>
+
+| tag | applies to |
+|---|---|
+`)
+	for _, tag := range []string{AppliesToAll, AppliesToAgentic, AppliesToKuadrant} {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", tag, reflow(dataPlaneText[tag]))
+	}
+	b.WriteString(`
 | code | severity | category | data planes | title |
 |---|---|---|---|---|
 `)
@@ -85,9 +94,8 @@ gateway-api) or ` + "`--data-plane CLASS=PLANE`" + ` maps other classes.
 				fmt.Fprintf(&b, "\n## Category %s\n", cat)
 				first = false
 			}
-			fmt.Fprintf(&b, "\n### %s\n\n**%s** · severity %s\n\n", c.Code, c.Title, c.Severity)
-			b.WriteString(reflow(c.Explanation))
-			b.WriteString("\n\n**Applies to** " + reflow(c.DataPlaneText()))
+			fmt.Fprintf(&b, "\n### %s\n\n**%s** · severity %s · data planes [`%s`](#data-planes)\n\n", c.Code, c.Title, c.Severity, c.DataPlanes)
+			b.WriteString(semanticsLink.ReplaceAllString(reflow(c.Explanation), "[$0](semantics.md#$1)"))
 			b.WriteString("\n\n**Fix:** ")
 			b.WriteString(reflow(c.Fix))
 			b.WriteString("\n")
@@ -95,6 +103,9 @@ gateway-api) or ` + "`--data-plane CLASS=PLANE`" + ` maps other classes.
 	}
 	return b.Bytes()
 }
+
+// semanticsLink is a citation of docs/semantics.md in an explanation, linked in the docs.
+var semanticsLink = regexp.MustCompile(`docs/semantics\.md#([a-z0-9-]+)`)
 
 // reflow joins the lines of each paragraph, so Markdown renders them as written.
 func reflow(s string) string {

@@ -32,6 +32,15 @@ func TestChecksDocIsCurrent(t *testing.T) {
 		if !bytes.Contains(want, []byte("### "+c.Code+"\n")) {
 			t.Errorf("%s has no section", c.Code)
 		}
+		if !bytes.Contains(want, []byte("data planes [`"+c.DataPlanes+"`](#data-planes)")) {
+			t.Errorf("%s: its section lacks its data planes tag", c.Code)
+		}
+	}
+	// What a data planes tag means is said once, in the table the tags link to.
+	for tag, text := range dataPlaneText {
+		if n := bytes.Count(want, []byte(reflow(text))); n != 1 {
+			t.Errorf("the meaning of data planes %q is written %d times, want once", tag, n)
+		}
 	}
 }
 

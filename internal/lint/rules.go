@@ -7,7 +7,8 @@ import (
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
-// How the reference translator reads a v1alpha1 rule (semantics-agentic.md §9). These
+// How the reference translator reads a v1alpha1 rule (docs/semantics.md#principals and
+// #permissions). These
 // helpers describe, they do not decide requests: the engine owns evaluation.
 
 // principalKind says which callers a rule's source selects.
@@ -33,7 +34,8 @@ func rulePrincipal(r *v1alpha1.AccessRule) principalKind {
 	return principalFailOpen
 }
 
-// l7Fields lists the L7 matchers set on an authorization (ignored by the reference, D8).
+// l7Fields lists the L7 matchers set on an authorization (ignored by the reference,
+// docs/semantics.md#l7-fields).
 func l7Fields(a *v1alpha1.AuthorizationRule) []string {
 	if a == nil {
 		return nil
@@ -67,7 +69,7 @@ const (
 	permissionUnknownType                       // a type the translator does not know: any request
 )
 
-// rulePermission classifies a rule's authorization (§9.2).
+// rulePermission classifies a rule's authorization (docs/semantics.md#permissions).
 func rulePermission(r *v1alpha1.AccessRule) permissionKind {
 	a := r.Authorization
 	switch {

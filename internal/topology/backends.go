@@ -24,7 +24,7 @@ const (
 
 // resolveBackends resolves a rule's backendRefs as data plane p does. The reference
 // translator (backend.go isServiceRef, fetchBackend, fetchServiceBackend; httproute.go
-// buildHTTPRouteAction, semantics-agentic.md §12):
+// buildHTTPRouteAction; docs/semantics.md#routing-rules):
 //   - kind nil/""/"Service" with group nil/""/"core" → Service in backendRef.namespace or
 //     the route's namespace; across namespaces it needs a ReferenceGrant in the Service's
 //     namespace from HTTPRoute in the route's namespace to Service (optionally by name);

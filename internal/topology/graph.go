@@ -129,7 +129,7 @@ type BackendTarget struct {
 	Ref     Ref    // resolved namespace/name (group folded via NormalizeGroup)
 	// Name is "Kind namespace/name", e.g. "XBackend pay/ledger", made once.
 	Name     string
-	Group    string // group as written in the backendRef (the reference ignores it for routing, §12; lint needs it)
+	Group    string // group as written in the backendRef (the reference ignores it for routing, docs/semantics.md#routing-xbackend; lint needs it)
 	Weight   int32
 	XBackend *snapshot.XBackend // nil if missing
 	Service  *snapshot.Service  // nil if missing or not a Service

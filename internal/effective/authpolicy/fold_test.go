@@ -109,7 +109,7 @@ func TestFoldStrategyMatrix(t *testing.T) {
 	}
 }
 
-// TestFoldHigherStrategyDecides checks the derived rules of §2.5: the less specific
+// TestFoldHigherStrategyDecides checks the derived rules of docs/semantics.md#kuadrant-merge: the less specific
 // policy's strategy decides, whatever the lower one declares.
 func TestFoldHigherStrategyDecides(t *testing.T) {
 	const gw, ls, rt, rr = "gateway:ns/gw", "listener:ns/gw#l", "httproute:ns/rt", "httproute-rule:ns/rt#r"
@@ -183,7 +183,7 @@ func TestFoldEmpty(t *testing.T) {
 }
 
 // TestOrderPolicies covers policy-machinery's ObjectsByCreationTimestamp (T22) and the
-// same-target outcomes of §2.5.3.
+// same-target outcomes (kuadrant-operator v1.5.2 api/v1/merge_strategies.go:66-154).
 func TestOrderPolicies(t *testing.T) {
 	ps := []*Policy{
 		mk("ns/pod2", AtomicDefaults, "n", 2),

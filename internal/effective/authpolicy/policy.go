@@ -6,8 +6,8 @@
 // way kuadrant-operator computes it, and what a request must present to pass the
 // effective policy. It decides; it never prints.
 //
-// The spec followed is docs/semantics-kuadrant.md (kuadrant-operator api/v1 merge
-// strategies, policy-machinery topology, the AuthPolicy status updater).
+// The rules followed are in docs/semantics.md#kuadrant-rules (kuadrant-operator v1.5.2
+// api/v1 merge strategies, policy-machinery v0.9.0 topology, the AuthPolicy status updater).
 package authpolicy
 
 import (

@@ -13,8 +13,8 @@ import (
 
 // V1Migration is the kuadrant.io/v1 form of a v1beta2 AuthPolicy: v1 has no
 // routeSelectors (a policy targets a route rule by sectionName, which names the rule)
-// and its policy-level `when` holds CEL predicates only (docs/semantics-kuadrant.md §1.2,
-// §1.5). Named patterns, rule bodies and rule-level `when` patterns carry over as they are.
+// and its policy-level `when` holds CEL predicates only
+// (docs/semantics.md#kuadrant-v1-form). Named patterns, rule bodies and rule-level `when` patterns carry over as they are.
 type V1Migration struct {
 	// Targets are the v1 targetRefs: one policy per selected rule (sectionName), or
 	// the v1beta2 target when it selects no rules.
