@@ -11,7 +11,9 @@ import (
 // simulate: the tool names its policies mention (tools/call matchers, CEL literals
 // compared with the tool name), the ServiceAccounts of the input and the identities rule
 // sources name. A request naming anything else is answered as any tool (caller) no rule
-// names, which a misspelt name in a test would pass silently: Request warns of it.
+// names, which a misspelt name in a test would pass silently: Request warns of it. An
+// input that names no tool at all (only Kuadrant AuthPolicies, say) knows no tool to
+// compare with, and gets no tool warning; the same for callers.
 type Names struct {
 	td              string
 	tools, callers  map[string]bool
@@ -52,11 +54,11 @@ func (n *Names) Request(r *explain.Request, source string) []Warning {
 				id = explain.Caller{Kind: explain.CallerServiceAccount, Namespace: ns, Name: name}.String()
 			}
 		}
-		if !n.callers[id] {
+		if len(n.callersL) > 0 && !n.callers[id] {
 			out = append(out, Warning{Kind: UnknownCaller, Source: sourced(source, "from", "--from"), Name: id, Nearest: nearestOther(id, n.callersL)})
 		}
 	}
-	if m := r.MCP; m != nil && m.Method == "tools/call" && m.Tool != "" && !n.tools[m.Tool] {
+	if m := r.MCP; m != nil && m.Method == "tools/call" && m.Tool != "" && len(n.toolL) > 0 && !n.tools[m.Tool] {
 		out = append(out, Warning{Kind: UnknownTool, Source: sourced(source, "tool", "--tool"), Name: m.Tool, Nearest: nearestOther(m.Tool, n.toolL)})
 	}
 	return out
