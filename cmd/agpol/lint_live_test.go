@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
 
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/crds"
@@ -51,6 +52,17 @@ func startLintCluster(t *testing.T) (kubeconfig string) {
 		}
 		install = append(install, d)
 	}
+	// The Kuadrant CR's CRD, as a cluster with Kuadrant installed serves it (agpol reads
+	// the CR for the namespace of AuthConfigs); no Kuadrant object is created.
+	data, err := os.ReadFile("testdata/kuadrant.io_kuadrants.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kuadrantCRD := &apiextv1.CustomResourceDefinition{}
+	if err := yaml.Unmarshal(data, kuadrantCRD); err != nil {
+		t.Fatal(err)
+	}
+	install = append(install, kuadrantCRD)
 	env, cfg := testenv.Start(t, assets, install, nil)
 
 	// Create the example scenario as kubectl apply would (v0alpha0 policy included).

@@ -42,25 +42,32 @@ func TestOneAnswerWhateverTheSource(t *testing.T) {
 		{"describe", []string{"describe", "gateway", "infra/edge"}, withoutSourcesOrWrap},
 		{"describe-xap", []string{"describe", "xap", "tools/calc-arithmetic"}, withoutSourcesOrWrap},
 		{"describe-xap-json", []string{"describe", "xap", "pay/ledger-fraud-check", "-o", "json"}, withoutSources},
+		// Not files: the v0alpha0-legacy view reads authorization.tools, which a manifest
+		// carries and a cluster storing v1alpha1 has dropped (docs/semantics.md#v0alpha0);
+		// the cluster and its replay agree.
 		{"describe-xap-legacy", []string{"describe", "xap", "tools/calc-legacy", "-o", "yaml"}, withoutSources},
 		{"describe-authpolicy", []string{"describe", "authpolicy", "pay/ledger-scopes"}, withoutSourcesOrWrap},
 		{"describe-authpolicies-json", []string{"describe", "authpolicies", "-A", "-o", "json"}, withoutSources},
 		{"get", []string{"get", "xap", "-A"}, withoutAge},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var first string
-			for i, src := range sources {
+			first := 0 // the first source compared
+			if tc.name == "describe-xap-legacy" {
+				first = 1
+			}
+			var firstOut string
+			for i, src := range sources[first:] {
 				out, errOut, code := runDecide(t, "", append(append([]string{}, tc.args...), src.args...)...)
 				if code != exitOK && code != exitFail {
 					t.Fatalf("%s: exit %d\n%s", src.name, code, errOut)
 				}
 				got := tc.norm(out)
 				if i == 0 {
-					first = got
+					firstOut = got
 					continue
 				}
-				if got != first {
-					t.Errorf("%s and %s differ:\n--- %s\n%s\n--- %s\n%s", sources[0].name, src.name, sources[0].name, first, src.name, got)
+				if got != firstOut {
+					t.Errorf("%s and %s differ:\n--- %s\n%s\n--- %s\n%s", sources[first].name, src.name, sources[first].name, firstOut, src.name, got)
 				}
 			}
 		})

@@ -72,7 +72,7 @@ func (o *whoCanOptions) Run(ctx context.Context) error {
 func (a *app) newWhoCanCmd() *cobra.Command {
 	o := &whoCanOptions{whatifFlags: whatifFlags{decideFlags: decideFlags{a: a}}}
 	cmd := &cobra.Command{
-		Use:   "who-can (--tool TOOL [--backend NAMESPACE/NAME] | --personas FILE) [--gateway NAMESPACE/NAME]",
+		Use:   "who-can (--tool TOOL [--backend NS/NAME] | --personas FILE) [--gateway NS/NAME]",
 		Short: "List every identity that may call a tool on a backend",
 		Long: `List, for every path to the backend (through --gateway only, if given), every identity
 that may call the tool, those for which it depends on an external authorizer, and the rule
