@@ -3,6 +3,7 @@ package explain
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -415,4 +416,18 @@ func check(r *Request, d *Decision) *Expectation {
 	x.Failures = append(x.Failures, r.Strict...)
 	x.Passed = len(x.Failures) == 0
 	return x
+}
+
+// RouteRule names the path's route and rule as one answer names it everywhere: "ns/name#rule"
+// when the rule has a name, else "ns/name[i]" (the index of spec.rules), else the route alone.
+func (p PathInfo) RouteRule() string {
+	switch {
+	case p.Route == "":
+		return ""
+	case p.RuleName != "":
+		return p.Route + "#" + p.RuleName
+	case p.RuleIndex != nil:
+		return p.Route + "[" + strconv.Itoa(*p.RuleIndex) + "]"
+	}
+	return p.Route
 }
