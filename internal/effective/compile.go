@@ -105,7 +105,7 @@ func (e *Engine) principal(typ string, hasSPIFFE bool, spiffe string, sa *[2]str
 	case typ == string(v1alpha1.AuthorizationSourceTypeSPIFFE) && hasSPIFFE:
 		return Principal{Value: spiffe}
 	case typ == string(v1alpha1.AuthorizationSourceTypeServiceAccount) && sa != nil:
-		pr := Principal{Value: ServiceAccountSPIFFEID(e.TrustDomain, policyNS, sa[0], sa[1])}
+		pr := Principal{Value: ServiceAccountSPIFFEID(e.TrustDomain, policyNS, sa[0], sa[1]), ServiceAccount: true}
 		if sa[0] == "" {
 			pr.DefaultedNamespace = policyNS
 		}

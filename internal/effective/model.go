@@ -42,6 +42,9 @@ type Principal struct {
 	// DefaultedNamespace is the policy's namespace when a ServiceAccount source names
 	// none and takes it (the commonest mistake, lint's AGP209).
 	DefaultedNamespace string `json:"-"`
+	// ServiceAccount is set when a ServiceAccount source gave Value: text shows it as the
+	// user wrote it (sa:NS/NAME), a SPIFFE-typed source as its SPIFFE ID.
+	ServiceAccount bool `json:"-"`
 }
 
 // MethodMatcher matches mcp_proxy.method (exact, or prefix for a category) and optionally params.name.

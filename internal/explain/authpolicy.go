@@ -75,7 +75,7 @@ func (sim *Simulator) authPolicyFor(r *Request, p PathInfo) *AuthPolicyInfo {
 	if pr == nil {
 		return sim.v1beta2For(r, p)
 	}
-	info := &AuthPolicyInfo{Path: pr.Path.String(), NotProgrammed: pr.Unprogrammed}
+	info := &AuthPolicyInfo{Path: pr.Path.StringWithRule(p.RouteRule()), NotProgrammed: pr.Unprogrammed}
 	for _, pol := range pr.Effective.Policies {
 		info.Policies = append(info.Policies, pol.Ref)
 	}

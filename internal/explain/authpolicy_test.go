@@ -52,7 +52,8 @@ spec:
         jwt: {issuerUrl: "https://idp.example.com"}`
 
 // A request on a route rule with AuthPolicies carries, beside the decision, the effective
-// AuthPolicy of its Kuadrant path (unnamed rules are Kuadrant's rule-N) and what it asks.
+// AuthPolicy of its Kuadrant path and what it asks. Kuadrant calls unnamed rules rule-N
+// (1-based); the answer names them as its path line does, by spec.rules index.
 func TestExplainReportsEffectiveAuthPolicy(t *testing.T) {
 	s := loadYAML(t, kuadrantTopology, kuadrantPolicies)
 	sim := New(s, []effective.Semantics{effective.Reference()}, "")
@@ -61,8 +62,8 @@ func TestExplainReportsEffectiveAuthPolicy(t *testing.T) {
 		wantPath   string
 		wantSource map[string]string // authentication rule → source
 	}{
-		{"/admin/users", "rule rule-1", map[string]string{"admins": "app/admin-jwt"}},
-		{"/orders", "rule rule-2", map[string]string{"api-key": "infra/gw-keys"}},
+		{"/admin/users", "route app/api[0]", map[string]string{"admins": "app/admin-jwt"}},
+		{"/orders", "route app/api[1]", map[string]string{"api-key": "infra/gw-keys"}},
 	}
 	for _, c := range cases {
 		r := &Request{Name: c.path, From: Caller{Kind: CallerAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
@@ -81,8 +82,11 @@ func TestExplainReportsEffectiveAuthPolicy(t *testing.T) {
 		if ap == nil || ap.Evaluation == nil || !ap.Decides {
 			t.Fatalf("%s: AuthPolicy info %+v, want one that decides", c.path, ap)
 		}
-		if !strings.Contains(ap.Path, c.wantPath) {
-			t.Errorf("%s: path %q, want it to name %q", c.path, ap.Path, c.wantPath)
+		if !strings.HasSuffix(ap.Path, c.wantPath) || strings.Contains(ap.Path, "rule-") {
+			t.Errorf("%s: path %q, want it to end with %q", c.path, ap.Path, c.wantPath)
+		}
+		if want := "route " + res[0].Path.RouteRule(); !strings.HasSuffix(ap.Path, want) {
+			t.Errorf("%s: AuthPolicy path %q names the rule otherwise than the path line (%q)", c.path, ap.Path, want)
 		}
 		got := map[string]string{}
 		for _, rq := range ap.Evaluation.Authentication {

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"strings"
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -135,7 +136,11 @@ func (sim *Simulator) TargetEnd(gw *snapshot.Gateway, listener string, routes []
 // pathEnd is the PathEnd of choice ch of request r, routed in rt; ap is the AuthPolicy
 // view of the path when computed (on another data plane, or when asked for).
 func (sim *Simulator) pathEnd(r *Request, rt *routing, ch *choice, ap *AuthPolicyInfo) PathEnd {
-	e := PathEnd{refused: ch.refused, problem: ch.info.Problem, unread: sim.unread(rt.gw, ch), listener: ch.info.Listener}
+	problem := ch.info.Problem
+	if ch.why != "" {
+		problem = ch.why
+	}
+	e := PathEnd{refused: ch.refused, problem: problem, unread: sim.unread(rt.gw, ch), listener: ch.info.Listener}
 	if rt.agentic {
 		if rt.gw != nil && ch.info.Protocol != string(gwapiv1.HTTPProtocolType) {
 			e.clientCert = sim.Graph.ClientCertificate(topology.GatewayRef(rt.gw.Namespace, rt.gw.Name), ch.info.Listener)
@@ -187,6 +192,13 @@ func refuse(d *Decision, refused, problem string, traced bool) {
 		d.Reason += ", whatever the gateway authorizer answers (403 if it denies)"
 	default:
 		d.Reason += ", after the gateway-level policies let it through"
+	}
+	// The reason is said once, where it decides: the routing step that stated it before
+	// the gateway-level policies ran points here instead.
+	for i, s := range d.Trace {
+		if problem != "" && s.Phase == "route" && s.Outcome == OutcomeInfo && strings.HasPrefix(s.Reason, problem) {
+			d.Trace[i].Reason = "the rule reaches no backend (why: the last step)" + strings.TrimPrefix(s.Reason, problem)
+		}
 	}
 	d.Trace = append(d.Trace, Step{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo, Reason: d.Reason})
 }

@@ -313,28 +313,26 @@ func (sim *Simulator) otherListeners(r *Request, rt *routing, out []*Result) {
 }
 
 func (sim *Simulator) backendChoices(rt *routing, base PathInfo, backends []topology.BackendTarget, ruleProblem string, redirect, detail bool) {
-	gwOnly := func(problem string) {
+	// gwOnly is a choice that reaches no backend: problem is how the path line ends, why
+	// the full reason, said once in the answer (see refuse).
+	gwOnly := func(problem, why string) {
 		ch := choice{info: base, refused: DecidedNoBackend}
 		if detail {
-			ch.info.Problem = problem
+			ch.info.Problem, ch.why = problem, why
 			ch.pre = []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
-				Reason: problem + rt.gatewayOnly()}}
+				Reason: why + rt.gatewayOnly()}}
 		}
 		rt.choices = append(rt.choices, ch)
 	}
 	switch {
 	case redirect:
-		gwOnly("the rule answers with a redirect (no backend)")
+		gwOnly("the rule answers with a redirect (no backend)", "the rule answers with a redirect (no backend)")
 		return
 	case ruleProblem != "":
-		if detail {
-			gwOnly("the data plane answers 500: " + ruleProblem)
-		} else {
-			gwOnly("")
-		}
+		gwOnly(noBackend500, ruleProblem) // ruleProblem: "route rule answers 500: …"
 		return
 	case len(backends) == 0:
-		gwOnly("the rule has no backend")
+		gwOnly("the rule has no backend", "the rule has no backend")
 		return
 	}
 	for i := range backends {
@@ -355,9 +353,9 @@ func (sim *Simulator) backendChoices(rt *routing, base PathInfo, backends []topo
 		case b.Problem != "":
 			ch.refused = DecidedNoBackend
 			if detail {
-				ch.info.Problem = b.Problem
+				ch.info.Problem, ch.why = noBackend500, "the data plane answers 500: "+b.Problem
 				ch.pre = []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
-					Reason: "the data plane answers 500: " + b.Problem + rt.gatewayOnly()}}
+					Reason: ch.why + rt.gatewayOnly()}}
 			}
 		case b.Kind == topology.BackendXBackend:
 			ch.backend, ch.hasBackend, ch.target = topology.XBackendRef(b.Ref.Namespace, b.Ref.Name), true, b
@@ -461,6 +459,10 @@ func appendRef(l []topology.Ref, r topology.Ref) []topology.Ref {
 	}
 	return append(l, r)
 }
+
+// noBackend500 ends the path line of a rule or backendRef the data plane answers 500 for;
+// the reason is in the decision (refuse) or, when the gateway denies first, in the trace.
+const noBackend500 = "no backend (500)"
 
 // gatewayOnly is what a request that reaches no backend still meets: the gateway-level
 // XAccessPolicies, on the reference data plane only.

@@ -3,6 +3,7 @@ package explain
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -136,6 +137,9 @@ type choice struct {
 	// when the request named the backend: it keys the chain cache.
 	target *topology.BackendTarget
 	pre    []Step
+	// why is the full reason a choice that reaches no backend does (info.Problem is its
+	// short form for the path line).
+	why string
 	// refused is set when the data plane answers the request itself instead of sending
 	// it to a backend: DecidedNoRoute (404) or DecidedNoBackend (500, redirect). The
 	// gateway level's policies still run first (RBAC runs before routing), so their
@@ -415,4 +419,18 @@ func check(r *Request, d *Decision) *Expectation {
 	x.Failures = append(x.Failures, r.Strict...)
 	x.Passed = len(x.Failures) == 0
 	return x
+}
+
+// RouteRule names the path's route and rule as one answer names it everywhere: "ns/name#rule"
+// when the rule has a name, else "ns/name[i]" (the index of spec.rules), else the route alone.
+func (p PathInfo) RouteRule() string {
+	switch {
+	case p.Route == "":
+		return ""
+	case p.RuleName != "":
+		return p.Route + "#" + p.RuleName
+	case p.RuleIndex != nil:
+		return p.Route + "[" + strconv.Itoa(*p.RuleIndex) + "]"
+	}
+	return p.Route
 }

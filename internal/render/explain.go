@@ -25,13 +25,7 @@ func PathLine(p explain.PathInfo) string {
 		parts[0] += " [data plane assumed]" // the GatewayClass is not in the input: see writeListenerNotes
 	}
 	if p.Route != "" {
-		r := "route " + p.Route
-		if p.RuleName != "" {
-			r += "#" + p.RuleName
-		} else if p.RuleIndex != nil {
-			r += fmt.Sprintf("[%d]", *p.RuleIndex)
-		}
-		parts = append(parts, r)
+		parts = append(parts, "route "+p.RouteRule())
 	}
 	if p.Backend != "" {
 		b := strings.ToLower(p.BackendKind) + " " + strings.TrimPrefix(p.Backend, p.BackendKind+" ")

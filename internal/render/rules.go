@@ -14,6 +14,8 @@ func principalText(p effective.Principal) string {
 		return "nobody"
 	case p.Any:
 		return "any caller"
+	case p.ServiceAccount:
+		return identityText(p.Value) // sa:NS/NAME, as the source was written
 	}
 	return p.Value
 }

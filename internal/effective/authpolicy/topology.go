@@ -45,6 +45,23 @@ func (p Path) ID() string {
 
 // String is a readable form: "gateway infra/edge › listener https › route pay/ledger › rule mcp".
 func (p Path) String() string {
+	return strings.Join(p.readable(), " › ")
+}
+
+// StringWithRule is String with the route and rule written as one part, "route " + routeRule,
+// so that an answer that names the rule elsewhere ("pay/ledger#mcp", "crm/crm[0]") names it
+// the same way here.
+func (p Path) StringWithRule(routeRule string) string {
+	q := p
+	q.Route, q.Rule = "", ""
+	parts := q.readable()
+	if routeRule != "" {
+		parts = append(parts, "route "+routeRule)
+	}
+	return strings.Join(parts, " › ")
+}
+
+func (p Path) readable() []string {
 	var parts []string
 	if p.Gateway != "" {
 		parts = append(parts, "gateway "+p.Gateway)
@@ -58,7 +75,7 @@ func (p Path) String() string {
 	if p.Rule != "" {
 		parts = append(parts, "rule "+p.Rule)
 	}
-	return strings.Join(parts, " › ")
+	return parts
 }
 
 // nodes lists the attachment nodes of the path, least specific first.

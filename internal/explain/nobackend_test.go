@@ -1,0 +1,60 @@
+package explain
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agpol/agpol/internal/effective"
+)
+
+// A rule the data plane answers 500 for: the path line ends short, and the reason is said
+// once in the trace, at the step that decides (and in the headline that step gives).
+func TestNoBackendReasonSaidOnce(t *testing.T) {
+	s := loadYAML(t, `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: x}
+spec: {controllerName: sigs.k8s.io/kube-agentic-networking-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: x
+  listeners:
+  - {name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: api, namespace: app}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  rules:
+  - backendRefs: [{group: example.com, kind: Foo, name: api}]`)
+	sim := New(s, []effective.Semantics{effective.Reference()}, "")
+	r := &Request{Name: "r", From: Caller{Kind: CallerAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
+		HTTP: HTTP{Method: "GET", Path: "/", Host: "api.example.com"}}
+	res, err := sim.Explain(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].Verdict != Deny || res[0].DecidedBy != DecidedNoBackend {
+		t.Fatalf("results %+v, want one deny by %s", *res[0], DecidedNoBackend)
+	}
+	d := res[0]
+	if d.Path.Problem != "no backend (500)" {
+		t.Errorf("path problem %q, want %q", d.Path.Problem, "no backend (500)")
+	}
+	if !strings.Contains(d.Reason, "unsupported backend kind Foo") || strings.Count(d.Reason, "500") != 1 {
+		t.Errorf("reason %q, want the backendRef's problem and 500 once", d.Reason)
+	}
+	said := 0
+	for _, st := range d.Trace {
+		if strings.Contains(st.Reason, "unsupported backend kind Foo") {
+			said++
+		}
+	}
+	if last := d.Trace[len(d.Trace)-1]; said != 1 || last.Reason != d.Reason {
+		t.Errorf("the trace says the reason %d times (want once, in the last step %q): %+v", said, last.Reason, d.Trace)
+	}
+}
