@@ -24,6 +24,8 @@ var getKinds = map[string]string{
 	"xaccesspolicies": "xaccesspolicies", "xaccesspolicy": "xaccesspolicies", "xap": "xaccesspolicies",
 	"accesspolicies": "xaccesspolicies", "accesspolicy": "xaccesspolicies",
 	"authpolicies": "authpolicies", "authpolicy": "authpolicies",
+	// lset is the ListenerSet CRD's shortName (gateway-api apis/v1/listenerset_types.go:25).
+	"listenersets": "listenersets", "listenerset": "listenersets", "lset": "listenersets",
 }
 
 // getFormats are the -o formats of agpol get beyond the object printers: the topology
@@ -64,7 +66,7 @@ func (o *getOptions) Complete(_ *cobra.Command, args []string) error {
 	for _, t := range strings.Split(args[0], ",") {
 		k, ok := getKinds[strings.ToLower(t)]
 		if !ok {
-			return usagef("unknown type %q: use gateways, httproutes, xbackends, xaccesspolicies or authpolicies", t)
+			return usagef("unknown type %q: use gateways, httproutes, xbackends, xaccesspolicies, authpolicies or listenersets", t)
 		}
 		o.kinds = append(o.kinds, k)
 	}
@@ -156,6 +158,7 @@ TYPE is one of (short names in brackets):
   xbackends (xbackend, xb, backends)
   xaccesspolicies (xaccesspolicy, xap, accesspolicies)
   authpolicies (authpolicy)
+  listenersets (listenerset, lset)
 Several types can be given comma-separated.
 
 -l/--selector and --field-selector select objects as kubectl does (the field selector takes
@@ -168,7 +171,9 @@ whole input: True, or False(Reason) / Partial(Reason) when it is not enforced (o
 targets): NoAction (a v0alpha0 object, stored without spec.action), an admission reason,
 TargetNotFound, OtherDataPlane (only kube-agentic-networking enforces XAccessPolicies),
 NotRouted (no route reaches the XBackend), and Unknown(NotRead) when a live read of one
-namespace cannot tell. -o dot|mermaid labels the policies with the same cells.`,
+namespace cannot tell. For ListenerSets, ACCEPTED is whether the parent Gateway takes
+the ListenerSet's listeners: True, or False(NotAllowed|ParentNotFound|NotSupported).
+-o dot|mermaid labels the policies with the same cells.`,
 		Example: `  # The access policies of the shipped examples: admission, enforcement,
   # file and line
   agpol get xaccesspolicies -A -f testdata/examples -o wide
@@ -185,7 +190,7 @@ namespace cannot tell. -o dot|mermaid labels the policies with the same cells.`,
 		Args: kindArgs(a, "get", "get xaccesspolicies -A -f DIR"),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) == 0 {
-				return []string{"gateways", "httproutes", "xbackends", "xaccesspolicies", "authpolicies"}, cobra.ShellCompDirectiveNoFileComp
+				return []string{"gateways", "httproutes", "xbackends", "xaccesspolicies", "authpolicies", "listenersets"}, cobra.ShellCompDirectiveNoFileComp
 			}
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},

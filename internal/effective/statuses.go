@@ -3,6 +3,7 @@ package effective
 import (
 	"github.com/agpol/agpol/internal/effective/authpolicy"
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // Statuses is what agpol computes about every policy of a snapshot, for get's ACCEPTED
@@ -15,6 +16,9 @@ type Statuses struct {
 	Enforcement map[*snapshot.XAccessPolicy]PolicyEnforcement
 	AuthPolicy  *authpolicy.Result
 	V1beta2     *authpolicy.V1beta2Result
+	// ListenerSets is whether each ListenerSet is attached to its Gateway (topology's
+	// ListenerSetStatuses), for get listenersets' ACCEPTED column.
+	ListenerSets map[*snapshot.ListenerSet]topology.ListenerSetStatus
 }
 
 // ComputeStatuses computes the Statuses of s.
@@ -31,6 +35,12 @@ func ComputeStatuses(s *snapshot.Snapshot) *Statuses {
 				st.V1beta2 = authpolicy.ComputeV1beta2(s)
 				break
 			}
+		}
+	}
+	if len(s.ListenerSets) > 0 {
+		st.ListenerSets = map[*snapshot.ListenerSet]topology.ListenerSetStatus{}
+		for _, ls := range topology.BuildGraph(s).ListenerSetStatuses() {
+			st.ListenerSets[ls.ListenerSet] = ls
 		}
 	}
 	return st

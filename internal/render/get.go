@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -90,6 +91,8 @@ type Computed struct {
 	AccessEnforcement func(*snapshot.XAccessPolicy) State
 	// Enforcement is an AuthPolicy's ENFORCED cell.
 	Enforcement func(*snapshot.AuthPolicy) State
+	// ListenerSetAccepted is a ListenerSet's ACCEPTED cell: whether its Gateway takes it.
+	ListenerSetAccepted func(*snapshot.ListenerSet) State
 }
 
 // State is what another stage computed about one object.
@@ -115,6 +118,8 @@ func GetView(kind string, s *snapshot.Snapshot, t *topology.Targets, sel Selecto
 		return accessPolicyView(s, sel, wide, c)
 	case "authpolicies":
 		return authPolicyView(s, sel, wide, c)
+	case "listenersets":
+		return listenerSetView(s, sel, wide, c)
 	}
 	return &Table{}, nil
 }
@@ -149,6 +154,40 @@ func gatewayView(s *snapshot.Snapshot, t *topology.Targets, sel Selector, wide b
 		}
 		tab.Rows = append(tab.Rows, row)
 		items = append(items, item(g.Origin, "gateway.gateway.networking.k8s.io"))
+	}
+	return tab, items
+}
+
+func listenerSetView(s *snapshot.Snapshot, sel Selector, wide bool, c Computed) (*Table, []Item) {
+	tab := &Table{Header: withWide(wide, []string{"NAMESPACE", "NAME", "PARENT", "LISTENERS", "ACCEPTED", "AGE"}, "SOURCE")}
+	var items []Item
+	for _, ls := range sortByName(s.ListenerSets, func(l *snapshot.ListenerSet) metav1.ObjectMeta { return l.ObjectMeta }) {
+		if !sel.match(ls.ObjectMeta) {
+			continue
+		}
+		var listeners []string
+		for _, l := range ls.Spec.Listeners {
+			listeners = append(listeners, fmt.Sprintf("%s:%s/%d", l.Name, l.Protocol, l.Port))
+		}
+		p := ls.Spec.ParentRef
+		ns := ls.Namespace
+		if p.Namespace != nil {
+			ns = string(*p.Namespace)
+		}
+		parent := ns + "/" + string(p.Name)
+		if p.Kind != nil && string(*p.Kind) != "Gateway" {
+			parent = string(*p.Kind) + ":" + parent
+		}
+		accepted := "<unknown>"
+		if c.ListenerSetAccepted != nil {
+			accepted = c.ListenerSetAccepted(ls).Cell
+		}
+		row := []string{ls.Namespace, ls.Name, parent, Join(listeners), accepted, Age(ls.CreationTimestamp.Time)}
+		if wide {
+			row = append(row, ls.Source.String())
+		}
+		tab.Rows = append(tab.Rows, row)
+		items = append(items, item(ls.Origin, "listenerset.gateway.networking.k8s.io"))
 	}
 	return tab, items
 }
@@ -418,6 +457,19 @@ func ComputedFrom(st *effective.Statuses) Computed {
 				return State{Cell: "<unknown>"}
 			}
 			return State{Cell: pe.Cell(), InForce: pe.InForce(), Detail: pe}
+		}
+	}
+	if st.ListenerSets != nil {
+		c.ListenerSetAccepted = func(ls *snapshot.ListenerSet) State {
+			lst, ok := st.ListenerSets[ls]
+			if !ok {
+				return State{Cell: "<unknown>"}
+			}
+			if lst.Accepted {
+				return State{Cell: "True", InForce: true, Detail: lst.Reason}
+			}
+			reason, _, _ := strings.Cut(lst.Reason, ":")
+			return State{Cell: "False(" + reason + ")", Detail: lst.Reason}
 		}
 	}
 	if st.AuthPolicy != nil {

@@ -113,7 +113,7 @@ func Get(o GetOutput, s *snapshot.Snapshot) error {
 
 // getKindNames are get's resources as suggest names their kinds.
 var getKindNames = map[string]string{"gateways": "gateway", "httproutes": "httproute", "xbackends": "xbackend",
-	"xaccesspolicies": "xaccesspolicy", "authpolicies": "authpolicy"}
+	"xaccesspolicies": "xaccesspolicy", "authpolicies": "authpolicy", "listenersets": "listenerset"}
 
 // getHint is "; " and suggest's hint for a NAME get found none of: the same NAME in
 // another namespace, the same name as another kind (and the command getting it), or
