@@ -14,6 +14,7 @@ import (
 	"github.com/kuadrant/authorino/pkg/index"
 	authorinolog "github.com/kuadrant/authorino/pkg/log"
 	"github.com/kuadrant/authorino/pkg/service"
+	authv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -30,6 +31,7 @@ var authorinoScheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	_ = authorinov1beta3.AddToScheme(s)
 	_ = corev1.AddToScheme(s)
+	_ = authv1.AddToScheme(s)
 	return s
 }()
 
@@ -42,6 +44,8 @@ type authorino struct {
 }
 
 func newAuthorino(acs []*authorinov1beta3.AuthConfig, secrets []*corev1.Secret) *authorino {
+	// TokenReviews go to the stand-in (identity.go); the rest to the fake client.
+	var c client.WithWatch
 	var objs []client.Object
 	for _, ac := range acs {
 		objs = append(objs, ac.DeepCopy())
@@ -49,7 +53,7 @@ func newAuthorino(acs []*authorinov1beta3.AuthConfig, secrets []*corev1.Secret) 
 	for _, s := range secrets {
 		objs = append(objs, s.DeepCopy())
 	}
-	c := fake.NewClientBuilder().WithScheme(authorinoScheme).WithObjects(objs...).WithStatusSubresource(&authorinov1beta3.AuthConfig{}).Build()
+	c = tokenReviews(fake.NewClientBuilder().WithScheme(authorinoScheme).WithObjects(objs...).WithStatusSubresource(&authorinov1beta3.AuthConfig{}).Build())
 	idx := index.NewIndex()
 	r := &authorinocontrollers.AuthConfigReconciler{
 		Client:       c,
@@ -81,7 +85,7 @@ func (a *authorino) check(authConfig string, rq Request) (*envoyauth.CheckRespon
 		Request: &envoyauth.AttributeContext_Request{Http: &envoyauth.AttributeContext_HttpRequest{
 			Method: rq.Method, Host: rq.Host, Path: path, Headers: headers, Scheme: "http", Protocol: "HTTP/1.1",
 		}},
-		Source:            &envoyauth.AttributeContext_Peer{Address: &envoycore.Address{}},
+		Source:            &envoyauth.AttributeContext_Peer{Address: &envoycore.Address{}, Certificate: rq.clientCert},
 		Destination:       &envoyauth.AttributeContext_Peer{Address: &envoycore.Address{}},
 		ContextExtensions: map[string]string{"host": authConfig},
 	}}

@@ -1,70 +1,282 @@
 package main
 
 import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"sort"
 	"strings"
+	"time"
 
+	jose "github.com/go-jose/go-jose/v4"
 	authorinov1beta3 "github.com/kuadrant/authorino/api/v1beta3"
+	authv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 )
 
+// caPlaceholder is a CA Secret's tls.crt as agpol's generator writes it
+// (internal/kuadrantdiff/gen_identity.go): replaced by the oracle's test CA.
+const caPlaceholder = "agpol-kuadrantdiff-test-ca"
+
+// stands are the identity sources the oracle stands in for, one set per process:
+// an OIDC issuer (discovery and JWKS on a loopback http server) that signs each
+// request's claims, a test CA that signs each request's client certificate, and the
+// TokenReview answers of a Kubernetes API server.
+type stands struct {
+	idp    *httptest.Server
+	jwtKey *rsa.PrivateKey
+	signer jose.Signer
+	caCert *x509.Certificate
+	caKey  *ecdsa.PrivateKey
+	caPEM  []byte
+}
+
+// idpHosts are the issuers' hosts the loopback server answers for (the generator's
+// issuerUrls, https://idp.example.com/realms/NAME).
+var idpHosts = map[string]bool{"idp.example.com": true}
+
+func newStands() (*stands, error) {
+	s := &stands{}
+	var err error
+	if s.jwtKey, err = rsa.GenerateKey(rand.Reader, 2048); err != nil {
+		return nil, err
+	}
+	s.signer, err = jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: s.jwtKey, KeyID: "oracle"}},
+		(&jose.SignerOptions{}).WithType("JWT"))
+	if err != nil {
+		return nil, err
+	}
+	s.idp = httptest.NewServer(http.HandlerFunc(s.serveIdP))
+	// Authorino's jwt rule fetches the issuer's discovery document and JWKS with
+	// go-oidc over http.DefaultClient (go-oidc v3.14.1 oidc/oidc.go getClient): requests
+	// to the issuers' host go to the loopback server, every other one as before.
+	http.DefaultTransport = &idpTransport{base: http.DefaultTransport, to: s.idp.URL}
+
+	if s.caKey, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
+		return nil, err
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "agpol oracle test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour * 365),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &s.caKey.PublicKey, s.caKey)
+	if err != nil {
+		return nil, err
+	}
+	if s.caCert, err = x509.ParseCertificate(der); err != nil {
+		return nil, err
+	}
+	s.caPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	return s, nil
+}
+
+// serveIdP answers /realms/NAME/.well-known/openid-configuration and /realms/NAME/jwks
+// as an OIDC provider whose issuer is https://idp.example.com/realms/NAME.
+func (s *stands) serveIdP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/.well-known/openid-configuration"):
+		issuer := "https://idp.example.com" + strings.TrimSuffix(r.URL.Path, "/.well-known/openid-configuration")
+		_ = json.NewEncoder(w).Encode(map[string]any{"issuer": issuer, "jwks_uri": issuer + "/jwks",
+			"id_token_signing_alg_values_supported": []string{"RS256"}})
+	case strings.HasSuffix(r.URL.Path, "/jwks"):
+		_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &s.jwtKey.PublicKey, KeyID: "oracle", Algorithm: "RS256", Use: "sig"}}})
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+type idpTransport struct {
+	base http.RoundTripper
+	to   string
+}
+
+func (t *idpTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if !idpHosts[r.URL.Hostname()] {
+		return t.base.RoundTrip(r)
+	}
+	to, _ := url.Parse(t.to)
+	r = r.Clone(r.Context())
+	r.URL.Scheme, r.URL.Host, r.Host = to.Scheme, to.Host, to.Host
+	return t.base.RoundTrip(r)
+}
+
+// token signs claims with the issuers' key: every issuer's JWKS holds it, so the token
+// verifies for any jwt rule, as agpol's request files say ("verified as if signed").
+func (s *stands) token(claims map[string]any) (string, error) {
+	b, err := json.Marshal(claims)
+	if err != nil {
+		return "", err
+	}
+	jws, err := s.signer.Sign(b)
+	if err != nil {
+		return "", err
+	}
+	return jws.CompactSerialize()
+}
+
+// clientCert is a client certificate with the subject, signed by the test CA, URL-encoded
+// PEM as Envoy puts it in the CheckRequest's source.certificate.
+func (s *stands) clientCert(cn string, org []string) (string, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return "", err
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: cn, Organization: org},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, s.caCert, &key.PublicKey, s.caKey)
+	if err != nil {
+		return "", err
+	}
+	return url.QueryEscape(string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))), nil
+}
+
+// withCA gives the scenario's CA Secrets (tls.crt the generator's placeholder) the
+// test CA's certificate.
+func (s *stands) withCA(secrets []*corev1.Secret) []*corev1.Secret {
+	out := make([]*corev1.Secret, 0, len(secrets))
+	for _, sec := range secrets {
+		if string(sec.Data["tls.crt"]) == caPlaceholder {
+			sec = sec.DeepCopy()
+			sec.Data["tls.crt"] = s.caPEM
+		}
+		out = append(out, sec)
+	}
+	return out
+}
+
+// k8sTokenPrefix marks the tokens the TokenReview stand-in reads: the prefix, then
+// the identity's username, groups and audiences as base64url JSON.
+const k8sTokenPrefix = "oracle-k8s."
+
+type k8sToken struct {
+	Username  string   `json:"username"`
+	Groups    []string `json:"groups,omitempty"`
+	Audiences []string `json:"audiences,omitempty"`
+}
+
+// tokenReviews answers TokenReviews as a Kubernetes API server would for the oracle's
+// tokens: authenticated when the token's audiences meet the review's (a token without
+// audiences has the review's), with the audiences both hold; any other token is not
+// authenticated (kubernetes/pkg/serviceaccount, authenticator audiences).
+func tokenReviews(c client.WithWatch) client.WithWatch {
+	return interceptor.NewClient(c, interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+		tr, ok := obj.(*authv1.TokenReview)
+		if !ok {
+			return c.Create(ctx, obj, opts...)
+		}
+		tr.Status = authv1.TokenReviewStatus{}
+		raw, ok := strings.CutPrefix(tr.Spec.Token, k8sTokenPrefix)
+		if !ok {
+			return nil
+		}
+		b, err := base64.RawURLEncoding.DecodeString(raw)
+		var t k8sToken
+		if err != nil || json.Unmarshal(b, &t) != nil {
+			return nil
+		}
+		aud := tr.Spec.Audiences
+		if len(t.Audiences) > 0 {
+			var both []string
+			for _, a := range t.Audiences {
+				for _, w := range tr.Spec.Audiences {
+					if a == w {
+						both = append(both, a)
+					}
+				}
+			}
+			if len(both) == 0 {
+				tr.Status.Error = "token audiences are invalid for the target audiences"
+				return nil
+			}
+			aud = both
+		}
+		tr.Status = authv1.TokenReviewStatus{Authenticated: true, Audiences: aud,
+			User: authv1.UserInfo{Username: t.Username, Groups: t.Groups}}
+		return nil
+	}})
+}
+
 // withCredentials turns a request's identity (the shape of agpol's request files) into
-// the credential Authorino's identity source accepts, placed where the AuthConfig's
-// authentication rule reads it. It returns why it cannot when the oracle does not
-// stand in for the identity kind yet.
+// the credential Authorino's own identity source checks, placed where every
+// authentication rule of its kind reads credentials (the rule named by identity.rule
+// only, when set); with no such rule, where the default credentials are read. It
+// returns why it cannot.
 //
-// apiKey: the key is the `api_key` entry of the named Secret of the scenario; it is
-// put where the chosen apiKey rule reads credentials (the rule named by
-// identity.rule, else the apiKey rule of lowest priority, then name). Whether
-// Authorino finds the Secret (selector, namespace) is Authorino's to decide.
-func withCredentials(rq Request, ac *authorinov1beta3.AuthConfig, secrets []*corev1.Secret) (Request, string) {
+//   - apiKey: the `api_key` of the named Secret of the scenario; whether Authorino finds
+//     the Secret (selector, namespace) is Authorino's to decide.
+//   - jwt: the claims signed by the key of every issuer's JWKS.
+//   - kubernetes: a token the TokenReview stand-in answers with the identity.
+//   - x509: a client certificate with the subject signed by the test CA, in the
+//     CheckRequest's source.certificate (where Envoy puts the peer certificate).
+func (s *stands) withCredentials(rq Request, ac *authorinov1beta3.AuthConfig, secrets []*corev1.Secret) (Request, string) {
 	id := rq.Identity
+	var value string
+	var ofKind func(*authorinov1beta3.AuthenticationSpec) bool
 	switch {
 	case id.APIKey != nil:
 		ns, name, _ := strings.Cut(id.APIKey.Secret, "/")
-		var key string
-		for _, s := range secrets {
-			if s.Namespace == ns && s.Name == name {
-				key = string(s.Data["api_key"])
-				if v, ok := s.StringData["api_key"]; ok {
-					key = v
-				}
+		for _, sec := range secrets {
+			if sec.Namespace == ns && sec.Name == name {
+				value = string(sec.Data["api_key"])
 			}
 		}
-		if key == "" {
+		if value == "" {
 			return rq, fmt.Sprintf("the Secret %s with an api_key is not in the scenario", id.APIKey.Secret)
 		}
-		if ac == nil {
-			return rq, ""
-		}
-		var names []string
-		for n, a := range ac.Spec.Authentication {
-			if a.ApiKey != nil && (id.Rule == "" || id.Rule == n) {
-				names = append(names, n)
-			}
-		}
-		if len(names) == 0 {
-			// No apiKey rule: the key is sent where the default credentials are read.
-			return setCredential(rq, authorinov1beta3.Credentials{}, key), ""
-		}
-		sort.Slice(names, func(i, j int) bool {
-			a, b := ac.Spec.Authentication[names[i]], ac.Spec.Authentication[names[j]]
-			if a.Priority != b.Priority {
-				return a.Priority < b.Priority
-			}
-			return names[i] < names[j]
-		})
-		return setCredential(rq, ac.Spec.Authentication[names[0]].Credentials, key), ""
+		ofKind = func(a *authorinov1beta3.AuthenticationSpec) bool { return a.ApiKey != nil }
 	case id.JWT != nil:
-		return rq, "jwt identities (a loopback OIDC/JWKS server) are not stood in for yet"
+		t, err := s.token(id.JWT.Claims)
+		if err != nil {
+			return rq, "signing the token: " + err.Error()
+		}
+		value = t
+		ofKind = func(a *authorinov1beta3.AuthenticationSpec) bool { return a.Jwt != nil }
 	case id.Kubernetes != nil:
-		return rq, "kubernetes identities (TokenReview answers) are not stood in for yet"
+		b, _ := json.Marshal(k8sToken{Username: id.Kubernetes.Username, Groups: id.Kubernetes.Groups, Audiences: id.Kubernetes.Audiences})
+		value = k8sTokenPrefix + base64.RawURLEncoding.EncodeToString(b)
+		ofKind = func(a *authorinov1beta3.AuthenticationSpec) bool { return a.KubernetesTokenReview != nil }
 	case id.X509 != nil:
-		return rq, "x509 identities (client certificates) are not stood in for yet"
+		c, err := s.clientCert(id.X509.Subject.CommonName, id.X509.Subject.Organization)
+		if err != nil {
+			return rq, "signing the client certificate: " + err.Error()
+		}
+		rq.clientCert = c
+		return rq, ""
+	default:
+		return rq, "an identity of no known kind"
 	}
-	return rq, "an identity of no known kind"
+	if ac == nil {
+		return rq, ""
+	}
+	var names []string
+	for n, a := range ac.Spec.Authentication {
+		if ofKind(&a) && (id.Rule == "" || id.Rule == n) {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return setCredential(rq, authorinov1beta3.Credentials{}, value), ""
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		rq = setCredential(rq, ac.Spec.Authentication[n].Credentials, value)
+	}
+	return rq, ""
 }
 
 // setCredential puts a credential where Authorino reads it (v1beta3 Credentials;

@@ -25,6 +25,9 @@ type Request struct {
 	Identity  *Identity         `json:"identity,omitempty"`
 	Metadata  map[string]any    `json:"metadata,omitempty"`
 	Decisions map[string]string `json:"decisions,omitempty"`
+
+	// clientCert is the URL-encoded PEM of the client certificate presented (x509).
+	clientCert string
 }
 
 // Identity is what a request carries, as Authorino would have verified it.

@@ -30,6 +30,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	ids, err := newStands()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 64<<20)
 	out := bufio.NewWriter(os.Stdout)
@@ -40,7 +45,7 @@ func main() {
 		if err := json.Unmarshal(in.Bytes(), &sc); err != nil {
 			res.Error = "input: " + err.Error()
 		} else {
-			res = run(api, &sc)
+			res = run(api, ids, &sc)
 		}
 		if err := enc.Encode(res); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -58,7 +63,7 @@ func main() {
 
 // run reconciles a scenario twice (the second time with what the first wrote, as the
 // cluster converges) and evaluates its requests.
-func run(api *apiServer, sc *Scenario) (res *Result) {
+func run(api *apiServer, ids *stands, sc *Scenario) (res *Result) {
 	res = &Result{Name: sc.Name, Paths: []PathResult{}, Policies: []PolicyResult{}, Requests: []RequestResult{}}
 	defer func() {
 		if r := recover(); r != nil {
@@ -167,7 +172,8 @@ func run(api *apiServer, sc *Scenario) (res *Result) {
 	if len(sc.Requests) == 0 {
 		return res
 	}
-	az := newAuthorino(acs, w.secrets)
+	secrets := ids.withCA(w.secrets)
+	az := newAuthorino(acs, secrets)
 	pathOf := map[string]string{}
 	for _, p := range res.Paths {
 		if p.AuthConfig != "" {
@@ -175,13 +181,13 @@ func run(api *apiServer, sc *Scenario) (res *Result) {
 		}
 	}
 	for _, rq := range sc.Requests {
-		res.Requests = append(res.Requests, decide(az, wasmByGateway, pathOf, acByName, w.secrets, rq))
+		res.Requests = append(res.Requests, decide(az, ids, wasmByGateway, pathOf, acByName, secrets, rq))
 	}
 	return res
 }
 
 // decide is what the data plane does with one request at the auth step.
-func decide(az *authorino, configs map[string]*wasm.Config, pathOf map[string]string, acs map[string]*authorinov1beta3.AuthConfig, secrets []*corev1.Secret, rq Request) RequestResult {
+func decide(az *authorino, ids *stands, configs map[string]*wasm.Config, pathOf map[string]string, acs map[string]*authorinov1beta3.AuthConfig, secrets []*corev1.Secret, rq Request) RequestResult {
 	out := RequestResult{Status: 200}
 	c := configs[rq.Gateway]
 	if c == nil {
@@ -212,7 +218,7 @@ func decide(az *authorino, configs map[string]*wasm.Config, pathOf map[string]st
 		out.AuthApplies = true
 		if rq.Identity != nil {
 			var why string
-			if rq, why = withCredentials(rq, acs[a.Scope], secrets); why != "" {
+			if rq, why = ids.withCredentials(rq, acs[a.Scope], secrets); why != "" {
 				out.Unsupported = why
 				return out
 			}

@@ -71,6 +71,7 @@ func (g *Generator) Scenario(name string) *Scenario {
 		add(obj{"apiVersion": "v1", "kind": "Namespace", "metadata": obj{"name": ns}})
 	}
 	add(obj{"apiVersion": "kuadrant.io/v1beta1", "kind": "Kuadrant", "metadata": obj{"name": "kuadrant", "namespace": kuadrantNS}, "spec": obj{}})
+	g.secrets(kuadrantNS, add)
 	for _, c := range genClasses {
 		add(obj{"apiVersion": "gateway.networking.k8s.io/v1", "kind": "GatewayClass", "metadata": obj{"name": c.name},
 			"spec": obj{"controllerName": c.controller}})
@@ -238,13 +239,8 @@ func (g *Generator) authentication() obj {
 	switch g.n(6) {
 	case 0, 1:
 		a = obj{"anonymous": obj{}}
-	case 2:
-		a = obj{"apiKey": obj{"selector": obj{"matchLabels": obj{"app": "toys"}}, "allNamespaces": g.p(50)},
-			"credentials": obj{"authorizationHeader": obj{"prefix": "APIKEY"}}}
-	case 3:
-		a = obj{"kubernetesTokenReview": obj{"audiences": []any{"toys"}}}
-	case 4:
-		a = obj{"x509": obj{"selector": obj{"matchLabels": obj{"app": "ca"}}}}
+	case 2, 3, 4:
+		a = g.identityAuthentication()
 	default:
 		a = obj{"plain": obj{"selector": "request.headers.x-user"}}
 	}
@@ -258,6 +254,13 @@ func (g *Generator) authentication() obj {
 }
 
 func (g *Generator) authorization() obj {
+	if g.p(50) {
+		a := g.identityAuthorization()
+		if g.p(20) {
+			a["when"] = []any{obj{"predicate": g.predicate()}}
+		}
+		return a
+	}
 	pat := obj{"selector": pick(g, []string{"request.method", "request.url_path", "request.host"}),
 		"operator": pick(g, []string{"eq", "neq", "matches"})}
 	switch pat["selector"] {
@@ -292,8 +295,8 @@ func (g *Generator) predicate() string {
 	}
 }
 
-// Requests draws requests over the scenario's Gateways: anonymous (no credentials),
-// with a method, host and path the routes may or may not match.
+// Requests draws requests over the scenario's Gateways, with a method, host and path
+// the routes may or may not match, and no credentials or an identity of any kind.
 func (g *Generator) Requests(sc *Scenario, n int) []Request {
 	type entry struct{ gw, listener string }
 	var entries []entry
@@ -314,7 +317,8 @@ func (g *Generator) Requests(sc *Scenario, n int) []Request {
 		if g.p(20) {
 			path += "/more"
 		}
-		out = append(out, Request{Gateway: e.gw, Listener: e.listener, Method: pick(g, genMethods), Host: host, Path: path})
+		out = append(out, Request{Gateway: e.gw, Listener: e.listener, Method: pick(g, genMethods), Host: host, Path: path,
+			Identity: g.identity(kuadrantNamespace(sc))})
 	}
 	return out
 }

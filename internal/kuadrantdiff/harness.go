@@ -3,8 +3,11 @@ package kuadrantdiff
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -52,6 +55,7 @@ const (
 	KindSelection = "selection"  // wasm-shim stand-in: which path's action a request selects
 	KindWhen      = "when"       // wasm-shim stand-in: top-level `when` predicates
 	KindVerdict   = "verdict"    // Authorino's answer against agpol's verdict
+	KindStatus    = "status"     // a denial's status: 401, 403 or the response override
 )
 
 // Disagreement is one difference between upstream and agpol.
@@ -237,7 +241,18 @@ func compareRequest(rep *Report, name string, i int, rq Request, up OracleReques
 	}
 	ns, gname, _ := strings.Cut(rq.Gateway, "/")
 	r := &explain.Request{From: explain.Caller{Kind: explain.CallerAnonymous}, Gateway: &explain.NamespacedName{Namespace: ns, Name: gname},
-		Listener: rq.Listener, HTTP: explain.HTTP{Method: rq.Method, Path: rq.Path, Host: rq.Host, Headers: copyHeaders(rq.Headers)}}
+		Listener: rq.Listener, HTTP: explain.HTTP{Method: rq.Method, Path: rq.Path, Host: rq.Host, Headers: copyHeaders(rq.Headers), Time: time.Now()}}
+	if rq.Identity != nil {
+		// The request file's identity, as agpol's request files carry it; the oracle
+		// verifies its credential now (token expiry), so agpol decides at the same time.
+		id := &authpolicy.Identity{}
+		b, _ := json.Marshal(rq.Identity)
+		if err := json.Unmarshal(b, id); err != nil {
+			disagree(KindVerdict, i, rq, "agpol cannot read the identity: %v", err)
+			return
+		}
+		r.Credentials = &explain.Credentials{Identity: id}
+	}
 	results, err := sim.SimulateWith([]*explain.Request{r}, explain.Options{AuthPolicy: true})
 	if err != nil {
 		disagree(KindVerdict, i, rq, "agpol: %v", err)
@@ -305,18 +320,44 @@ func compareRequest(rep *Report, name string, i int, rq Request, up OracleReques
 	if up.Status != 200 {
 		upVerdict = fmt.Sprintf("deny-%d", up.Status)
 	}
-	rep.count(&rep.Verdicts, verdict+" → "+upVerdict)
+	kind := "none"
+	if r.Credentials != nil {
+		kind = r.Credentials.Identity.Kind()
+	}
+	rep.count(&rep.Verdicts, kind+": "+verdict+" → "+upVerdict)
 	if verdict == explain.Indeterminate {
+		if out := ap.Evaluation.Outcome; out != nil && os.Getenv("KUADRANT_DIFF_WHY") != "" {
+			fmt.Fprintf(os.Stderr, "indeterminate %s → %s: %s\n", rq, upVerdict, out.Reason)
+		}
 		return
 	}
 	rep.count(&rep.Compared, KindVerdict)
 	if (verdict == explain.Allow) != (up.Status == 200) {
-		disagree(KindVerdict, i, rq, "agpol %s, Authorino %d (code %d %s) with AuthConfig %s", verdict, up.Status, up.Code, up.Message, up.AuthConfig)
+		disagree(KindVerdict, i, rq, "agpol %s, Authorino %d (code %d %s) with AuthConfig %s%s", verdict, up.Status, up.Code, up.Message, up.AuthConfig, outcomeString(ap))
+		return
+	}
+	// The status of a denial: 401 (unauthenticated) or 403 (unauthorized), or the
+	// policy's response override.
+	if out := ap.Evaluation.Outcome; out != nil && out.Verdict == authpolicy.OutcomeDeny && up.Status != 200 {
+		rep.count(&rep.Compared, KindStatus)
+		if out.Code != up.Status {
+			disagree(KindStatus, i, rq, "agpol %d, Authorino %d (code %d %s) with AuthConfig %s%s", out.Code, up.Status, up.Code, up.Message, up.AuthConfig, outcomeString(ap))
+		}
 	}
 }
 
-// pathTail is the part of a readable agpol path ("gateway ns/gw › listener l › route
-// ns/r › rule x") that kuadrant-operator's path ID ends with ("…|ns/gw|ns/gw#l|ns/r|ns/r#x").
+// outcomeString is agpol's reason, for a disagreement's text.
+func outcomeString(ap *explain.AuthPolicyInfo) string {
+	if ap == nil || ap.Evaluation == nil || ap.Evaluation.Outcome == nil {
+		return ""
+	}
+	return "; agpol: " + ap.Evaluation.Outcome.Reason
+}
+
+// pathTail is the part of a readable agpol path that kuadrant-operator's path ID ends
+// with ("…|ns/gw|ns/gw#l|ns/r|ns/r#x"). explain names the rule as its path line does:
+// "gateway ns/gw › listener l › route ns/r#x", or "route ns/r[i]" for an unnamed rule,
+// which kuadrant-operator calls rule-(i+1); Path.String writes "route ns/r › rule x".
 func pathTail(readable string) string {
 	var gw, listener, route, rule string
 	for _, part := range strings.Split(readable, " › ") {
@@ -328,6 +369,13 @@ func pathTail(readable string) string {
 			listener = v
 		case "route":
 			route = v
+			if r, name, ok := strings.Cut(v, "#"); ok {
+				route, rule = r, name
+			} else if r, idx, ok := strings.Cut(v, "["); ok {
+				if i, err := strconv.Atoi(strings.TrimSuffix(idx, "]")); err == nil {
+					route, rule = r, fmt.Sprintf("rule-%d", i+1)
+				}
+			}
 		case "rule":
 			rule = v
 		}

@@ -1,0 +1,157 @@
+package kuadrantdiff
+
+import (
+	"encoding/base64"
+	"fmt"
+)
+
+// Identities: the Secrets, authentication and authorization rules and request
+// identities of every kind the oracle stands in for (hack/kuadrant-oracle/identity.go).
+
+// Issuers of the jwt rules; the oracle serves their OIDC discovery and JWKS on loopback.
+var genIssuers = []string{"https://idp.example.com/realms/a", "https://idp.example.com/realms/b"}
+
+// OracleCAPlaceholder is a CA Secret's tls.crt as generated: the oracle replaces it with
+// its test CA's certificate, which signs the client certificates it presents.
+const OracleCAPlaceholder = "agpol-kuadrantdiff-test-ca"
+
+// genKeys are the API key Secrets a scenario may hold: name, labels, api_key.
+var genKeys = []struct {
+	name   string
+	labels map[string]any
+	key    string
+}{
+	{"key-alice", map[string]any{"app": "toys", "tier": "gold"}, "alice-key"},
+	{"key-bob", map[string]any{"app": "toys", "tier": "silver"}, "bob-key"},
+	{"key-eve", map[string]any{"app": "other"}, "eve-key"},
+}
+
+// secrets adds API key Secrets (in Kuadrant's namespace or an app namespace) and a CA
+// Secret for x509 rules.
+func (g *Generator) secrets(kuadrantNS string, add func(obj)) {
+	for _, k := range genKeys {
+		if !g.p(75) {
+			continue
+		}
+		ns := kuadrantNS
+		if g.p(40) {
+			ns = pick(g, genNamespaces)
+		}
+		md := obj{"name": k.name, "namespace": ns, "labels": k.labels}
+		if g.p(30) {
+			md["annotations"] = obj{"owner": k.name[len("key-"):]}
+		}
+		add(obj{"apiVersion": "v1", "kind": "Secret", "metadata": md, "type": "Opaque",
+			"data": obj{"api_key": base64.StdEncoding.EncodeToString([]byte(k.key))}})
+	}
+	if g.p(70) {
+		ns := kuadrantNS
+		if g.p(40) {
+			ns = pick(g, genNamespaces)
+		}
+		add(obj{"apiVersion": "v1", "kind": "Secret", "metadata": obj{"name": "trusted-ca", "namespace": ns, "labels": obj{"app": "ca"}},
+			"type": "Opaque", "data": obj{"tls.crt": base64.StdEncoding.EncodeToString([]byte(OracleCAPlaceholder))}})
+	}
+}
+
+// identityAuthentication is an authentication rule of a kind that reads an identity.
+func (g *Generator) identityAuthentication() obj {
+	var a obj
+	switch g.n(4) {
+	case 0:
+		sel := obj{"app": "toys"}
+		if g.p(20) {
+			sel = obj{"app": "other"}
+		}
+		a = obj{"apiKey": obj{"selector": obj{"matchLabels": sel}, "allNamespaces": g.p(50)}}
+		switch g.n(3) {
+		case 0:
+			a["credentials"] = obj{"authorizationHeader": obj{"prefix": "APIKEY"}}
+		case 1:
+			a["credentials"] = obj{"customHeader": obj{"name": "x-api-key"}}
+		}
+	case 1:
+		a = obj{"jwt": obj{"issuerUrl": pick(g, genIssuers)}}
+	case 2:
+		k := obj{}
+		if g.p(60) {
+			k["audiences"] = []any{pick(g, []string{"toys", "a.example.com"})}
+		}
+		a = obj{"kubernetesTokenReview": k}
+	default:
+		a = obj{"x509": obj{"selector": obj{"matchLabels": obj{"app": "ca"}}, "allNamespaces": g.p(50)}}
+	}
+	if g.p(20) {
+		field := "defaults"
+		if g.p(50) {
+			field = "overrides"
+		}
+		if g.p(50) {
+			a[field] = obj{"tier": obj{"value": "bronze"}}
+		} else {
+			a[field] = obj{"who": obj{"selector": "request.method"}}
+		}
+	}
+	return a
+}
+
+// identityAuthorization checks auth.identity: patternMatching or a CEL predicate.
+func (g *Generator) identityAuthorization() obj {
+	checks := []struct{ selector, value string }{
+		{"auth.identity.sub", "alice"},
+		{"auth.identity.metadata.labels.tier", "gold"},
+		{"auth.identity.user.username", "system:serviceaccount:ns1:alice"},
+		{"auth.identity.CommonName", "alice"},
+		{"auth.identity.tier", "bronze"},
+		{"auth.identity.anonymous", "true"},
+	}
+	c := pick(g, checks)
+	if g.p(40) {
+		return obj{"patternMatching": obj{"patterns": []any{obj{"predicate": fmt.Sprintf("%s == '%s'", c.selector, c.value)}}}}
+	}
+	op := pick(g, []string{"eq", "neq", "incl"})
+	if op == "incl" {
+		return obj{"patternMatching": obj{"patterns": []any{obj{"selector": pick(g, []string{"auth.identity.groups", "auth.identity.user.groups", "auth.identity.Organization"}),
+			"operator": "incl", "value": pick(g, []string{"admin", "acme"})}}}}
+	}
+	return obj{"patternMatching": obj{"patterns": []any{obj{"selector": c.selector, "operator": op, "value": c.value}}}}
+}
+
+// identity is what a request carries: nil (no credentials) or one identity of each kind.
+func (g *Generator) identity(kuadrantNS string) map[string]any {
+	switch g.n(6) {
+	case 0, 1:
+		return nil
+	case 2:
+		return map[string]any{"apiKey": map[string]any{"secret": pick(g, []string{kuadrantNS, "ns1", "ns2"}) + "/" + pick(g, genKeys).name}}
+	case 3:
+		claims := map[string]any{"sub": pick(g, []string{"alice", "bob"}), "iss": pick(g, append(genIssuers, "https://other.example.com"))}
+		if g.p(50) {
+			claims["groups"] = []any{pick(g, []string{"admin", "dev"})}
+		}
+		switch g.n(5) {
+		case 0:
+			// no exp: Authorino rejects the token
+		case 1:
+			claims["exp"] = int64(946684800) // 2000-01-01: expired
+		default:
+			claims["exp"] = int64(4102444800) // 2100-01-01
+		}
+		return map[string]any{"jwt": map[string]any{"claims": claims}}
+	case 4:
+		k := map[string]any{"username": pick(g, []string{"system:serviceaccount:ns1:alice", "bob"})}
+		if g.p(50) {
+			k["groups"] = []any{pick(g, []string{"admin", "system:authenticated"})}
+		}
+		if g.p(50) {
+			k["audiences"] = []any{pick(g, []string{"toys", "a.example.com", "other"})}
+		}
+		return map[string]any{"kubernetes": k}
+	default:
+		s := map[string]any{"commonName": pick(g, []string{"alice", "bob"})}
+		if g.p(50) {
+			s["organization"] = []any{pick(g, []string{"acme", "other"})}
+		}
+		return map[string]any{"x509": map[string]any{"subject": s}}
+	}
+}
