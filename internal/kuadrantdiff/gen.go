@@ -227,6 +227,7 @@ func (g *Generator) policyProper() obj {
 		// spec.rules / spec.defaults.rules / spec.overrides.rules).
 		rules["authorization"] = obj{pick(g, genAuthzNames): g.authorization()}
 	}
+	g.extras(out, rules)
 	out["rules"] = rules
 	if g.p(25) {
 		out["when"] = []any{obj{"predicate": g.predicate()}}

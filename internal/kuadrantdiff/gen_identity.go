@@ -155,3 +155,48 @@ func (g *Generator) identity(kuadrantNS string) map[string]any {
 		return map[string]any{"x509": map[string]any{"subject": s}}
 	}
 }
+
+// extras adds to a policy's proper what decides a request carrying an identity beyond
+// its rules' kinds: named patterns (spec.patterns, used by patternRef), the responses
+// to a denial (response.unauthenticated / unauthorized), and authorization by inline
+// OPA Rego and by all/any of patterns.
+func (g *Generator) extras(proper, rules obj) {
+	if g.p(20) {
+		proper["patterns"] = obj{"gold": obj{"allOf": []any{obj{"selector": "auth.identity.metadata.labels.tier", "operator": "eq", "value": "gold"}}}}
+		if authz, ok := rules["authorization"].(obj); ok && g.p(70) {
+			authz[pick(g, genAuthzNames)] = obj{"patternMatching": obj{"patterns": []any{obj{"patternRef": "gold"}}}}
+		}
+	}
+	if g.p(20) {
+		resp := obj{}
+		if g.p(70) {
+			resp["unauthenticated"] = obj{"code": int64(pick(g, []int{302, 404})), "message": obj{"value": "login first"}}
+		}
+		if g.p(70) {
+			resp["unauthorized"] = obj{"code": int64(pick(g, []int{404, 418}))}
+		}
+		if len(resp) > 0 {
+			rules["response"] = resp
+		}
+	}
+	if authz, ok := rules["authorization"].(obj); ok && g.p(20) {
+		switch g.n(3) {
+		case 0:
+			authz[pick(g, genAuthzNames)] = obj{"opa": obj{"rego": pick(g, []string{
+				`allow { input.auth.identity.sub == "alice" }`,
+				`allow { input.context.request.http.method == "GET" }`,
+				`allow { input.auth.identity.metadata.labels.tier == "gold" }`,
+			})}}
+		case 1:
+			authz[pick(g, genAuthzNames)] = obj{"patternMatching": obj{"patterns": []any{obj{"any": []any{
+				obj{"selector": "auth.identity.sub", "operator": "eq", "value": "bob"},
+				obj{"predicate": "request.method == 'GET'"},
+			}}}}}
+		default:
+			// A rule that runs only for some identities.
+			a := g.identityAuthorization()
+			a["when"] = []any{obj{"predicate": pick(g, []string{"auth.identity.sub == 'alice'", "has(auth.identity.metadata)"})}}
+			authz[pick(g, genAuthzNames)] = a
+		}
+	}
+}
