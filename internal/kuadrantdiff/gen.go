@@ -17,6 +17,9 @@ import (
 // predicates at policy and rule level, and every authentication kind.
 type Generator struct {
 	r *rand.Rand
+	// kinds are the identity kinds the authentication rules of the policy being
+	// generated read (identityAuthorization checks what they produce).
+	kinds []string
 }
 
 // NewGenerator returns a generator for one seed.
@@ -208,10 +211,17 @@ func (g *Generator) Scenario(name string) *Scenario {
 func (g *Generator) policyProper() obj {
 	out := obj{}
 	rules := obj{}
+	g.kinds = nil
 	if g.p(70) {
 		authn := obj{}
 		for i := 0; i < 1+g.n(2); i++ {
-			authn[pick(g, genAuthNames)] = g.authentication()
+			a := g.authentication()
+			authn[pick(g, genAuthNames)] = a
+			for _, k := range []string{"apiKey", "jwt", "kubernetesTokenReview", "x509"} {
+				if _, ok := a[k]; ok {
+					g.kinds = append(g.kinds, k)
+				}
+			}
 		}
 		rules["authentication"] = authn
 	}
@@ -310,16 +320,71 @@ func (g *Generator) Requests(sc *Scenario, n int) []Request {
 			entries = append(entries, entry{o.GetNamespace() + "/" + o.GetName(), l.(map[string]any)["name"].(string)})
 		}
 	}
+	kinds, keys := authKinds(sc), keySecrets(sc)
 	var out []Request
+	aimed := routeTargets(sc)
 	for i := 0; i < n && len(entries) > 0; i++ {
 		e := pick(g, entries)
 		host := pick(g, append(genHosts, "c.example.com"))
 		path := pick(g, genPaths)
+		method := pick(g, genMethods)
+		if len(aimed) > 0 && g.p(60) {
+			// Aimed at a route rule: most such requests reach a policy's path.
+			t := pick(g, aimed)
+			e = pick(g, entries)
+			for _, c := range entries {
+				if c.gw == t.gw && (t.listener == "" || c.listener == t.listener) && g.p(60) {
+					e = c
+				}
+			}
+			path = t.path
+			if t.host != "" {
+				host = t.host
+			}
+			if t.method != "" {
+				method = t.method
+			}
+		}
 		if g.p(20) {
 			path += "/more"
 		}
-		out = append(out, Request{Gateway: e.gw, Listener: e.listener, Method: pick(g, genMethods), Host: host, Path: path,
-			Identity: g.identity(kuadrantNamespace(sc))})
+		out = append(out, Request{Gateway: e.gw, Listener: e.listener, Method: method, Host: host, Path: path,
+			Identity: g.identity(kuadrantNamespace(sc), kinds, keys)})
+	}
+	return out
+}
+
+// routeTarget is where a request reaches one route rule's match.
+type routeTarget struct{ gw, listener, host, path, method string }
+
+// routeTargets lists, for every HTTPRoute rule match, a parent Gateway and listener,
+// a hostname of the route and the match's path and method.
+func routeTargets(sc *Scenario) []routeTarget {
+	var out []routeTarget
+	for _, o := range sc.Objects {
+		if o.GetKind() != "HTTPRoute" {
+			continue
+		}
+		hosts, _, _ := unstructured.NestedStringSlice(o.Object, "spec", "hostnames")
+		parents, _, _ := unstructured.NestedSlice(o.Object, "spec", "parentRefs")
+		rules, _, _ := unstructured.NestedSlice(o.Object, "spec", "rules")
+		for _, p := range parents {
+			pm := p.(map[string]any)
+			gw := fmt.Sprint(pm["namespace"]) + "/" + fmt.Sprint(pm["name"])
+			listener, _ := pm["sectionName"].(string)
+			for _, r := range rules {
+				ms, _, _ := unstructured.NestedSlice(r.(map[string]any), "matches")
+				for _, m := range ms {
+					t := routeTarget{gw: gw, listener: listener}
+					t.path, _, _ = unstructured.NestedString(m.(map[string]any), "path", "value")
+					t.method, _, _ = unstructured.NestedString(m.(map[string]any), "method")
+					if len(hosts) > 0 {
+						t.host = hosts[0]
+					}
+					out = append(out, t)
+				}
+			}
+		}
 	}
 	return out
 }

@@ -3,6 +3,9 @@ package kuadrantdiff
 import (
 	"encoding/base64"
 	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // Identities: the Secrets, authentication and authorization rules and request
@@ -95,65 +98,39 @@ func (g *Generator) identityAuthentication() obj {
 	return a
 }
 
-// identityAuthorization checks auth.identity: patternMatching or a CEL predicate.
-func (g *Generator) identityAuthorization() obj {
-	checks := []struct{ selector, value string }{
-		{"auth.identity.sub", "alice"},
-		{"auth.identity.metadata.labels.tier", "gold"},
-		{"auth.identity.user.username", "system:serviceaccount:ns1:alice"},
-		{"auth.identity.CommonName", "alice"},
-		{"auth.identity.tier", "bronze"},
-		{"auth.identity.anonymous", "true"},
-	}
-	c := pick(g, checks)
-	if g.p(40) {
-		return obj{"patternMatching": obj{"patterns": []any{obj{"predicate": fmt.Sprintf("%s == '%s'", c.selector, c.value)}}}}
-	}
-	op := pick(g, []string{"eq", "neq", "incl"})
-	if op == "incl" {
-		return obj{"patternMatching": obj{"patterns": []any{obj{"selector": pick(g, []string{"auth.identity.groups", "auth.identity.user.groups", "auth.identity.Organization"}),
-			"operator": "incl", "value": pick(g, []string{"admin", "acme"})}}}}
-	}
-	return obj{"patternMatching": obj{"patterns": []any{obj{"selector": c.selector, "operator": op, "value": c.value}}}}
+// identityChecks are checks on auth.identity by the kind of identity they read ("" for
+// any kind: identity defaults/overrides, anonymous).
+var identityChecks = map[string][]struct{ selector, op, value string }{
+	"apiKey":                {{"auth.identity.metadata.labels.tier", "eq", "gold"}, {"auth.identity.metadata.annotations.owner", "eq", "alice"}},
+	"jwt":                   {{"auth.identity.sub", "eq", "alice"}, {"auth.identity.groups", "incl", "admin"}},
+	"kubernetesTokenReview": {{"auth.identity.user.username", "eq", "system:serviceaccount:ns1:alice"}, {"auth.identity.user.groups", "incl", "admin"}},
+	"x509":                  {{"auth.identity.CommonName", "eq", "alice"}, {"auth.identity.Organization", "incl", "acme"}},
+	"":                      {{"auth.identity.tier", "eq", "bronze"}, {"auth.identity.anonymous", "eq", "true"}},
 }
 
-// identity is what a request carries: nil (no credentials) or one identity of each kind.
-func (g *Generator) identity(kuadrantNS string) map[string]any {
-	switch g.n(6) {
-	case 0, 1:
-		return nil
-	case 2:
-		return map[string]any{"apiKey": map[string]any{"secret": pick(g, []string{kuadrantNS, "ns1", "ns2"}) + "/" + pick(g, genKeys).name}}
-	case 3:
-		claims := map[string]any{"sub": pick(g, []string{"alice", "bob"}), "iss": pick(g, append(genIssuers, "https://other.example.com"))}
-		if g.p(50) {
-			claims["groups"] = []any{pick(g, []string{"admin", "dev"})}
-		}
-		switch g.n(5) {
-		case 0:
-			// no exp: Authorino rejects the token
-		case 1:
-			claims["exp"] = int64(946684800) // 2000-01-01: expired
-		default:
-			claims["exp"] = int64(4102444800) // 2100-01-01
-		}
-		return map[string]any{"jwt": map[string]any{"claims": claims}}
-	case 4:
-		k := map[string]any{"username": pick(g, []string{"system:serviceaccount:ns1:alice", "bob"})}
-		if g.p(50) {
-			k["groups"] = []any{pick(g, []string{"admin", "system:authenticated"})}
-		}
-		if g.p(50) {
-			k["audiences"] = []any{pick(g, []string{"toys", "a.example.com", "other"})}
-		}
-		return map[string]any{"kubernetes": k}
-	default:
-		s := map[string]any{"commonName": pick(g, []string{"alice", "bob"})}
-		if g.p(50) {
-			s["organization"] = []any{pick(g, []string{"acme", "other"})}
-		}
-		return map[string]any{"x509": map[string]any{"subject": s}}
+// identityAuthorization checks auth.identity, most often as the policy's own
+// authentication rules (kinds) produce it: patternMatching or a CEL predicate.
+func (g *Generator) identityAuthorization() obj {
+	kind := pick(g, []string{"apiKey", "jwt", "kubernetesTokenReview", "x509", ""})
+	if len(g.kinds) > 0 && g.p(75) {
+		kind = pick(g, g.kinds)
 	}
+	c := pick(g, identityChecks[kind])
+	op := c.op
+	if op == "eq" && g.p(20) {
+		op = "neq"
+	}
+	if g.p(40) {
+		cel := fmt.Sprintf("%s == '%s'", c.selector, c.value)
+		switch {
+		case op == "neq":
+			cel = fmt.Sprintf("%s != '%s'", c.selector, c.value)
+		case op == "incl":
+			cel = fmt.Sprintf("'%s' in %s", c.value, c.selector)
+		}
+		return obj{"patternMatching": obj{"patterns": []any{obj{"predicate": cel}}}}
+	}
+	return obj{"patternMatching": obj{"patterns": []any{obj{"selector": c.selector, "operator": op, "value": c.value}}}}
 }
 
 // extras adds to a policy's proper what decides a request carrying an identity beyond
@@ -199,4 +176,94 @@ func (g *Generator) extras(proper, rules obj) {
 			authz[pick(g, genAuthzNames)] = a
 		}
 	}
+}
+
+// authKinds are the identity kinds the scenario's authentication rules read, as
+// generator cases of identity.
+func authKinds(sc *Scenario) []int {
+	var kinds []int
+	seen := map[int]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		for k, e := range m {
+			if i, ok := map[string]int{"apiKey": 2, "jwt": 3, "kubernetesTokenReview": 4, "x509": 5}[k]; ok && !seen[i] {
+				seen[i] = true
+				kinds = append(kinds, i)
+			}
+			walk(e)
+		}
+	}
+	for _, o := range sc.Objects {
+		if o.GetKind() == "AuthPolicy" {
+			walk(o.Object["spec"])
+		}
+	}
+	sort.Ints(kinds)
+	return kinds
+}
+
+// identity is what a request carries: nil (no credentials) or one identity of each
+// kind, most often of a kind the scenario's rules read (kinds); an API key is most
+// often one of the scenario's key Secrets (keys, "ns/name").
+func (g *Generator) identity(kuadrantNS string, kinds []int, keys []string) map[string]any {
+	kind := g.n(6)
+	if len(kinds) > 0 && g.p(60) {
+		kind = pick(g, kinds)
+	}
+	switch kind {
+	case 0, 1:
+		return nil
+	case 2:
+		secret := pick(g, []string{kuadrantNS, "ns1", "ns2"}) + "/" + pick(g, genKeys).name
+		if len(keys) > 0 && g.p(85) {
+			secret = pick(g, keys) // a key Secret of the scenario, wherever it is
+		}
+		return map[string]any{"apiKey": map[string]any{"secret": secret}}
+	case 3:
+		claims := map[string]any{"sub": pick(g, []string{"alice", "bob"}), "iss": pick(g, append(genIssuers, "https://other.example.com"))}
+		if g.p(50) {
+			claims["groups"] = []any{pick(g, []string{"admin", "dev"})}
+		}
+		switch g.n(5) {
+		case 0:
+			// no exp: Authorino rejects the token
+		case 1:
+			claims["exp"] = int64(946684800) // 2000-01-01: expired
+		default:
+			claims["exp"] = int64(4102444800) // 2100-01-01
+		}
+		return map[string]any{"jwt": map[string]any{"claims": claims}}
+	case 4:
+		k := map[string]any{"username": pick(g, []string{"system:serviceaccount:ns1:alice", "bob"})}
+		if g.p(50) {
+			k["groups"] = []any{pick(g, []string{"admin", "system:authenticated"})}
+		}
+		if g.p(50) {
+			k["audiences"] = []any{pick(g, []string{"toys", "a.example.com", "other"})}
+		}
+		return map[string]any{"kubernetes": k}
+	default:
+		s := map[string]any{"commonName": pick(g, []string{"alice", "bob"})}
+		if g.p(50) {
+			s["organization"] = []any{pick(g, []string{"acme", "other"})}
+		}
+		return map[string]any{"x509": map[string]any{"subject": s}}
+	}
+}
+
+// keySecrets are the scenario's Secrets with an api_key ("ns/name").
+func keySecrets(sc *Scenario) []string {
+	var out []string
+	for _, o := range sc.Objects {
+		if o.GetKind() == "Secret" {
+			if _, ok, _ := unstructured.NestedString(o.Object, "data", "api_key"); ok {
+				out = append(out, o.GetNamespace()+"/"+o.GetName())
+			}
+		}
+	}
+	return out
 }

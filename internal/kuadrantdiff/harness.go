@@ -26,6 +26,9 @@ type Scenario struct {
 	// AgpolObjects, when set, are what agpol reads instead of Objects (a test that
 	// the harness sees differences gives agpol changed objects).
 	AgpolObjects []*unstructured.Unstructured
+	// AgpolRequests, when set, are the requests agpol decides instead of Requests (a
+	// test that the harness sees a changed identity).
+	AgpolRequests []Request
 }
 
 // Request is one request: where it enters and what it carries. Identity, Metadata and
@@ -225,12 +228,18 @@ func Run(o *Oracle, sc *Scenario) (*Report, error) {
 		if i >= len(up.Requests) {
 			return nil, fmt.Errorf("%s: the oracle answered %d requests of %d", sc.Name, len(up.Requests), len(sc.Requests))
 		}
-		compareRequest(rep, sc.Name, i, rq, up.Requests[i], sim, disagree)
+		mine := rq
+		if sc.AgpolRequests != nil {
+			mine = sc.AgpolRequests[i]
+		}
+		compareRequest(rep, i, rq, mine, up.Requests[i], sim, disagree)
 	}
 	return rep, nil
 }
 
-func compareRequest(rep *Report, name string, i int, rq Request, up OracleRequest, sim *explain.Simulator, disagree func(string, int, Request, string, ...any)) {
+// compareRequest compares the oracle's answer to rq with agpol's to mine (rq itself
+// but in the test that the harness can fail).
+func compareRequest(rep *Report, i int, rq, mine Request, up OracleRequest, sim *explain.Simulator, disagree func(string, int, Request, string, ...any)) {
 	if up.Error != "" {
 		disagree(KindVerdict, i, rq, "the oracle could not decide: %s", up.Error)
 		return
@@ -242,11 +251,11 @@ func compareRequest(rep *Report, name string, i int, rq Request, up OracleReques
 	ns, gname, _ := strings.Cut(rq.Gateway, "/")
 	r := &explain.Request{From: explain.Caller{Kind: explain.CallerAnonymous}, Gateway: &explain.NamespacedName{Namespace: ns, Name: gname},
 		Listener: rq.Listener, HTTP: explain.HTTP{Method: rq.Method, Path: rq.Path, Host: rq.Host, Headers: copyHeaders(rq.Headers), Time: time.Now()}}
-	if rq.Identity != nil {
+	if mine.Identity != nil {
 		// The request file's identity, as agpol's request files carry it; the oracle
 		// verifies its credential now (token expiry), so agpol decides at the same time.
 		id := &authpolicy.Identity{}
-		b, _ := json.Marshal(rq.Identity)
+		b, _ := json.Marshal(mine.Identity)
 		if err := json.Unmarshal(b, id); err != nil {
 			disagree(KindVerdict, i, rq, "agpol cannot read the identity: %v", err)
 			return

@@ -313,3 +313,77 @@ func TestDump(t *testing.T) {
 	b, _ := json.MarshalIndent(res, "", "  ")
 	fmt.Println(string(b))
 }
+
+// TestHarnessSeesIdentities checks that the per-request comparison reads the identity:
+// agpol is given every request with alice and bob swapped (jwt sub, TokenReview
+// username, certificate commonName) and the API key Secrets' tiers swapped, while the oracle verifies the requests as generated; each identity kind
+// must then give a disagreement.
+func TestHarnessSeesIdentities(t *testing.T) {
+	needOracle(t)
+	o, err := StartOracle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	swap := map[any]any{"alice": "bob", "bob": "alice", "system:serviceaccount:ns1:alice": "bob"}
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			out := map[string]any{}
+			for k, e := range x {
+				out[k] = walk(e)
+			}
+			return out
+		case []any:
+			return x
+		case string:
+			if r, found := swap[x]; found {
+				return r
+			}
+		}
+		return v
+	}
+	found := map[string]bool{}
+	for i := 0; i < 400 && len(found) < 4; i++ {
+		sc := Generate(uint64(i), 10)
+		for _, rq := range sc.Requests {
+			if rq.Identity != nil {
+				rq.Identity = walk(rq.Identity).(map[string]any)
+			}
+			sc.AgpolRequests = append(sc.AgpolRequests, rq)
+		}
+		// An API key's identity is its Secret: agpol reads the Secrets with the tiers
+		// swapped too.
+		swapped := sc.clone()
+		for _, x := range swapped.Objects {
+			if x.GetKind() == "Secret" {
+				l := x.GetLabels()
+				switch l["tier"] {
+				case "gold":
+					l["tier"] = "silver"
+				case "silver":
+					l["tier"] = "gold"
+				}
+				x.SetLabels(l)
+			}
+		}
+		sc.AgpolObjects = swapped.Objects
+		rep, err := Run(o, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range rep.Disagreements {
+			if d.Kind == KindVerdict || d.Kind == KindStatus {
+				for k := range d.Req.Identity {
+					found[k] = true
+				}
+			}
+		}
+	}
+	for _, k := range []string{"apiKey", "jwt", "kubernetes", "x509"} {
+		if !found[k] {
+			t.Errorf("swapping alice and bob gave no disagreement for %s identities (found %v)", k, found)
+		}
+	}
+}
