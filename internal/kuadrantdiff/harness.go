@@ -52,13 +52,14 @@ func (r Request) String() string {
 
 // Kinds of comparison, reported apart.
 const (
-	KindPath      = "path"       // effective rule keys and sources per path
-	KindPolicy    = "policy"     // Accepted / Enforced conditions per policy
-	KindAuthConf  = "authconfig" // where the AuthConfig is written
-	KindSelection = "selection"  // wasm-shim stand-in: which path's action a request selects
-	KindWhen      = "when"       // wasm-shim stand-in: top-level `when` predicates
-	KindVerdict   = "verdict"    // Authorino's answer against agpol's verdict
-	KindStatus    = "status"     // a denial's status: 401, 403 or the response override
+	KindPath      = "path"            // effective rule keys and sources per path
+	KindPolicy    = "policy"          // Accepted / Enforced conditions per policy
+	KindAuthConf  = "authconfig"      // where the AuthConfig is written
+	KindAuthSpec  = "authconfig-spec" // the AuthConfig's rules: the operator's against agpol's effective rules
+	KindSelection = "selection"       // wasm-shim stand-in: which path's action a request selects
+	KindWhen      = "when"            // wasm-shim stand-in: top-level `when` predicates
+	KindVerdict   = "verdict"         // Authorino's answer against agpol's verdict
+	KindStatus    = "status"          // a denial's status: 401, 403 or the response override
 )
 
 // Disagreement is one difference between upstream and agpol.
@@ -182,6 +183,19 @@ func Run(o *Oracle, sc *Scenario) (*Report, error) {
 			rep.count(&rep.Compared, KindAuthConf)
 			if up.AuthConfigNamespace != kuadrantNS {
 				disagree(KindAuthConf, -1, Request{}, "path %s: AuthConfig written in %s, agpol expects Kuadrant's namespace %s", up.ID, up.AuthConfigNamespace, kuadrantNS)
+			}
+			// The AuthConfig's rules: what Authorino is given for the path.
+			rep.count(&rep.Compared, KindAuthSpec)
+			upRules, err := authConfigRules(up.Spec)
+			if err != nil {
+				return nil, fmt.Errorf("%s: the oracle's AuthConfig of %s: %w", sc.Name, up.ID, err)
+			}
+			mine, err := impliedRules(ap.Effective.Rules)
+			if err != nil {
+				return nil, fmt.Errorf("%s: agpol's rules of %s: %w", sc.Name, up.ID, err)
+			}
+			if d := compareAuthConfig(upRules, mine); len(d) > 0 {
+				disagree(KindAuthSpec, -1, Request{}, "path %s: AuthConfig %s", up.ID, joinDiffs(d))
 			}
 		}
 	}
