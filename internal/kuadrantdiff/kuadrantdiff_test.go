@@ -186,7 +186,7 @@ func TestHarnessCanFail(t *testing.T) {
 	}
 	defer o.Close()
 	found := map[string]bool{}
-	for i := 0; i < 200 && len(found) < 2; i++ {
+	for i := 0; i < 200 && !(found[KindPath] && found[KindAuthSpec]); i++ {
 		sc := Generate(uint64(i), 10)
 		flipped := sc.clone()
 		changed := false
@@ -217,8 +217,10 @@ func TestHarnessCanFail(t *testing.T) {
 			found[d.Kind] = true
 		}
 	}
-	if !found[KindPath] {
-		t.Errorf("flipping strategies gave no path disagreement (found %v)", found)
+	for _, k := range []string{KindPath, KindAuthSpec} {
+		if !found[k] {
+			t.Errorf("flipping strategies gave no %s disagreement (found %v)", k, found)
+		}
 	}
 }
 
