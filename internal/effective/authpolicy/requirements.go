@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -13,7 +14,6 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/ext"
-	"github.com/tidwall/gjson"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kuadrantv1 "github.com/agpol/agpol/internal/apis/kuadrant/v1"
@@ -57,6 +57,10 @@ type Check struct {
 	Result     Tri    `json:"result"`
 	// Reason says why the result is unknown (or what failed).
 	Reason string `json:"reason,omitempty"`
+	// errs is set (with Result False) when evaluating the check fails on known data:
+	// Authorino's pattern expressions stop at an error (pkg/jsonexp/expressions.go:111-151),
+	// so an `any` fails at it instead of trying the next entry.
+	errs bool
 }
 
 // Requirement is one effective rule as it applies to the request.
@@ -446,6 +450,12 @@ func (c *conditionEvaluator) predicate(expr string) Check {
 	}
 	out, _, err := p.prg.Eval(c.act)
 	switch {
+	case err != nil && c.failsOnKnownAuth(p.attrs):
+		// Authorino's CEL predicate returns the error (pkg/expressions/cel/expressions.go:39-48):
+		// a rule's `when` then skips the rule (pkg/service/auth_pipeline.go:123-127,385-395) and
+		// a patternMatching rule denies (pkg/evaluators/authorization/json.go:15-25).
+		ch.Result, ch.errs = False, true
+		ch.Reason = "evaluating it fails on the request's auth data (" + err.Error() + "), and Authorino counts a failed predicate as not holding"
 	case err != nil:
 		ch.Reason = "cannot be evaluated offline: " + err.Error()
 		c.noteAttributes(c.unknownAttrs(p.attrs))
@@ -463,6 +473,23 @@ func (c *conditionEvaluator) predicate(expr string) Check {
 		ch.Reason = fmt.Sprintf("the predicate returned %v, not a bool", out.Value())
 	}
 	return ch
+}
+
+// failsOnKnownAuth reports whether an evaluation error comes from data agpol knows: the
+// expression reads Authorino's auth object, which is known (an identity was given), and
+// every attribute it reads is known.
+func (c *conditionEvaluator) failsOnKnownAuth(attrs []string) bool {
+	if c.auth == nil {
+		return false
+	}
+	readsAuth := false
+	for _, a := range attrs {
+		if !c.known(a) {
+			return false
+		}
+		readsAuth = readsAuth || strings.HasPrefix(a, "auth.")
+	}
+	return readsAuth
 }
 
 // unknownAttrs lists the attributes of an expression (its compiledPredicate.attrs) that
@@ -545,6 +572,11 @@ func (c *conditionEvaluator) condition(p kuadrantv1.PatternExpressionOrRef, dept
 		}
 		var rs []Tri
 		var exprs, reasons []string
+		errs := false
+		decides := False // what ends an all; an any ends at True
+		if len(p.Any) > 0 {
+			decides = True
+		}
 		for _, q := range list {
 			ch := c.condition(q, depth+1)
 			rs = append(rs, ch.Result)
@@ -552,102 +584,24 @@ func (c *conditionEvaluator) condition(p kuadrantv1.PatternExpressionOrRef, dept
 			if ch.Reason != "" {
 				reasons = append(reasons, ch.Reason)
 			}
+			// Authorino stops at the first entry that decides an all (false) or an any
+			// (true), and at an error (pkg/jsonexp/expressions.go:111-151).
+			if errs = ch.errs; errs || ch.Result == decides {
+				break
+			}
 		}
-		return Check{Expression: word + "(" + strings.Join(exprs, "; ") + ")", Result: combine(rs...), Reason: strings.Join(reasons, "; ")}
+		out := combine(rs...)
+		if errs {
+			// An error after entries that may have decided is unknown; after entries that
+			// did not decide, the whole fails with the error.
+			out = False
+			if slices.Contains(rs[:len(rs)-1], Unknown) {
+				out, errs = Unknown, false
+			}
+		}
+		return Check{Expression: word + "(" + strings.Join(exprs, "; ") + ")", Result: out, Reason: strings.Join(reasons, "; "), errs: errs}
 	}
 	return c.pattern(p.PatternExpression)
-}
-
-// pattern evaluates an Authorino selector/operator/value pattern as Authorino's jsonexp
-// does (pkg/jsonexp/expressions.go: gjson selector, the value compared as a string) when
-// the selector names a request attribute agpol knows, or auth.* once the identity is
-// known; anything else is unknown.
-func (c *conditionEvaluator) pattern(p kuadrantv1.PatternExpression) Check {
-	ch := Check{Expression: strings.TrimSpace(p.Selector + " " + p.Operator + " " + p.Value), Result: Unknown}
-	var got gjson.Result
-	if s := strings.TrimPrefix(p.Selector, "context."); c.auth != nil && strings.HasPrefix(s, "auth.") {
-		for _, u := range c.authUnknown {
-			if s == u || strings.HasPrefix(s, u+".") || strings.HasPrefix(s, u+"|") {
-				ch.Reason = u + " is not known (give it in the request)"
-				c.missing[u] = true
-				return ch
-			}
-		}
-		got = gjson.Get(c.authJSON, strings.TrimPrefix(s, "auth."))
-	} else {
-		val, ok, attr := c.selector(p.Selector)
-		if !ok {
-			ch.Reason = attr + " cannot be known offline"
-			c.missing[attr] = true
-			return ch
-		}
-		got = gjson.Result{Type: gjson.String, Str: val}
-	}
-	switch p.Operator {
-	case "eq":
-		ch.Result = triOf(got.String() == p.Value)
-	case "neq":
-		ch.Result = triOf(got.String() != p.Value)
-	case "incl", "excl":
-		found := false
-		for _, item := range got.Array() {
-			if item.String() == p.Value {
-				found = true
-			}
-		}
-		ch.Result = triOf(found == (p.Operator == "incl"))
-	case "matches":
-		re, err := regexp.Compile(p.Value)
-		if err != nil {
-			ch.Reason = "invalid regular expression: " + err.Error()
-			return ch
-		}
-		ch.Result = triOf(re.MatchString(got.String()))
-	default:
-		ch.Reason = "unknown operator " + p.Operator
-	}
-	return ch
-}
-
-func triOf(b bool) Tri {
-	if b {
-		return True
-	}
-	return False
-}
-
-// selector resolves an Authorino selector to a known request value.
-func (c *conditionEvaluator) selector(sel string) (string, bool, string) {
-	if strings.ContainsAny(sel, "@|#*?") {
-		return "", false, sel
-	}
-	s := strings.TrimPrefix(sel, "context.")
-	s = strings.Replace(s, "request.http.", "request.", 1)
-	r := c.req
-	switch {
-	case s == "request.method" && r.Method != "":
-		return r.Method, true, sel
-	case (s == "request.path" || s == "request.url_path") && r.Path != "":
-		if s == "request.url_path" {
-			if u, err := url.Parse(r.Path); err == nil {
-				return u.Path, true, sel
-			}
-		}
-		return r.Path, true, sel
-	case s == "request.host" && r.Host != "":
-		return r.Host, true, sel
-	case strings.HasPrefix(s, "request.headers.") && r.Headers != nil:
-		name := strings.TrimPrefix(s, "request.headers.")
-		for k, v := range r.Headers {
-			if strings.EqualFold(k, name) {
-				return v, true, sel
-			}
-		}
-		return "", true, sel
-	case s == "source.address" && r.SourceAddress != "":
-		return r.SourceAddress, true, sel
-	}
-	return "", false, sel
 }
 
 // authPatterns are the CEL unknowns of the auth attribute: all of it before the

@@ -3,6 +3,8 @@ package authpolicy
 import (
 	"strings"
 	"testing"
+
+	kuadrantv1 "github.com/agpol/agpol/internal/apis/kuadrant/v1"
 )
 
 const reqPolicies = `
@@ -158,5 +160,45 @@ func TestPredicateCompiledOnce(t *testing.T) {
 	bad := compilePredicate("request.method ==")
 	if bad.prg != nil || bad != compilePredicate("request.method ==") || !strings.Contains(bad.reason, "invalid CEL") {
 		t.Errorf("invalid predicate = %+v", bad)
+	}
+}
+
+// A CEL predicate that fails on a known identity does not hold, as in Authorino; in an
+// `any`, Authorino stops at the error (pkg/jsonexp/expressions.go:136-151).
+func TestPredicateErrorOnKnownAuth(t *testing.T) {
+	claims := map[string]any{"identity": map[string]any{"sub": "alice"}}
+	missing := kuadrantv1.PatternExpressionOrRef{Predicate: "auth.identity.groups[0] == 'admin'"} // no such key
+	holds := kuadrantv1.PatternExpressionOrRef{Predicate: "auth.identity.sub == 'alice'"}
+	fails := kuadrantv1.PatternExpressionOrRef{Predicate: "auth.identity.sub == 'bob'"}
+	unknown := kuadrantv1.PatternExpressionOrRef{Predicate: "request.headers['x'] == 'y'"} // headers not supplied
+	any := func(ps ...kuadrantv1.PatternExpressionOrRef) kuadrantv1.PatternExpressionOrRef {
+		return kuadrantv1.PatternExpressionOrRef{Any: ps}
+	}
+	all := func(ps ...kuadrantv1.PatternExpressionOrRef) kuadrantv1.PatternExpressionOrRef {
+		return kuadrantv1.PatternExpressionOrRef{All: ps}
+	}
+	for _, tt := range []struct {
+		name string
+		p    kuadrantv1.PatternExpressionOrRef
+		want Tri
+	}{
+		{"error", missing, False},
+		{"any(error, true)", any(missing, holds), False},
+		{"any(true, error)", any(holds, missing), True},
+		{"any(false, error, true)", any(fails, missing, holds), False},
+		{"any(unknown, error)", any(unknown, missing), Unknown},
+		{"all(true, error)", all(holds, missing), False},
+		{"all(false, error)", all(fails, missing), False},
+		{"any(all(false, error), true)", any(all(fails, missing), holds), True},
+		{"any(all(true, error), true)", any(all(holds, missing), holds), False},
+	} {
+		c := newConditionEvaluator(&Effective{}, Request{Method: "GET"}).withAuth(claims, nil)
+		if ch := c.condition(tt.p, 0); ch.Result != tt.want {
+			t.Errorf("%s: %s (%s), want %s", tt.name, ch.Result, ch.Reason, tt.want)
+		}
+	}
+	// Without a known identity, the same predicate stays unknown.
+	if ch := newConditionEvaluator(&Effective{}, Request{Method: "GET"}).condition(missing, 0); ch.Result != Unknown {
+		t.Errorf("no identity: %s (%s), want unknown", ch.Result, ch.Reason)
 	}
 }
