@@ -2,18 +2,21 @@ package kuadrantdiff
 
 import (
 	"encoding/json"
-
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sigs.k8s.io/yaml"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/agpol/agpol/internal/explain"
 )
 
 // The oracle is a separate Go module; building it from a cold cache takes minutes.
@@ -281,6 +284,12 @@ func TestTestdata(t *testing.T) {
 		rep, err := Run(o, sc)
 		if err != nil {
 			t.Fatalf("%s: %v", d, err)
+		}
+		// A regression case decides its requests: indeterminate compares nothing.
+		for k, n := range rep.Verdicts {
+			if strings.Contains(k, explain.Indeterminate) {
+				t.Errorf("%s: %d requests %s", d, n, k)
+			}
 		}
 		total.Add(rep)
 	}
