@@ -88,7 +88,12 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 			"AGP103 XBackend tools/fires-legacy-group apiVersion @AGP103.yaml:1",
 			"AGP103 ReferenceGrant tools/fires-unserved apiVersion @AGP103.yaml:11",
 		},
-		"AGP104": {"AGP104 HTTPRoute tools/fires spec.rules[0].matches[0].path.value @AGP104.yaml:15"},
+		"AGP104": {
+			"AGP104 HTTPRoute tools/fires spec.rules[0].matches[0].path.value @AGP104.yaml:15",
+			"AGP104 HTTPRoute tools/fires-re2 spec.rules[0].matches[0].path.value @AGP104.yaml:33",
+			"AGP104 HTTPRoute tools/fires-re2 spec.rules[0].matches[1].path.value @AGP104.yaml:36",
+			"AGP104 HTTPRoute tools/fires-re2 spec.rules[0].matches[1].headers[0].value @AGP104.yaml:38",
+		},
 		"AGP105": {
 			"AGP105 XAccessPolicy tools/fires spec.rules[0].source.spiffe @AGP105.yaml:16",
 			"AGP105 XAccessPolicy tools/fires spec.rules[1].source.spiffe @AGP105.yaml:20",

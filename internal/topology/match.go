@@ -202,12 +202,18 @@ func (g *Graph) compileMatch(ri *routeInfo, rl *ruleInfo, idx int, m gwapiv1.HTT
 				e.path = v
 			case gwapiv1.PathMatchRegularExpression:
 				e.kind, e.path = pathRegex, v
-				re, err := regexp.Compile(`^(?:` + v + `)$`) // Envoy safe_regex: full match, RE2
-				if err != nil {
+				re, differs, err := compileRouteRegex(v) // Envoy safe_regex: full match, RE2
+				switch {
+				case err != nil:
 					bad(".path.value", fmt.Sprintf("invalid regular expression %q: %v (the match never matches)", v, err))
-				} else {
+				case re == nil:
+					bad(".path.value", differs+" (agpol treats the match as never matching)")
+				default:
 					e.re = re
 					e.rePrefix, _ = re.LiteralPrefix()
+					if differs != "" {
+						g.problem(ri.ref, ri.route.Source, field+".path.value", differs)
+					}
 				}
 			default:
 				bad(".path.type", fmt.Sprintf("unsupported path match type %q: the reference controller drops this match", typ))
@@ -228,12 +234,19 @@ func (g *Graph) compileMatch(ri *routeInfo, rl *ruleInfo, idx int, m gwapiv1.HTT
 		seenHeader[name] = true
 		vm := valueMatcher{name: name, value: h.Value}
 		if h.Type != nil && *h.Type == gwapiv1.HeaderMatchRegularExpression {
-			if re, err := regexp.Compile(`^(?:` + h.Value + `)$`); err != nil {
+			at := fmt.Sprintf("%s.headers[%d].value", field, k)
+			switch re, differs, err := compileRouteRegex(h.Value); {
+			case err != nil:
 				vm.never = true
-				g.problem(ri.ref, ri.route.Source, fmt.Sprintf("%s.headers[%d].value", field, k),
-					fmt.Sprintf("invalid regular expression %q: %v (the match never matches)", h.Value, err))
-			} else {
+				g.problem(ri.ref, ri.route.Source, at, fmt.Sprintf("invalid regular expression %q: %v (the match never matches)", h.Value, err))
+			case re == nil:
+				vm.never = true
+				g.problem(ri.ref, ri.route.Source, at, differs+" (agpol treats the match as never matching)")
+			default:
 				vm.re = re
+				if differs != "" {
+					g.problem(ri.ref, ri.route.Source, at, differs)
+				}
 			}
 		} else if h.Type != nil && *h.Type != gwapiv1.HeaderMatchExact {
 			bad(fmt.Sprintf(".headers[%d].type", k), fmt.Sprintf("unsupported header match type %q: the reference controller drops this match", *h.Type))
