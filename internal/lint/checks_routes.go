@@ -29,7 +29,8 @@ configuration that holds it, so the listener keeps its previous routes or has no
 agpol estimates the size with Go's regexp/syntax compiler and still matches the
 expression. And \C (any byte), which RE2 accepts and Go's regexp does not: agpol cannot
 match it and treats the match as never matching, where Envoy may route the request.
-On both, agpol's routing answer for the listener may not be what Envoy does.`,
+On both, agpol's routing answer for the listener may not be what Envoy does: explain
+and simulate answer indeterminate for the requests such a match could take.`,
 		Fix: `Correct the value named in the message: RE2 syntax for RegularExpression matches
 (no look-around, no back-references, no \C), a shorter expression (fewer repetitions:
 x{50} is 50 instructions), a valid label selector for allowedRoutes.`,

@@ -88,6 +88,9 @@ type matchEntry struct {
 	// rejected before running the regular expression.
 	rePrefix string
 	never    bool // an invalid match the data plane drops: never matches
+	// uncertain says why Envoy may route otherwise than this match says (a regular
+	// expression Envoy and Go read differently, compileRouteRegex), "" when not.
+	uncertain string
 	// method is the match's method, which the data plane does not check (see above):
 	// kept only to say so.
 	method string
@@ -215,6 +218,7 @@ func (g *Graph) compileMatch(ri *routeInfo, rl *ruleInfo, idx int, m gwapiv1.HTT
 						g.problem(ri.ref, ri.route.Source, field+".path.value", differs)
 					}
 				}
+				e.uncertain = differs
 			default:
 				bad(".path.type", fmt.Sprintf("unsupported path match type %q: the reference controller drops this match", typ))
 			}
@@ -235,7 +239,8 @@ func (g *Graph) compileMatch(ri *routeInfo, rl *ruleInfo, idx int, m gwapiv1.HTT
 		vm := valueMatcher{name: name, value: h.Value}
 		if h.Type != nil && *h.Type == gwapiv1.HeaderMatchRegularExpression {
 			at := fmt.Sprintf("%s.headers[%d].value", field, k)
-			switch re, differs, err := compileRouteRegex(h.Value); {
+			re, differs, err := compileRouteRegex(h.Value)
+			switch {
 			case err != nil:
 				vm.never = true
 				g.problem(ri.ref, ri.route.Source, at, fmt.Sprintf("invalid regular expression %q: %v (the match never matches)", h.Value, err))
@@ -247,6 +252,9 @@ func (g *Graph) compileMatch(ri *routeInfo, rl *ruleInfo, idx int, m gwapiv1.HTT
 				if differs != "" {
 					g.problem(ri.ref, ri.route.Source, at, differs)
 				}
+			}
+			if e.uncertain == "" {
+				e.uncertain = differs
 			}
 		} else if h.Type != nil && *h.Type != gwapiv1.HeaderMatchExact {
 			bad(fmt.Sprintf(".headers[%d].type", k), fmt.Sprintf("unsupported header match type %q: the reference controller drops this match", *h.Type))

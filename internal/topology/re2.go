@@ -27,12 +27,12 @@ func compileRouteRegex(v string) (re *regexp.Regexp, differs string, err error) 
 	re, err = regexp.Compile(`^(?:` + v + `)$`)
 	if err != nil {
 		if usesAnyByte(v) {
-			return nil, fmt.Sprintf("regular expression %q uses \\C (any byte), which RE2 (Envoy) accepts and Go's regexp does not: agpol cannot tell which values it matches", v), nil
+			return nil, fmt.Sprintf("regular expression '%s' uses \\C (any byte), which RE2 (Envoy) accepts and Go's regexp does not: agpol cannot tell which values it matches", v), nil
 		}
 		return nil, "", err
 	}
 	if n := programSize(v); n > envoyMaxProgramSize {
-		return re, fmt.Sprintf("regular expression %q compiles to about %d RE2 instructions, over Envoy's limit of %d (re2.max_program_size.error_level): Envoy refuses the route configuration that holds it, so which routes the listener serves is not known", v, n, envoyMaxProgramSize), nil
+		return re, fmt.Sprintf("regular expression '%s' compiles to about %d RE2 instructions, over Envoy's limit of %d (re2.max_program_size.error_level): Envoy refuses the route configuration that holds it, so which routes the listener serves is not known", v, n, envoyMaxProgramSize), nil
 	}
 	return re, "", nil
 }
