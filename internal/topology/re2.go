@@ -69,4 +69,3 @@ func programSize(v string) int {
 	}
 	return len(prog.Inst)
 }
-
