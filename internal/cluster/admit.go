@@ -12,7 +12,8 @@ import (
 // admit does to an object read from a file what the API server does before it stores
 // it (crds.Validator.Admit: pruning of unknown fields and CRD defaults, at the object's
 // version and at the storage version), so that every answer computes on the object a
-// cluster would hold. It returns the fields dropped, nil when none was. Objects
+// cluster would hold. It returns the fields dropped, and the lists over their CRD's
+// maxItems, for which the API server would refuse the object; nil when none. Objects
 // without an embedded CRD for their version (core kinds, the legacy agentic group, a
 // version no CRD serves) are left as they are: their problems are reported elsewhere
 // (AGP103, decoding errors).
@@ -31,15 +32,18 @@ func admit(u *unstructured.Unstructured) []snapshot.DroppedField {
 		return nil // metadata the API server cannot read: typing reports it
 	}
 	restoreLegacyTools(u, tools)
-	if len(a.Dropped) == 0 && len(a.DroppedStored) == 0 {
+	if len(a.Dropped) == 0 && len(a.DroppedStored) == 0 && len(a.LongLists) == 0 {
 		return nil
 	}
-	out := make([]snapshot.DroppedField, 0, len(a.Dropped)+len(a.DroppedStored))
+	out := make([]snapshot.DroppedField, 0, len(a.Dropped)+len(a.DroppedStored)+len(a.LongLists))
 	for _, p := range a.Dropped {
 		out = append(out, snapshot.DroppedField{Kind: gvk.Kind, Path: p})
 	}
 	for _, p := range a.DroppedStored {
 		out = append(out, snapshot.DroppedField{Kind: gvk.Kind, Path: p, StoredAt: a.StoredAt})
+	}
+	for _, l := range a.LongLists {
+		out = append(out, snapshot.DroppedField{Kind: gvk.Kind, Path: l.Path, Rejected: l.String()})
 	}
 	return out
 }

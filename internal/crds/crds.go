@@ -445,6 +445,9 @@ type Admission struct {
 	// stored object is only relabelled, and read back without them.
 	DroppedStored []string
 	StoredAt      string
+	// LongLists are the lists over their CRD's maxItems: the API server refuses the
+	// object (nothing is dropped; the object cannot exist in a cluster).
+	LongLists []LongList
 }
 
 // Admit does to u, in place, what the API server does to an object before storing it,
@@ -461,6 +464,7 @@ func (v *Validator) Admit(u *unstructured.Unstructured) (Admission, error) {
 	if ferr != nil {
 		return a, ferr
 	}
+	a.LongLists = v.LongLists(u.Object)
 	if v.storage == "" || v.storage == v.gvk.Version {
 		return a, nil
 	}

@@ -57,6 +57,8 @@ type PathEnd struct {
 	// serves but that agpol cannot evaluate (the request names the backend, not the
 	// route; the decision space's callers present no credentials).
 	authPolicies []string
+	// uncertain says why Envoy may route the request otherwise than agpol did.
+	uncertain string
 	// listener and clientCert are the listener of the path and what its TLS handshake
 	// asks of a client certificate (topology.ClientCertificate).
 	listener   string
@@ -110,6 +112,9 @@ func (e *PathEnd) finish(d *Decision, traced bool, cert certKind) {
 	if e.refused != "" {
 		refuse(d, e.refused, e.problem, traced)
 	}
+	if e.uncertain != "" {
+		*d = uncertainRoute(*d, e.uncertain)
+	}
 	if len(e.unread) > 0 {
 		*d = UnreadDecision(*d, e.unread)
 	}
@@ -140,7 +145,7 @@ func (sim *Simulator) pathEnd(r *Request, rt *routing, ch *choice, ap *AuthPolic
 	if ch.why != "" {
 		problem = ch.why
 	}
-	e := PathEnd{refused: ch.refused, problem: problem, unread: sim.unread(rt.gw, ch), listener: ch.info.Listener}
+	e := PathEnd{refused: ch.refused, problem: problem, unread: sim.unread(rt.gw, ch), listener: ch.info.Listener, uncertain: ch.uncertain}
 	if rt.agentic {
 		if rt.gw != nil && ch.info.Protocol != string(gwapiv1.HTTPProtocolType) {
 			e.clientCert = sim.Graph.ClientCertificate(topology.GatewayRef(rt.gw.Namespace, rt.gw.Name), ch.info.Listener)

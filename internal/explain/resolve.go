@@ -170,7 +170,7 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 		}
 		info := base
 		info.Route = ""
-		ch := choice{info: info, refused: DecidedNoRoute}
+		ch := choice{info: info, refused: DecidedNoRoute, uncertain: routed.Uncertain}
 		if detail {
 			ch.info.Problem = "no route"
 			reason := "no route matches the request: the data plane answers 404" + rt.gatewayOnly()
@@ -195,6 +195,9 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 	}
 	first := len(rt.choices)
 	sim.backendChoices(rt, base, routed.Backends, routed.RuleProblem, routed.Redirect, detail)
+	for i := first; i < len(rt.choices) && routed.Uncertain != ""; i++ {
+		rt.choices[i].uncertain = routed.Uncertain
+	}
 	if detail && routed.IgnoredMethod != "" {
 		rule := routed.RuleName
 		if rule == "" {

@@ -145,6 +145,8 @@ type choice struct {
 	// gateway level's policies still run first (RBAC runs before routing), so their
 	// deny stands; any other outcome becomes this deny.
 	refused string
+	// uncertain says why Envoy may route the request otherwise (topology.RouteResult.Uncertain).
+	uncertain string
 }
 
 // routing is the scratch space of resolve, reused across requests by one goroutine so

@@ -20,9 +20,20 @@ func init() {
 regular expression in a route match that RE2 (Envoy) does not accept, or a listener's
 namespace selector that is not a valid label selector. The reference treats such a
 match as never matching (the rule is unreachable through it) and such a selector as
-selecting nothing.`,
+selecting nothing.
+
+Two regular expressions are reported because Envoy and agpol may not agree on them
+(docs/limits.md, "Regular expressions"). One over Envoy's RE2 program size limit
+(re2.max_program_size.error_level, 100 by default): Envoy refuses the route
+configuration that holds it, so the listener keeps its previous routes or has none;
+agpol estimates the size with Go's regexp/syntax compiler and still matches the
+expression. And \C (any byte), which RE2 accepts and Go's regexp does not: agpol cannot
+match it and treats the match as never matching, where Envoy may route the request.
+On both, agpol's routing answer for the listener may not be what Envoy does: explain
+and simulate answer indeterminate for the requests such a match could take.`,
 		Fix: `Correct the value named in the message: RE2 syntax for RegularExpression matches
-(no look-around, no back-references), a valid label selector for allowedRoutes.`,
+(no look-around, no back-references, no \C), a shorter expression (fewer repetitions:
+x{50} is 50 instructions), a valid label selector for allowedRoutes.`,
 		DataPlanes: AppliesToAll,
 		Run:        runGraphProblems,
 	})

@@ -88,7 +88,12 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 			"AGP103 XBackend tools/fires-legacy-group apiVersion @AGP103.yaml:1",
 			"AGP103 ReferenceGrant tools/fires-unserved apiVersion @AGP103.yaml:11",
 		},
-		"AGP104": {"AGP104 HTTPRoute tools/fires spec.rules[0].matches[0].path.value @AGP104.yaml:15"},
+		"AGP104": {
+			"AGP104 HTTPRoute tools/fires spec.rules[0].matches[0].path.value @AGP104.yaml:15",
+			"AGP104 HTTPRoute tools/fires-re2 spec.rules[0].matches[0].path.value @AGP104.yaml:33",
+			"AGP104 HTTPRoute tools/fires-re2 spec.rules[0].matches[1].path.value @AGP104.yaml:36",
+			"AGP104 HTTPRoute tools/fires-re2 spec.rules[0].matches[1].headers[0].value @AGP104.yaml:38",
+		},
 		"AGP105": {
 			"AGP105 XAccessPolicy tools/fires spec.rules[0].source.spiffe @AGP105.yaml:16",
 			"AGP105 XAccessPolicy tools/fires spec.rules[1].source.spiffe @AGP105.yaml:20",
@@ -97,6 +102,14 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 		"AGP106": {
 			"AGP106 AuthPolicy shop/fires-selectors apiVersion @AGP106.yaml:23",
 			"AGP106 AuthPolicy infra/fires-gateway apiVersion @AGP106.yaml:47",
+		},
+		"AGP107": {
+			"AGP107 XAccessPolicy tools/fires metadata.annotations.note @AGP107.yaml:7",
+			"AGP107 XAccessPolicy tools/fires spec.rules[0].name @AGP107.yaml:15",
+			"AGP107 XAccessPolicy tools/fires spec.rules[0].authorization.cel.expression @AGP107.yaml:22",
+			"AGP107 HTTPRoute tools/fires-route spec.hostnames[0] @AGP107.yaml:31",
+			"AGP107 HTTPRoute tools/fires-route spec.rules[0].matches[0].path.value @AGP107.yaml:34",
+			"AGP107 HTTPRoute tools/fires-route spec.rules[0].matches[0].headers[0].value @AGP107.yaml:36",
 		},
 		"AGP211": {
 			"AGP211 AuthPolicy shop/fires-prefix-of-prefix spec.routeSelectors @AGP211.yaml:29",
@@ -270,8 +283,8 @@ func TestSelector(t *testing.T) {
 	}{
 		{only: []string{"AGP101"}, want: []string{"AGP101"}},
 		{only: []string{"agp101,agp202"}, want: []string{"AGP101", "AGP202"}},
-		{only: []string{"schema"}, want: []string{"AGP101", "AGP102", "AGP103", "AGP104", "AGP105", "AGP106"}},
-		{only: []string{"schema"}, skip: []string{"AGP102"}, want: []string{"AGP101", "AGP103", "AGP104", "AGP105", "AGP106"}},
+		{only: []string{"schema"}, want: []string{"AGP101", "AGP102", "AGP103", "AGP104", "AGP105", "AGP106", "AGP107"}},
+		{only: []string{"schema"}, skip: []string{"AGP102"}, want: []string{"AGP101", "AGP103", "AGP104", "AGP105", "AGP106", "AGP107"}},
 		{skip: []string{"allow-all", "loss"}, check: func(t *testing.T, got []*Check) {
 			for _, c := range got {
 				if c.Category == CategoryAllowAll || c.Category == CategoryLoss {

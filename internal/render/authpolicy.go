@@ -7,8 +7,6 @@ import (
 	"io"
 	"strings"
 
-	"k8s.io/cli-runtime/pkg/printers"
-
 	"github.com/agpol/agpol/internal/effective/authpolicy"
 )
 
@@ -123,7 +121,7 @@ func NewAuthPolicyReport(paths []*authpolicy.PathResult, res *authpolicy.Result)
 // source, then the rules that lost and why) and the enforcement of every policy.
 func AuthPolicyText(w io.Writer, paths []*authpolicy.PathResult, res *authpolicy.Result) error {
 	w = NewTerminalWriter(w, false)
-	esc := printers.EscapeTerminal
+	esc := EscapeTerminal
 	if len(paths) == 0 {
 		fmt.Fprintln(w, "No path reaches the target (the route is not attached to any listener in the input).")
 	}
@@ -171,7 +169,7 @@ func AuthPolicyText(w io.Writer, paths []*authpolicy.PathResult, res *authpolicy
 // writeAuthPolicyPath writes one path's effective AuthPolicy: the policies folded, each
 // effective rule with its source, and the rules that lost with the reason.
 func writeAuthPolicyPath(w io.Writer, p *authpolicy.PathResult, indent string) error {
-	esc := printers.EscapeTerminal
+	esc := EscapeTerminal
 	e := p.Effective
 	if len(e.Policies) == 0 {
 		fmt.Fprintln(w, indent+"  no AuthPolicy applies")
@@ -239,7 +237,7 @@ func V1beta2EnforcementCell(p *authpolicy.V1beta2Policy) string {
 // V1beta2Text lists the kuadrant.io/v1beta2 AuthPolicies bearing on a target.
 func V1beta2Text(w io.Writer, ps []authpolicy.V1beta2TargetPolicy) error {
 	w = NewTerminalWriter(w, false)
-	esc := printers.EscapeTerminal
+	esc := EscapeTerminal
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "AuthPolicies kuadrant.io/v1beta2 (the paths above fold kuadrant.io/v1 policies only; these apply")
 	fmt.Fprintln(w, "as kuadrant-operator v0.6.1 enforced them: one policy per route, else the Gateway's):")

@@ -96,7 +96,7 @@ func DescribeText(w io.Writer, d *describe.View, st Styler) error {
 	if len(d.AuthPolicy) > 0 {
 		fmt.Fprintln(w, st.Bold("Effective Kuadrant AuthPolicy:"))
 		for _, p := range d.AuthPolicy {
-			path := &node{text: st.Bold(printers.EscapeTerminal(p.Path.String()))}
+			path := &node{text: st.Bold(EscapeTerminal(p.Path.String()))}
 			describeAuthPath(path, p, st)
 			writeTree(w, "  ", path)
 		}
@@ -110,7 +110,7 @@ func DescribeText(w io.Writer, d *describe.View, st Styler) error {
 // describeAuthPath adds the effective AuthPolicy of one path under it: the policies
 // folded, then each effective rule and each rule that lost.
 func describeAuthPath(path *node, p *authpolicy.PathResult, st Styler) {
-	esc := printers.EscapeTerminal
+	esc := EscapeTerminal
 	e := p.Effective
 	if len(e.Policies) == 0 {
 		path.add("no AuthPolicy applies")
@@ -199,19 +199,19 @@ func describeListeners(w io.Writer, ls []describe.Listener, st Styler) {
 		if !l.Programmed {
 			prog = "False"
 		}
-		fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\t%s\t%d\t%s\n", printers.EscapeTerminal(l.Name), l.Port, l.Protocol,
-			printers.EscapeTerminal(host), tls, l.MTLS, l.AttachedRoutes, prog)
+		fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\t%s\t%d\t%s\n", EscapeTerminal(l.Name), l.Port, l.Protocol,
+			EscapeTerminal(host), tls, l.MTLS, l.AttachedRoutes, prog)
 	}
 	_ = tw.Flush()
 	for _, l := range ls {
 		if l.ListenerSet != "" {
-			line(w, "  "+st.Dim("listener "+printers.EscapeTerminal(l.Name)+" comes from ListenerSet "+printers.EscapeTerminal(l.ListenerSet)))
+			line(w, "  "+st.Dim("listener "+EscapeTerminal(l.Name)+" comes from ListenerSet "+EscapeTerminal(l.ListenerSet)))
 		}
 		if !l.Programmed {
-			line(w, "  "+st.Yellow("listener "+printers.EscapeTerminal(l.Name)+" not programmed: "+l.NotProgrammed))
+			line(w, "  "+st.Yellow("listener "+EscapeTerminal(l.Name)+" not programmed: "+l.NotProgrammed))
 		}
 		if l.MTLS != "none" {
-			line(w, "  "+st.Dim("mTLS on "+printers.EscapeTerminal(l.Name)+": "+l.MTLSWhy))
+			line(w, "  "+st.Dim("mTLS on "+EscapeTerminal(l.Name)+": "+l.MTLSWhy))
 		}
 	}
 }
@@ -297,7 +297,7 @@ func statusText(s effective.Status) string {
 
 // describeAuthPolicy writes the view of a Kuadrant AuthPolicy.
 func describeAuthPolicy(w io.Writer, v *describe.AuthPolicyView, st Styler) {
-	line(w, "Target:       "+printers.EscapeTerminal(v.Target))
+	line(w, "Target:       "+EscapeTerminal(v.Target))
 	fmt.Fprintf(w, "Mode:         %s\n", v.Mode)
 	enf := v.Enforcement
 	if v.Enforcement == authpolicy.Enforced {
@@ -307,9 +307,9 @@ func describeAuthPolicy(w io.Writer, v *describe.AuthPolicyView, st Styler) {
 	}
 	line(w, "Enforcement:  "+enf+" [computed]")
 	c := v.Condition
-	line(w, fmt.Sprintf("  condition:  %s=%s (%s: %s)", c.Type, c.Status, c.Reason, printers.EscapeTerminal(c.Message)))
+	line(w, fmt.Sprintf("  condition:  %s=%s (%s: %s)", c.Type, c.Status, c.Reason, EscapeTerminal(c.Message)))
 	for _, r := range v.Reasons {
-		line(w, "  "+st.Yellow(printers.EscapeTerminal(r)))
+		line(w, "  "+st.Yellow(EscapeTerminal(r)))
 	}
 	if len(v.OverriddenBy) > 0 {
 		line(w, "Overridden by: "+strings.Join(v.OverriddenBy, ", "))
@@ -334,7 +334,7 @@ func describeAuthPolicy(w io.Writer, v *describe.AuthPolicyView, st Styler) {
 		}
 		fmt.Fprintln(w, st.Bold(title))
 		for _, it := range items {
-			line(w, "  "+printers.EscapeTerminal(it))
+			line(w, "  "+EscapeTerminal(it))
 		}
 	}
 	list("Effective on:", v.AppliesOn)

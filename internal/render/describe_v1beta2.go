@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"k8s.io/cli-runtime/pkg/printers"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/agpol/agpol/internal/describe"
@@ -15,7 +14,7 @@ import (
 
 // describeAuthPolicyV1beta2 writes the view of a kuadrant.io/v1beta2 AuthPolicy.
 func describeAuthPolicyV1beta2(w io.Writer, v *describe.V1beta2AuthPolicyView, st Styler) {
-	esc := printers.EscapeTerminal
+	esc := EscapeTerminal
 	line(w, "API version:  "+v.APIVersion+" (enforced as "+v.Semantics+" did)")
 	line(w, "Target:       "+esc(v.Target))
 	writeV1beta2Status(w, v, st, "")
@@ -72,7 +71,7 @@ func describeAuthPolicyV1beta2(w io.Writer, v *describe.V1beta2AuthPolicyView, s
 
 // writeV1beta2Status writes the enforcement, the condition and why not enforced.
 func writeV1beta2Status(w io.Writer, v *describe.V1beta2AuthPolicyView, st Styler, indent string) {
-	esc := printers.EscapeTerminal
+	esc := EscapeTerminal
 	enf := v.Enforcement
 	if v.Enforcement == authpolicy.Enforced {
 		enf = st.Green(enf)
@@ -95,7 +94,7 @@ func writeV1beta2Rules(w io.Writer, rules []describe.AuthRule, st Styler, indent
 		fmt.Fprintln(w, indent+"<none>")
 	}
 	for _, r := range rules {
-		s := indent + st.Cyan(printers.EscapeTerminal(r.Key))
+		s := indent + st.Cyan(EscapeTerminal(r.Key))
 		if r.Source != "" {
 			s += " " + st.Dim("("+r.Source+")")
 		}
@@ -105,7 +104,7 @@ func writeV1beta2Rules(w io.Writer, rules []describe.AuthRule, st Styler, indent
 
 // writeV1Form writes the kuadrant.io/v1 form, one item a line.
 func writeV1Form(w io.Writer, m *authpolicy.V1Migration) {
-	esc := printers.EscapeTerminal
+	esc := EscapeTerminal
 	if len(m.Targets) > 1 {
 		line(w, fmt.Sprintf("  %d policies, one per selected rule:", len(m.Targets)))
 	}
@@ -142,7 +141,7 @@ func writeV1Form(w io.Writer, m *authpolicy.V1Migration) {
 // describeV1beta2OnTarget writes the v1beta2 AuthPolicies bearing on a Gateway or
 // HTTPRoute.
 func describeV1beta2OnTarget(w io.Writer, vs []*describe.V1beta2AuthPolicyView, st Styler) {
-	esc := printers.EscapeTerminal
+	esc := EscapeTerminal
 	fmt.Fprintln(w, st.Bold("Kuadrant AuthPolicies kuadrant.io/v1beta2 (as "+describe.V1beta2Semantics+" enforced them):"))
 	for _, v := range vs {
 		role := "targets it"
@@ -172,7 +171,7 @@ func describeV1beta2OnTarget(w io.Writer, vs []*describe.V1beta2AuthPolicyView, 
 
 // v1beta2RuleText is e.g. "route app/r rule-1 (routes.yaml:12)".
 func v1beta2RuleText(r describe.V1beta2Rule, st Styler) string {
-	s := "route " + printers.EscapeTerminal(r.Route) + " " + printers.EscapeTerminal(r.Name)
+	s := "route " + EscapeTerminal(r.Route) + " " + EscapeTerminal(r.Name)
 	if r.Source != "" {
 		s += " " + st.Dim("("+r.Source+")")
 	}

@@ -9,6 +9,8 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/agpol/agpol/internal/invisible"
 )
 
 // Text renderers print names, rule names, CEL expressions and request names that
@@ -16,7 +18,9 @@ import (
 // through a TerminalWriter, which passes everything written through one escaper,
 // cli-runtime's printers.EscapeTerminal (ESC and CR shown as ^[ and \r, as kubectl
 // shows them since CVE-2021-25743), so no control sequence in that text reaches a
-// terminal raw.
+// terminal raw; and the bidirectional controls and zero-width characters
+// (internal/invisible, Trojan Source) are shown as <U+202E>, so that the text reads as it
+// runs.
 //
 // The styles of a Styler are the only escape sequences written. Styler marks where a
 // style starts and ends with styleMark, a byte that valid UTF-8 never holds (every
@@ -81,8 +85,8 @@ func newTerminalWriter(w io.Writer, p colorprofile.Profile) *TerminalWriter {
 	return &TerminalWriter{w: &colorprofile.Writer{Forward: w, Profile: p}, styled: true}
 }
 
-// Write escapes p and writes it. A style mark split across two writes is kept until
-// the next write.
+// Write escapes p and writes it. A style mark or a UTF-8 character split across two
+// writes is kept until the next write.
 func (t *TerminalWriter) Write(p []byte) (int, error) {
 	n := len(p)
 	if len(t.buf) > 0 {
@@ -92,6 +96,10 @@ func (t *TerminalWriter) Write(p []byte) (int, error) {
 	if len(p) > 0 && p[len(p)-1] == styleMark {
 		t.buf = []byte{styleMark}
 		p = p[:len(p)-1]
+	} else if k := partialRune(p); k > 0 {
+		// A character split across writes is escaped whole.
+		t.buf = append([]byte(nil), p[len(p)-k:]...)
+		p = p[:len(p)-k]
 	}
 	var out bytes.Buffer
 	for len(p) > 0 {
@@ -122,6 +130,20 @@ func (t *TerminalWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// partialRune is the length of the UTF-8 character p ends in the middle of, 0 if none.
+func partialRune(p []byte) int {
+	for k := 1; k < utf8.UTFMax && k <= len(p); k++ {
+		b := p[len(p)-k]
+		if utf8.RuneStart(b) {
+			if b >= 0xc0 && !utf8.FullRune(p[len(p)-k:]) {
+				return k
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
 func (t *TerminalWriter) current() lipgloss.Style {
 	if len(t.open) == 0 {
 		return plain
@@ -132,7 +154,7 @@ func (t *TerminalWriter) current() lipgloss.Style {
 // text writes p escaped, in the style open when colour is on. Each line is rendered
 // on its own, so that lipgloss does not pad lines to a common width.
 func (t *TerminalWriter) text(out *bytes.Buffer, p []byte) {
-	s := printers.EscapeTerminal(string(p))
+	s := EscapeTerminal(string(p))
 	if !t.styled || len(t.open) == 0 {
 		out.WriteString(s)
 		return
@@ -149,5 +171,6 @@ func (t *TerminalWriter) text(out *bytes.Buffer, p []byte) {
 }
 
 // EscapeTerminal is the escaper of every text renderer, for text that is printed
-// without a TerminalWriter (one-line formats such as lint's).
-func EscapeTerminal(s string) string { return printers.EscapeTerminal(s) }
+// without a TerminalWriter (one-line formats such as lint's): terminal controls as
+// kubectl shows them, hidden characters as <U+XXXX>.
+func EscapeTerminal(s string) string { return invisible.Show(printers.EscapeTerminal(s)) }

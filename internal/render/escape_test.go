@@ -42,6 +42,32 @@ func TestTerminalWriter(t *testing.T) {
 	}
 }
 
+// TestTerminalWriterHiddenCharacters: bidirectional controls and zero-width characters
+// (Trojan Source) are shown as <U+XXXX> with colour on or off, also when a write splits
+// one, and by EscapeTerminal.
+func TestTerminalWriterHiddenCharacters(t *testing.T) {
+	hostile := "isAdmin\u202E \u2066// check later\u2069 \u2066 get\u200Buser"
+	want := "isAdmin<U+202E> <U+2066>// check later<U+2069> <U+2066> get<U+200B>user"
+	for _, p := range []colorprofile.Profile{colorprofile.NoTTY, colorprofile.ANSI} {
+		var b bytes.Buffer
+		fmt.Fprint(newTerminalWriter(&b, p), hostile)
+		if b.String() != want {
+			t.Errorf("profile %v: %q, want %q", p, b.String(), want)
+		}
+	}
+	var b bytes.Buffer
+	w := newTerminalWriter(&b, colorprofile.NoTTY)
+	raw := []byte("a\u202Eb")
+	w.Write(raw[:2]) // "a" and the first byte of U+202E
+	w.Write(raw[2:])
+	if got := b.String(); got != "a<U+202E>b" {
+		t.Errorf("split write: %q, want %q", got, "a<U+202E>b")
+	}
+	if got := EscapeTerminal("x\u200Fy\x1b"); got != "x<U+200F>y^[" {
+		t.Errorf("EscapeTerminal: %q", got)
+	}
+}
+
 // TestColorProfile: the flag first, then NO_COLOR and TERM=dumb, then whether the
 // output is a terminal.
 func TestColorProfile(t *testing.T) {

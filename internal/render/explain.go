@@ -6,8 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"k8s.io/cli-runtime/pkg/printers"
-
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/effective/authpolicy"
 	"github.com/agpol/agpol/internal/explain"
@@ -246,7 +244,7 @@ func SimulateTextResult(w io.Writer, r *explain.Result, st Styler) error {
 // writeAuthPolicy shows what Kuadrant's effective AuthPolicy asks of the request: beside
 // the verdict, or as the verdict where it decides (AuthPolicyInfo.Decides).
 func writeAuthPolicy(w io.Writer, ap *explain.AuthPolicyInfo, st Styler) {
-	esc := printers.EscapeTerminal
+	esc := EscapeTerminal
 	root := &node{text: fmt.Sprintf("%s %s (%s)", st.Bold("Kuadrant AuthPolicy on"), esc(ap.Path), strings.Join(ap.Policies, ", "))}
 	defer writeTree(w, "  ", root)
 	switch {
@@ -296,14 +294,14 @@ func reasonSuffix(r string) string {
 	if r == "" {
 		return ""
 	}
-	return " (" + printers.EscapeTerminal(r) + ")"
+	return " (" + EscapeTerminal(r) + ")"
 }
 
 func credentialSuffix(c string) string {
 	if c == "" {
 		return ""
 	}
-	return ", " + printers.EscapeTerminal(c)
+	return ", " + EscapeTerminal(c)
 }
 
 func runsSuffix(t authpolicy.Tri) string {

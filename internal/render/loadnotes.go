@@ -8,16 +8,22 @@ import (
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
-// LoadNotes writes what loading s noticed: fields the API server would drop (unless
-// reportsDropped: the command reports each itself), the warnings of a live read, and
+// LoadNotes writes what loading s noticed: fields the API server would drop and
+// objects it would refuse (unless reportsDropped: lint reports each itself), the warnings of a live read, and
 // the objects of kinds agpol does not use.
 func LoadNotes(w io.Writer, s *snapshot.Snapshot, reportsDropped bool) {
-	if len(s.Dropped) > 0 && !reportsDropped {
+	if dropped := s.DroppedFields(); len(dropped) > 0 && !reportsDropped {
 		// A note on how the input was read, not a gap in it: stderr only.
-		d := s.Dropped[0]
+		d := dropped[0]
 		fmt.Fprintf(w, "warning: %d field(s) of the manifests are not stored by the API server and were left out, as a cluster would (first: %s %s %s %s); agpol lint lists them (AGP102)\n",
-			len(s.Dropped), EscapeTerminal(s.FieldPosition(d.Source, d.Path).String()), d.Kind,
+			len(dropped), EscapeTerminal(s.FieldPosition(d.Source, d.Path).String()), d.Kind,
 			EscapeTerminal(d.Namespace+"/"+d.Name), EscapeTerminal(d.Path))
+	}
+	if rejected := s.RejectedFields(); len(rejected) > 0 && !reportsDropped {
+		d := rejected[0]
+		fmt.Fprintf(w, "warning: %d object(s) of the manifests would be refused by the API server, so no cluster holds them as written; answers on them are about objects that cannot exist (first: %s %s %s: %s); agpol lint lists them (AGP101)\n",
+			countObjects(rejected), EscapeTerminal(s.FieldPosition(d.Source, d.Path).String()), d.Kind,
+			EscapeTerminal(d.Namespace+"/"+d.Name), EscapeTerminal(d.Rejected))
 	}
 	for _, x := range s.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", x.Message)
@@ -25,6 +31,15 @@ func LoadNotes(w io.Writer, s *snapshot.Snapshot, reportsDropped bool) {
 	if note := skippedNote(s); note != "" {
 		fmt.Fprintln(w, note)
 	}
+}
+
+// countObjects counts the distinct objects of fields.
+func countObjects(fields []snapshot.DroppedField) int {
+	seen := map[snapshot.Source]bool{}
+	for _, d := range fields {
+		seen[d.Source] = true
+	}
+	return len(seen)
 }
 
 // skippedNote says how many objects of kinds agpol does not use were skipped, kind by

@@ -57,7 +57,7 @@ func (t *Table) Write(w io.Writer, noHeaders bool) error {
 	for _, r := range t.Rows {
 		cells := make([]string, len(r))
 		for i, c := range r {
-			cells[i] = printers.EscapeTerminal(c)
+			cells[i] = EscapeTerminal(c)
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
-	"k8s.io/cli-runtime/pkg/printers"
 )
 
 // Text prints the table with tablewriter, borderless and close to kubectl's look
@@ -23,7 +22,7 @@ func (t *Table) Text(w io.Writer, width int) error {
 	for k, r := range t.Rows {
 		rows[k] = make([]string, len(r))
 		for i, c := range r {
-			rows[k][i] = printers.EscapeTerminal(c)
+			rows[k][i] = EscapeTerminal(c)
 		}
 	}
 	widths, gap := fitColumns(t.Header, rows, width)
@@ -64,7 +63,7 @@ func (t *Table) Markdown(w io.Writer) error {
 	esc := func(cells []string) []string {
 		out := make([]string, len(cells))
 		for i, c := range cells {
-			out[i] = mdEscape(printers.EscapeTerminal(c))
+			out[i] = mdEscape(EscapeTerminal(c))
 		}
 		return out
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/term"
-	"k8s.io/cli-runtime/pkg/printers"
 )
 
 // DefaultWidth is the width of text written anywhere but a terminal (a pipe, a file, CI
@@ -92,7 +91,7 @@ const (
 )
 
 func encodeForWrap(text string) string {
-	text = printers.EscapeTerminal(text)
+	text = EscapeTerminal(text)
 	keepWhole := !strings.Contains(text, nbHyphen) && !strings.Contains(text, noBreakSp)
 	var b strings.Builder
 	for i, word := range placeholders(strings.Split(text, " ")) {

@@ -380,7 +380,8 @@ type Snapshot struct {
 	Warnings []Warning
 	// Dropped lists the fields of objects read from files that the API server would
 	// drop when it stores them (not in the CRD schema); the objects were typed without
-	// them, as a cluster would hold them.
+	// them, as a cluster would hold them. It also lists the fields for which the API
+	// server would refuse the object (DroppedField.Rejected).
 	Dropped []DroppedField
 	// Partial is true when some objects could not be read (e.g. RBAC), so answers may be incomplete.
 	Partial bool
@@ -410,6 +411,26 @@ type DroppedField struct {
 	// StoredAt is set when the field is dropped only when the object is stored at that
 	// other version (no conversion webhook): e.g. v0alpha0 fields stored at v1alpha1.
 	StoredAt string
+	// Rejected is set when the field is not dropped but makes the API server refuse the
+	// whole object: the reason (a list over its CRD's maxItems). The object is analysed
+	// as written, and every command warns that no cluster can hold it.
+	Rejected string
+}
+
+// DroppedFields returns the fields of Dropped the API server drops (not Rejected).
+func (s *Snapshot) DroppedFields() []DroppedField { return s.droppedWhere(false) }
+
+// RejectedFields returns the fields of Dropped that make the API server refuse their object.
+func (s *Snapshot) RejectedFields() []DroppedField { return s.droppedWhere(true) }
+
+func (s *Snapshot) droppedWhere(rejected bool) []DroppedField {
+	var out []DroppedField
+	for _, d := range s.Dropped {
+		if (d.Rejected != "") == rejected {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // PositionResolver maps a field path of an object (e.g. "spec.rules[2].authorization")

@@ -153,6 +153,10 @@ type vhost struct {
 	domain  string
 	entries []vhostEntry // precedence order
 	routes  []*routeInfo // namespace/name order, for reasons
+	// uncertain is the first entry's whose match Envoy may read otherwise (matchEntry.uncertain),
+	// uncertainAt its index: a request the entries before it do not take is uncertain.
+	uncertain   string
+	uncertainAt int
 }
 
 type vhostEntry struct {
@@ -329,6 +333,9 @@ func (g *Graph) packEntries(vh *vhost, p DataPlane) {
 	hits := make([]routeHit, len(vh.entries))
 	for i := range vh.entries {
 		e := &vh.entries[i]
+		if e.m.uncertain != "" && vh.uncertain == "" {
+			vh.uncertain, vh.uncertainAt = e.m.uncertain, i
+		}
 		e.kind, e.never = e.m.kind, e.m.never
 		e.fields = len(e.m.headers) > 0 || len(e.m.query) > 0
 		e.path = paths[i]

@@ -118,6 +118,10 @@ type RouteResult struct {
 	// backendRef failing to resolve (also one with weight 0) or no backendRef with a
 	// weight above 0 (httproute.go:105-113, 342-347).
 	RuleProblem string
+	// Uncertain says why Envoy may route the request otherwise: a match that could take
+	// it (one at or above the rule that did, or any when none did) has a regular
+	// expression Envoy and Go read differently (docs/limits.md, "Regular expressions").
+	Uncertain string
 }
 
 // BackendTarget is one resolved backendRef.

@@ -88,6 +88,9 @@ type matchEntry struct {
 	// rejected before running the regular expression.
 	rePrefix string
 	never    bool // an invalid match the data plane drops: never matches
+	// uncertain says why Envoy may route otherwise than this match says (a regular
+	// expression Envoy and Go read differently, compileRouteRegex), "" when not.
+	uncertain string
 	// method is the match's method, which the data plane does not check (see above):
 	// kept only to say so.
 	method string
@@ -202,13 +205,20 @@ func (g *Graph) compileMatch(ri *routeInfo, rl *ruleInfo, idx int, m gwapiv1.HTT
 				e.path = v
 			case gwapiv1.PathMatchRegularExpression:
 				e.kind, e.path = pathRegex, v
-				re, err := regexp.Compile(`^(?:` + v + `)$`) // Envoy safe_regex: full match, RE2
-				if err != nil {
+				re, differs, err := compileRouteRegex(v) // Envoy safe_regex: full match, RE2
+				switch {
+				case err != nil:
 					bad(".path.value", fmt.Sprintf("invalid regular expression %q: %v (the match never matches)", v, err))
-				} else {
+				case re == nil:
+					bad(".path.value", differs+" (agpol treats the match as never matching)")
+				default:
 					e.re = re
 					e.rePrefix, _ = re.LiteralPrefix()
+					if differs != "" {
+						g.problem(ri.ref, ri.route.Source, field+".path.value", differs)
+					}
 				}
+				e.uncertain = differs
 			default:
 				bad(".path.type", fmt.Sprintf("unsupported path match type %q: the reference controller drops this match", typ))
 			}
@@ -228,12 +238,23 @@ func (g *Graph) compileMatch(ri *routeInfo, rl *ruleInfo, idx int, m gwapiv1.HTT
 		seenHeader[name] = true
 		vm := valueMatcher{name: name, value: h.Value}
 		if h.Type != nil && *h.Type == gwapiv1.HeaderMatchRegularExpression {
-			if re, err := regexp.Compile(`^(?:` + h.Value + `)$`); err != nil {
+			at := fmt.Sprintf("%s.headers[%d].value", field, k)
+			re, differs, err := compileRouteRegex(h.Value)
+			switch {
+			case err != nil:
 				vm.never = true
-				g.problem(ri.ref, ri.route.Source, fmt.Sprintf("%s.headers[%d].value", field, k),
-					fmt.Sprintf("invalid regular expression %q: %v (the match never matches)", h.Value, err))
-			} else {
+				g.problem(ri.ref, ri.route.Source, at, fmt.Sprintf("invalid regular expression %q: %v (the match never matches)", h.Value, err))
+			case re == nil:
+				vm.never = true
+				g.problem(ri.ref, ri.route.Source, at, differs+" (agpol treats the match as never matching)")
+			default:
 				vm.re = re
+				if differs != "" {
+					g.problem(ri.ref, ri.route.Source, at, differs)
+				}
+			}
+			if e.uncertain == "" {
+				e.uncertain = differs
 			}
 		} else if h.Type != nil && *h.Type != gwapiv1.HeaderMatchExact {
 			bad(fmt.Sprintf(".headers[%d].type", k), fmt.Sprintf("unsupported header match type %q: the reference controller drops this match", *h.Type))

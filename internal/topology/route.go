@@ -99,6 +99,9 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 		if !e.matches(&r) {
 			continue
 		}
+		if vh.uncertain != "" && i >= vh.uncertainAt {
+			res.Uncertain = vh.uncertain
+		}
 		h := e.hit
 		if m := h.method; m != "" && !strings.EqualFold(m, req.Method) {
 			if !gi.plane.Agentic() {
@@ -121,6 +124,7 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 		}
 		return nil
 	}
+	res.Uncertain = vh.uncertain
 	if req.Terse {
 		return nil
 	}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/jstemmer/go-junit-report/v2/junit"
 	sarif "github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
-	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/agpol/agpol/internal/lint"
 	textrender "github.com/agpol/agpol/internal/render"
@@ -58,10 +57,10 @@ func Write(w io.Writer, format string, r *lint.Report, o Options) error {
 
 // clean makes untrusted text (names, expressions, messages) safe for one line of a
 // terminal or log: ESC and CR go through the escaper of every text renderer
-// (cli-runtime's printers.EscapeTerminal: ^[ and \r), line breaks become spaces, and other control
-// characters are shown as \xNN.
+// (render.EscapeTerminal: ^[ and \r as kubectl shows them, hidden characters as
+// <U+202E>), line breaks become spaces, and other control characters are shown as \xNN.
 func clean(s string) string {
-	s = printers.EscapeTerminal(s)
+	s = textrender.EscapeTerminal(s)
 	if !strings.ContainsFunc(s, unicode.IsControl) {
 		return s
 	}
@@ -341,7 +340,7 @@ func GitHub(w io.Writer, r *lint.Report, o Options) error {
 			}
 		}
 		props = append(props, "title="+ghProperty(f.Code))
-		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", cmd, strings.Join(props, ","), ghData(printers.EscapeTerminal(resultText(&f)))); err != nil {
+		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", cmd, strings.Join(props, ","), ghData(textrender.EscapeTerminal(resultText(&f)))); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,45 @@
+package explain
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agpol/agpol/internal/effective"
+)
+
+// TestUncertainRegexRoute: a path regular expression Envoy and Go read differently makes
+// the answer indeterminate, with the reason, instead of a confident 404 (\C: Envoy
+// accepts it, Go cannot compile it) or a confident routing (a program over Envoy's size
+// limit: Envoy refuses the route configuration). A request a match of higher precedence
+// takes is decided as before.
+func TestUncertainRegexRoute(t *testing.T) {
+	const match = "  - matches: [{path: {type: PathPrefix, value: /mcp}}]\n"
+	for _, tc := range []struct {
+		name, match, path, want string
+		verdict                 string
+	}{
+		{"any byte", "  - matches: [{path: {type: RegularExpression, value: '/mc\\C'}}]\n", "/mcp", `uses \C (any byte)`, Indeterminate},
+		{"program size", "  - matches: [{path: {type: RegularExpression, value: '/mcp|/x{120}'}}]\n", "/mcp", "over Envoy's limit of 100", Indeterminate},
+		{"plain regex", "  - matches: [{path: {type: RegularExpression, value: '/mc[p]'}}]\n", "/mcp", "", Allow},
+	} {
+		topo := strings.Replace(baseTopology, match, tc.match, 1)
+		if topo == baseTopology {
+			t.Fatal("the topology has no /mcp match to replace")
+		}
+		sim := New(loadYAML(t, topo), []effective.Semantics{effective.Reference()}, "")
+		r := &Request{Name: "t", From: sa("billing"), Gateway: &NamespacedName{"gw", "gw"}, Listener: "https",
+			HTTP: HTTP{Method: "POST", Path: tc.path}, MCP: &MCP{Method: "tools/list"}}
+		res, err := sim.Explain(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := res[0].Decision
+		if d.Verdict != tc.verdict {
+			t.Errorf("%s: %s by %s (%s), want %s", tc.name, d.Verdict, d.DecidedBy, d.Reason, tc.verdict)
+			continue
+		}
+		if tc.want != "" && (d.DecidedBy != UncertainRouteBy || !strings.Contains(d.Reason, tc.want)) {
+			t.Errorf("%s: decided by %s: %s; want %s with %q", tc.name, d.DecidedBy, d.Reason, UncertainRouteBy, tc.want)
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package lint
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"github.com/agpol/agpol/internal/invisible"
+	"github.com/agpol/agpol/internal/parallel"
+)
+
+func init() {
+	Register(&Check{
+		Code: "AGP107", Severity: SeverityError, Category: CategorySchema,
+		Title: "text hides Unicode bidirectional controls or zero-width characters",
+		Explanation: `A string of the object (a name, tool name, rule name, hostname, path, header value,
+CEL expression or Rego rule, an annotation) holds a character that changes how the text
+reads without being seen: a bidirectional control (U+202A–U+202E, U+2066–U+2069, the
+marks U+200E, U+200F and U+061C) or a zero-width character (U+200B–U+200D, U+2060,
+U+FEFF). A reviewer reading the pull request sees the text reordered or two different
+names as one, while the data plane compares the code points: the policy that runs is not
+the one that was read. This is the Trojan Source attack (CVE-2021-42574; Boucher and
+Anderson, "Trojan Source: Invisible Vulnerabilities", 2021). The bidirectional controls
+are those of Unicode's bidirectional algorithm (UAX #9); the zero-width characters are
+invisible identifiers' concern in Unicode TR #36 (security considerations) and UTS #39
+(security mechanisms). rustc denies bidirectional controls in source
+(text_direction_codepoint_in_literal, text_direction_codepoint_in_comment) and gcc warns
+about them (-Wbidi-chars, on by default since gcc 12).
+
+agpol's text output shows each such character as <U+202E>, so what is printed is what
+runs; JSON, YAML and SARIF keep the text as written.`,
+		Fix: `Delete the character (an editor that shows invisible characters, or
+grep -nP '[\x{202A}-\x{202E}\x{2066}-\x{2069}\x{200B}-\x{200F}\x{2060}\x{FEFF}\x{061C}]'
+finds it). If the text really needs a right-to-left script, write it without the
+control characters.`,
+		DataPlanes: AppliesToAll,
+		Run:        runHiddenCharacters,
+	})
+}
+
+// runHiddenCharacters reports each string (key or value) of each object that holds a
+// hidden character (internal/invisible), at its field.
+func runHiddenCharacters(ctx *Context) []Finding {
+	origins := ctx.Origins()
+	found := make([][]Finding, len(origins))
+	parallel.For(len(origins), func(i int) {
+		o := origins[i]
+		obj := o.Raw().Decoded()
+		if obj == nil {
+			obj = o.Fresh()
+		}
+		if obj == nil {
+			return
+		}
+		var fields []hiddenField
+		hiddenIn(obj.Object, "", &fields)
+		sort.Slice(fields, func(a, b int) bool { return fields[a].path < fields[b].path })
+		for _, h := range fields {
+			f := ctx.Blame(o, h.path)
+			f.Message = fmt.Sprintf("%s %q holds %s: the text a reviewer reads is not the text the data plane compares",
+				h.what, invisible.Show(h.text), invisible.Describe(h.r))
+			found[i] = append(found[i], f)
+		}
+	})
+	var out []Finding
+	for _, fs := range found {
+		out = append(out, fs...)
+	}
+	return out
+}
+
+type hiddenField struct {
+	path, what, text string
+	r                rune
+}
+
+// plainKey is a map key written as .key in a field path; others are written [key].
+var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func hiddenIn(x any, path string, out *[]hiddenField) {
+	switch x := x.(type) {
+	case string:
+		if r, ok := invisible.First(x); ok {
+			*out = append(*out, hiddenField{path: path, what: "value", text: x, r: r})
+		}
+	case []any:
+		for i, v := range x {
+			hiddenIn(v, path+"["+strconv.Itoa(i)+"]", out)
+		}
+	case map[string]any:
+		for k, v := range x {
+			p := path + "[" + k + "]"
+			switch {
+			case plainKey.MatchString(k) && path == "":
+				p = k
+			case plainKey.MatchString(k):
+				p = path + "." + k
+			}
+			if r, ok := invisible.First(k); ok {
+				*out = append(*out, hiddenField{path: p, what: "key", text: k, r: r})
+			}
+			hiddenIn(v, p, out)
+		}
+	}
+}
