@@ -88,7 +88,10 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 			"AGP103 XBackend tools/fires-legacy-group apiVersion @AGP103.yaml:1",
 			"AGP103 ReferenceGrant tools/fires-unserved apiVersion @AGP103.yaml:11",
 		},
-		"AGP104": {"AGP104 HTTPRoute tools/fires spec.rules[0].matches[0].path.value @AGP104.yaml:15"},
+		"AGP104": {
+			"AGP104 HTTPRoute tools/fires spec.rules[0].matches[0].path.value @AGP104.yaml:15",
+			"AGP104 ListenerSet tools/fires-set spec.listeners[0].allowedRoutes.namespaces.selector @AGP104.yaml:65",
+		},
 		"AGP105": {
 			"AGP105 XAccessPolicy tools/fires spec.rules[0].source.spiffe @AGP105.yaml:16",
 			"AGP105 XAccessPolicy tools/fires spec.rules[1].source.spiffe @AGP105.yaml:20",
@@ -172,6 +175,15 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 		"AGP210": {"AGP210 XAccessPolicy infra/fires spec.targetRefs[0] @AGP210.yaml:21"},
 		"AGP212": {"AGP212 AuthPolicy infra/fires spec.targetRef @AGP212.yaml:8"},
 		"AGP213": {"AGP213 AuthPolicy shop/fires spec.defaults.rules.authentication.app-keys.apiKey @AGP213.yaml:32"},
+		"AGP214": {
+			"AGP214 ListenerSet tools/fires spec.parentRef @AGP214.yaml:21",
+			"AGP214 ListenerSet infra/fires-missing spec.parentRef @AGP214.yaml:29",
+			"AGP214 ListenerSet infra/fires-reference spec.parentRef @AGP214.yaml:37",
+		},
+		"AGP215": {
+			"AGP215 ListenerSet tools/fires spec.listeners[1] @AGP215.yaml:33",
+			"AGP215 ListenerSet tools/fires spec.listeners[2] @AGP215.yaml:34",
+		},
 		"AGP209": {"AGP209 XAccessPolicy tools/fires spec.rules[0].source.serviceAccount @AGP209.yaml:21"},
 		"AGP409": {
 			"AGP409 XAccessPolicy infra/fires-alone spec @AGP409.yaml:6",

@@ -63,6 +63,8 @@ type listenerInfo struct {
 	host     string // lower-cased; "" = any host
 	// notProgrammed says why the data plane carries no routes on this listener.
 	notProgrammed string
+	// conflicted: notProgrammed is a ListenerSet listener's conflict with an earlier one.
+	conflicted bool
 	allowed       *gwapiv1.AllowedRoutes
 	selector      labels.Selector // for From=Selector; nil when invalid
 	selectorErr   string

@@ -191,7 +191,7 @@ func (g *Graph) listenerSetInfos(gw *snapshot.Gateway, plane GatewayDataPlane, o
 			li.named = li
 			for _, prev := range out {
 				if why := conflict(prev, li); why != "" && li.notProgrammed == "" {
-					li.notProgrammed = why
+					li.notProgrammed, li.conflicted = why, true
 					break
 				}
 			}
@@ -249,6 +249,9 @@ type SetListener struct {
 	Name        string
 	ListenerSet *snapshot.ListenerSet
 	Entry       gwapiv1.ListenerEntry
+	// Conflict says why the listener conflicts with an earlier one of the Gateway or
+	// an older ListenerSet (status condition Conflicted=True, Accepted=False), or "".
+	Conflict string
 }
 
 // ListenerSetListeners are the listeners the ListenerSets attached to a Gateway add, in
@@ -258,10 +261,17 @@ func (g *Graph) ListenerSetListeners(gw Ref) []SetListener {
 	if gi == nil {
 		return nil
 	}
+	conflicts := map[string]string{}
+	for _, li := range gi.listeners {
+		if li.conflicted {
+			conflicts[li.name] = li.notProgrammed
+		}
+	}
 	var out []SetListener
 	for _, ls := range g.attachedListenerSets(gi.gw, gi.plane) {
 		for _, l := range ls.Spec.Listeners {
-			out = append(out, SetListener{Name: ListenerSetListenerName(ls, string(l.Name)), ListenerSet: ls, Entry: l})
+			name := ListenerSetListenerName(ls, string(l.Name))
+			out = append(out, SetListener{Name: name, ListenerSet: ls, Entry: l, Conflict: conflicts[name]})
 		}
 	}
 	return out
