@@ -71,6 +71,9 @@ type ListenerSetStatus struct {
 	// Reason is "Accepted", or "NotAllowed: …" / "ParentNotFound: …" /
 	// "NotSupported: …" with the detail.
 	Reason string
+	// Conflicts are the listeners (by their name in the ListenerSet) that conflict with
+	// an earlier listener of the Gateway (Conflicted=True, Accepted=False), with why.
+	Conflicts map[string]string
 }
 
 // ListenerSetStatuses says, for every ListenerSet of the input, whether its Gateway takes
@@ -96,6 +99,14 @@ func (g *Graph) ListenerSetStatuses() []ListenerSetStatus {
 				st.Reason = "NotAllowed: " + why
 			} else {
 				st.Accepted, st.Reason = true, ReasonAccepted
+				for _, sl := range g.ListenerSetListeners(st.Gateway) {
+					if sl.ListenerSet == ls && sl.Conflict != "" {
+						if st.Conflicts == nil {
+							st.Conflicts = map[string]string{}
+						}
+						st.Conflicts[string(sl.Entry.Name)] = sl.Conflict
+					}
+				}
 			}
 		}
 		out = append(out, st)
