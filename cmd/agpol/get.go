@@ -172,7 +172,8 @@ targets): NoAction (a v0alpha0 object, stored without spec.action), an admission
 TargetNotFound, OtherDataPlane (only kube-agentic-networking enforces XAccessPolicies),
 NotRouted (no route reaches the XBackend), and Unknown(NotRead) when a live read of one
 namespace cannot tell. For ListenerSets, ACCEPTED is whether the parent Gateway takes
-the ListenerSet's listeners: True, or False(NotAllowed|ParentNotFound|NotSupported).
+the ListenerSet's listeners: True, or False(NotAllowed|ParentNotFound|NotSupported);
+LISTENERS marks a listener that conflicts with an earlier one (Conflicted).
 -o dot|mermaid labels the policies with the same cells.`,
 		Example: `  # The access policies of the shipped examples: admission, enforcement,
   # file and line

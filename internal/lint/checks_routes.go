@@ -125,6 +125,10 @@ func originsByRef(ctx *Context) map[topology.Ref]snapshot.Origin {
 		for _, r := range ctx.Snapshot.HTTPRoutes {
 			m[topology.HTTPRouteRef(r.Namespace, r.Name)] = r.Origin
 		}
+		// A ListenerSet listener's allowedRoutes selector problem names the ListenerSet.
+		for _, ls := range ctx.Snapshot.ListenerSets {
+			m[topology.Ref{Group: gwapiv1.GroupName, Kind: "ListenerSet", Namespace: ls.Namespace, Name: ls.Name}] = ls.Origin
+		}
 		return m
 	})
 }

@@ -93,6 +93,7 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 			"AGP104 HTTPRoute tools/fires-re2 spec.rules[0].matches[0].path.value @AGP104.yaml:33",
 			"AGP104 HTTPRoute tools/fires-re2 spec.rules[0].matches[1].path.value @AGP104.yaml:36",
 			"AGP104 HTTPRoute tools/fires-re2 spec.rules[0].matches[1].headers[0].value @AGP104.yaml:38",
+			"AGP104 ListenerSet tools/fires-set spec.listeners[0].allowedRoutes.namespaces.selector @AGP104.yaml:88",
 		},
 		"AGP105": {
 			"AGP105 XAccessPolicy tools/fires spec.rules[0].source.spiffe @AGP105.yaml:16",
@@ -185,6 +186,15 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 		"AGP210": {"AGP210 XAccessPolicy infra/fires spec.targetRefs[0] @AGP210.yaml:21"},
 		"AGP212": {"AGP212 AuthPolicy infra/fires spec.targetRef @AGP212.yaml:8"},
 		"AGP213": {"AGP213 AuthPolicy shop/fires spec.defaults.rules.authentication.app-keys.apiKey @AGP213.yaml:32"},
+		"AGP214": {
+			"AGP214 ListenerSet tools/fires spec.parentRef @AGP214.yaml:21",
+			"AGP214 ListenerSet infra/fires-missing spec.parentRef @AGP214.yaml:29",
+			"AGP214 ListenerSet infra/fires-reference spec.parentRef @AGP214.yaml:37",
+		},
+		"AGP215": {
+			"AGP215 ListenerSet tools/fires spec.listeners[1] @AGP215.yaml:33",
+			"AGP215 ListenerSet tools/fires spec.listeners[2] @AGP215.yaml:34",
+		},
 		"AGP209": {"AGP209 XAccessPolicy tools/fires spec.rules[0].source.serviceAccount @AGP209.yaml:21"},
 		"AGP409": {
 			"AGP409 XAccessPolicy infra/fires-alone spec @AGP409.yaml:6",

@@ -93,6 +93,9 @@ type Computed struct {
 	Enforcement func(*snapshot.AuthPolicy) State
 	// ListenerSetAccepted is a ListenerSet's ACCEPTED cell: whether its Gateway takes it.
 	ListenerSetAccepted func(*snapshot.ListenerSet) State
+	// ListenerConflicts are a ListenerSet's listeners that conflict with an earlier
+	// listener of the Gateway (by name, with why): LISTENERS marks them (Conflicted).
+	ListenerConflicts func(*snapshot.ListenerSet) map[string]string
 }
 
 // State is what another stage computed about one object.
@@ -165,9 +168,17 @@ func listenerSetView(s *snapshot.Snapshot, sel Selector, wide bool, c Computed) 
 		if !sel.match(ls.ObjectMeta) {
 			continue
 		}
+		var conflicts map[string]string
+		if c.ListenerConflicts != nil {
+			conflicts = c.ListenerConflicts(ls)
+		}
 		var listeners []string
 		for _, l := range ls.Spec.Listeners {
-			listeners = append(listeners, fmt.Sprintf("%s:%s/%d", l.Name, l.Protocol, l.Port))
+			cell := fmt.Sprintf("%s:%s/%d", l.Name, l.Protocol, l.Port)
+			if conflicts[string(l.Name)] != "" {
+				cell += "(Conflicted)"
+			}
+			listeners = append(listeners, cell)
 		}
 		p := ls.Spec.ParentRef
 		ns := ls.Namespace
@@ -471,6 +482,7 @@ func ComputedFrom(st *effective.Statuses) Computed {
 			reason, _, _ := strings.Cut(lst.Reason, ":")
 			return State{Cell: "False(" + reason + ")", Detail: lst.Reason}
 		}
+		c.ListenerConflicts = func(ls *snapshot.ListenerSet) map[string]string { return st.ListenerSets[ls].Conflicts }
 	}
 	if st.AuthPolicy != nil {
 		c.Enforcement = func(p *snapshot.AuthPolicy) State {

@@ -412,13 +412,6 @@ func BuildGraph(s *snapshot.Snapshot) *Graph {
 			}
 		}
 	}
-	for _, st := range g.ListenerSetStatuses() {
-		if !st.Accepted {
-			ls := st.ListenerSet
-			g.problem(Ref{Group: gwapiv1.GroupName, Kind: "ListenerSet", Namespace: ls.Namespace, Name: ls.Name}, ls.Source, "spec.parentRef",
-				"ListenerSet not attached, its listeners carry no traffic: "+st.Reason)
-		}
-	}
 	sort.SliceStable(g.problems, func(i, j int) bool {
 		a, b := g.problems[i], g.problems[j]
 		if a.Object != b.Object {

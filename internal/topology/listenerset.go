@@ -71,6 +71,9 @@ type ListenerSetStatus struct {
 	// Reason is "Accepted", or "NotAllowed: …" / "ParentNotFound: …" /
 	// "NotSupported: …" with the detail.
 	Reason string
+	// Conflicts are the listeners (by their name in the ListenerSet) that conflict with
+	// an earlier listener of the Gateway (Conflicted=True, Accepted=False), with why.
+	Conflicts map[string]string
 }
 
 // ListenerSetStatuses says, for every ListenerSet of the input, whether its Gateway takes
@@ -96,6 +99,14 @@ func (g *Graph) ListenerSetStatuses() []ListenerSetStatus {
 				st.Reason = "NotAllowed: " + why
 			} else {
 				st.Accepted, st.Reason = true, ReasonAccepted
+				for _, sl := range g.ListenerSetListeners(st.Gateway) {
+					if sl.ListenerSet == ls && sl.Conflict != "" {
+						if st.Conflicts == nil {
+							st.Conflicts = map[string]string{}
+						}
+						st.Conflicts[string(sl.Entry.Name)] = sl.Conflict
+					}
+				}
 			}
 		}
 		out = append(out, st)
@@ -191,7 +202,7 @@ func (g *Graph) listenerSetInfos(gw *snapshot.Gateway, plane GatewayDataPlane, o
 			li.named = li
 			for _, prev := range out {
 				if why := conflict(prev, li); why != "" && li.notProgrammed == "" {
-					li.notProgrammed = why
+					li.notProgrammed, li.conflicted = why, true
 					break
 				}
 			}
@@ -249,6 +260,9 @@ type SetListener struct {
 	Name        string
 	ListenerSet *snapshot.ListenerSet
 	Entry       gwapiv1.ListenerEntry
+	// Conflict says why the listener conflicts with an earlier one of the Gateway or
+	// an older ListenerSet (status condition Conflicted=True, Accepted=False), or "".
+	Conflict string
 }
 
 // ListenerSetListeners are the listeners the ListenerSets attached to a Gateway add, in
@@ -258,10 +272,17 @@ func (g *Graph) ListenerSetListeners(gw Ref) []SetListener {
 	if gi == nil {
 		return nil
 	}
+	conflicts := map[string]string{}
+	for _, li := range gi.listeners {
+		if li.conflicted {
+			conflicts[li.name] = li.notProgrammed
+		}
+	}
 	var out []SetListener
 	for _, ls := range g.attachedListenerSets(gi.gw, gi.plane) {
 		for _, l := range ls.Spec.Listeners {
-			out = append(out, SetListener{Name: ListenerSetListenerName(ls, string(l.Name)), ListenerSet: ls, Entry: l})
+			name := ListenerSetListenerName(ls, string(l.Name))
+			out = append(out, SetListener{Name: name, ListenerSet: ls, Entry: l, Conflict: conflicts[name]})
 		}
 	}
 	return out

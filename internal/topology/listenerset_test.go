@@ -28,6 +28,18 @@ func TestListenerSets(t *testing.T) {
 		if !strings.HasPrefix(st.Reason, want[k]) || want[k] == "" {
 			t.Errorf("%s: %q, want %q", k, st.Reason, want[k])
 		}
+		// Only extra's clash listener is Conflicted (with the Gateway's own "main").
+		var conflicted []string
+		for name, why := range st.Conflicts {
+			conflicted = append(conflicted, name+": "+why)
+		}
+		wantConflicted := 0
+		if k == "infra/extra" {
+			wantConflicted = 1
+		}
+		if len(conflicted) != wantConflicted || (wantConflicted == 1 && !strings.Contains(st.Conflicts["clash"], "HostnameConflict")) {
+			t.Errorf("%s: conflicts %v, want %d (clash: HostnameConflict)", k, conflicted, wantConflicted)
+		}
 	}
 	// The conflicting listener yields to the Gateway's own, which keeps its routes.
 	var clash string
