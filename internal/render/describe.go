@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -186,8 +187,7 @@ func describeListeners(w io.Writer, ls []describe.Listener, st Styler) {
 		fmt.Fprintln(w, "  <none>")
 		return
 	}
-	tw := printers.GetNewTabWriter(w)
-	fmt.Fprintln(tw, "  NAME\tPORT\tPROTOCOL\tHOSTNAME\tTLS\tMTLS\tROUTES\tPROGRAMMED")
+	tab := &Table{Header: []string{"NAME", "PORT", "PROTOCOL", "HOSTNAME", "TLS", "MTLS", "ROUTES", "PROGRAMMED"}}
 	for _, l := range ls {
 		host, tls, prog := l.Hostname, l.TLS, "True"
 		if host == "" {
@@ -199,10 +199,9 @@ func describeListeners(w io.Writer, ls []describe.Listener, st Styler) {
 		if !l.Programmed {
 			prog = "False"
 		}
-		fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\t%s\t%d\t%s\n", printers.EscapeTerminal(l.Name), l.Port, l.Protocol,
-			printers.EscapeTerminal(host), tls, l.MTLS, l.AttachedRoutes, prog)
+		tab.Rows = append(tab.Rows, []string{l.Name, strconv.Itoa(int(l.Port)), l.Protocol, host, tls, l.MTLS, strconv.Itoa(int(l.AttachedRoutes)), prog})
 	}
-	_ = tw.Flush()
+	_ = tab.indentedText(w, "  ")
 	for _, l := range ls {
 		if l.ListenerSet != "" {
 			line(w, "  "+st.Dim("listener "+printers.EscapeTerminal(l.Name)+" comes from ListenerSet "+printers.EscapeTerminal(l.ListenerSet)))
