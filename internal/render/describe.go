@@ -542,9 +542,9 @@ type describeList struct {
 	Items      []describeDoc `json:"items"`
 }
 
-// DescribeDocument writes the views as JSON or YAML (format "json" or "yaml"): one
+// DescribeDocument writes the views as the document format names (json or yaml): one
 // Description when single, else a DescriptionList.
-func DescribeDocument(w io.Writer, views []*describe.View, format string, single bool) error {
+func DescribeDocument(w io.Writer, views []*describe.View, format Format, single bool) error {
 	var doc any
 	if single && len(views) == 1 {
 		doc = describeDoc{DescribeAPIVersion, "Description", views[0]}
@@ -555,12 +555,5 @@ func DescribeDocument(w io.Writer, views []*describe.View, format string, single
 		}
 		doc = l
 	}
-	return writeDoc(w, doc, format)
-}
-
-func writeDoc(w io.Writer, doc any, format string) error {
-	if format == "yaml" {
-		return YAML(w, doc)
-	}
-	return JSON(w, doc)
+	return format.Encode(w, doc)
 }
