@@ -196,3 +196,28 @@ func TestWidthFollowsTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestGetFitsOnlyTerminals: in an 80-column terminal get cuts the LISTENERS cell (not
+// the names) to fit; piped, whatever COLUMNS says, it prints every cell whole, as
+// kubectl does, for scripts to read.
+func TestGetFitsOnlyTerminals(t *testing.T) {
+	t.Chdir("../..")
+	render.Now = func() timeT { return fixedNow }
+	defer func() { render.Now = realNow }()
+	defer func() { outputWidth, outputTerminal = render.Width, render.IsTerminal }()
+	outputWidth = func(io.Writer) int { return 80 }
+	for _, terminal := range []bool{true, false} {
+		outputTerminal = func(io.Writer) bool { return terminal }
+		out, errOut, code := runDecide(t, "", "get", "gateways", "-A", "-f", "testdata/examples")
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		whole := strings.Contains(out, "https:HTTPS/443,http:HTTP/80")
+		if terminal == whole || !strings.Contains(out, "infra       edge") {
+			t.Errorf("terminal %v: cells whole %v:\n%s", terminal, whole, out)
+		}
+		if terminal && !strings.Contains(out, "…") {
+			t.Errorf("terminal: no cut cell:\n%s", out)
+		}
+	}
+}
