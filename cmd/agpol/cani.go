@@ -45,7 +45,7 @@ func (w *whatifFlags) completeWhatif() error {
 	return err
 }
 
-func (w *whatifFlags) addWhatif(a *app, cmd *cobra.Command, formats ...string) {
+func (w *whatifFlags) addWhatif(a *app, cmd *cobra.Command, formats ...render.Format) {
 	w.add(cmd, formats...)
 	f := cmd.Flags()
 	f.StringVar(&w.tools, "tools", "", "tools inventory (JSON): a saved MCP tools/list response per backend, see docs/tools-inventory.md")

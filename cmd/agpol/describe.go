@@ -18,7 +18,7 @@ type describeOptions struct {
 	semantics   string
 	trustDomain string
 	color       string
-	output      string
+	output      render.Format
 
 	// Completed: the kind, the semantics, and the object named ([namespace, name];
 	// nil without NAME: every object of the kind in namespace, "" for every namespace).

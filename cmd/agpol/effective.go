@@ -35,7 +35,7 @@ type effectiveAuthPolicyOptions struct {
 	target   string
 	gateway  string
 	listener string
-	output   string
+	output   render.Format
 	// color is accepted for consistency: effective's output is not coloured.
 	color string
 

@@ -23,7 +23,7 @@ type decideFlags struct {
 	load        loadFlags
 	semantics   string
 	trustDomain string
-	output      string
+	output      render.Format
 	color       string
 	// namespace is the namespace of NAMEs given without one (-n, else "default").
 	namespace string
@@ -43,7 +43,7 @@ func (d *decideFlags) complete() error {
 }
 
 // add adds the shared flags; formats are the -o values, the first the default.
-func (d *decideFlags) add(cmd *cobra.Command, formats ...string) {
+func (d *decideFlags) add(cmd *cobra.Command, formats ...render.Format) {
 	// Decisions need the whole topology: every namespace is read, so no -A.
 	d.load.addInputFlags(cmd)
 	f := cmd.Flags()

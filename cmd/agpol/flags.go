@@ -13,36 +13,48 @@ import (
 )
 
 // enumValue is a flag that takes one of a fixed set of values: a wrong value is a usage
-// error when the flag is parsed, help lists the values, and completion offers them.
-type enumValue struct {
-	value   *string
-	allowed []string
+// error when the flag is parsed, help lists the values, and completion offers them. T
+// is the value's type: a string, or a typed value such as render.Format, so that the
+// value is chosen once, when the flag is parsed.
+type enumValue[T ~string] struct {
+	value   *T
+	allowed []T
 	// what names the value in the error ("output format").
 	what string
 }
 
-func (e *enumValue) String() string { return *e.value }
-func (e *enumValue) Type() string   { return "string" }
-func (e *enumValue) Set(v string) error {
+func (e *enumValue[T]) String() string { return string(*e.value) }
+func (e *enumValue[T]) Type() string   { return "string" }
+func (e *enumValue[T]) Set(v string) error {
 	for _, a := range e.allowed {
-		if v == a {
-			*e.value = v
+		if v == string(a) {
+			*e.value = a
 			return nil
 		}
 	}
-	return fmt.Errorf("unknown %s %q: use %s", e.what, v, strings.Join(e.allowed, ", "))
+	return fmt.Errorf("unknown %s %q: use %s", e.what, v, joinValues(e.allowed))
+}
+
+func joinValues[T ~string](values []T) string {
+	s := make([]string, len(values))
+	for i, v := range values {
+		s[i] = string(v)
+	}
+	return strings.Join(s, ", ")
 }
 
 // addEnumFlag adds flag name (shorthand short, "" for none) to cmd, set to def.
-func addEnumFlag(cmd *cobra.Command, p *string, name, short, def, what, usage string, allowed []string) {
+func addEnumFlag[T ~string](cmd *cobra.Command, p *T, name, short string, def T, what, usage string, allowed []T) {
 	*p = def
-	cmd.Flags().VarP(&enumValue{value: p, allowed: allowed, what: what}, name, short,
-		usage+": "+strings.Join(allowed, ", "))
-	_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(allowed, cobra.ShellCompDirectiveNoFileComp))
+	cmd.Flags().VarP(&enumValue[T]{value: p, allowed: allowed, what: what}, name, short,
+		usage+": "+joinValues(allowed))
+	completions := strings.Split(joinValues(allowed), ", ")
+	_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(completions, cobra.ShellCompDirectiveNoFileComp))
 }
 
-// addOutputFlag adds -o/--output with the given formats; the first is the default.
-func addOutputFlag(cmd *cobra.Command, p *string, formats ...string) {
+// addOutputFlag adds -o/--output with the given formats; the first is the default. The
+// format is typed when the flag is parsed: the command hands it to its render function.
+func addOutputFlag(cmd *cobra.Command, p *render.Format, formats ...render.Format) {
 	addEnumFlag(cmd, p, "output", "o", formats[0], "output format", "output format", formats)
 }
 

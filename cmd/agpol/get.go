@@ -237,8 +237,17 @@ func (a *app) runGet(o *getOptions, s *snapshot.Snapshot) error {
 	return render.Get(render.GetOutput{
 		Out: a.streams.Out, ErrOut: a.streams.ErrOut,
 		Kinds: o.kinds, Selector: sel, Wide: o.output() == "wide", Computed: computed,
-		Printer: o.printer, NoHeaders: *o.print.NoHeaders,
+		Printer: o.printer, NoHeaders: *o.print.NoHeaders, Width: o.tableWidth(a),
 		JSON: strings.ToLower(o.output()) == "json", ShowManagedFields: o.print.JSONYamlPrintFlags.ShowManagedFields,
 		ReadNamespace: o.load.readNamespace, FromFiles: len(o.load.files) > 0 && !o.load.live,
 	}, s)
+}
+
+// tableWidth is the width get's tables fit: the terminal's (not with -o wide, wide by
+// design as kubectl's); 0, no limit, when the output is not a terminal.
+func (o *getOptions) tableWidth(a *app) int {
+	if o.output() == "wide" || !outputTerminal(a.streams.Out) {
+		return 0
+	}
+	return render.TextWidth
 }

@@ -18,7 +18,7 @@ import (
 type lintOptions struct {
 	a              *app
 	load           loadFlags
-	output         string
+	output         render.Format
 	failOn         string
 	only, skip     []string
 	config         string

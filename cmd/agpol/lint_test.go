@@ -65,7 +65,8 @@ func TestLintExitCodes(t *testing.T) {
 		{"files as arguments and -f", []string{"-f", base, lintData + "/checks/AGP404.yaml"}, exitOK},
 		{"missing file as argument", []string{filepath.Join(dir, "missing.yaml")}, exitUsage},
 	}
-	for _, format := range lintout.Formats {
+	for _, f := range lintout.Formats {
+		format := string(f)
 		for _, tt := range tests {
 			t.Run(format+"/"+tt.name, func(t *testing.T) {
 				args := append([]string{"lint", "-o", format}, tt.args...)

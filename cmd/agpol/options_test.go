@@ -116,7 +116,7 @@ func TestNewCmdExplain(t *testing.T) {
 		return r
 	}
 	view := func(o *explainOptions) any {
-		return explainView{Namespace: o.namespace, Output: o.output, Color: o.color, TrustDomain: o.trustDomain, Sems: semanticsNames(o.sems), Req: o.req}
+		return explainView{Namespace: o.namespace, Output: string(o.output), Color: o.color, TrustDomain: o.trustDomain, Sems: semanticsNames(o.sems), Req: o.req}
 	}
 	at := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 	runArgvCases(t, []argvCase{
@@ -185,7 +185,7 @@ requests:
 		t.Fatal(err)
 	}
 	view := func(o *simulateOptions) any {
-		v := simulateView{Namespace: o.namespace, Output: o.output, TrustDomain: o.trustDomain, Requests: o.requests}
+		v := simulateView{Namespace: o.namespace, Output: string(o.output), TrustDomain: o.trustDomain, Requests: o.requests}
 		for _, r := range o.rf.Requests {
 			v.Gateways = append(v.Gateways, r.Gateway.String())
 		}
@@ -258,7 +258,7 @@ type describeView struct {
 
 func TestNewCmdDescribe(t *testing.T) {
 	view := func(o *describeOptions) any {
-		return describeView{Kind: o.kind, Namespace: o.namespace, Output: o.output, Color: o.color, Semantics: o.sem.Name, TrustDomain: o.trustDomain, Name: o.name}
+		return describeView{Kind: o.kind, Namespace: o.namespace, Output: string(o.output), Color: o.color, Semantics: o.sem.Name, TrustDomain: o.trustDomain, Name: o.name}
 	}
 	runArgvCases(t, []argvCase{
 		{argv: []string{"describe", "gateway", "infra/edge"},
@@ -286,7 +286,7 @@ type effectiveView struct {
 
 func TestNewCmdEffectiveAuthPolicy(t *testing.T) {
 	view := func(o *effectiveAuthPolicyOptions) any {
-		return effectiveView{Query: o.query, Namespace: o.namespace, Output: o.output, Color: o.color, Gateway: o.gateway, Listener: o.listener,
+		return effectiveView{Query: o.query, Namespace: o.namespace, Output: string(o.output), Color: o.color, Gateway: o.gateway, Listener: o.listener,
 			Target: o.target, WholeCluster: o.load.wholeCluster, FilesNamespace: o.load.namespace, SourceName: o.load.sourceName()}
 	}
 	runArgvCases(t, []argvCase{
@@ -327,7 +327,7 @@ func TestNewCmdCanI(t *testing.T) {
 	t.Chdir("../..") // testdata/whatif/tools.json
 	view := func(o *canIOptions) any {
 		return canIView{Caller: o.caller, List: o.list, Op: o.op, Filter: o.filter, Ext: o.ext, Inventory: o.inv != nil,
-			Output: o.output, Color: o.color, Sems: strings.Join(semNames(o.sems), ",")}
+			Output: string(o.output), Color: o.color, Sems: strings.Join(semNames(o.sems), ",")}
 	}
 	billing := mustIdentity(t, "sa:agents/billing")
 	runArgvCases(t, []argvCase{
@@ -369,7 +369,7 @@ type whoCanView struct {
 
 func TestNewCmdWhoCan(t *testing.T) {
 	view := func(o *whoCanOptions) any {
-		v := whoCanView{Op: o.op, Filter: o.filter, Output: o.output}
+		v := whoCanView{Op: o.op, Filter: o.filter, Output: string(o.output)}
 		for _, p := range o.people {
 			v.Personas = append(v.Personas, p.Name)
 		}
@@ -407,7 +407,7 @@ type matrixView struct {
 
 func TestNewCmdMatrix(t *testing.T) {
 	view := func(o *matrixOptions) any {
-		return matrixView{Filter: o.filter, Ungroup: o.ungroup, Output: o.output, Color: o.color}
+		return matrixView{Filter: o.filter, Ungroup: o.ungroup, Output: string(o.output), Color: o.color}
 	}
 	runArgvCases(t, []argvCase{
 		{argv: []string{"matrix"}, want: matrixView{Output: "table", Color: "auto"}},
@@ -460,7 +460,7 @@ func TestNewCmdLint(t *testing.T) {
 		t.Fatal(err)
 	}
 	view := func(o *lintOptions) any {
-		return lintView{Files: o.load.files, Threshold: o.threshold, Checks: len(o.checks), Explain: o.explain, Output: o.output, Color: o.color,
+		return lintView{Files: o.load.files, Threshold: o.threshold, Checks: len(o.checks), Explain: o.explain, Output: string(o.output), Color: o.color,
 			List: o.list, Config: o.cfg != nil, NoCache: o.noCache}
 	}
 	runArgvCases(t, []argvCase{
@@ -486,7 +486,7 @@ func TestNewCmdLint(t *testing.T) {
 type versionView struct{ Output, Color string }
 
 func TestNewCmdVersion(t *testing.T) {
-	view := func(o *versionOptions) any { return versionView{Output: o.output, Color: o.color} }
+	view := func(o *versionOptions) any { return versionView{Output: string(o.output), Color: o.color} }
 	runArgvCases(t, []argvCase{
 		{argv: []string{"version"}, want: versionView{Output: "text", Color: "auto"}},
 		{argv: []string{"version", "-o", "json", "--color", "never"}, want: versionView{Output: "json", Color: "never"}},

@@ -39,6 +39,10 @@ const exitCodesHelp = `Exit codes:
 // 100 columns when piped); tests replace it.
 var outputWidth = render.Width
 
+// outputTerminal tells whether standard output is a terminal (get fits its tables to
+// the width only there); tests replace it.
+var outputTerminal = render.IsTerminal
+
 // usageError marks a command-line mistake (exit 2, with a hint to read --help).
 type usageError struct{ err error }
 

@@ -47,8 +47,8 @@ func TestSimulateStreamsSameBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, format := range []string{"text", "json", "yaml", "junit"} {
-			t.Run(filepath.Base(reqFile)+" "+format, func(t *testing.T) {
+		for _, format := range []render.Format{"text", "json", "yaml", "junit"} {
+			t.Run(filepath.Base(reqFile)+" "+string(format), func(t *testing.T) {
 				rf, err := explain.ParseRequestFile(reqFile, data, "default")
 				if err != nil {
 					t.Fatal(err)
@@ -75,7 +75,7 @@ func TestSimulateStreamsSameBytes(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, errOut, code := runDecide(t, "", "simulate", "-f", "testdata/examples", "--requests", reqFile, "--semantics", "all", "-o", format)
+				got, errOut, code := runDecide(t, "", "simulate", "-f", "testdata/examples", "--requests", reqFile, "--semantics", "all", "-o", string(format))
 				if code == exitUsage {
 					t.Fatalf("exit %d: %s", code, errOut)
 				}

@@ -233,7 +233,7 @@ func TestSimulateDetailSameOutput(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					for _, out := range []string{"text", "junit"} {
+					for _, out := range []render.Format{"text", "junit"} {
 						brief, err := explain.New(s, ss, rf.TrustDomain).SimulateWith(rf.Requests, render.SimulateDetail(out))
 						if err != nil {
 							t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 
 type versionOptions struct {
 	a      *app
-	output string
+	output render.Format
 	// color is accepted for consistency: version prints no colour.
 	color string
 }

@@ -79,8 +79,9 @@ func TestGetAccessPoliciesFitWidth(t *testing.T) {
 }
 
 // TestEveryCommandFitsWidth: the text output of every command on the shipped examples fits
-// a 100-column terminal: get (each kind, kubectl's default columns; -o wide is wide by
-// design, as in kubectl), describe (each kind), explain and simulate (each semantics),
+// an 80-, 100- and 120-column terminal (tables break long names in their cells, get's
+// tables cut the cells of columns that are not names with "…"): get (each kind,
+// kubectl's default columns; -o wide is wide by design, as in kubectl), describe (each kind), explain and simulate (each semantics),
 // effective, can-i (--list for every caller, with every semantics), who-can, matrix, diff,
 // lint --list and --explain of every check, version, and --help of every command. Not
 // covered: lint's findings, one line each (file:line:col: …) for editors and CI logs to parse.
@@ -129,16 +130,14 @@ func TestEveryCommandFitsWidth(t *testing.T) {
 			add("lint", "--explain", f)
 		}
 	}
-	defer func() { outputWidth = render.Width }()
+	defer func() { outputWidth, outputTerminal = render.Width, render.IsTerminal }()
+	outputTerminal = func(io.Writer) bool { return true }
 	for _, width := range []int{80, 100, 120} {
 		outputWidth = func(io.Writer) int { return width }
 		for _, args := range cases {
-			if width != 100 && (args[0] == "get" || slices.Contains(args, "--help")) {
-				// get: kubectl's columns, wrapped by no one (as kubectl's); --help: cobra's
-				// command list and usage line are not wrapped (its prose is: TestHelpReflows).
-				continue
-			}
-			if width < 100 && wholeNameTable(args) {
+			if width != 100 && slices.Contains(args, "--help") {
+				// --help: cobra's command list and usage line are not wrapped (its prose
+				// is: TestHelpReflows).
 				continue
 			}
 			t.Run(fmt.Sprintf("%d/%s", width, strings.Join(args, " ")), func(t *testing.T) {
@@ -154,20 +153,6 @@ func TestEveryCommandFitsWidth(t *testing.T) {
 			})
 		}
 	}
-}
-
-// wholeNameTable: the commands whose tables are rows of whole names (gateway, listener,
-// kind, method, rule), as wide as their longest names: can-i --list, matrix, who-can
-// with every semantics, effective authpolicy's policy table, describe's listener table.
-// In an 80-column terminal they are wider, as kubectl's tables are; their words are
-// never broken.
-func wholeNameTable(args []string) bool {
-	switch {
-	case args[0] == "can-i" && slices.Contains(args, "--list"), args[0] == "matrix", args[0] == "effective",
-		args[0] == "who-can" && slices.Contains(args, "all"), args[0] == "describe" && args[1] == "gateways":
-		return true
-	}
-	return false
 }
 
 // TestWidthFollowsTerminal: the text of explain (a tree), simulate and can-i --list fills
@@ -208,6 +193,31 @@ func TestWidthFollowsTerminal(t *testing.T) {
 				}
 				decideGolden(t, filepath.Join("testdata/whatif/golden/width", fmt.Sprintf("%s-%d.txt", tc.name, width)), out)
 			})
+		}
+	}
+}
+
+// TestGetFitsOnlyTerminals: in an 80-column terminal get cuts the LISTENERS cell (not
+// the names) to fit; piped, whatever COLUMNS says, it prints every cell whole, as
+// kubectl does, for scripts to read.
+func TestGetFitsOnlyTerminals(t *testing.T) {
+	t.Chdir("../..")
+	render.Now = func() timeT { return fixedNow }
+	defer func() { render.Now = realNow }()
+	defer func() { outputWidth, outputTerminal = render.Width, render.IsTerminal }()
+	outputWidth = func(io.Writer) int { return 80 }
+	for _, terminal := range []bool{true, false} {
+		outputTerminal = func(io.Writer) bool { return terminal }
+		out, errOut, code := runDecide(t, "", "get", "gateways", "-A", "-f", "testdata/examples")
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		whole := strings.Contains(out, "https:HTTPS/443,http:HTTP/80")
+		if terminal == whole || !strings.Contains(out, "infra       edge") {
+			t.Errorf("terminal %v: cells whole %v:\n%s", terminal, whole, out)
+		}
+		if terminal && !strings.Contains(out, "…") {
+			t.Errorf("terminal: no cut cell:\n%s", out)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -143,11 +142,11 @@ func AuthPolicyText(w io.Writer, paths []*authpolicy.PathResult, res *authpolicy
 		fmt.Fprintln(w, "AuthPolicies kuadrant.io/v1: none in the input")
 	} else {
 		fmt.Fprintln(w, "AuthPolicies:")
-		tab := &Table{Header: []string{"  POLICY", "TARGET", "MODE", "ENFORCEMENT", "OVERRIDDEN-BY"}}
+		tab := &Table{Header: []string{"POLICY", "TARGET", "MODE", "ENFORCEMENT", "OVERRIDDEN-BY"}}
 		for _, pr := range res.Policies {
-			tab.Rows = append(tab.Rows, []string{"  " + pr.Ref, pr.Policy.Target.String(), pr.Policy.Describe(), pr.Enforcement, Join(pr.Displacers())})
+			tab.Rows = append(tab.Rows, []string{pr.Ref, pr.Policy.Target.String(), pr.Policy.Describe(), pr.Enforcement, Join(pr.Displacers())})
 		}
-		if err := tab.Write(w, false); err != nil {
+		if err := tab.indentedText(w, "  "); err != nil {
 			return err
 		}
 	}
@@ -181,9 +180,9 @@ func writeAuthPolicyPath(w io.Writer, p *authpolicy.PathResult, indent string) e
 	fmt.Fprintln(w, indent+"  policies (least → most specific):")
 	tab := &Table{}
 	for _, pol := range e.Policies {
-		tab.Rows = append(tab.Rows, []string{indent + "    " + pol.Ref, pol.Target.String(), pol.Describe()})
+		tab.Rows = append(tab.Rows, []string{pol.Ref, pol.Target.String(), pol.Describe()})
 	}
-	if err := tab.Write(w, true); err != nil {
+	if err := tab.indentedText(w, indent+"    "); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, indent+"  effective:")
@@ -197,15 +196,8 @@ func writeAuthPolicyPath(w io.Writer, p *authpolicy.PathResult, indent string) e
 			rows.Rows = append(rows.Rows, []string{g, r.Name, from})
 		}
 	}
-	// tablewriter wraps the last cell within 100 columns; the indent goes before each line.
-	var b bytes.Buffer
-	if err := rows.Text(&b, TextWidth-len(indent)-4); err != nil {
+	if err := rows.indentedText(w, indent+"    "); err != nil {
 		return err
-	}
-	for _, l := range strings.SplitAfter(b.String(), "\n") {
-		if l != "" {
-			fmt.Fprint(w, indent+"    "+l)
-		}
 	}
 	if len(e.Lost) > 0 {
 		fmt.Fprintln(w, indent+"  lost:")

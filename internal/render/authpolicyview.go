@@ -9,9 +9,8 @@ import (
 
 // EffectiveAuthPolicy writes the view of `agpol effective authpolicy`: a report for
 // json and yaml, else the text of the paths and then of the v1beta2 policies.
-func EffectiveAuthPolicy(w io.Writer, format string, s *snapshot.Snapshot, v *authpolicy.TargetView) error {
-	switch format {
-	case "json", "yaml":
+func EffectiveAuthPolicy(w io.Writer, format Format, s *snapshot.Snapshot, v *authpolicy.TargetView) error {
+	if format.Document() {
 		rep := NewAuthPolicyReport(v.Paths, v.Result)
 		rep.V1beta2 = v.V1beta2
 		return Report(w, format, rep, CompletenessOf(s))

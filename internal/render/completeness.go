@@ -63,12 +63,9 @@ func (x *Completeness) SetCompleteness(c Completeness) { *x = c }
 // CompletenessSetter is a report that embeds Completeness.
 type CompletenessSetter interface{ SetCompleteness(Completeness) }
 
-// Report writes rep as JSON (format "json") or YAML (any other format) after recording
-// in it the completeness c.
-func Report(w io.Writer, format string, rep CompletenessSetter, c Completeness) error {
+// Report writes rep as the document format names (json or yaml) after recording in it
+// the completeness c.
+func Report(w io.Writer, format Format, rep CompletenessSetter, c Completeness) error {
 	rep.SetCompleteness(c)
-	if format == "json" {
-		return JSON(w, rep)
-	}
-	return YAML(w, rep)
+	return format.Encode(w, rep)
 }

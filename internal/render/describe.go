@@ -3,10 +3,10 @@ package render
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/agpol/agpol/internal/describe"
 	"github.com/agpol/agpol/internal/effective"
@@ -186,8 +186,7 @@ func describeListeners(w io.Writer, ls []describe.Listener, st Styler) {
 		fmt.Fprintln(w, "  <none>")
 		return
 	}
-	tw := printers.GetNewTabWriter(w)
-	fmt.Fprintln(tw, "  NAME\tPORT\tPROTOCOL\tHOSTNAME\tTLS\tMTLS\tROUTES\tPROGRAMMED")
+	tab := &Table{Header: []string{"NAME", "PORT", "PROTOCOL", "HOSTNAME", "TLS", "MTLS", "ROUTES", "PROGRAMMED"}}
 	for _, l := range ls {
 		host, tls, prog := l.Hostname, l.TLS, "True"
 		if host == "" {
@@ -199,10 +198,9 @@ func describeListeners(w io.Writer, ls []describe.Listener, st Styler) {
 		if !l.Programmed {
 			prog = "False"
 		}
-		fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\t%s\t%d\t%s\n", EscapeTerminal(l.Name), l.Port, l.Protocol,
-			EscapeTerminal(host), tls, l.MTLS, l.AttachedRoutes, prog)
+		tab.Rows = append(tab.Rows, []string{l.Name, strconv.Itoa(int(l.Port)), l.Protocol, host, tls, l.MTLS, strconv.Itoa(int(l.AttachedRoutes)), prog})
 	}
-	_ = tw.Flush()
+	_ = tab.indentedText(w, "  ")
 	for _, l := range ls {
 		if l.ListenerSet != "" {
 			line(w, "  "+st.Dim("listener "+EscapeTerminal(l.Name)+" comes from ListenerSet "+EscapeTerminal(l.ListenerSet)))
@@ -543,9 +541,9 @@ type describeList struct {
 	Items      []describeDoc `json:"items"`
 }
 
-// DescribeDocument writes the views as JSON or YAML (format "json" or "yaml"): one
+// DescribeDocument writes the views as the document format names (json or yaml): one
 // Description when single, else a DescriptionList.
-func DescribeDocument(w io.Writer, views []*describe.View, format string, single bool) error {
+func DescribeDocument(w io.Writer, views []*describe.View, format Format, single bool) error {
 	var doc any
 	if single && len(views) == 1 {
 		doc = describeDoc{DescribeAPIVersion, "Description", views[0]}
@@ -556,12 +554,5 @@ func DescribeDocument(w io.Writer, views []*describe.View, format string, single
 		}
 		doc = l
 	}
-	return writeDoc(w, doc, format)
-}
-
-func writeDoc(w io.Writer, doc any, format string) error {
-	if format == "yaml" {
-		return YAML(w, doc)
-	}
-	return JSON(w, doc)
+	return format.Encode(w, doc)
 }

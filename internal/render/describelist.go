@@ -10,7 +10,7 @@ import (
 // DescribeOutput is where and how agpol describe writes its views.
 type DescribeOutput struct {
 	Out, ErrOut io.Writer
-	Format      string // text, json or yaml
+	Format      Format // text, json or yaml
 	Color       ColorMode
 	// Named is true when one object was named (a document of one view); Namespace is
 	// the namespace listed otherwise ("" for every namespace).
@@ -30,7 +30,7 @@ func Describe(o DescribeOutput, views []*describe.View) error {
 		}
 	}
 	w := o.Out
-	if o.Format != "text" {
+	if o.Format.Document() {
 		return DescribeDocument(w, views, o.Format, o.Named)
 	}
 	st := Styler{Color: UseColor(o.Color, w)}

@@ -25,6 +25,10 @@ type GetOutput struct {
 	// Printer prints the objects themselves (kubectl's formats); nil for the tables.
 	Printer   printers.ResourcePrinter
 	NoHeaders bool
+	// Width is the terminal's width the tables are fitted to (Table.WriteFit); 0 when
+	// the output is not a terminal, where kubectl's columns are printed whole for
+	// scripts to read.
+	Width int
 	// JSON is -o json: the List is written an object at a time, the same bytes as the
 	// printer's (ShowManagedFields is its --show-managed-fields).
 	JSON, ShowManagedFields bool
@@ -104,7 +108,7 @@ func Get(o GetOutput, s *snapshot.Snapshot) error {
 		if i > 0 && len(tables) > 1 {
 			fmt.Fprintln(w)
 		}
-		if err := t.Write(w, o.NoHeaders); err != nil {
+		if err := t.WriteFit(w, o.NoHeaders, o.Width); err != nil {
 			return err
 		}
 	}

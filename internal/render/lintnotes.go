@@ -10,11 +10,11 @@ import (
 // LintNotes writes what agpol lint says on stderr besides its report: that nothing was
 // read from source, and how many objects read from the cluster were not validated
 // again (not for json and sarif, whose reports carry the count).
-func LintNotes(w io.Writer, format, source string, n lint.Notes) {
+func LintNotes(w io.Writer, format Format, source string, n lint.Notes) {
 	if n.NothingRead {
 		fmt.Fprintf(w, "note: no objects read from %s: nothing to lint\n", source)
 	}
-	if n.NotRevalidated > 0 && format != "json" && format != "sarif" {
+	if n.NotRevalidated > 0 && format != FormatJSON && format != FormatSARIF {
 		objects := "objects"
 		if n.NotRevalidated == 1 {
 			objects = "object"

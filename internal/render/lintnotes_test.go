@@ -23,7 +23,7 @@ func TestLintNotes(t *testing.T) {
 		{"sarif", lint.Notes{NothingRead: true, NotRevalidated: 3}, []string{"nothing to lint"}},
 	} {
 		var b bytes.Buffer
-		LintNotes(&b, tc.format, "the input", tc.notes)
+		LintNotes(&b, Format(tc.format), "the input", tc.notes)
 		lines := strings.Count(b.String(), "\n")
 		if lines != len(tc.want) {
 			t.Errorf("%s %+v: %d lines, want %d:\n%s", tc.format, tc.notes, lines, len(tc.want), b.String())

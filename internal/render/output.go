@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/term"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -50,18 +51,107 @@ type Table struct {
 // Write prints the table with kubectl's column layout (upper-case header, 3 spaces between
 // columns, no trailing blanks). Untrusted cell text is escaped for the terminal.
 func (t *Table) Write(w io.Writer, noHeaders bool) error {
+	return t.WriteFit(w, noHeaders, 0)
+}
+
+// WriteFit is Write fitting width columns (0: no limit) as gh fits its tables to a
+// terminal: the widest column that is not the first, NAMESPACE or NAME gives way first, down to
+// its header, and its cells are cut with charmbracelet/x/ansi's Truncate, ending in
+// "…". Names are never cut; a table that cannot fit even so is printed wider.
+func (t *Table) WriteFit(w io.Writer, noHeaders bool, width int) error {
+	rows := make([][]string, len(t.Rows))
+	for k, r := range t.Rows {
+		rows[k] = make([]string, len(r))
+		for i, c := range r {
+			rows[k][i] = EscapeTerminal(c)
+		}
+	}
+	if widths := truncatedWidths(t.Header, rows, width); widths != nil {
+		for _, r := range rows {
+			for i, c := range r {
+				if i < len(widths) && ansi.StringWidth(c) > widths[i] {
+					r[i] = ansi.Truncate(c, widths[i], "…")
+				}
+			}
+		}
+	}
 	tw := printers.GetNewTabWriter(w)
 	if !noHeaders {
 		fmt.Fprintln(tw, strings.Join(t.Header, "\t"))
 	}
-	for _, r := range t.Rows {
-		cells := make([]string, len(r))
-		for i, c := range r {
-			cells[i] = EscapeTerminal(c)
-		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
 	return tw.Flush()
+}
+
+// kubectl's tabwriter (printers.GetNewTabWriter): a column is its widest cell and
+// three blanks, at least six.
+const (
+	tabPadding  = 3
+	tabMinWidth = 6
+)
+
+// truncatedWidths returns the widths the cells of each column are cut to for the
+// table to fit width columns, or nil when it fits (or width is 0, or nothing can give
+// way). The first column and the NAMESPACE and NAME columns never give way; the others give way widest first,
+// down to their header's width.
+func truncatedWidths(header []string, rows [][]string, width int) []int {
+	if width <= 0 {
+		return nil
+	}
+	widths, floor := make([]int, len(header)), make([]int, len(header))
+	for i, h := range header {
+		widths[i] = ansi.StringWidth(h)
+		floor[i] = widths[i]
+		if i == 0 || h == "NAMESPACE" || h == "NAME" {
+			floor[i] = -1 // fixed below
+		}
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			if i < len(widths) {
+				widths[i] = max(widths[i], ansi.StringWidth(c))
+			}
+		}
+	}
+	for i := range floor {
+		if floor[i] < 0 {
+			floor[i] = widths[i]
+		}
+	}
+	total := func() int {
+		n := 0
+		for i, w := range widths {
+			if i == len(widths)-1 {
+				n += w
+			} else {
+				n += max(w+tabPadding, tabMinWidth)
+			}
+		}
+		return n
+	}
+	if total() <= width {
+		return nil
+	}
+	changed := false
+	for total() > width {
+		k := -1
+		for i, w := range widths {
+			if w > floor[i] && (k < 0 || w > widths[k]) {
+				k = i
+			}
+		}
+		if k < 0 {
+			break
+		}
+		widths[k]--
+		changed = true
+	}
+	if !changed {
+		return nil
+	}
+	return widths
 }
 
 // Age renders a creation time the way kubectl does ("5m", "3d"); unknown for zero times.

@@ -10,13 +10,11 @@ import (
 // PersonaMatrix prints which personas reach each Kuadrant path (matrix --personas):
 // a row per path, a column per persona, cells allow, deny 401/403 or ?; json and yaml
 // carry the reasons.
-func PersonaMatrix(w io.Writer, format string, m *whatif.PersonaMatrix) error {
-	switch format {
-	case "json":
-		return JSON(w, m)
-	case "yaml":
-		return YAML(w, m)
-	case "csv":
+func PersonaMatrix(w io.Writer, format Format, m *whatif.PersonaMatrix) error {
+	if format.Document() {
+		return format.Encode(w, m)
+	}
+	if format == FormatCSV {
 		return fmt.Errorf("matrix --personas prints table, markdown, json or yaml")
 	}
 	w = NewTerminalWriter(w, false)
@@ -39,7 +37,7 @@ func PersonaMatrix(w io.Writer, format string, m *whatif.PersonaMatrix) error {
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	if format == "markdown" {
+	if format == FormatMarkdown {
 		return t.Markdown(w)
 	}
 	if err := t.Text(w, TextWidth); err != nil {
@@ -51,12 +49,9 @@ func PersonaMatrix(w io.Writer, format string, m *whatif.PersonaMatrix) error {
 
 // PersonaWhoCan prints, for each Kuadrant path, which personas Authorino lets through
 // (who-can --personas): allowed, denied with the status, and those it cannot decide.
-func PersonaWhoCan(w io.Writer, format string, m *whatif.PersonaMatrix) error {
-	switch format {
-	case "json":
-		return JSON(w, m)
-	case "yaml":
-		return YAML(w, m)
+func PersonaWhoCan(w io.Writer, format Format, m *whatif.PersonaMatrix) error {
+	if format.Document() {
+		return format.Encode(w, m)
 	}
 	w = NewTerminalWriter(w, false)
 	for i, r := range m.Rows {
@@ -86,12 +81,9 @@ func PersonaWhoCan(w io.Writer, format string, m *whatif.PersonaMatrix) error {
 
 // PersonaCanI prints one persona's answer (can-i --personas): yes, no or indeterminate,
 // then the answer on each path.
-func PersonaCanI(w io.Writer, format string, a *whatif.PersonaAnswer) error {
-	switch format {
-	case "json":
-		return JSON(w, a)
-	case "yaml":
-		return YAML(w, a)
+func PersonaCanI(w io.Writer, format Format, a *whatif.PersonaAnswer) error {
+	if format.Document() {
+		return format.Encode(w, a)
 	}
 	w = NewTerminalWriter(w, false)
 	head := map[string]string{"allow": "yes", "deny": "no"}[a.Verdict]

@@ -38,11 +38,11 @@ func NewDecisionList(s *snapshot.Snapshot, results []*explain.Result) *DecisionL
 // everything (traces, the AuthPolicy view), junit each decision's reason, text only
 // the reasons of failed expectations (which SimulateWith traces anyway). What is not
 // printed is not built: decisions are made untraced where no reason is printed.
-func SimulateDetail(format string) explain.Options {
-	switch format {
-	case "json", "yaml":
+func SimulateDetail(format Format) explain.Options {
+	switch {
+	case format.Document():
 		return explain.Full
-	case "junit":
+	case format == FormatJUnit:
 		return explain.Options{Trace: true}
 	}
 	return explain.Options{}
@@ -51,7 +51,7 @@ func SimulateDetail(format string) explain.Options {
 // SimulateOutput is where and how simulate's results are written.
 type SimulateOutput struct {
 	Out, ErrOut io.Writer
-	Format      string // text, json, yaml or junit
+	Format      Format // text, json, yaml or junit
 	Color       ColorMode
 	Requests    string // the request file's name
 	Snapshot    *snapshot.Snapshot
@@ -72,14 +72,14 @@ func NewSimulateWriter(o SimulateOutput, n int) (*SimulateWriter, error) {
 	if n == 0 {
 		// Nothing is decided: say so rather than succeed silently.
 		out := w
-		if o.Format != "text" {
+		if o.Format != FormatText {
 			out = o.ErrOut
 		}
 		fmt.Fprintf(out, "0 requests in %s: nothing was simulated\n", o.Requests)
 	}
 	sw := &SimulateWriter{o: o}
-	switch o.Format {
-	case "json", "yaml":
+	switch {
+	case o.Format.Document():
 		doc := NewDecisionList(o.Snapshot, nil)
 		lw, err := NewListWriter(w, o.Format, "results", doc)
 		if err != nil {
@@ -87,7 +87,7 @@ func NewSimulateWriter(o SimulateOutput, n int) (*SimulateWriter, error) {
 		}
 		sw.add = func(r *explain.Result) error { Sentences(r); return lw.Add(r) }
 		sw.finish = func(sum *Summary) error { doc.Summary = sum; return lw.Close(doc) }
-	case "junit":
+	case o.Format == FormatJUnit:
 		j := NewJUnitSuite(o.Requests)
 		sw.add = func(r *explain.Result) error { j.Add(r); return nil }
 		sw.finish = func(*Summary) error { return j.Write(w) }
@@ -115,7 +115,7 @@ func (sw *SimulateWriter) Close(t explain.Tally) error {
 	}
 	if t.Checked() {
 		out := sw.o.Out
-		if sw.o.Format != "text" {
+		if sw.o.Format != FormatText {
 			out = sw.o.ErrOut
 		}
 		fmt.Fprintf(out, "%d passed, %d failed\n", t.Passed, t.Failed)
@@ -125,12 +125,9 @@ func (sw *SimulateWriter) Close(t explain.Tally) error {
 
 // Decisions writes explain's results: a DecisionList document for json and yaml, else
 // the text of each decision.
-func Decisions(w io.Writer, format string, color ColorMode, s *snapshot.Snapshot, results []*explain.Result) error {
-	switch format {
-	case "json":
-		return JSON(w, NewDecisionList(s, results))
-	case "yaml":
-		return YAML(w, NewDecisionList(s, results))
+func Decisions(w io.Writer, format Format, color ColorMode, s *snapshot.Snapshot, results []*explain.Result) error {
+	if format.Document() {
+		return format.Encode(w, NewDecisionList(s, results))
 	}
 	return ExplainText(w, results, Styler{Color: UseColor(color, w)})
 }

@@ -19,7 +19,7 @@ import (
 // once every item is written).
 type ListWriter struct {
 	w      io.Writer
-	format string // "json" or "yaml"
+	format Format // json or yaml
 	key    string
 	marker string // the empty list as the whole document renders it
 	n      int
@@ -27,12 +27,12 @@ type ListWriter struct {
 
 // NewListWriter starts doc (its list field, key, empty) on w and returns the writer of
 // the list's items.
-func NewListWriter(w io.Writer, format, key string, doc any) (*ListWriter, error) {
+func NewListWriter(w io.Writer, format Format, key string, doc any) (*ListWriter, error) {
 	l := &ListWriter{w: w, format: format, key: key}
 	switch format {
-	case "json":
+	case FormatJSON:
 		l.marker = "\n  \"" + key + "\": []"
-	case "yaml":
+	case FormatYAML:
 		l.marker = "\n" + key + ": []\n"
 	default:
 		return nil, fmt.Errorf("unknown streamed format %q", format)
@@ -48,12 +48,7 @@ func NewListWriter(w io.Writer, format, key string, doc any) (*ListWriter, error
 // split renders doc and cuts it around its empty list.
 func (l *ListWriter) split(doc any) (head, tail string, err error) {
 	var b bytes.Buffer
-	if l.format == "json" {
-		err = JSON(&b, doc)
-	} else {
-		err = YAML(&b, doc)
-	}
-	if err != nil {
+	if err = l.format.Encode(&b, doc); err != nil {
 		return "", "", err
 	}
 	out := "\n" + b.String()
@@ -62,7 +57,7 @@ func (l *ListWriter) split(doc any) (head, tail string, err error) {
 		return "", "", fmt.Errorf("report: the list is not where a streamed report expects it")
 	}
 	open := len(l.marker) - len("]") // json: the head ends with "["
-	if l.format == "yaml" {
+	if l.format == FormatYAML {
 		open = len(l.marker) - len(" []\n") // yaml: with "key:"
 	}
 	return out[1 : i+open], out[i+open:], nil
@@ -72,7 +67,7 @@ func (l *ListWriter) split(doc any) (head, tail string, err error) {
 func (l *ListWriter) Add(item any) error {
 	var b bytes.Buffer
 	switch l.format {
-	case "json":
+	case FormatJSON:
 		enc := json.NewEncoder(&b)
 		enc.SetIndent("    ", "  ")
 		enc.SetEscapeHTML(false)
@@ -87,7 +82,7 @@ func (l *ListWriter) Add(item any) error {
 		if _, err := io.WriteString(l.w, sep); err != nil {
 			return err
 		}
-	case "yaml":
+	case FormatYAML:
 		// Rendered inside a one-item list under the key, so that each line is where
 		// the whole document puts it (YAML folds long strings by their column).
 		data, err := json.Marshal(map[string][]any{l.key: {item}})
@@ -118,7 +113,7 @@ func (l *ListWriter) Close(doc any) error {
 	}
 	if l.n > 0 {
 		// The empty list's "]" (json) or " []" (yaml) gives way to the items' close.
-		if l.format == "json" {
+		if l.format == FormatJSON {
 			tail = "\n  ]" + strings.TrimPrefix(tail, "]")
 		} else {
 			tail = strings.TrimPrefix(tail, " []")

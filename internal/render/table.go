@@ -6,7 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/pkg/twwarp"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
@@ -26,6 +28,9 @@ func (t *Table) Text(w io.Writer, width int) error {
 		}
 	}
 	widths, gap := fitColumns(t.Header, rows, width)
+	if widths != nil {
+		breakLongWords(rows, widths)
+	}
 	opts := []tablewriter.Option{
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
 			Borders:  tw.BorderNone,
@@ -54,6 +59,22 @@ func (t *Table) Text(w io.Writer, width int) error {
 	}
 	_, err := w.Write(trimTrailingBlanks(b.Bytes()))
 	return err
+}
+
+// indentedText is Text fitting TextWidth with indent before each line.
+func (t *Table) indentedText(w io.Writer, indent string) error {
+	var b bytes.Buffer
+	if err := t.Text(&b, TextWidth-len(indent)); err != nil {
+		return err
+	}
+	for _, l := range strings.SplitAfter(b.String(), "\n") {
+		if l != "" {
+			if _, err := io.WriteString(w, indent+l); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Markdown prints the table as a GitHub-flavoured markdown table with tablewriter's
@@ -103,19 +124,29 @@ const (
 	narrowColumnGap = 2
 )
 
+// minBrokenColumn is the narrowest a column whose words are broken gets (unless its
+// header or its cells are narrower).
+const minBrokenColumn = 8
+
 // fitColumns returns the gap between columns and the column widths that make the
 // table at most width columns wide (nil when it fits as it is, or width is 0). The
 // widest column gives way first, down to its longest word (or header); when the
 // table cannot fit with three spaces between columns it takes two, and when it cannot
-// fit without breaking words, the words stay whole and the table is wider.
+// fit without breaking words, the widest column gives way again (the first column
+// last), down to its header's longest word or minBrokenColumn, and breakLongWords breaks the words that no
+// longer fit (as gh and lipgloss's tables do: the table keeps its shape). Only when
+// even that is too wide is the table wider than width.
 func fitColumns(header []string, rows [][]string, width int) (tw.Mapper[int, int], int) {
 	n := len(header)
 	for _, r := range rows {
 		n = max(n, len(r))
 	}
-	natural, floor := make([]int, n), make([]int, n)
+	natural, floor, broken := make([]int, n), make([]int, n), make([]int, n)
 	for i, h := range header {
 		natural[i], floor[i] = twwidth.Width(h), twwidth.Width(h)
+		for _, word := range strings.Fields(h) {
+			broken[i] = max(broken[i], twwidth.Width(word))
+		}
 	}
 	for _, r := range rows {
 		for i, c := range r {
@@ -143,24 +174,70 @@ func fitColumns(header []string, rows [][]string, width int) (tw.Mapper[int, int
 		gap = narrowColumnGap
 	}
 	widths := slices.Clone(natural)
-	for total := sum(widths, gap); total > width; total-- {
-		// Shrink the widest column that can still give way.
-		k := -1
-		for i, w := range widths {
-			if w > floor[i] && (k < 0 || w > widths[k]) {
-				k = i
+	shrink := func(floor []int) {
+		for total := sum(widths, gap); total > width; total-- {
+			// Shrink the widest column that can still give way.
+			k := -1
+			for i, w := range widths {
+				if w > floor[i] && (k < 0 || w > widths[k]) {
+					k = i
+				}
 			}
+			if k < 0 {
+				break
+			}
+			widths[k]--
 		}
-		if k < 0 {
-			break
+	}
+	shrink(floor)
+	if sum(widths, gap) > width {
+		for i := range broken {
+			broken[i] = min(natural[i], max(broken[i], minBrokenColumn))
 		}
-		widths[k]--
+		// The first column (what the row is about) keeps its words longest.
+		first := broken[0]
+		broken[0] = floor[0]
+		shrink(broken)
+		broken[0] = first
+		shrink(broken)
 	}
 	m := tw.NewMapper[int, int]()
 	for i, w := range widths {
 		m.Set(i, w)
 	}
 	return m, gap
+}
+
+// breakLongWords wraps each cell with a word wider than its column (breakCell); the
+// cells that fit word by word are left to tablewriter's word wrap.
+func breakLongWords(rows [][]string, widths tw.Mapper[int, int]) {
+	for _, r := range rows {
+		for i, c := range r {
+			w, ok := widths.OK(i)
+			if !ok || w <= 0 {
+				continue
+			}
+			for _, word := range strings.Fields(c) {
+				if twwidth.Width(word) > w {
+					r[i] = breakCell(c, w)
+					break
+				}
+			}
+		}
+	}
+}
+
+// breakCell wraps c in lines of at most w columns: at spaces first, as tablewriter
+// wraps (twwarp, words whole), then the lines still too wide (a long name) with Wrap, which breaks
+// a word after a hyphen, a slash, a '#' or a dot when it can and anywhere when it must.
+func breakCell(c string, w int) string {
+	lines, _ := twwarp.WrapString(c, w)
+	for i, l := range lines {
+		if ansi.StringWidth(l) > w {
+			lines[i] = ansi.Wrap(l, w, "/#.")
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // trimTrailingBlanks drops the blanks tablewriter pads the last column with.

@@ -8,12 +8,9 @@ import (
 )
 
 // Version writes agpol's version: the Info as json or yaml, else one line.
-func Version(w io.Writer, format string, v version.Info) error {
-	switch format {
-	case "json":
-		return JSON(w, v)
-	case "yaml":
-		return YAML(w, v)
+func Version(w io.Writer, format Format, v version.Info) error {
+	if format.Document() {
+		return format.Encode(w, v)
 	}
 	_, err := fmt.Fprintf(w, "agpol %s (commit %s, built %s, %s)\n", v.Version, orUnknown(v.Commit), orUnknown(v.Date), v.GoVersion)
 	return err

@@ -8,8 +8,8 @@ import (
 )
 
 // CanIList writes can-i --list's answer: a report for json and yaml, else the table.
-func CanIList(w io.Writer, format string, s *snapshot.Snapshot, l *whatif.CanIList) error {
-	if format == "json" || format == "yaml" {
+func CanIList(w io.Writer, format Format, s *snapshot.Snapshot, l *whatif.CanIList) error {
+	if format.Document() {
 		return Report(w, format, NewCanIListReport(l), CompletenessOf(s))
 	}
 	return CanIListText(w, l)
@@ -17,16 +17,16 @@ func CanIList(w io.Writer, format string, s *snapshot.Snapshot, l *whatif.CanILi
 
 // CanI writes can-i's answers for id and op under sems: a report for json and yaml,
 // else the text.
-func CanI(w io.Writer, format string, s *snapshot.Snapshot, sems []string, id *whatif.Caller, op whatif.Op, answers []whatif.Answer, skipped []*whatif.Target) error {
-	if format == "json" || format == "yaml" {
+func CanI(w io.Writer, format Format, s *snapshot.Snapshot, sems []string, id *whatif.Caller, op whatif.Op, answers []whatif.Answer, skipped []*whatif.Target) error {
+	if format.Document() {
 		return Report(w, format, NewCanIReport(sems, id, op, answers, skipped), CompletenessOf(s))
 	}
 	return CanIText(w, sems, op, answers, skipped)
 }
 
 // WhoCan writes who-can's answer: a report for json and yaml, else the text.
-func WhoCan(w io.Writer, format string, s *snapshot.Snapshot, sems []string, op whatif.Op, res []*whatif.WhoCanTarget) error {
-	if format == "json" || format == "yaml" {
+func WhoCan(w io.Writer, format Format, s *snapshot.Snapshot, sems []string, op whatif.Op, res []*whatif.WhoCanTarget) error {
+	if format.Document() {
 		return Report(w, format, NewWhoCanReport(sems, op, res), CompletenessOf(s))
 	}
 	return WhoCanText(w, sems, op, res)
@@ -34,13 +34,13 @@ func WhoCan(w io.Writer, format string, s *snapshot.Snapshot, sems []string, op 
 
 // Matrix writes the access matrix: csv, a report for json and yaml, markdown, or the
 // table (rows with identical cells grouped unless ungroup).
-func Matrix(w io.Writer, format string, s *snapshot.Snapshot, m *whatif.Matrix, ungroup bool) error {
-	switch format {
-	case "csv":
+func Matrix(w io.Writer, format Format, s *snapshot.Snapshot, m *whatif.Matrix, ungroup bool) error {
+	switch {
+	case format == FormatCSV:
 		return MatrixCSV(w, m)
-	case "json", "yaml":
+	case format.Document():
 		return Report(w, format, NewMatrixReport(m, ungroup), CompletenessOf(s))
-	case "markdown":
+	case format == FormatMarkdown:
 		return MatrixMarkdown(w, m, ungroup)
 	}
 	return MatrixTable(w, m, ungroup)
@@ -48,11 +48,11 @@ func Matrix(w io.Writer, format string, s *snapshot.Snapshot, m *whatif.Matrix, 
 
 // Diff writes the changes between two decision spaces, read from before and after: a
 // report for json and yaml, markdown, or the text.
-func Diff(w io.Writer, format string, before, after *snapshot.Snapshot, d *whatif.DiffResult) error {
-	switch format {
-	case "json", "yaml":
+func Diff(w io.Writer, format Format, before, after *snapshot.Snapshot, d *whatif.DiffResult) error {
+	switch {
+	case format.Document():
 		return Report(w, format, NewDiffReport(d), CompletenessOfSides([]string{"before", "after"}, before, after))
-	case "markdown":
+	case format == FormatMarkdown:
 		return DiffMarkdown(w, d)
 	}
 	return DiffText(w, d)

@@ -21,7 +21,7 @@ import (
 )
 
 // Formats are the accepted -o values.
-var Formats = []string{"text", "json", "sarif", "junit", "github"}
+var Formats = []textrender.Format{textrender.FormatText, textrender.FormatJSON, textrender.FormatSARIF, textrender.FormatJUnit, textrender.FormatGitHub}
 
 // Options tune rendering.
 type Options struct {
@@ -39,20 +39,24 @@ type Options struct {
 }
 
 // Write renders the report in the named format.
-func Write(w io.Writer, format string, r *lint.Report, o Options) error {
+func Write(w io.Writer, format textrender.Format, r *lint.Report, o Options) error {
 	switch format {
-	case "", "text":
+	case "", textrender.FormatText:
 		return Text(w, r, o)
-	case "json":
+	case textrender.FormatJSON:
 		return JSON(w, r, o)
-	case "sarif":
+	case textrender.FormatSARIF:
 		return SARIF(w, r, o)
-	case "junit":
+	case textrender.FormatJUnit:
 		return JUnit(w, r, o)
-	case "github":
+	case textrender.FormatGitHub:
 		return GitHub(w, r, o)
 	}
-	return fmt.Errorf("unknown output format %q: use %s", format, strings.Join(Formats, ", "))
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = string(f)
+	}
+	return fmt.Errorf("unknown output format %q: use %s", format, strings.Join(names, ", "))
 }
 
 // clean makes untrusted text (names, expressions, messages) safe for one line of a

@@ -18,6 +18,7 @@ import (
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/config"
 	"github.com/agpol/agpol/internal/lint"
+	textrender "github.com/agpol/agpol/internal/render"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -64,7 +65,7 @@ func report(t *testing.T) *lint.Report {
 func render(t *testing.T, format string, o Options) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := Write(&b, format, report(t), o); err != nil {
+	if err := Write(&b, textrender.Format(format), report(t), o); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -270,7 +271,7 @@ func TestUnknownFormat(t *testing.T) {
 func TestNotRevalidated(t *testing.T) {
 	for _, n := range []int{0, 7} {
 		r := &lint.Report{NotRevalidated: n}
-		for _, format := range []string{"json", "sarif"} {
+		for _, format := range []textrender.Format{"json", "sarif"} {
 			var b bytes.Buffer
 			if err := Write(&b, format, r, Options{}); err != nil {
 				t.Fatal(err)
