@@ -84,6 +84,9 @@ func (o *lintOptions) Run(ctx context.Context) error {
 	if o.list {
 		return lintout.ListChecks(a.streams.Out, lint.Checks())
 	}
+	cache := lintCache(o.noCache, os.Getenv)
+	// Objects read from files are validated as they are read, in the parallel read.
+	o.load.inspect = lint.Inspect(cache)
 	s, err := a.load(ctx, &o.load)
 	if err != nil {
 		return err
@@ -92,7 +95,6 @@ func (o *lintOptions) Run(ctx context.Context) error {
 		return err
 	}
 	end := a.progress.Stagef("linting %d objects", s.Len()+len(o.undecodable))
-	cache := lintCache(o.noCache, os.Getenv)
 	report, notes := lint.RunOn(s, o.undecodable, o.revalidateLive, lint.Options{Checks: o.checks, Config: o.cfg, Cache: cache})
 	cache.Trim()
 	end()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/config"
@@ -33,6 +34,9 @@ type loadFlags struct {
 	// skipUndecodable, when set, receives each object that cannot be typed, and the
 	// object is left out of the snapshot instead of failing the load (lint reports it).
 	skipUndecodable func(o cluster.RawObject, err error)
+	// inspect, when set, sees each object read from a file as read (lint validates it
+	// there, cluster.FileOptions.Inspect).
+	inspect func(u *unstructured.Unstructured) any
 	// reportsDropped is set by a command that reports each field the API server would
 	// drop (lint: AGP102); other commands print one warning that they were left out.
 	reportsDropped bool
@@ -83,7 +87,7 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 		Files: l.files, Recursive: l.recursive, Stdin: a.streams.In, Live: l.live,
 		Getter: a.config, AllNamespaces: l.allNamespaces || l.wholeCluster,
 		Namespace: l.liveNamespace, DefaultNamespace: ns, SkipUndecodable: l.skipUndecodable,
-		ClassDataPlanes: planes, SnapshotOut: l.snapshotOut, Stage: a.progress.Stage,
+		ClassDataPlanes: planes, SnapshotOut: l.snapshotOut, Stage: a.progress.Stage, Inspect: l.inspect,
 	}
 	if len(l.files) == 0 || l.live {
 		if opts.Deadline, err = a.liveDeadline(); err != nil {

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/agpol/agpol/internal/parallel"
 	"github.com/agpol/agpol/internal/yamlnode"
 )
@@ -75,6 +77,14 @@ type FileOptions struct {
 	Recursive bool
 	Stdin     io.Reader // used for "-"; os.Stdin when nil
 	Limits    *Limits
+	// Inspect, when set, is called during the parallel read on each object read from a
+	// file (not a snapshot of a cluster) that is typed at reading, with a copy of the
+	// object as read that it owns, namespace defaulted to DefaultNamespace as
+	// DefaultNamespace will: what it returns is kept with the object
+	// (snapshot.Origin.Inspected), so that a later stage (lint's schema validation)
+	// need not decode the object again. It must be safe for concurrent use.
+	Inspect          func(u *unstructured.Unstructured) any
+	DefaultNamespace string
 }
 
 // ReadFiles reads every object of the named files, directories and "-" in order.
@@ -141,10 +151,14 @@ read:
 			}
 		}
 	}
+	var insp *inspection
+	if opts.Inspect != nil {
+		insp = &inspection{fn: opts.Inspect, namespace: opts.DefaultNamespace}
+	}
 	parsed := make([]*fileReader, len(inputs))
 	shared := &internTable{m: map[string]string{}}
 	parallel.For(len(inputs), func(i int) {
-		r := &fileReader{lim: lim, shared: shared}
+		r := &fileReader{lim: lim, shared: shared, inspect: insp}
 		r.err = r.parse(inputs[i].name, inputs[i].data)
 		// The file's own intern table is not needed past its parse: dropped here, not
 		// at the join, so that the tables of every file are not live at once.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/agpol/agpol/internal/parallel"
@@ -45,6 +46,8 @@ type LoadOptions struct {
 	ClassDataPlanes map[string]string
 	// SnapshotOut, when set, is a file the loaded objects are written to as YAML.
 	SnapshotOut string
+	// Inspect is FileOptions.Inspect for Files.
+	Inspect func(u *unstructured.Unstructured) any
 	// Stage, when set, is called as a long stage starts; it returns the function that
 	// ends the stage (progress on a terminal).
 	Stage func(name string) (end func())
@@ -103,14 +106,15 @@ func Load(ctx context.Context, opts LoadOptions) (*Loaded, error) {
 	}
 	if len(opts.Files) > 0 {
 		end := stage("reading manifests")
-		fileObjs, pos, err := ReadFiles(FileOptions{Filenames: opts.Files, Recursive: opts.Recursive, Stdin: opts.Stdin})
-		end()
-		if err != nil {
-			return nil, err
-		}
 		ns := opts.DefaultNamespace
 		if ns == "" {
 			ns = "default"
+		}
+		fileObjs, pos, err := ReadFiles(FileOptions{Filenames: opts.Files, Recursive: opts.Recursive, Stdin: opts.Stdin,
+			Inspect: opts.Inspect, DefaultNamespace: ns})
+		end()
+		if err != nil {
+			return nil, err
 		}
 		DefaultNamespace(fileObjs, ns)
 		positions = pos

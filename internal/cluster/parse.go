@@ -28,6 +28,7 @@ type fileReader struct {
 	file    *keptFile
 	strings map[string]string // see fileReader.intern
 	shared  *internTable      // see fileReader.intern
+	inspect *inspection       // FileOptions.Inspect; nil when not set
 	err     error
 }
 
@@ -126,7 +127,7 @@ func (r *fileReader) document(f *keptFile, doc int, start docStart, n *yaml.Node
 	if ref != nil {
 		lazy = ref
 	}
-	r.out = append(r.out, readObject(u, src, lazy))
+	r.out = append(r.out, readObject(u, src, lazy, r.inspect))
 	return nil
 }
 
@@ -212,7 +213,7 @@ func (r *fileReader) list(name string, u *unstructured.Unstructured, root *yaml.
 		if lazy {
 			lz = &itemRef{list: list, item: i}
 		}
-		r.out = append(r.out, readObject(iu, isrc, lz))
+		r.out = append(r.out, readObject(iu, isrc, lz, r.inspect))
 	}
 	return nil
 }

@@ -165,7 +165,10 @@ func defaultsNamespace(group, kind string) bool {
 // dropped; an object whose typing fails, or that has a namespace that is not a string
 // (which DefaultNamespace replaces before typing), is held as read and typed by Build, as
 // every object used to be.
-func readObject(u *unstructured.Unstructured, src snapshot.Source, lazy lazyObject) RawObject {
+//
+// When inspect is set, it sees a copy of the object as read (before admission), and what
+// it returns is kept with the typed object.
+func readObject(u *unstructured.Unstructured, src snapshot.Source, lazy lazyObject, inspect *inspection) RawObject {
 	if lazy == nil {
 		return NewRawObject(u, src)
 	}
@@ -175,8 +178,14 @@ func readObject(u *unstructured.Unstructured, src snapshot.Source, lazy lazyObje
 		}
 	}
 	id, apiVersion, kind, annotations := snapshot.RefOf(u), u.GetAPIVersion(), u.GetKind(), u.GetAnnotations()
-	var dropped []snapshot.DroppedField
+	var (
+		dropped   []snapshot.DroppedField
+		inspected any
+	)
 	if !src.AsStored() {
+		if inspect != nil {
+			inspected = inspect.of(u, id)
+		}
 		dropped = admit(u) // in place: the object as read is decoded again from the file
 	}
 	t, err := snapshot.Decode(u)
@@ -187,8 +196,24 @@ func readObject(u *unstructured.Unstructured, src snapshot.Source, lazy lazyObje
 		return NewRawObject(u, src)
 	}
 	st := &rawState{lazy: lazy, typed: t, fresh: true, id: id, apiVersion: apiVersion, kind: kind, annotations: annotations, dropped: dropped}
-	st.raw = snapshot.NewLazyRaw(snapshot.Lazy{Decode: lazy.object, Fresh: lazy.transient, Header: st.header, Annotations: st.annots})
+	st.raw = snapshot.NewLazyRaw(snapshot.Lazy{Decode: lazy.object, Fresh: lazy.transient, Header: st.header, Annotations: st.annots, Inspected: inspected})
 	return RawObject{Source: src, r: st}
+}
+
+// inspection is FileOptions.Inspect with the namespace objects without one will get.
+type inspection struct {
+	fn        func(*unstructured.Unstructured) any
+	namespace string
+}
+
+// of inspects a copy of u, the object as read whose reference is id, with the namespace
+// DefaultNamespace will give it.
+func (in *inspection) of(u *unstructured.Unstructured, id snapshot.Ref) any {
+	c := u.DeepCopy()
+	if id.Namespace == "" && in.namespace != "" && defaultsNamespace(id.Group, id.Kind) {
+		c.SetNamespace(in.namespace)
+	}
+	return in.fn(c)
 }
 
 // header is the header of the object as recorded at reading (with the namespace

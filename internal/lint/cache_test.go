@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/snapshot"
 )
@@ -41,7 +43,13 @@ func scenarios(t *testing.T) [][]string {
 
 // tryContext is loadContext for inputs that may not load (hostile files): nil then.
 func tryContext(files ...string) *Context {
-	objs, pos, err := cluster.ReadFiles(cluster.FileOptions{Filenames: files})
+	return tryContextInspected(nil, files...)
+}
+
+// tryContextInspected is tryContext with the objects validated as they are read when
+// inspect is set (cluster.FileOptions.Inspect).
+func tryContextInspected(inspect func(*unstructured.Unstructured) any, files ...string) *Context {
+	objs, pos, err := cluster.ReadFiles(cluster.FileOptions{Filenames: files, Inspect: inspect, DefaultNamespace: "default"})
 	if err != nil {
 		return nil
 	}
@@ -70,7 +78,13 @@ func tryContext(files ...string) *Context {
 // returns its findings and summary as JSON.
 func findingsJSON(t *testing.T, cache *Cache, files ...string) string {
 	t.Helper()
-	ctx := tryContext(files...)
+	return reportJSON(t, tryContext(files...), cache)
+}
+
+// reportJSON runs lint on ctx with cache and returns its findings and summary as JSON
+// ("" for a nil context).
+func reportJSON(t *testing.T, ctx *Context, cache *Cache) string {
+	t.Helper()
 	if ctx == nil {
 		return ""
 	}
@@ -130,6 +144,37 @@ func TestCacheSameFindings(t *testing.T) {
 	}
 	if total.Hits < 100 {
 		t.Errorf("only %d results read from the cache over every scenario", total.Hits)
+	}
+}
+
+// TestInspectSameFindings: on every testdata scenario, validating objects as they are
+// read (Inspect, as agpol lint does) reports byte for byte what validating them after
+// the load does, with and without a cache; and most objects are validated at reading.
+func TestInspectSameFindings(t *testing.T) {
+	inspected := 0
+	for _, files := range scenarios(t) {
+		want := findingsJSON(t, nil, files...)
+		if want == "" {
+			continue
+		}
+		ctx := tryContextInspected(Inspect(nil), files...)
+		for _, o := range ctx.Origins() {
+			if o.Inspected() != nil {
+				inspected++
+			}
+		}
+		if got := reportJSON(t, ctx, nil); got != want {
+			t.Errorf("%v: validated as read:\n got %s\nwant %s", files, got, want)
+		}
+		dir := t.TempDir()
+		for _, run := range []string{"filling the cache", "from the cache"} {
+			if got := reportJSON(t, tryContextInspected(Inspect(OpenCache(dir, "build-a")), files...), nil); got != want {
+				t.Errorf("%v: validated as read, %s:\n got %s\nwant %s", files, run, got, want)
+			}
+		}
+	}
+	if inspected < 100 {
+		t.Errorf("only %d objects validated as they were read over every scenario", inspected)
 	}
 }
 

@@ -179,12 +179,17 @@ func schemaResults(ctx *Context) schemaRun {
 // results, and their order, do not depend on the schedule. With a cache, an object
 // validated before (the same bytes, CRDs and agpol) takes its result from there.
 //
-// Each object is validated as a fresh copy (snapshot.Origin.Fresh): decoded again from
-// its file for this call alone, so that neither a copy for the validator nor every
-// object decoded at once is needed.
+// An object validated when it was read (Inspect) takes that result. Any other object is
+// validated as a fresh copy (snapshot.Origin.Fresh): decoded again from its file for this
+// call alone, so that neither a copy for the validator nor every object decoded at once
+// is needed.
 func validateItems(items []schemaItem, todo []int, cache *Cache) {
 	parallel.For(len(todo), func(n int) {
 		it := &items[todo[n]]
+		if r, ok := it.origin.Inspected().(*validated); ok && r.gvk == it.gvk && !it.relabel {
+			it.result = r.result
+			return
+		}
 		v, err := crds.Lookup(it.gvk)
 		if err != nil {
 			it.noSchema = err
@@ -199,23 +204,52 @@ func validateItems(items []schemaItem, todo []int, cache *Cache) {
 		if it.relabel {
 			obj.SetAPIVersion(it.gvk.GroupVersion().String())
 		}
-		var key string
-		if cache != nil {
-			var ok bool
-			if key, ok = cache.key(obj, it.gvk); ok {
-				if r, hit := cache.get(key); hit {
-					it.result = r
-					return
-				}
+		it.result = validate(v, obj, it.gvk, cache)
+	})
+}
+
+// validate validates obj, which it owns, as gvk with v, or takes the result from the cache.
+func validate(v *crds.Validator, obj *unstructured.Unstructured, gvk schema.GroupVersionKind, cache *Cache) schemaResult {
+	var key string
+	if cache != nil {
+		var ok bool
+		if key, ok = cache.key(obj, gvk); ok {
+			if r, hit := cache.get(key); hit {
+				return r
 			}
 		}
-		// Lint reads only the errors and unknown fields: not keeping a defaulted copy of
-		// every object leaves the garbage collector less to scan.
-		it.result = resultOf(v.ValidateOwned(context.Background(), obj))
-		if key != "" {
-			cache.put(key, it.result)
+	}
+	// Lint reads only the errors and unknown fields: not keeping a defaulted copy of
+	// every object leaves the garbage collector less to scan.
+	r := resultOf(v.ValidateOwned(context.Background(), obj))
+	if key != "" {
+		cache.put(key, r)
+	}
+	return r
+}
+
+// validated is the schema validation of an object done as it was read (Inspect).
+type validated struct {
+	gvk    schema.GroupVersionKind
+	result schemaResult
+}
+
+// Inspect validates an object read from a file as it is read (cluster.FileOptions.Inspect),
+// so that lint need not decode it again: it returns the result for validateItems, nil
+// for an object it leaves to validateItems (core kinds, the legacy group, a version no
+// CRD serves). u is the object as read, owned by the call; cache is lint's (nil for none).
+func Inspect(cache *Cache) func(u *unstructured.Unstructured) any {
+	return func(u *unstructured.Unstructured) any {
+		gvk := u.GroupVersionKind()
+		if gvk.Group == "" || gvk.Group == agentic.LegacyGroupName {
+			return nil
 		}
-	})
+		v, err := crds.Lookup(gvk)
+		if err != nil {
+			return nil
+		}
+		return &validated{gvk: gvk, result: validate(v, u, gvk, cache)}
+	}
 }
 
 func runSchemaErrors(ctx *Context) []Finding {

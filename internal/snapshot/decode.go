@@ -70,7 +70,12 @@ func LookupKind(group, kind string) (KnownKind, bool) {
 	if agentic.IsGroup(group) {
 		group = agentic.GroupName
 	}
-	for _, k := range KnownKinds {
+	return lookupIn(KnownKinds, group, kind)
+}
+
+// lookupIn finds the kind of a group in kinds.
+func lookupIn(kinds []KnownKind, group, kind string) (KnownKind, bool) {
+	for _, k := range kinds {
 		if k.Group == group && k.Kind == kind {
 			return k, true
 		}
@@ -155,29 +160,17 @@ func Decode(u *unstructured.Unstructured) (Typed, error) {
 	)
 	switch known.Kind {
 	case "GatewayClass":
-		x := &GatewayClass{}
-		err = fromRaw(u, &x.GatewayClass)
-		t.obj = x
+		t.obj, err = typedAs(u, func(x *GatewayClass) any { return &x.GatewayClass })
 	case "Gateway":
-		x := &Gateway{}
-		err = fromRaw(u, &x.Gateway)
-		t.obj = x
+		t.obj, err = typedAs(u, func(x *Gateway) any { return &x.Gateway })
 	case "HTTPRoute":
-		x := &HTTPRoute{}
-		err = fromRaw(u, &x.HTTPRoute)
-		t.obj = x
+		t.obj, err = typedAs(u, func(x *HTTPRoute) any { return &x.HTTPRoute })
 	case "ReferenceGrant":
-		x := &ReferenceGrant{}
-		err = fromRaw(u, &x.ReferenceGrant)
-		t.obj = x
+		t.obj, err = typedAs(u, func(x *ReferenceGrant) any { return &x.ReferenceGrant })
 	case "ListenerSet":
-		x := &ListenerSet{}
-		err = fromRaw(u, &x.ListenerSet)
-		t.obj = x
+		t.obj, err = typedAs(u, func(x *ListenerSet) any { return &x.ListenerSet })
 	case agentic.KindXBackend:
-		x := &XBackend{}
-		err = fromRaw(u, &x.XBackend)
-		t.obj = x
+		t.obj, err = typedAs(u, func(x *XBackend) any { return &x.XBackend })
 	case agentic.KindXAccessPolicy:
 		x := &XAccessPolicy{}
 		if err = fromRaw(u, &x.XAccessPolicy); err == nil && gvk.Version == v0alpha0.Version {
@@ -197,9 +190,7 @@ func Decode(u *unstructured.Unstructured) (Typed, error) {
 		}
 		t.obj = x
 	case "Service":
-		x := &Service{}
-		err = fromRaw(u, &x.Service)
-		t.obj = x
+		t.obj, err = typedAs(u, func(x *Service) any { return &x.Service })
 	case "ServiceAccount":
 		x := &ServiceAccount{}
 		err = fromRaw(u, &x.ServiceAccount)
@@ -207,9 +198,7 @@ func Decode(u *unstructured.Unstructured) (Typed, error) {
 		x.Secrets, x.ImagePullSecrets = nil, nil
 		t.obj = x
 	case "Namespace":
-		x := &Namespace{}
-		err = fromRaw(u, &x.Namespace)
-		t.obj = x
+		t.obj, err = typedAs(u, func(x *Namespace) any { return &x.Namespace })
 	}
 	if err != nil {
 		return t, fmt.Errorf("%s %q: %w", gvk.Kind, u.GetName(), err)
@@ -287,6 +276,13 @@ func (s *Snapshot) Append(t Typed, o Origin) {
 		x.Origin = o
 		s.Namespaces = append(s.Namespaces, x)
 	}
+}
+
+// typedAs types u as a new T: field returns the API type T wraps (&x.Gateway), which
+// fromRaw fills.
+func typedAs[T any](u *unstructured.Unstructured, field func(*T) any) (*T, error) {
+	x := new(T)
+	return x, fromRaw(u, field(x))
 }
 
 func fromRaw(u *unstructured.Unstructured, into any) error {

@@ -72,12 +72,7 @@ type (
 
 // lookupInputOnly finds an input-only kind.
 func lookupInputOnly(group, kind string) (KnownKind, bool) {
-	for _, k := range InputOnlyKinds {
-		if k.Group == group && k.Kind == kind {
-			return k, true
-		}
-	}
-	return KnownKind{}, false
+	return lookupIn(InputOnlyKinds, group, kind)
 }
 
 // decodeInputOnly types an object of an input-only kind.
@@ -90,21 +85,13 @@ func decodeInputOnly(u *unstructured.Unstructured, known KnownKind) (Typed, erro
 	case "Secret":
 		t.obj = secretOf(u)
 	case "Role":
-		x := &Role{}
-		err = fromRaw(u, &x.Role)
-		t.obj = x
+		t.obj, err = typedAs(u, func(x *Role) any { return &x.Role })
 	case "ClusterRole":
-		x := &ClusterRole{}
-		err = fromRaw(u, &x.ClusterRole)
-		t.obj = x
+		t.obj, err = typedAs(u, func(x *ClusterRole) any { return &x.ClusterRole })
 	case "RoleBinding":
-		x := &RoleBinding{}
-		err = fromRaw(u, &x.RoleBinding)
-		t.obj = x
+		t.obj, err = typedAs(u, func(x *RoleBinding) any { return &x.RoleBinding })
 	case "ClusterRoleBinding":
-		x := &ClusterRoleBinding{}
-		err = fromRaw(u, &x.ClusterRoleBinding)
-		t.obj = x
+		t.obj, err = typedAs(u, func(x *ClusterRoleBinding) any { return &x.ClusterRoleBinding })
 	case "Kuadrant":
 		x := &Kuadrant{}
 		x.Name, x.Namespace = u.GetName(), u.GetNamespace()

@@ -132,6 +132,15 @@ func (o Origin) Fresh() *unstructured.Unstructured {
 	return o.raw.Fresh()
 }
 
+// Inspected returns what the reader's inspection of the object as read returned
+// (cluster.FileOptions.Inspect), nil when it was not inspected.
+func (o Origin) Inspected() any {
+	if o.raw == nil {
+		return nil
+	}
+	return o.raw.lazy.Inspected
+}
+
 // Raw returns what holds the object; copies of an Origin return the same pointer, so it
 // tells objects apart (as a map key, for instance).
 func (o Origin) Raw() *Raw { return o.raw }
@@ -157,6 +166,9 @@ type Lazy struct {
 	Header func() Header
 	// Annotations, when set, returns what GetAnnotations would of the object Decode returns.
 	Annotations func() map[string]string
+	// Inspected is what the reader's inspection of the object as read returned (nil for
+	// none), so that a later stage need not decode the object again (Origin.Inspected).
+	Inspected any
 }
 
 // NewRaw holds an object already decoded (objects read live, overlays, tests).
