@@ -152,8 +152,7 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 		ch := choice{info: info}
 		if detail {
 			ch.info.Backend = "Service " + r.Service.String()
-			ch.pre = []Step{{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo,
-				Reason: "backend is a core Service: no backend-level policies"}}
+			ch.pre = []Step{{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo, Event: EventNoBackendLevel}}
 		}
 		rt.choices = append(rt.choices, ch)
 		return nil
@@ -358,11 +357,12 @@ func (sim *Simulator) backendChoices(rt *routing, base PathInfo, backends []topo
 			}
 		default:
 			if detail {
-				what := "backend is a core Service: no backend-level policies"
+				st := Step{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo, Event: EventNoBackendLevel}
 				if b.Kind == topology.BackendOther {
-					what = fmt.Sprintf("backend is a %s of the Gateway's data plane: no backend-level policies", kindName(b.Ref))
+					kind := topology.Ref{Group: b.Ref.Group, Kind: b.Ref.Kind}
+					st.BackendKind = &kind
 				}
-				ch.pre = append(assumedStep(*b), Step{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo, Reason: what})
+				ch.pre = append(assumedStep(*b), st)
 			}
 		}
 		rt.choices = append(rt.choices, ch)
@@ -457,11 +457,3 @@ func appendRef(l []topology.Ref, r topology.Ref) []topology.Ref {
 // noBackend500 ends the path line of a rule or backendRef the data plane answers 500 for;
 // the reason is in the decision (refuse) or, when the gateway denies first, in the trace.
 const noBackend500 = "no backend (500)"
-
-// kindName is "Kind (group)" for a backend kind of another data plane.
-func kindName(r topology.Ref) string {
-	if r.Group == "" {
-		return r.Kind
-	}
-	return r.Kind + " (" + r.Group + ")"
-}

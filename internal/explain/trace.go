@@ -47,6 +47,9 @@ type Step struct {
 	// Before is what the chain decided before the data plane refused the request
 	// (EventRefused, CauseRefused): a Before* constant.
 	Before string `json:"before,omitempty"`
+	// BackendKind is the group and kind of a backend of the Gateway's data plane, nil
+	// for a core Service (EventNoBackendLevel).
+	BackendKind *topology.Ref `json:"backendKind,omitempty"`
 }
 
 // Events of trace steps.
@@ -75,6 +78,7 @@ const (
 	EventNoBackend        = "no-backend"          // routing: the path reaches no backend (NoBackend)
 	EventNoBackendSeeLast = "no-backend-see-last" // routing: as EventNoBackend, the why said by the last step
 	EventRefused          = "refused"             // the data plane answers the request itself (NoBackend, Before)
+	EventNoBackendLevel   = "no-backend-level"    // routing: the backend is a Service or another data plane's kind (BackendKind): no backend-level policies
 )
 
 // What the chain decided before the data plane refused the request (Step.Before,

@@ -66,3 +66,16 @@ func refusedText(nb *topology.NoBackend, before string) string {
 	}
 	return s
 }
+
+// noBackendLevelText is the routing step of a backend that is no XBackend: a core
+// Service (kind nil) or a kind of the Gateway's data plane.
+func noBackendLevelText(kind *topology.Ref) string {
+	if kind == nil {
+		return "backend is a core Service: no backend-level policies"
+	}
+	name := kind.Kind
+	if kind.Group != "" {
+		name += " (" + kind.Group + ")"
+	}
+	return "backend is a " + name + " of the Gateway's data plane: no backend-level policies"
+}

@@ -27,6 +27,9 @@ func TestNoBackendSentences(t *testing.T) {
 			"no route takes the request: the data plane answers 404, whatever the gateway authorizer answers (403 if it denies)"},
 		{"no-route-why", NoBackendSentence(&topology.NoBackend{Why: topology.NoBackendNoRoute, Problem: "no listener takes host \"\"", GatewayLevelRuns: true}),
 			"no route: no listener takes host \"\"; only gateway-level policies run (RBAC runs before routing)"},
+		{"service", StepReason(explain.Step{Event: explain.EventNoBackendLevel}), "backend is a core Service: no backend-level policies"},
+		{"other-kind", StepReason(explain.Step{Event: explain.EventNoBackendLevel, BackendKind: &topology.Ref{Group: "networking.istio.io", Kind: "Hostname"}}),
+			"backend is a Hostname (networking.istio.io) of the Gateway's data plane: no backend-level policies"},
 	}
 	for _, tc := range cases {
 		if tc.got != tc.want {

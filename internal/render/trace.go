@@ -159,6 +159,8 @@ func StepReason(s explain.Step) string {
 		return noBackendSeeLast(s.NoBackend)
 	case explain.EventRefused:
 		return refusedText(s.NoBackend, s.Before)
+	case explain.EventNoBackendLevel:
+		return noBackendLevelText(s.BackendKind)
 	}
 	return s.Event
 }
