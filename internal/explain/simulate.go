@@ -288,8 +288,8 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 func (sim *Simulator) tracedPre(r *Request, rt *routing, ch *choice) []Step {
 	pre := append([]Step(nil), ch.pre...)
 	if rt.agentic && ch.info.Protocol == string(gwapiv1.HTTPProtocolType) && r.From.Principal(sim.TrustDomain) != "" {
-		pre = append(pre, Step{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
-			Reason: fmt.Sprintf("listener %s is plain HTTP: no client certificate, the caller %s is seen as anonymous", ch.info.Listener, r.From.String())})
+		pre = append(pre, Step{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo, Event: EventPlainHTTP,
+			Listener: ch.info.Listener, Caller: r.From.String()})
 	}
 	return pre
 }

@@ -50,6 +50,10 @@ type Step struct {
 	// BackendKind is the group and kind of a backend of the Gateway's data plane, nil
 	// for a core Service (EventNoBackendLevel).
 	BackendKind *topology.Ref `json:"backendKind,omitempty"`
+	// Listener and Caller: the plain-HTTP listener and the caller, as the request
+	// names it, whose identity it loses (EventPlainHTTP).
+	Listener string `json:"listener,omitempty"`
+	Caller   string `json:"caller,omitempty"`
 }
 
 // Events of trace steps.
@@ -79,6 +83,7 @@ const (
 	EventNoBackendSeeLast = "no-backend-see-last" // routing: as EventNoBackend, the why said by the last step
 	EventRefused          = "refused"             // the data plane answers the request itself (NoBackend, Before)
 	EventNoBackendLevel   = "no-backend-level"    // routing: the backend is a Service or another data plane's kind (BackendKind): no backend-level policies
+	EventPlainHTTP        = "plain-http"          // routing: a plain-HTTP listener: the caller presents no client certificate (Listener, Caller)
 )
 
 // What the chain decided before the data plane refused the request (Step.Before,

@@ -161,6 +161,8 @@ func StepReason(s explain.Step) string {
 		return refusedText(s.NoBackend, s.Before)
 	case explain.EventNoBackendLevel:
 		return noBackendLevelText(s.BackendKind)
+	case explain.EventPlainHTTP:
+		return fmt.Sprintf("listener %s is plain HTTP: no client certificate, the caller %s is seen as anonymous", s.Listener, s.Caller)
 	}
 	return s.Event
 }
