@@ -60,6 +60,8 @@ type Path struct {
 	// NoBackend is set when the rule reaches no backend, to why: the data plane answers
 	// 500 and only the gateway level runs.
 	NoBackend string `json:"noBackend,omitempty"`
+	// Refused is why the rule reaches no backend, as data (nil when it reaches one).
+	Refused *topology.NoBackend `json:"refused,omitempty"`
 	// PlainHTTP is set when the listener is plain HTTP: callers present no client
 	// certificate, so only rules that match any caller can match.
 	PlainHTTP bool             `json:"plainHTTP,omitempty"`
@@ -395,11 +397,10 @@ func path(e *effective.Engine, p topology.Path) Path {
 		}
 	}
 	var be *topology.Ref
+	dp.Refused = topology.NoBackendOf(p)
 	switch {
-	case p.RuleProblem != "":
-		dp.NoBackend = p.RuleProblem
-	case p.Backend.Problem != "":
-		dp.NoBackend = p.Backend.Problem
+	case dp.Refused != nil:
+		dp.NoBackend = dp.Refused.Problem
 	case p.Backend.Kind == topology.BackendXBackend:
 		ref := topology.XBackendRef(p.Backend.Ref.Namespace, p.Backend.Ref.Name)
 		be = &ref
@@ -408,6 +409,9 @@ func path(e *effective.Engine, p topology.Path) Path {
 		dp.BackendKind, dp.Backend = p.Backend.Kind, p.Backend.Ref.Namespace+"/"+p.Backend.Ref.Name
 	}
 	dp.Chain = e.Chain(topology.GatewayRef(p.Gateway.Namespace, p.Gateway.Name), p.Listener, be)
+	if dp.Refused != nil {
+		dp.Refused.GatewayLevelRuns = dp.Chain != nil && dp.Chain.NotEnforced == ""
+	}
 	return dp
 }
 

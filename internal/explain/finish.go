@@ -2,7 +2,6 @@ package explain
 
 import (
 	"fmt"
-	"strings"
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -46,8 +45,9 @@ const CertificatePrincipal = "x509:<certificate without a SPIFFE ID>"
 // path is finished by its PathEnd (finish), in one order.
 type PathEnd struct {
 	// refused is set when the data plane answers the request itself (DecidedNoRoute,
-	// DecidedNoBackend), problem says why (PathInfo.Problem).
-	refused, problem string
+	// DecidedNoBackend), noBackend says why (nil untraced, or for no route).
+	refused   string
+	noBackend *topology.NoBackend
 	// unread are the kinds a live read could not read that the decision depends on.
 	unread []snapshot.Warning
 	// authPolicy is what Kuadrant's effective AuthPolicy asks of the request on a
@@ -110,7 +110,7 @@ func (e *PathEnd) finish(d *Decision, traced bool, cert certKind) {
 		}
 	}
 	if e.refused != "" {
-		refuse(d, e.refused, e.problem, traced)
+		refuse(d, e.refused, e.noBackend, traced)
 	}
 	if e.uncertain != "" {
 		*d = uncertainRoute(*d, e.uncertain)
@@ -141,11 +141,7 @@ func (sim *Simulator) TargetEnd(gw *snapshot.Gateway, listener string, routes []
 // pathEnd is the PathEnd of choice ch of request r, routed in rt; ap is the AuthPolicy
 // view of the path when computed (on another data plane, or when asked for).
 func (sim *Simulator) pathEnd(r *Request, rt *routing, ch *choice, ap *AuthPolicyInfo) PathEnd {
-	problem := ch.info.Problem
-	if ch.why != "" {
-		problem = ch.why
-	}
-	e := PathEnd{refused: ch.refused, problem: problem, unread: sim.unread(rt.gw, ch), listener: ch.info.Listener, uncertain: ch.uncertain}
+	e := PathEnd{refused: ch.refused, noBackend: ch.noBackend, unread: sim.unread(rt.gw, ch), listener: ch.info.Listener, uncertain: ch.uncertain}
 	if rt.agentic {
 		if rt.gw != nil && ch.info.Protocol != string(gwapiv1.HTTPProtocolType) {
 			e.clientCert = sim.Graph.ClientCertificate(topology.GatewayRef(rt.gw.Namespace, rt.gw.Name), ch.info.Listener)
@@ -171,11 +167,11 @@ func (sim *Simulator) authPolicyOf(r *Request, rt *routing, ch *choice, want boo
 }
 
 // refuse turns the decision on a path that reaches no backend (refused: DecidedNoRoute,
-// DecidedNoBackend, problem saying why) into the deny the caller gets: a gateway-level
-// deny stands (403 before routing); an allow or an answer that waits on the authorizer
+// DecidedNoBackend, nb saying why) into the deny the caller gets: a gateway-level deny
+// stands (403 before routing); an allow or an answer that waits on the authorizer
 // becomes a deny by the data plane's own answer, since neither authorizer answer lets
 // the call reach a tool.
-func refuse(d *Decision, refused, problem string, traced bool) {
+func refuse(d *Decision, refused string, nb *topology.NoBackend, traced bool) {
 	if d.Verdict == Deny {
 		return
 	}
@@ -184,26 +180,23 @@ func refuse(d *Decision, refused, problem string, traced bool) {
 	if !traced {
 		return // no text
 	}
-	d.Cause = nil // the reason below replaces it
-	switch refused {
-	case DecidedNoRoute:
-		d.Reason = "no route takes the request: the data plane answers 404"
-	default:
-		d.Reason = "the request reaches no backend: " + problem
-	}
+	before := BeforeAllowed
 	switch {
 	case wasBy == DecidedOtherDataPlane:
+		before = BeforeOtherDataPlane
 	case was == Indeterminate:
-		d.Reason += ", whatever the gateway authorizer answers (403 if it denies)"
-	default:
-		d.Reason += ", after the gateway-level policies let it through"
+		before = BeforeIndeterminate
 	}
+	if refused == DecidedNoRoute {
+		nb = nil // the routing step says why; the decision says 404
+	}
+	d.Reason, d.Cause = "", &Cause{Event: CauseRefused, NoBackend: nb, Before: before}
 	// The reason is said once, where it decides: the routing step that stated it before
 	// the gateway-level policies ran points here instead.
 	for i, s := range d.Trace {
-		if problem != "" && s.Phase == "route" && s.Outcome == OutcomeInfo && strings.HasPrefix(s.Reason, problem) {
-			d.Trace[i].Reason = "the rule reaches no backend (why: the last step)" + strings.TrimPrefix(s.Reason, problem)
+		if nb != nil && s.Event == EventNoBackend {
+			d.Trace[i].Event = EventNoBackendSeeLast
 		}
 	}
-	d.Trace = append(d.Trace, Step{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo, Reason: d.Reason})
+	d.Trace = append(d.Trace, Step{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo, Event: EventRefused, NoBackend: nb, Before: before})
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // A rule the data plane answers 500 for: the path line ends short, and the reason is said
@@ -45,16 +46,22 @@ spec:
 	if d.Path.Problem != "no backend (500)" {
 		t.Errorf("path problem %q, want %q", d.Path.Problem, "no backend (500)")
 	}
-	if !strings.Contains(d.Reason, "unsupported backend kind Foo") || strings.Count(d.Reason, "500") != 1 {
-		t.Errorf("reason %q, want the backendRef's problem and 500 once", d.Reason)
+	if d.Cause == nil || d.Cause.NoBackend == nil {
+		t.Fatalf("cause %+v, want the refusal's why as data", d.Cause)
 	}
-	said := 0
+	nb := d.Cause.NoBackend
+	if d.Cause.Event != CauseRefused || nb.Why != topology.NoBackendRule ||
+		!strings.Contains(nb.Problem, "unsupported backend kind Foo") || d.Cause.Before != BeforeAllowed {
+		t.Fatalf("cause %+v, want the refusal by the backendRef's problem after the gateway allowed", d.Cause)
+	}
+	events := map[string]int{}
 	for _, st := range d.Trace {
-		if strings.Contains(st.Reason, "unsupported backend kind Foo") {
-			said++
-		}
+		events[st.Event]++
 	}
-	if last := d.Trace[len(d.Trace)-1]; said != 1 || last.Reason != d.Reason {
-		t.Errorf("the trace says the reason %d times (want once, in the last step %q): %+v", said, last.Reason, d.Trace)
+	last := d.Trace[len(d.Trace)-1]
+	if events[EventNoBackendSeeLast] != 1 || events[EventNoBackend] != 0 || events[EventRefused] != 1 ||
+		last.Event != EventRefused || last.NoBackend != nb {
+		t.Errorf("the trace states the reason other than once, in the last step: %+v", d.Trace)
 	}
+
 }

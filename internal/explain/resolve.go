@@ -152,8 +152,7 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 		ch := choice{info: info}
 		if detail {
 			ch.info.Backend = "Service " + r.Service.String()
-			ch.pre = []Step{{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo,
-				Reason: "backend is a core Service: no backend-level policies"}}
+			ch.pre = []Step{{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo, Event: EventNoBackendLevel}}
 		}
 		rt.choices = append(rt.choices, ch)
 		return nil
@@ -173,14 +172,8 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 		ch := choice{info: info, refused: DecidedNoRoute, uncertain: routed.Uncertain}
 		if detail {
 			ch.info.Problem = "no route"
-			reason := "no route matches the request: the data plane answers 404" + rt.gatewayOnly()
-			if routed.Reason != "" {
-				reason = "no route: " + routed.Reason + rt.gatewayOnly()
-				if rt.agentic {
-					reason += " (RBAC runs before routing)"
-				}
-			}
-			ch.pre = []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo, Reason: reason}}
+			ch.pre = []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo, Event: EventNoBackend,
+				NoBackend: &topology.NoBackend{Why: topology.NoBackendNoRoute, Problem: routed.Reason, GatewayLevelRuns: rt.agentic}}}
 		}
 		rt.choices = append(rt.choices, ch)
 		return nil
@@ -316,26 +309,26 @@ func (sim *Simulator) otherListeners(r *Request, rt *routing, out []*Result) {
 }
 
 func (sim *Simulator) backendChoices(rt *routing, base PathInfo, backends []topology.BackendTarget, ruleProblem string, redirect, detail bool) {
-	// gwOnly is a choice that reaches no backend: problem is how the path line ends, why
-	// the full reason, said once in the answer (see refuse).
-	gwOnly := func(problem, why string) {
+	// gwOnly is a choice that reaches no backend: problem is how the path line ends, nb
+	// why, said once in the answer (see refuse).
+	gwOnly := func(problem string, nb topology.NoBackend) {
 		ch := choice{info: base, refused: DecidedNoBackend}
 		if detail {
-			ch.info.Problem, ch.why = problem, why
-			ch.pre = []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
-				Reason: why + rt.gatewayOnly()}}
+			nb.GatewayLevelRuns = rt.agentic
+			ch.info.Problem, ch.noBackend = problem, &nb
+			ch.pre = []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo, Event: EventNoBackend, NoBackend: &nb}}
 		}
 		rt.choices = append(rt.choices, ch)
 	}
 	switch {
 	case redirect:
-		gwOnly("the rule answers with a redirect (no backend)", "the rule answers with a redirect (no backend)")
+		gwOnly("the rule answers with a redirect (no backend)", topology.NoBackend{Why: topology.NoBackendRedirect})
 		return
 	case ruleProblem != "":
-		gwOnly(noBackend500, ruleProblem) // ruleProblem: "route rule answers 500: …"
+		gwOnly(noBackend500, topology.NoBackend{Why: topology.NoBackendRule, Problem: ruleProblem})
 		return
 	case len(backends) == 0:
-		gwOnly("the rule has no backend", "the rule has no backend")
+		gwOnly("the rule has no backend", topology.NoBackend{Why: topology.NoBackendNone})
 		return
 	}
 	for i := range backends {
@@ -356,9 +349,9 @@ func (sim *Simulator) backendChoices(rt *routing, base PathInfo, backends []topo
 		case b.Problem != "":
 			ch.refused = DecidedNoBackend
 			if detail {
-				ch.info.Problem, ch.why = noBackend500, "the data plane answers 500: "+b.Problem
-				ch.pre = []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
-					Reason: ch.why + rt.gatewayOnly()}}
+				ch.info.Problem = noBackend500
+				ch.noBackend = &topology.NoBackend{Why: topology.NoBackendRef, Problem: b.Problem, GatewayLevelRuns: rt.agentic}
+				ch.pre = []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo, Event: EventNoBackend, NoBackend: ch.noBackend}}
 			}
 		case b.Kind == topology.BackendXBackend:
 			ch.backend, ch.hasBackend, ch.target = topology.XBackendRef(b.Ref.Namespace, b.Ref.Name), true, b
@@ -367,11 +360,12 @@ func (sim *Simulator) backendChoices(rt *routing, base PathInfo, backends []topo
 			}
 		default:
 			if detail {
-				what := "backend is a core Service: no backend-level policies"
+				st := Step{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo, Event: EventNoBackendLevel}
 				if b.Kind == topology.BackendOther {
-					what = fmt.Sprintf("backend is a %s of the Gateway's data plane: no backend-level policies", kindName(b.Ref))
+					kind := topology.Ref{Group: b.Ref.Group, Kind: b.Ref.Kind}
+					st.BackendKind = &kind
 				}
-				ch.pre = append(assumedStep(*b), Step{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo, Reason: what})
+				ch.pre = append(assumedStep(*b), st)
 			}
 		}
 		rt.choices = append(rt.choices, ch)
@@ -466,20 +460,3 @@ func appendRef(l []topology.Ref, r topology.Ref) []topology.Ref {
 // noBackend500 ends the path line of a rule or backendRef the data plane answers 500 for;
 // the reason is in the decision (refuse) or, when the gateway denies first, in the trace.
 const noBackend500 = "no backend (500)"
-
-// gatewayOnly is what a request that reaches no backend still meets: the gateway-level
-// XAccessPolicies, on the reference data plane only.
-func (rt *routing) gatewayOnly() string {
-	if rt.agentic {
-		return "; only gateway-level policies run"
-	}
-	return ""
-}
-
-// kindName is "Kind (group)" for a backend kind of another data plane.
-func kindName(r topology.Ref) string {
-	if r.Group == "" {
-		return r.Kind
-	}
-	return r.Kind + " (" + r.Group + ")"
-}

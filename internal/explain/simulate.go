@@ -137,9 +137,9 @@ type choice struct {
 	// when the request named the backend: it keys the chain cache.
 	target *topology.BackendTarget
 	pre    []Step
-	// why is the full reason a choice that reaches no backend does (info.Problem is its
-	// short form for the path line).
-	why string
+	// noBackend is why a choice reaches no backend, as data (info.Problem is its short
+	// form for the path line).
+	noBackend *topology.NoBackend
 	// refused is set when the data plane answers the request itself instead of sending
 	// it to a backend: DecidedNoRoute (404) or DecidedNoBackend (500, redirect). The
 	// gateway level's policies still run first (RBAC runs before routing), so their
@@ -290,8 +290,8 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 func (sim *Simulator) tracedPre(r *Request, rt *routing, ch *choice) []Step {
 	pre := append([]Step(nil), ch.pre...)
 	if rt.agentic && ch.info.Protocol == string(gwapiv1.HTTPProtocolType) && r.From.Principal(sim.TrustDomain) != "" {
-		pre = append(pre, Step{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo,
-			Reason: fmt.Sprintf("listener %s is plain HTTP: no client certificate, the caller %s is seen as anonymous", ch.info.Listener, r.From.String())})
+		pre = append(pre, Step{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo, Event: EventPlainHTTP,
+			Listener: ch.info.Listener, Caller: r.From.String()})
 	}
 	return pre
 }

@@ -3,12 +3,14 @@ package explain
 import (
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // Step is one entry of a trace: what was considered, where, and what it found, as data.
 // The evaluator fills Event and the fields it names; render writes the sentence
 // (render.StepReason) and the position as text. Steps of route resolution and of
-// unread objects carry their sentence in Reason and no Event.
+// unread objects carry their sentence in Reason and no Event, except a path that reaches
+// no backend (EventNoBackend, EventRefused).
 type Step struct {
 	Level   string `json:"level"`
 	Phase   string `json:"phase"` // route, extauth, allow, default
@@ -39,31 +41,57 @@ type Step struct {
 	// decided under their outcomes, when that differs (EventCELSame, EventCELDepends).
 	CEL             []string `json:"cel,omitempty"`
 	DecidedByEither []string `json:"decidedByEither,omitempty"`
+	// NoBackend is why the path reaches no backend (EventNoBackend, EventNoBackendSeeLast,
+	// EventRefused; nil in EventRefused: no route).
+	NoBackend *topology.NoBackend `json:"noBackend,omitempty"`
+	// Before is what the chain decided before the data plane refused the request
+	// (EventRefused, CauseRefused): a Before* constant.
+	Before string `json:"before,omitempty"`
+	// BackendKind is the group and kind of a backend of the Gateway's data plane, nil
+	// for a core Service (EventNoBackendLevel).
+	BackendKind *topology.Ref `json:"backendKind,omitempty"`
+	// Listener and Caller: the plain-HTTP listener and the caller, as the request
+	// names it, whose identity it loses (EventPlainHTTP).
+	Listener string `json:"listener,omitempty"`
+	Caller   string `json:"caller,omitempty"`
 }
 
 // Events of trace steps.
 const (
-	EventNoPolicy        = "no-policy"           // no accepted XAccessPolicy at the gateway or the backend
-	EventExtAuthRuleLess = "extauth-rule-less"   // an ExternalAuth policy without rules delegates every request
-	EventExtAuthSelects  = "extauth-selects"     // the rule selects the request for the authorizer
-	EventExtAuthNoRule   = "extauth-no-rule"     // no rule of the ExternalAuth policy selects the request
-	EventLegacyExtAuth   = "legacy-extauth"      // a legacy ExternalAuth rule sends tools/call to the authorizer
-	EventNoFilter        = "no-extauth-filter"   // no ext_authz filter: the authorizer is never called (Note says why)
-	EventSharedExtAuth   = "shared-extauth"      // the backend's config is the gateway's: one filter, already called
-	EventAnswerDeny      = "authorizer-deny"     // the authorizer answered deny
-	EventAnswerAllow     = "authorizer-allow"    // the authorizer answered allow
-	EventAnswerUnknown   = "authorizer-unknown"  // the authorizer's answer was not given
-	EventAnswerAssumed   = "authorizer-assumed"  // the answer is unknown; the trace assumes allow
-	EventAnswerMoot      = "authorizer-moot"     // the answer is unknown and does not change the verdict
-	EventRuleLessAllow   = "allow-rule-less"     // an Allow policy without rules adds no rule
-	EventRuleLessAllows  = "allow-rule-less-all" // an Allow policy without rules allows (every policy must allow)
-	EventNoAllow         = "no-allow"            // no Allow policy: the level does not enforce
-	EventReplaced        = "rule-replaced"       // a same-named rule of a younger policy replaces this one
-	EventAllows          = "allows"              // the rule matches and allows (Allows)
-	EventNotMatched      = "not-matched"         // the rule does not match (Mismatch)
-	EventLevelPassed     = "level-passed"        // no rule selects the caller: the level is passed (PR #220)
-	EventCELSame         = "cel-unknown-same"    // a CEL outcome is unknown, the verdict the same either way
-	EventCELDepends      = "cel-unknown-depends" // a CEL outcome is unknown, and the verdict depends on it
+	EventNoPolicy         = "no-policy"           // no accepted XAccessPolicy at the gateway or the backend
+	EventExtAuthRuleLess  = "extauth-rule-less"   // an ExternalAuth policy without rules delegates every request
+	EventExtAuthSelects   = "extauth-selects"     // the rule selects the request for the authorizer
+	EventExtAuthNoRule    = "extauth-no-rule"     // no rule of the ExternalAuth policy selects the request
+	EventLegacyExtAuth    = "legacy-extauth"      // a legacy ExternalAuth rule sends tools/call to the authorizer
+	EventNoFilter         = "no-extauth-filter"   // no ext_authz filter: the authorizer is never called (Note says why)
+	EventSharedExtAuth    = "shared-extauth"      // the backend's config is the gateway's: one filter, already called
+	EventAnswerDeny       = "authorizer-deny"     // the authorizer answered deny
+	EventAnswerAllow      = "authorizer-allow"    // the authorizer answered allow
+	EventAnswerUnknown    = "authorizer-unknown"  // the authorizer's answer was not given
+	EventAnswerAssumed    = "authorizer-assumed"  // the answer is unknown; the trace assumes allow
+	EventAnswerMoot       = "authorizer-moot"     // the answer is unknown and does not change the verdict
+	EventRuleLessAllow    = "allow-rule-less"     // an Allow policy without rules adds no rule
+	EventRuleLessAllows   = "allow-rule-less-all" // an Allow policy without rules allows (every policy must allow)
+	EventNoAllow          = "no-allow"            // no Allow policy: the level does not enforce
+	EventReplaced         = "rule-replaced"       // a same-named rule of a younger policy replaces this one
+	EventAllows           = "allows"              // the rule matches and allows (Allows)
+	EventNotMatched       = "not-matched"         // the rule does not match (Mismatch)
+	EventLevelPassed      = "level-passed"        // no rule selects the caller: the level is passed (PR #220)
+	EventCELSame          = "cel-unknown-same"    // a CEL outcome is unknown, the verdict the same either way
+	EventCELDepends       = "cel-unknown-depends" // a CEL outcome is unknown, and the verdict depends on it
+	EventNoBackend        = "no-backend"          // routing: the path reaches no backend (NoBackend)
+	EventNoBackendSeeLast = "no-backend-see-last" // routing: as EventNoBackend, the why said by the last step
+	EventRefused          = "refused"             // the data plane answers the request itself (NoBackend, Before)
+	EventNoBackendLevel   = "no-backend-level"    // routing: the backend is a Service or another data plane's kind (BackendKind): no backend-level policies
+	EventPlainHTTP        = "plain-http"          // routing: a plain-HTTP listener: the caller presents no client certificate (Listener, Caller)
+)
+
+// What the chain decided before the data plane refused the request (Step.Before,
+// Cause.Before).
+const (
+	BeforeOtherDataPlane = "other-data-plane" // no XAccessPolicy runs on the gateway
+	BeforeIndeterminate  = "indeterminate"    // the gateway authorizer's answer is unknown
+	BeforeAllowed        = "allowed"          // the gateway-level policies let it through
 )
 
 // Mismatch is the field of a rule that failed to match: what the rule wants and what the
@@ -113,6 +141,10 @@ type Cause struct {
 	CEL []string `json:"cel,omitempty"`
 	// Note says why no XAccessPolicy runs on the gateway (CauseOtherDataPlane).
 	Note string `json:"note,omitempty"`
+	// NoBackend and Before: why the data plane refuses the request and what the chain
+	// decided before (CauseRefused; NoBackend nil: no route takes it).
+	NoBackend *topology.NoBackend `json:"noBackend,omitempty"`
+	Before    string              `json:"before,omitempty"`
 }
 
 // Causes of decisions.
@@ -130,4 +162,5 @@ const (
 	CausePolicyMatchesNothing = "policy-matches-nothing" // an Allow policy that must allow matches nothing
 	CauseCELUnknown           = "cel-unknown"            // a CEL outcome is unknown, and the verdict depends on it
 	CauseOtherDataPlane       = "other-data-plane"       // another data plane serves the gateway: no XAccessPolicy runs (Note)
+	CauseRefused              = "refused"                // the data plane answers the request itself: no route, no backend (NoBackend, Before)
 )

@@ -80,8 +80,8 @@ func DescribeText(w io.Writer, d *describe.View, st Styler) error {
 	}
 	for _, p := range d.Paths {
 		path := &node{text: st.Bold(describeTitle(p))}
-		if p.NoBackend != "" {
-			path.add(st.Yellow("the data plane answers 500: " + p.NoBackend + ": only the gateway level runs"))
+		if p.Refused != nil {
+			path.add(st.Yellow(NoBackendSentence(p.Refused)))
 		}
 		if p.PlainHTTP {
 			path.add(st.Dim("plain HTTP listener: callers present no client certificate, so only rules that match any caller can match"))

@@ -79,6 +79,8 @@ func DecisionReason(d *explain.Decision) string {
 		return fmt.Sprintf("Allow policy %s at %s level matches nothing (every Allow policy must allow)", d.DecidedBy, d.Level) + nearText(c.Near)
 	case explain.CauseCELUnknown:
 		return celUnknown(c.CEL) + ", and the verdict depends on it"
+	case explain.CauseRefused:
+		return refusedText(c.NoBackend, c.Before)
 	}
 	return c.Event
 }
@@ -151,6 +153,16 @@ func StepReason(s explain.Step) string {
 		return t
 	case explain.EventCELDepends:
 		return celUnknown(s.CEL) + ", and the verdict depends on it"
+	case explain.EventNoBackend:
+		return NoBackendSentence(s.NoBackend)
+	case explain.EventNoBackendSeeLast:
+		return noBackendSeeLast(s.NoBackend)
+	case explain.EventRefused:
+		return refusedText(s.NoBackend, s.Before)
+	case explain.EventNoBackendLevel:
+		return noBackendLevelText(s.BackendKind)
+	case explain.EventPlainHTTP:
+		return fmt.Sprintf("listener %s is plain HTTP: no client certificate, the caller %s is seen as anonymous", s.Listener, s.Caller)
 	}
 	return s.Event
 }

@@ -1,0 +1,36 @@
+package topology
+
+// NoBackend is why a path reaches no backend, as data: the data plane answers the request
+// itself (404, 500 or a redirect). render writes the one sentence of it that explain's
+// trace and describe's chains both print.
+type NoBackend struct {
+	// Why is a NoBackend* constant.
+	Why string `json:"why"`
+	// Problem is topology's reason: the rule's (RouteResult.RuleProblem) for
+	// NoBackendRule, the backendRef's (BackendTarget.Problem) for NoBackendRef, the
+	// route matcher's (RouteResult.Reason) for NoBackendNoRoute, when it has one.
+	Problem string `json:"problem,omitempty"`
+	// GatewayLevelRuns says the gateway-level XAccessPolicies still run (the reference
+	// data plane: RBAC runs before routing).
+	GatewayLevelRuns bool `json:"gatewayLevelRuns,omitempty"`
+}
+
+// Why a path reaches no backend.
+const (
+	NoBackendNoRoute  = "no-route"        // no route takes the request: 404
+	NoBackendRedirect = "redirect"        // the rule answers with a redirect
+	NoBackendNone     = "no-backend-ref"  // the rule has no backendRef
+	NoBackendRule     = "rule-500"        // the whole rule answers 500 (Problem)
+	NoBackendRef      = "backend-ref-500" // this backendRef answers 500 (Problem)
+)
+
+// NoBackendOf is why the path of p reaches no backend, nil when it reaches one.
+func NoBackendOf(p Path) *NoBackend {
+	switch {
+	case p.RuleProblem != "":
+		return &NoBackend{Why: NoBackendRule, Problem: p.RuleProblem}
+	case p.Backend.Problem != "":
+		return &NoBackend{Why: NoBackendRef, Problem: p.Backend.Problem}
+	}
+	return nil
+}
