@@ -31,7 +31,7 @@ about them (-Wbidi-chars, on by default since gcc 12).
 agpol's text output shows each such character as <U+202E>, so what is printed is what
 runs; JSON, YAML and SARIF keep the text as written.`,
 		Fix: `Delete the character (an editor that shows invisible characters, or
-grep -nP '[\x{202A}-\x{202E}\x{2066}-\x{2069}\x{200B}-\x{200F}\x{2060}\x{FEFF}\x{061C}]'
+grep -nP '[\x{61C}\x{200B}-\x{200F}\x{202A}-\x{202E}\x{2060}-\x{2069}\x{FEFF}]'
 finds it). If the text really needs a right-to-left script, write it without the
 control characters.`,
 		DataPlanes: AppliesToAll,
