@@ -131,24 +131,7 @@ func truncatedWidths(header []string, rows [][]string, width int) []int {
 		}
 		return n
 	}
-	if total() <= width {
-		return nil
-	}
-	changed := false
-	for total() > width {
-		k := -1
-		for i, w := range widths {
-			if w > floor[i] && (k < 0 || w > widths[k]) {
-				k = i
-			}
-		}
-		if k < 0 {
-			break
-		}
-		widths[k]--
-		changed = true
-	}
-	if !changed {
+	if !shrinkWidest(widths, floor, total, width) {
 		return nil
 	}
 	return widths

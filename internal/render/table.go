@@ -175,19 +175,7 @@ func fitColumns(header []string, rows [][]string, width int) (tw.Mapper[int, int
 	}
 	widths := slices.Clone(natural)
 	shrink := func(floor []int) {
-		for total := sum(widths, gap); total > width; total-- {
-			// Shrink the widest column that can still give way.
-			k := -1
-			for i, w := range widths {
-				if w > floor[i] && (k < 0 || w > widths[k]) {
-					k = i
-				}
-			}
-			if k < 0 {
-				break
-			}
-			widths[k]--
-		}
+		shrinkWidest(widths, floor, func() int { return sum(widths, gap) }, width)
 	}
 	shrink(floor)
 	if sum(widths, gap) > width {
@@ -247,4 +235,25 @@ func trimTrailingBlanks(p []byte) []byte {
 		lines[i] = bytes.TrimRight(l, " ")
 	}
 	return bytes.Join(lines, []byte("\n"))
+}
+
+// shrinkWidest narrows the widest column that can still give way (down to its floor), one
+// cell at a time, until total() fits width or no column can give way; it reports whether
+// any column narrowed.
+func shrinkWidest(widths, floor []int, total func() int, width int) bool {
+	changed := false
+	for total() > width {
+		k := -1
+		for i, w := range widths {
+			if w > floor[i] && (k < 0 || w > widths[k]) {
+				k = i
+			}
+		}
+		if k < 0 {
+			break
+		}
+		widths[k]--
+		changed = true
+	}
+	return changed
 }
