@@ -19,11 +19,8 @@ import (
 // (AGP103, decoding errors).
 func admit(u *unstructured.Unstructured) []snapshot.DroppedField {
 	gvk := u.GroupVersionKind()
-	if gvk.Group == "" || gvk.Group == agentic.LegacyGroupName {
-		return nil
-	}
-	v, err := crds.Lookup(gvk)
-	if err != nil {
+	v := crds.ForAdmission(gvk)
+	if v == nil {
 		return nil
 	}
 	tools := legacyTools(u)

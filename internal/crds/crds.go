@@ -23,6 +23,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agpol/agpol/internal/apis/agentic"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -209,6 +210,20 @@ func Definitions() ([]Definition, error) {
 		}
 	})
 	return defs, defsErr
+}
+
+// ForAdmission is the validator that admits an object of gvk read from a file as the API
+// server would: nil for core kinds (no CRD), the legacy agentic group (reported, not
+// admitted) and a version no embedded CRD serves.
+func ForAdmission(gvk schema.GroupVersionKind) *Validator {
+	if gvk.Group == "" || gvk.Group == agentic.LegacyGroupName {
+		return nil
+	}
+	v, err := Lookup(gvk)
+	if err != nil {
+		return nil
+	}
+	return v
 }
 
 // Lookup returns the validator for a group/version/kind, building it on first use

@@ -241,11 +241,8 @@ type validated struct {
 func Inspect(cache *Cache) func(u *unstructured.Unstructured) any {
 	return func(u *unstructured.Unstructured) any {
 		gvk := u.GroupVersionKind()
-		if gvk.Group == "" || gvk.Group == agentic.LegacyGroupName {
-			return nil
-		}
-		v, err := crds.Lookup(gvk)
-		if err != nil {
+		v := crds.ForAdmission(gvk)
+		if v == nil {
 			return nil
 		}
 		return &validated{gvk: gvk, result: validate(v, u, gvk, cache)}
