@@ -26,7 +26,7 @@ testenv:
 ## every fuzz target briefly (TEST_FUZZTIME each; a crasher fails the run)
 TEST_FUZZTIME ?= 3s
 test: testenv ci-tools vet staticcheck fmt-check kuadrant-oracle
-	KUADRANT_ORACLE="$(CURDIR)/$(BIN)/kuadrant-oracle" KUBEBUILDER_ASSETS="$$(./hack/testenv/ensure.sh)" $(GO) test ./...
+	KUADRANT_ORACLE="$(CURDIR)/$(BIN)/kuadrant-oracle" KUBEBUILDER_ASSETS="$$(./hack/testenv/ensure.sh)" $(GO) test -timeout 30m ./...
 	FUZZTIME=$(TEST_FUZZTIME) ./hack/fuzz.sh
 
 ## conformance-corpus: regenerate testdata/conformance from the Gateway API conformance suite
