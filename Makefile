@@ -108,8 +108,8 @@ test-kuadrant: kuadrant-oracle
 	KUADRANT_ORACLE="$(CURDIR)/$(BIN)/kuadrant-oracle" $(GO) test -count=1 ./internal/kuadrantdiff
 
 ## kuadrant-oracle: the Kuadrant harness's oracle (hack/kuadrant-oracle, a Go module of its
-## own: kuadrant-operator v1.5.2 and Authorino v0.25.0) into ./bin, vetted; `make test` runs
+## own: kuadrant-operator v1.5.2 and Authorino v0.25.0) into ./bin, vetted and tested; `make test` runs
 ## the harness's fixed seed set with it
 .PHONY: kuadrant-oracle
 kuadrant-oracle:
-	cd hack/kuadrant-oracle && $(GO) vet . && $(GO) build -o ../../$(BIN)/kuadrant-oracle .
+	cd hack/kuadrant-oracle && $(GO) vet . && $(GO) test -count=1 . && $(GO) build -o ../../$(BIN)/kuadrant-oracle .

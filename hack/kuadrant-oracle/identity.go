@@ -273,10 +273,39 @@ func (s *stands) withCredentials(rq Request, ac *authorinov1beta3.AuthConfig, se
 		return setCredential(rq, authorinov1beta3.Credentials{}, value), ""
 	}
 	sort.Strings(names)
+	if why := authorizationHeaderClash(ac, names); why != "" {
+		return rq, why
+	}
 	for _, n := range names {
 		rq = setCredential(rq, ac.Spec.Authentication[n].Credentials, value)
 	}
 	return rq, ""
+}
+
+// authorizationHeaderClash says why no single request carries the credential where
+// every named rule reads it: two of them read the Authorization header with different
+// prefixes, and a request has one Authorization header (Authorino reads the prefix
+// each rule names: pkg/auth/credentials.go:134-145). agpol decides as if the identity
+// were presented as each rule reads it; the harness cannot ask Authorino that.
+func authorizationHeaderClash(ac *authorinov1beta3.AuthConfig, names []string) string {
+	seen, firstPrefix := false, ""
+	for _, n := range names {
+		c := ac.Spec.Authentication[n].Credentials
+		if c.CustomHeader != nil || c.QueryString != nil || c.Cookie != nil {
+			continue
+		}
+		prefix := "Bearer"
+		if c.AuthorizationHeader != nil && c.AuthorizationHeader.Prefix != "" {
+			prefix = c.AuthorizationHeader.Prefix
+		}
+		switch {
+		case !seen:
+			seen, firstPrefix = true, prefix
+		case prefix != firstPrefix:
+			return "two authentication rules of the identity's kind read the Authorization header with different prefixes; a request carries one Authorization header"
+		}
+	}
+	return ""
 }
 
 // setCredential puts a credential where Authorino reads it (v1beta3 Credentials;
@@ -297,7 +326,12 @@ func setCredential(rq Request, c authorinov1beta3.Credentials, value string) Req
 		}
 		rq.Path += sep + url.QueryEscape(c.QueryString.Name) + "=" + url.QueryEscape(value)
 	case c.Cookie != nil:
-		h["cookie"] = c.Cookie.Name + "=" + value
+		// Several rules may read cookies of different names: one Cookie header holds all.
+		if prev := h["cookie"]; prev != "" {
+			h["cookie"] = prev + "; " + c.Cookie.Name + "=" + value
+		} else {
+			h["cookie"] = c.Cookie.Name + "=" + value
+		}
 	default:
 		prefix := "Bearer"
 		if c.AuthorizationHeader != nil && c.AuthorizationHeader.Prefix != "" {
