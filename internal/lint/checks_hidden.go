@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/agpol/agpol/internal/invisible"
 	"github.com/agpol/agpol/internal/parallel"
@@ -40,22 +41,26 @@ control characters.`,
 }
 
 // runHiddenCharacters reports each string (key or value) of each object that holds a
-// hidden character (internal/invisible), at its field.
+// hidden character (internal/invisible), at its field: found when the object was read
+// (Inspect), else in the object as read.
 func runHiddenCharacters(ctx *Context) []Finding {
 	origins := ctx.Origins()
 	found := make([][]Finding, len(origins))
 	parallel.For(len(origins), func(i int) {
 		o := origins[i]
-		obj := o.Raw().Decoded()
-		if obj == nil {
-			obj = o.Fresh()
-		}
-		if obj == nil {
-			return
-		}
 		var fields []hiddenField
-		hiddenIn(obj.Object, "", &fields)
-		sort.Slice(fields, func(a, b int) bool { return fields[a].path < fields[b].path })
+		if in, ok := o.Inspected().(*inspected); ok {
+			fields = in.hidden
+		} else {
+			obj := o.Raw().Decoded()
+			if obj == nil {
+				obj = o.Fresh()
+			}
+			if obj == nil {
+				return
+			}
+			fields = hiddenFields(obj.Object)
+		}
 		for _, h := range fields {
 			f := ctx.Blame(o, h.path)
 			f.Message = fmt.Sprintf("%s %q holds %s: the text a reviewer reads is not the text the data plane compares",
@@ -78,29 +83,60 @@ type hiddenField struct {
 // plainKey is a map key written as .key in a field path; others are written [key].
 var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-func hiddenIn(x any, path string, out *[]hiddenField) {
+// hiddenFields lists the keys and values of obj that hold a hidden character, sorted by
+// field path; nil when none (the common case, which allocates nothing).
+func hiddenFields(obj map[string]any) []hiddenField {
+	var out []hiddenField
+	hiddenIn(obj, nil, &out)
+	sort.Slice(out, func(a, b int) bool { return out[a].path < out[b].path })
+	return out
+}
+
+// segment is one step of a field path: a map key, or a list index when isIndex.
+type segment struct {
+	key     string
+	index   int
+	isIndex bool
+}
+
+// hiddenIn walks x, whose field path is the segments in path; a path is written out only
+// for a string that holds a hidden character.
+func hiddenIn(x any, path []segment, out *[]hiddenField) {
 	switch x := x.(type) {
 	case string:
 		if r, ok := invisible.First(x); ok {
-			*out = append(*out, hiddenField{path: path, what: "value", text: x, r: r})
+			*out = append(*out, hiddenField{path: fieldPath(path), what: "value", text: x, r: r})
 		}
 	case []any:
 		for i, v := range x {
-			hiddenIn(v, path+"["+strconv.Itoa(i)+"]", out)
+			hiddenIn(v, append(path, segment{index: i, isIndex: true}), out)
 		}
 	case map[string]any:
 		for k, v := range x {
-			p := path + "[" + k + "]"
-			switch {
-			case plainKey.MatchString(k) && path == "":
-				p = k
-			case plainKey.MatchString(k):
-				p = path + "." + k
-			}
+			p := append(path, segment{key: k})
 			if r, ok := invisible.First(k); ok {
-				*out = append(*out, hiddenField{path: p, what: "key", text: k, r: r})
+				*out = append(*out, hiddenField{path: fieldPath(p), what: "key", text: k, r: r})
 			}
 			hiddenIn(v, p, out)
 		}
 	}
+}
+
+// fieldPath writes segments as a field path: spec.rules[0].name, with keys that are not
+// plain identifiers in brackets.
+func fieldPath(segments []segment) string {
+	var b strings.Builder
+	for i, s := range segments {
+		switch {
+		case s.isIndex:
+			b.WriteString("[" + strconv.Itoa(s.index) + "]")
+		case plainKey.MatchString(s.key) && i == 0:
+			b.WriteString(s.key)
+		case plainKey.MatchString(s.key):
+			b.WriteString("." + s.key)
+		default:
+			b.WriteString("[" + s.key + "]")
+		}
+	}
+	return b.String()
 }

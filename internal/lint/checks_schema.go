@@ -186,8 +186,8 @@ func schemaResults(ctx *Context) schemaRun {
 func validateItems(items []schemaItem, todo []int, cache *Cache) {
 	parallel.For(len(todo), func(n int) {
 		it := &items[todo[n]]
-		if r, ok := it.origin.Inspected().(*validated); ok && r.gvk == it.gvk && !it.relabel {
-			it.result = r.result
+		if in, ok := it.origin.Inspected().(*inspected); ok && in.schema != nil && in.schema.gvk == it.gvk && !it.relabel {
+			it.result = in.schema.result
 			return
 		}
 		v, err := crds.Lookup(it.gvk)
@@ -234,18 +234,26 @@ type validated struct {
 	result schemaResult
 }
 
-// Inspect validates an object read from a file as it is read (cluster.FileOptions.Inspect),
-// so that lint need not decode it again: it returns the result for validateItems, nil
-// for an object it leaves to validateItems (core kinds, the legacy group, a version no
-// CRD serves). u is the object as read, owned by the call; cache is lint's (nil for none).
+// inspected is what lint learns of an object as it is read (Inspect): its schema result
+// (nil for an object validateItems leaves alone: core kinds, the legacy group, a version
+// no CRD serves) and the strings holding hidden characters (AGP107).
+type inspected struct {
+	schema *validated
+	hidden []hiddenField
+}
+
+// Inspect looks at an object read from a file as it is read (cluster.FileOptions.Inspect),
+// so that lint need not decode it again: it validates it against its CRD schema (the result
+// for validateItems) and finds its hidden characters (for AGP107). u is the object as
+// read, owned by the call; cache is lint's (nil for none).
 func Inspect(cache *Cache) func(u *unstructured.Unstructured) any {
 	return func(u *unstructured.Unstructured) any {
+		in := &inspected{hidden: hiddenFields(u.Object)}
 		gvk := u.GroupVersionKind()
-		v := crds.ForAdmission(gvk)
-		if v == nil {
-			return nil
+		if v := crds.ForAdmission(gvk); v != nil {
+			in.schema = &validated{gvk: gvk, result: validate(v, u, gvk, cache)}
 		}
-		return &validated{gvk: gvk, result: validate(v, u, gvk, cache)}
+		return in
 	}
 }
 
