@@ -110,9 +110,10 @@ func isItem(text []byte, indent int) bool {
 // parsePieces parses a request file of the shape splitRequestList finds, piece by piece.
 // It returns false when the file is not of that shape or parsing a piece fails.
 func parsePieces(name string, data []byte, defaultNS string) (*RequestFile, bool) {
-	// The YAML parser refuses a file that is not UTF-8 wherever the bytes are, comments
-	// included; the pieces leave some lines to no parser, so the whole file decides.
-	if !utf8.Valid(data) {
+	// The YAML parser refuses a file that is not UTF-8, or that holds a character YAML does
+	// not allow, wherever it is, comments included; the pieces leave some lines to no
+	// parser, so the whole file decides.
+	if !yamlReadable(data) {
 		return nil, false
 	}
 	l, ok := splitRequestList(data)
@@ -206,4 +207,34 @@ func shiftLines(n *yaml.Node, by int) {
 	for _, c := range n.Content {
 		shiftLines(c, by)
 	}
+}
+
+// yamlReadable reports whether data is UTF-8 of characters the YAML parser reads: YAML
+// 1.2's c-printable (tab, line breaks, printable ASCII, NEL and the printable planes), as
+// yaml/v3's reader checks (readerc.go, yaml_parser_update_buffer).
+func yamlReadable(data []byte) bool {
+	for len(data) > 0 {
+		if b := data[0]; b < utf8.RuneSelf { // ASCII, most of a file
+			if b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D || b == 0x7F {
+				return false
+			}
+			data = data[1:]
+			continue
+		}
+		r, n := utf8.DecodeRune(data)
+		if r == utf8.RuneError && n <= 1 {
+			return false
+		}
+		switch {
+		case r == 0x09 || r == 0x0A || r == 0x0D || r == 0x85:
+		case r >= 0x20 && r <= 0x7E:
+		case r >= 0xA0 && r <= 0xD7FF:
+		case r >= 0xE000 && r <= 0xFFFD:
+		case r >= 0x10000 && r <= 0x10FFFF:
+		default:
+			return false
+		}
+		data = data[n:]
+	}
+	return true
 }
