@@ -17,10 +17,16 @@ type diffGroup struct {
 	others string
 }
 
-func groupChanges(cs []*whatif.Change) []*diffGroup {
+func groupChanges(cs *whatif.Changes) []*diffGroup {
 	var out []*diffGroup
 	by := map[string]*diffGroup{}
-	for _, c := range cs {
+	// Identities of one decision class share a change: its group is found once.
+	of := map[*whatif.Change]*diffGroup{}
+	for id, c := range cs.All() {
+		if g, ok := of[c]; ok {
+			g.ids = append(g.ids, id.ID)
+			continue
+		}
 		others := ""
 		for _, s := range c.Semantics {
 			k := s.Kind
@@ -30,13 +36,14 @@ func groupChanges(cs []*whatif.Change) []*diffGroup {
 			others += fmt.Sprintf("%s: %s (%s → %s); ", s.Semantics, k, s.Before.Decision, s.After.Decision)
 		}
 		k := c.Target.Key() + "\x00" + c.Op.Key() + "\x00" + cellsKey(c.Before, c.After) + others
-		if g, ok := by[k]; ok {
-			g.ids = append(g.ids, c.Identity.ID)
-			continue
+		g, ok := by[k]
+		if !ok {
+			g = &diffGroup{first: c, others: strings.TrimSuffix(others, "; ")}
+			by[k] = g
+			out = append(out, g)
 		}
-		g := &diffGroup{ids: []string{c.Identity.ID}, first: c, others: strings.TrimSuffix(others, "; ")}
-		by[k] = g
-		out = append(out, g)
+		of[c] = g
+		g.ids = append(g.ids, id.ID)
 	}
 	return out
 }
@@ -95,16 +102,16 @@ var diffSections = []struct{ title, kind string }{
 	{"Changes only other semantics see", ""},
 }
 
-func diffList(d *whatif.DiffResult, kind string) []*whatif.Change {
+func diffList(d *whatif.DiffResult, kind string) *whatif.Changes {
 	switch kind {
 	case whatif.Granted:
-		return d.Granted
+		return &d.Granted
 	case whatif.Revoked:
-		return d.Revoked
+		return &d.Revoked
 	case whatif.DecidedBy:
-		return d.DecidedBy
+		return &d.DecidedBy
 	}
-	return d.OtherSemantics
+	return &d.OtherSemantics
 }
 
 // DiffText prints the changes grouped by kind; identities with the same change share a line.
@@ -113,16 +120,16 @@ func DiffText(w io.Writer, d *whatif.DiffResult) error {
 	if d.Compare != "" {
 		fmt.Fprintf(w, "Comparing %s on the same objects (before → after).\n\n", d.Compare)
 	}
-	if d.Count()+len(d.OtherSemantics) == 0 {
+	if d.Count()+d.OtherSemantics.Len() == 0 {
 		_, err := fmt.Fprintf(w, "No decision changes (%d decisions compared, semantics %s).\n", d.Compared, strings.Join(d.Semantics, ", "))
 		return err
 	}
 	for _, s := range diffSections {
 		cs := diffList(d, s.kind)
-		if len(cs) == 0 {
+		if cs.Len() == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "%s (%d)\n", s.title, len(cs))
+		fmt.Fprintf(w, "%s (%d)\n", s.title, cs.Len())
 		for _, g := range groupChanges(cs) {
 			c := g.first
 			fmt.Fprintln(w, wrapLine("  "+c.Target.Label()+"  "+opText(c.Op), TextWidth))
@@ -136,7 +143,7 @@ func DiffText(w io.Writer, d *whatif.DiffResult) error {
 		fmt.Fprintln(w)
 	}
 	_, err := fmt.Fprintln(w, wrapLine(fmt.Sprintf("%d granted, %d revoked, %d decided by a different rule (%d decisions compared, semantics %s)",
-		len(d.Granted), len(d.Revoked), len(d.DecidedBy), d.Compared, strings.Join(d.Semantics, ", ")), TextWidth))
+		d.Granted.Len(), d.Revoked.Len(), d.DecidedBy.Len(), d.Compared, strings.Join(d.Semantics, ", ")), TextWidth))
 	return err
 }
 
@@ -147,13 +154,13 @@ func DiffMarkdown(w io.Writer, d *whatif.DiffResult) error {
 		fmt.Fprintf(w, "Comparing %s on the same objects (before → after).\n\n", d.Compare)
 	}
 	fmt.Fprintf(w, "## agpol: access changes\n\n**%d granted, %d revoked, %d decided by a different rule** (%d decisions compared, semantics %s)\n",
-		len(d.Granted), len(d.Revoked), len(d.DecidedBy), d.Compared, strings.Join(d.Semantics, ", "))
+		d.Granted.Len(), d.Revoked.Len(), d.DecidedBy.Len(), d.Compared, strings.Join(d.Semantics, ", "))
 	for _, s := range diffSections {
 		cs := diffList(d, s.kind)
-		if len(cs) == 0 {
+		if cs.Len() == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "\n### %s (%d)\n\n", s.title, len(cs))
+		fmt.Fprintf(w, "\n### %s (%d)\n\n", s.title, cs.Len())
 		h := []string{"Identities", "Gateway", "Backend", "Operation", "Before", "After"}
 		groups := groupChanges(cs)
 		withOthers := false
@@ -179,7 +186,7 @@ func DiffMarkdown(w io.Writer, d *whatif.DiffResult) error {
 			return err
 		}
 	}
-	if d.Count()+len(d.OtherSemantics) == 0 {
+	if d.Count()+d.OtherSemantics.Len() == 0 {
 		fmt.Fprintln(w, "\nNo decision changes.")
 	}
 	return nil
@@ -211,17 +218,17 @@ type ChangeDoc struct {
 
 // NewDiffReport builds the JSON document of a diff.
 func NewDiffReport(d *whatif.DiffResult) *DiffReport {
-	conv := func(cs []*whatif.Change) []ChangeDoc {
-		out := []ChangeDoc{}
-		for _, c := range cs {
-			out = append(out, ChangeDoc{Identity: c.Identity.ID, Target: targetDoc(c.Target, false), Op: c.Op, Before: c.Before, After: c.After, Semantics: c.Semantics})
+	conv := func(cs *whatif.Changes) []ChangeDoc {
+		out := make([]ChangeDoc, 0, cs.Len())
+		for id, c := range cs.All() {
+			out = append(out, ChangeDoc{Identity: id.ID, Target: targetDoc(c.Target, false), Op: c.Op, Before: c.Before, After: c.After, Semantics: c.Semantics})
 		}
 		return out
 	}
 	r := &DiffReport{APIVersion: ReportAPIVersion, Kind: "AccessDiff", Semantics: d.Semantics, Compared: d.Compared,
-		Granted: conv(d.Granted), Revoked: conv(d.Revoked), DecidedBy: conv(d.DecidedBy), Differs: d.Differs}
-	if len(d.OtherSemantics) > 0 {
-		r.OtherSemantics = conv(d.OtherSemantics)
+		Granted: conv(&d.Granted), Revoked: conv(&d.Revoked), DecidedBy: conv(&d.DecidedBy), Differs: d.Differs}
+	if d.OtherSemantics.Len() > 0 {
+		r.OtherSemantics = conv(&d.OtherSemantics)
 	}
 	return r
 }

@@ -8,19 +8,19 @@ import (
 )
 
 func TestDiffFails(t *testing.T) {
-	c := &Change{}
+	one := func() (c Changes) { c.add(&Caller{ID: "anonymous"}, []*Change{{}}); return }
 	for _, tc := range []struct {
 		d      DiffResult
 		failOn string
 		want   bool
 	}{
-		{DiffResult{Granted: []*Change{c}}, "granted", true},
-		{DiffResult{Granted: []*Change{c}}, "revoked", false},
-		{DiffResult{Revoked: []*Change{c}}, "revoked", true},
-		{DiffResult{DecidedBy: []*Change{c}}, "granted", false},
-		{DiffResult{DecidedBy: []*Change{c}}, "any", true},
+		{DiffResult{Granted: one()}, "granted", true},
+		{DiffResult{Granted: one()}, "revoked", false},
+		{DiffResult{Revoked: one()}, "revoked", true},
+		{DiffResult{DecidedBy: one()}, "granted", false},
+		{DiffResult{DecidedBy: one()}, "any", true},
 		{DiffResult{}, "any", false},
-		{DiffResult{Granted: []*Change{c}}, "none", false},
+		{DiffResult{Granted: one()}, "none", false},
 	} {
 		if got := tc.d.Fails(tc.failOn); got != tc.want {
 			t.Errorf("%+v.Fails(%q) = %v, want %v", tc.d, tc.failOn, got, tc.want)

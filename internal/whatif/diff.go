@@ -1,6 +1,8 @@
 package whatif
 
 import (
+	"encoding/json"
+	"iter"
 	"sort"
 
 	"github.com/agpol/agpol/internal/explain"
@@ -45,13 +47,13 @@ type DiffResult struct {
 	Semantics []string `json:"semantics"`
 	// Compare says what the two sides are when they are not two inputs: the same
 	// objects under two semantics ("semantics reference → pr-293").
-	Compare   string    `json:"compare,omitempty"`
-	Granted   []*Change `json:"granted"`
-	Revoked   []*Change `json:"revoked"`
-	DecidedBy []*Change `json:"decidedBy"`
+	Compare   string  `json:"compare,omitempty"`
+	Granted   Changes `json:"granted"`
+	Revoked   Changes `json:"revoked"`
+	DecidedBy Changes `json:"decidedBy"`
 	// OtherSemantics are points where the primary semantics sees no change of access but
 	// another semantics does (Kind is empty; the per-semantics kinds are in Semantics).
-	OtherSemantics []*Change `json:"otherSemantics,omitempty"`
+	OtherSemantics Changes `json:"otherSemantics,omitzero"`
 	// Compared is the number of (identity, target, operation) points compared.
 	Compared int `json:"compared"`
 	// Differs lists identities whose change differs between semantics.
@@ -59,7 +61,60 @@ type DiffResult struct {
 }
 
 // Count is the number of changes.
-func (d *DiffResult) Count() int { return len(d.Granted) + len(d.Revoked) + len(d.DecidedBy) }
+func (d *DiffResult) Count() int { return d.Granted.Len() + d.Revoked.Len() + d.DecidedBy.Len() }
+
+// Changes is one kind's changes in order (by target, then identity, then operation),
+// held compactly: the identities of a target whose decision classes are the same on
+// both sides share that class pair's changes, so a change seen by many identities is
+// one Change and a pointer per identity, not a copy per identity.
+type Changes struct {
+	runs []changeRun
+	n    int
+}
+
+// changeRun is an identity's changes of one kind on one target (shared, Identity unset).
+type changeRun struct {
+	id      *Caller
+	changes []*Change
+}
+
+func (c *Changes) add(id *Caller, changes []*Change) {
+	if len(changes) > 0 {
+		c.runs = append(c.runs, changeRun{id, changes})
+		c.n += len(changes)
+	}
+}
+
+// Len is the number of changes.
+func (c *Changes) Len() int { return c.n }
+
+// All yields each change in order with its identity. The change is shared by the
+// identities of its decision class: its Identity is unset, and it must not be modified.
+func (c *Changes) All() iter.Seq2[*Caller, *Change] {
+	return func(yield func(*Caller, *Change) bool) {
+		for _, r := range c.runs {
+			for _, ch := range r.changes {
+				if !yield(r.id, ch) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// List returns every change in order, each a copy with its Identity set.
+func (c *Changes) List() []*Change {
+	out := make([]*Change, 0, c.n)
+	for id, ch := range c.All() {
+		cp := *ch
+		cp.Identity = id
+		out = append(out, &cp)
+	}
+	return out
+}
+
+// MarshalJSON writes the changes as a list, each with its identity.
+func (c Changes) MarshalJSON() ([]byte, error) { return json.Marshal(c.List()) }
 
 func rank(c Cell) int {
 	switch c.Decision {
@@ -103,6 +158,19 @@ func sameBranches(b, a Cell) bool {
 }
 
 var noPath = Cell{Decision: explain.Deny, Level: "none", DecidedBy: NoPath}
+
+// kinds indexes a change's kind: granted, revoked, decidedBy, then other semantics.
+func kindIndex(k string) int {
+	switch k {
+	case Granted:
+		return 0
+	case Revoked:
+		return 1
+	case DecidedBy:
+		return 2
+	}
+	return 3
+}
 
 // Diff compares two engines built with the same semantics (before first). Identities
 // are the union of both sides, targets the union of both sides' paths, and operations
@@ -163,8 +231,14 @@ func Diff(before, after *Engine, f Filter) *DiffResult {
 		}
 		return targetLess(x, y)
 	})
-	changes := make([][]*Change, len(pairs))
-	compared := make([]int, len(pairs))
+	// Each pair's changes, by kind; each point is decided and compared once, and only
+	// the changes are kept (the engines keep no decision of a diff).
+	type pairChanges struct {
+		kinds    [4]Changes
+		compared int
+		differs  []string
+	}
+	changes := make([]pairChanges, len(pairs))
 	parallel.For(len(pairs), func(k int) {
 		p := pairs[k]
 		t := p.a
@@ -172,72 +246,119 @@ func Diff(before, after *Engine, f Filter) *DiffResult {
 			t = p.b
 		}
 		ops := unionOps(p.b, p.a)
+		bs, as := newSide(before, p.b, p.bi, ops), newSide(after, p.a, p.ai, ops)
 		// Decision classes: identities with the same class on both sides compare once.
 		type cls struct{ b, a int }
-		memo := map[cls][]*Change{}
-		var out []*Change
+		type proto struct {
+			kinds  [4][]*Change
+			differ bool // a change differs between semantics
+		}
+		memo := map[cls]*proto{}
+		pc := &changes[k]
 		for _, id := range ids {
-			cb, ca := -1, -1
-			if p.b != nil {
-				cb = before.state[p.bi].class(p.b, id.principal)
-			}
-			if p.a != nil {
-				ca = after.state[p.ai].class(p.a, id.principal)
-			}
-			key := cls{cb, ca}
-			proto, ok := memo[key]
+			key := cls{bs.class(id), as.class(id)}
+			pr, ok := memo[key]
 			if !ok {
-				for _, op := range ops {
-					bo, ao := outcomeOr(before, p.b, p.bi, cb, op), outcomeOr(after, p.a, p.ai, ca, op)
-					if ch := compare(bo, ao, res.Semantics); ch != nil {
+				pr = &proto{}
+				for o, op := range ops {
+					if ch := compare(bs.outcome(key.b, o), as.outcome(key.a, o), res.Semantics); ch != nil {
 						ch.Target, ch.Op = t, op
-						proto = append(proto, ch)
+						i := kindIndex(ch.Kind)
+						pr.kinds[i] = append(pr.kinds[i], ch)
+						pr.differ = pr.differ || len(ch.Semantics) > 0
 					}
 				}
-				memo[key] = proto
+				memo[key] = pr
 			}
-			compared[k] += len(ops)
-			for _, ch := range proto {
-				c := *ch
-				c.Identity = id
-				out = append(out, &c)
+			pc.compared += len(ops)
+			for i := range pr.kinds {
+				pc.kinds[i].add(id, pr.kinds[i])
+			}
+			if pr.differ {
+				pc.differs = append(pc.differs, id.ID)
 			}
 		}
-		changes[k] = out
 	})
 	differs := map[string]bool{}
-	for k := range pairs {
-		res.Compared += compared[k]
-		for _, c := range changes[k] {
-			switch c.Kind {
-			case Granted:
-				res.Granted = append(res.Granted, c)
-			case Revoked:
-				res.Revoked = append(res.Revoked, c)
-			case DecidedBy:
-				res.DecidedBy = append(res.DecidedBy, c)
-			default:
-				res.OtherSemantics = append(res.OtherSemantics, c)
-			}
-			if len(c.Semantics) > 0 && !differs[c.Identity.ID] {
-				differs[c.Identity.ID] = true
-				res.Differs = append(res.Differs, c.Identity.ID)
+	lists := [4]*Changes{&res.Granted, &res.Revoked, &res.DecidedBy, &res.OtherSemantics}
+	for k := range changes {
+		pc := &changes[k]
+		res.Compared += pc.compared
+		for i, l := range lists {
+			l.runs = append(l.runs, pc.kinds[i].runs...)
+			l.n += pc.kinds[i].n
+		}
+		for _, id := range pc.differs {
+			if !differs[id] {
+				differs[id] = true
+				res.Differs = append(res.Differs, id)
 			}
 		}
+		changes[k] = pairChanges{}
 	}
 	sort.Strings(res.Differs)
 	return res
 }
 
-func outcomeOr(e *Engine, t *Target, i, class int, op Op) Outcome {
+// diffSide decides one side of a target pair for a diff: the outcome of each class
+// and operation is decided on first use and kept until the pair is compared, not in
+// the engine.
+type diffSide struct {
+	e       *Engine
+	t       *Target
+	st      *targetState
+	ops     []Op
+	queries []*explain.Query
+	out     map[int][]Outcome
+	// none is the outcome of every point of a side without the path.
+	none Outcome
+}
+
+// newSide is the side of the target t (the engine's target i), nil when the side
+// has no path.
+func newSide(e *Engine, t *Target, i int, ops []Op) *diffSide {
+	s := &diffSide{e: e, t: t, ops: ops, out: map[int][]Outcome{}}
 	if t == nil {
-		cells := make([]Cell, len(e.Semantics))
-		for k := range cells {
-			cells[k] = noPath
+		s.none.Cells = make([]Cell, len(e.Semantics))
+		for k := range s.none.Cells {
+			s.none.Cells[k] = noPath
 		}
-		return Outcome{Cells: cells}
+		return s
 	}
-	return e.decideClass(t, e.state[i], class, op)
+	s.st = e.state[i]
+	s.queries = make([]*explain.Query, len(ops))
+	return s
+}
+
+// class is the identity's decision class on the side (-1 without a path).
+func (s *diffSide) class(id *Caller) int {
+	if s.t == nil {
+		return -1
+	}
+	return s.st.class(s.t, id.principal)
+}
+
+// outcome is the decision of class calling ops[o].
+func (s *diffSide) outcome(class, o int) Outcome {
+	if s.t == nil {
+		return s.none
+	}
+	row := s.out[class]
+	if row == nil {
+		row = make([]Outcome, len(s.ops))
+		s.out[class] = row
+	}
+	if row[o].Cells == nil {
+		q := s.queries[o]
+		if q == nil {
+			q = s.e.query(s.t, s.ops[o])
+			s.queries[o] = q
+		}
+		s.st.mu.Lock()
+		row[o] = s.e.outcome(s.t, s.st, class, q)
+		s.st.mu.Unlock()
+	}
+	return row[o]
 }
 
 // compare builds the change of one point, nil when the primary semantics sees none and

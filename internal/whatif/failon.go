@@ -5,9 +5,9 @@ package whatif
 func (d *DiffResult) Fails(failOn string) bool {
 	switch failOn {
 	case "granted":
-		return len(d.Granted) > 0
+		return d.Granted.Len() > 0
 	case "revoked":
-		return len(d.Revoked) > 0
+		return d.Revoked.Len() > 0
 	case "any":
 		return d.Count() > 0
 	}

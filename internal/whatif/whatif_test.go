@@ -226,17 +226,17 @@ func TestDiffExamples(t *testing.T) {
 			t.Errorf("%s:\n%s\nwant\n%s", name, strings.Join(g, "\n"), strings.Join(want, "\n"))
 		}
 	}
-	check("granted", d.Granted, "sa:agents/support | infra/edge:https → XBackend pay/ledger | statement | implicit-deny -> pay/ledger-access#read-only")
-	check("revoked", d.Revoked,
+	check("granted", d.Granted.List(), "sa:agents/support | infra/edge:https → XBackend pay/ledger | statement | implicit-deny -> pay/ledger-access#read-only")
+	check("revoked", d.Revoked.List(),
 		"sa:agents/billing | infra/edge:https → XBackend tools/calc | multiply | tools/calc-arithmetic#arithmetic -> implicit-deny",
 		"sa:agents/support | infra/edge:https → XBackend tools/calc | multiply | tools/calc-arithmetic#arithmetic -> implicit-deny")
-	check("decidedBy", d.DecidedBy,
+	check("decidedBy", d.DecidedBy.List(),
 		"sa:agents/billing | infra/edge:https → XBackend pay/ledger | balance | pay/ledger-access#refunds -> pay/ledger-access#billing-refunds",
 		"sa:agents/billing | infra/edge:https → XBackend pay/ledger | history | pay/ledger-access#refunds -> pay/ledger-access#billing-refunds",
 		// The authorizer's answer is unknown; when it allows, the renamed rule decides.
 		"sa:agents/billing | infra/edge:https → XBackend pay/ledger | refund | pay/ledger-fraud-check#refund-calls -> pay/ledger-fraud-check#refund-calls")
-	if len(d.OtherSemantics) != 0 {
-		t.Errorf("other semantics: %v", changeLines(d.OtherSemantics))
+	if d.OtherSemantics.Len() != 0 {
+		t.Errorf("other semantics: %v", changeLines(d.OtherSemantics.List()))
 	}
 	// 5 identities × (6+1 ledger ops with statement, 5 calc ops × 2 listeners, 3 docs ops × 2 listeners).
 	if d.Compared != 5*(7+5*2+3*2) {
@@ -244,11 +244,35 @@ func TestDiffExamples(t *testing.T) {
 	}
 	// Reversed, grants and revocations swap.
 	r := Diff(after, before, Filter{})
-	if len(r.Granted) != len(d.Revoked) || len(r.Revoked) != len(d.Granted) || len(r.DecidedBy) != len(d.DecidedBy) {
-		t.Errorf("reverse: %d/%d/%d", len(r.Granted), len(r.Revoked), len(r.DecidedBy))
+	if r.Granted.Len() != d.Revoked.Len() || r.Revoked.Len() != d.Granted.Len() || r.DecidedBy.Len() != d.DecidedBy.Len() {
+		t.Errorf("reverse: %d/%d/%d", r.Granted.Len(), r.Revoked.Len(), r.DecidedBy.Len())
 	}
 	if z := Diff(before, before, Filter{}); z.Count() != 0 || z.Compared == 0 {
 		t.Errorf("self diff: %d changes, %d compared", z.Count(), z.Compared)
+	}
+}
+
+// TestDiffKeepsNoDecision: diff compares each point as it is decided; neither
+// engine keeps the decisions (two large inputs' decisions held to the end took most of
+// diff's memory).
+func TestDiffKeepsNoDecision(t *testing.T) {
+	before := New(load(t, examples), reference(), Options{})
+	after := New(load(t, "../../testdata/whatif/after"), reference(), Options{})
+	d := Diff(before, after, Filter{})
+	for _, e := range []*Engine{before, after} {
+		for i, st := range e.state {
+			for c, row := range st.cells {
+				if row != nil {
+					t.Errorf("%s: class %s decided and kept", e.Targets[i].Label(), st.classes[c])
+				}
+			}
+			if len(st.memo) != 0 || st.queries != nil {
+				t.Errorf("%s: %d memoised outcomes, queries kept: %v", e.Targets[i].Label(), len(st.memo), st.queries != nil)
+			}
+		}
+	}
+	if d.Count() == 0 {
+		t.Error("no change")
 	}
 }
 
@@ -283,7 +307,7 @@ func TestDiffNewPath(t *testing.T) {
 	s.ServiceAccounts = append(s.ServiceAccounts, extra.ServiceAccounts...)
 	after := New(s, reference(), Options{})
 	d := Diff(before, after, Filter{})
-	got := changeLines(d.Granted)
+	got := changeLines(d.Granted.List())
 	want := []string{}
 	// Not anonymous: without a client certificate it fails the HTTPS listener's TLS
 	// handshake, before and after.
@@ -304,7 +328,7 @@ func TestDiffNewPath(t *testing.T) {
 		t.Errorf("granted:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	if d.Count() != len(want) {
-		t.Errorf("%d changes, want %d: %v %v", d.Count(), len(want), changeLines(d.Revoked), changeLines(d.DecidedBy))
+		t.Errorf("%d changes, want %d: %v %v", d.Count(), len(want), changeLines(d.Revoked.List()), changeLines(d.DecidedBy.List()))
 	}
 }
 
