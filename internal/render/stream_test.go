@@ -1,0 +1,86 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rawItem has a MarshalJSON of its own, whose output encoding/json indents again.
+type rawItem struct{ raw string }
+
+func (r rawItem) MarshalJSON() ([]byte, error) { return []byte(r.raw), nil }
+
+// TestListWriterJSONAsEncodingJSON: a JSON list item is written in one pass
+// (listItemJSON) with the bytes encoding/json writes for the whole document, on values
+// where the two could part: HTML characters, line separators, invalid UTF-8, empty and
+// nil lists and maps, map keys out of order, omitempty, embedded structs, numbers,
+// times, and a value with its own MarshalJSON.
+func TestListWriterJSONAsEncodingJSON(t *testing.T) {
+	type inner struct {
+		A string `json:"a,omitempty"`
+		B []int  `json:"b"`
+	}
+	type item struct {
+		inner
+		Text   string            `json:"text"`
+		Empty  []string          `json:"empty"`
+		Nil    []string          `json:"nil"`
+		Map    map[string]any    `json:"map"`
+		NilMap map[string]string `json:"nilMap"`
+		Omit   *inner            `json:"omit,omitempty"`
+		Num    float64           `json:"num"`
+		Big    int64             `json:"big"`
+		When   time.Time         `json:"when"`
+		Raw    rawItem           `json:"raw"`
+		Any    any               `json:"any"`
+		Bytes  []byte            `json:"bytes"`
+		Skip   string            `json:"-"`
+	}
+	items := []any{
+		item{
+			inner: inner{A: "<a href=\"x\">&</a>", B: []int{}},
+			Text:  "line\u2028sep\u2029 tab\t nul\x00 bad\xff utf8 é ✓ \"q\" \\",
+			Empty: []string{},
+			Map:   map[string]any{"z": 1, "a": []any{}, "m": map[string]any{}, "é": nil, "<": 1.5e300},
+			Num:   0.000001, Big: 1 << 60,
+			When:  time.Date(2026, 11, 27, 1, 2, 3, 4, time.UTC),
+			Raw:   rawItem{`{"x":[1, 2,{}],"y" : "z"}`},
+			Any:   []any{map[string]any{}, "s", 3, nil, true},
+			Bytes: []byte("bytes"),
+		},
+		item{Raw: rawItem{"null"}},
+		map[string]string{"b": "2", "a": "1"},
+		[]any{},
+		"plain",
+	}
+	doc := map[string]any{"kind": "List", "results": []any{}}
+	var got bytes.Buffer
+	l, err := NewListWriter(&got, FormatJSON, "results", doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		if err := l.Add(it); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(doc); err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(map[string]any{"kind": "List", "results": items}); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Errorf("streamed list differs from encoding/json's:\n%s\nwant\n%s", got.String(), want.String())
+	}
+	if !strings.Contains(got.String(), `\u2028`) || !strings.Contains(got.String(), "<a href") {
+		t.Errorf("the cases were not written as expected:\n%s", got.String())
+	}
+}
