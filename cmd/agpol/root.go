@@ -193,12 +193,7 @@ agpol only reads. It never writes to a cluster.
 		"  {{rpad .Name .NamePadding }} {{.Short}}", "{{wrapCommandLine .Name .NamePadding .Short}}",
 		"{{.Example}}", "{{wrapExamples .Example}}",
 		`Use "{{.CommandPath}} [command] --help" for more information about a command.`, "{{wrapMoreHelp .CommandPath}}").Replace(root.UsageTemplate())
-	for _, piece := range []string{"wrapUseLine", "wrapCommandLine", "wrapExamples", "wrapMoreHelp"} {
-		if !strings.Contains(usage, piece) {
-			panic("cobra's usage template changed: no place for " + piece)
-		}
-	}
-	root.SetUsageTemplate(usage)
+	root.SetUsageTemplate(usage) // a cobra whose template differs fails TestEveryCommandFitsWidth at 80 columns
 
 	a.config = genericclioptions.NewConfigFlags(true)
 	a.config.AddFlags(root.PersistentFlags())
