@@ -202,6 +202,11 @@ LISTENERS marks a listener that conflicts with an earlier one (Conflicted).
 	o.selectors.addFlags(cmd)
 	o.print.JSONYamlPrintFlags.AddFlags(cmd)
 	o.print.TemplateFlags.AddFlags(cmd)
+	if f := cmd.Flags().Lookup("template"); f != nil {
+		// kubectl's text, with a link short enough for an 80-column --help.
+		f.Usage = "Template string or path to template file to use when -o=go-template, -o=go-template-file. " +
+			"The template format is golang templates [https://pkg.go.dev/text/template]."
+	}
 	cmd.Flags().StringVarP(o.print.OutputFormat, "output", "o", "",
 		"output format: table (the default), wide, dot or mermaid (gateways: the topology as a graph), or kubectl's "+
 			strings.Join(o.print.AllowedFormats()[:len(o.print.AllowedFormats())-1], ", ")+" of the objects themselves")

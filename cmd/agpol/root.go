@@ -175,9 +175,25 @@ agpol only reads. It never writes to a cluster.
 	// Long descriptions, written for 100 columns, reflow in a narrower terminal.
 	cobra.AddTemplateFunc("reflow", func(s string) string { return render.Reflow(s, render.TextWidth) })
 	root.SetHelpTemplate(strings.Replace(root.HelpTemplate(), "{{. | trimTrailingWhitespaces}}", "{{. | trimTrailingWhitespaces | reflow}}", 1))
-	root.SetUsageTemplate(strings.NewReplacer(
+	// The usage line, the list of subcommands and the examples are fitted too: a usage line
+	// continues four columns in, a summary under its column, an example as a shell line
+	// continued with " \".
+	cobra.AddTemplateFunc("wrapUseLine", func(s string) string { return render.WrapHanging("  "+s, render.TextWidth, 4) })
+	cobra.AddTemplateFunc("wrapCommandLine", func(name string, pad int, short string) string {
+		return render.WrapHanging(fmt.Sprintf("  %-*s %s", pad, name, short), render.TextWidth, pad+1)
+	})
+	cobra.AddTemplateFunc("wrapExamples", func(s string) string { return render.WrapExamples(s, render.TextWidth) })
+	cobra.AddTemplateFunc("wrapMoreHelp", func(path string) string {
+		return render.WrapHanging(`Use "`+path+` [command] --help" for more information about a command.`, render.TextWidth, 0)
+	})
+	usage := strings.NewReplacer(
 		".LocalFlags.FlagUsages", "wrappedFlagUsages .LocalFlags",
-		".InheritedFlags.FlagUsages", "wrappedFlagUsages .InheritedFlags").Replace(root.UsageTemplate()))
+		".InheritedFlags.FlagUsages", "wrappedFlagUsages .InheritedFlags",
+		"  {{.UseLine}}", "{{wrapUseLine .UseLine}}",
+		"  {{rpad .Name .NamePadding }} {{.Short}}", "{{wrapCommandLine .Name .NamePadding .Short}}",
+		"{{.Example}}", "{{wrapExamples .Example}}",
+		`Use "{{.CommandPath}} [command] --help" for more information about a command.`, "{{wrapMoreHelp .CommandPath}}").Replace(root.UsageTemplate())
+	root.SetUsageTemplate(usage) // a cobra whose template differs fails TestEveryCommandFitsWidth at 80 columns
 
 	a.config = genericclioptions.NewConfigFlags(true)
 	a.config.AddFlags(root.PersistentFlags())

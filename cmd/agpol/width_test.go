@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -9,6 +11,8 @@ import (
 	"testing"
 
 	"charm.land/lipgloss/v2"
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/agpol/agpol/internal/render"
 )
@@ -83,7 +87,9 @@ func TestGetAccessPoliciesFitWidth(t *testing.T) {
 // tables cut the cells of columns that are not names with "…"): get (each kind,
 // kubectl's default columns; -o wide is wide by design, as in kubectl), describe (each kind), explain and simulate (each semantics),
 // effective, can-i (--list for every caller, with every semantics), who-can, matrix, diff,
-// lint --list and --explain of every check, version, and --help of every command. Not
+// lint --list and --explain of every check, version, and --help of every command and
+// subcommand (usage line, subcommand list, prose, examples, flags), as agpol and as the
+// kubectl plugin. Not
 // covered: lint's findings, one line each (file:line:col: …) for editors and CI logs to parse.
 func TestEveryCommandFitsWidth(t *testing.T) {
 	t.Chdir("../..")
@@ -120,9 +126,9 @@ func TestEveryCommandFitsWidth(t *testing.T) {
 	withEx("diff", "--semantics", "reference", "--semantics", "pr-293")
 	add("lint", "--list")
 	add("version")
-	for _, c := range [][]string{{}, {"get"}, {"describe"}, {"effective"}, {"effective", "authpolicy"}, {"explain"}, {"simulate"},
-		{"can-i"}, {"who-can"}, {"matrix"}, {"diff"}, {"lint"}, {"version"}, {"completion"}} {
+	for _, c := range commandPaths(t) {
 		add(append(c, "--help")...)
+		add(append([]string{"kubectl-agpol"}, append(c, "--help")...)...) // the plugin's name is longer
 	}
 	list, _, _ := runDecide(t, "", "lint", "--list")
 	for _, f := range strings.Fields(list) {
@@ -135,13 +141,11 @@ func TestEveryCommandFitsWidth(t *testing.T) {
 	for _, width := range []int{80, 100, 120} {
 		outputWidth = func(io.Writer) int { return width }
 		for _, args := range cases {
-			if width != 100 && slices.Contains(args, "--help") {
-				// --help: cobra's command list and usage line are not wrapped (its prose
-				// is: TestHelpReflows).
-				continue
-			}
 			t.Run(fmt.Sprintf("%d/%s", width, strings.Join(args, " ")), func(t *testing.T) {
 				out, errOut, code := runDecide(t, "", args...)
+				if args[0] == "kubectl-agpol" {
+					out, errOut, code = runAs(t, args[0], args[1:]...)
+				}
 				if code == exitUsage || out == "" {
 					t.Fatalf("exit %d, no output: %s", code, errOut)
 				}
@@ -220,4 +224,35 @@ func TestGetFitsOnlyTerminals(t *testing.T) {
 			t.Errorf("terminal: no cut cell:\n%s", out)
 		}
 	}
+}
+
+// commandPaths is every command and subcommand of agpol (the root as an empty path),
+// from the command tree itself, so that a new command is covered without being listed.
+func commandPaths(t *testing.T) [][]string {
+	t.Helper()
+	a := &app{streams: genericiooptions.NewTestIOStreamsDiscard(), name: "agpol", progress: render.NewProgress(io.Discard)}
+	var paths [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		paths = append(paths, path)
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() {
+				walk(sub, append(slices.Clone(path), sub.Name()))
+			}
+		}
+	}
+	walk(a.newRootCmd(), []string{})
+	if len(paths) < 15 {
+		t.Fatalf("only %d commands found: %v", len(paths), paths)
+	}
+	return paths
+}
+
+// runAs is runDecide with argv[0] set to name (kubectl-agpol: agpol as a kubectl plugin).
+func runAs(t *testing.T, name string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
+	code = run(context.Background(), append([]string{name}, args...), streams)
+	return out.String(), errOut.String(), code
 }

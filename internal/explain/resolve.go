@@ -144,12 +144,13 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 		if detail {
 			info.Backend = "XBackend " + r.Backend.String()
 		}
-		rt.choices = append(rt.choices, choice{info: info, backend: ref, hasBackend: true})
+		rt.choices = append(rt.choices, choice{info: info, backend: ref, hasBackend: true,
+			uncertain: sim.Graph.UncertainRoute(rt.req.Gateway, base.Listener, ref)})
 		return nil
 	case r.Service != nil:
 		info := base
 		info.BackendKind = "Service"
-		ch := choice{info: info}
+		ch := choice{info: info, uncertain: sim.Graph.UncertainRoute(rt.req.Gateway, base.Listener, topology.ServiceRef(r.Service.Namespace, r.Service.Name))}
 		if detail {
 			ch.info.Backend = "Service " + r.Service.String()
 			ch.pre = []Step{{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo, Event: EventNoBackendLevel}}

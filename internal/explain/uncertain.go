@@ -25,3 +25,8 @@ func uncertainRoute(d Decision, why string) Decision {
 		Trace:     trace,
 	}
 }
+
+// MarkUncertain makes every decision e finishes indeterminate (uncertain-route), why
+// saying why Envoy may route the call otherwise (topology.Graph.UncertainRoute); nothing
+// when why is "". The decision space marks its paths so, as explain marks a request.
+func (e *PathEnd) MarkUncertain(why string) { e.uncertain = why }

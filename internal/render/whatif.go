@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/agpol/agpol/internal/explain"
@@ -35,10 +36,18 @@ func decidedText(c whatif.Cell) string {
 	switch c.DecidedBy {
 	case "":
 		return ""
-	case explain.DecidedNoPolicy, whatif.NoPath:
+	case explain.DecidedNoPolicy, whatif.NoPath, explain.UncertainRouteBy:
 		return c.DecidedBy
 	}
 	return c.DecidedBy + " (" + c.Level + ")"
+}
+
+// branchesSuffix is ": " and branchesText for an indeterminate cell with branches.
+func branchesSuffix(c whatif.Cell) string {
+	if c.Decision != explain.Indeterminate || len(c.Branches) == 0 {
+		return ""
+	}
+	return ": " + branchesText(c)
 }
 
 // branchesText summarises the branches of an indeterminate cell.
@@ -96,7 +105,25 @@ func TargetHeading(t *whatif.Target) string {
 	if t.PlainHTTP() {
 		s += "; plain HTTP: every caller is anonymous"
 	}
+	if t.UncertainRoute != "" {
+		s += "; ? by uncertain-route: Envoy may route its calls otherwise: " + t.UncertainRoute
+	}
 	return s + ")"
+}
+
+// uncertainNotes are the notes under can-i's and diff's answers for their targets whose
+// calls Envoy may route otherwise (whatif.Target.UncertainRoute), one per target.
+func uncertainNotes(targets []*whatif.Target) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range targets {
+		if t == nil || t.UncertainRoute == "" || seen[t.Key()] {
+			continue
+		}
+		seen[t.Key()] = true
+		out = append(out, fmt.Sprintf("uncertain-route: Envoy may route the calls of %s otherwise: %s", t.Label(), t.UncertainRoute))
+	}
+	return out
 }
 
 // targetGroups groups a matrix target's identities by identical rows.
@@ -115,4 +142,26 @@ func groupIDs(m *whatif.Matrix, g []int) []string {
 		ids[k] = m.Identities[i].ID
 	}
 	return ids
+}
+
+// writeNotes writes notes, each wrapped, after a blank line; nothing when there are none.
+func writeNotes(w io.Writer, notes []string) {
+	if len(notes) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	for _, n := range notes {
+		fmt.Fprintln(w, wrapLine(n, TextWidth))
+	}
+}
+
+// changedTargets are the targets of d's changes, in the order they are listed.
+func changedTargets(d *whatif.DiffResult) []*whatif.Target {
+	var out []*whatif.Target
+	for _, s := range diffSections {
+		for _, c := range diffList(d, s.kind) {
+			out = append(out, c.Target)
+		}
+	}
+	return out
 }

@@ -24,10 +24,7 @@ func CanIListText(w io.Writer, l *whatif.CanIList) error {
 	var others []string
 	for _, e := range l.Entries {
 		c := e.Outcome.Primary()
-		by := decidedText(c)
-		if c.Decision == explain.Indeterminate {
-			by += ": " + branchesText(c)
-		}
+		by := decidedText(c) + branchesSuffix(c)
 		t.Rows = append(t.Rows, []string{e.Target.Gateway, e.Target.Listener, e.Target.BackendKind + " " + e.Target.Backend, opText(e.Op), CellText(e.Outcome), by})
 		if o := othersText(l.Semantics, e.Outcome); multi && o != "-" {
 			others = append(others, fmt.Sprintf("  %s  %s: %s", e.Target.Label(), opText(e.Op), o))
@@ -46,6 +43,11 @@ func CanIListText(w io.Writer, l *whatif.CanIList) error {
 			fmt.Fprintln(w, wrapLine(o, TextWidth))
 		}
 	}
+	var targets []*whatif.Target
+	for _, e := range l.Entries {
+		targets = append(targets, e.Target)
+	}
+	writeNotes(w, uncertainNotes(targets))
 	counts := fmt.Sprintf("%d allowed, %d denied, %d indeterminate", l.Counts.Allow, l.Counts.Deny, l.Counts.Indeterminate)
 	if multi {
 		counts += fmt.Sprintf(", %d where %s disagree", l.Counts.Differs, strings.Join(l.Semantics, ", "))
@@ -105,7 +107,7 @@ func CanIText(w io.Writer, sems []string, op whatif.Op, answers []whatif.Answer,
 		}
 		c := a.Outcome.Primary()
 		line := fmt.Sprintf("  %s: %s by %s", a.Target.Label(), c.Decision, decidedText(c))
-		if c.Decision == explain.Indeterminate {
+		if c.Decision == explain.Indeterminate && len(c.Branches) > 0 {
 			line += " (" + branchesText(c) + ")"
 		}
 		if o := othersText(sems, a.Outcome); o != "-" {
@@ -113,6 +115,11 @@ func CanIText(w io.Writer, sems []string, op whatif.Op, answers []whatif.Answer,
 		}
 		fmt.Fprintln(w, wrapLine(line, TextWidth))
 	}
+	targets := make([]*whatif.Target, len(answers))
+	for i, a := range answers {
+		targets[i] = a.Target
+	}
+	writeNotes(w, uncertainNotes(targets))
 	return nil
 }
 
@@ -187,11 +194,7 @@ func WhoCanText(w io.Writer, sems []string, op whatif.Op, res []*whatif.WhoCanTa
 		}
 		add := func(id string, o whatif.Outcome) {
 			c := o.Primary()
-			by := decidedText(c)
-			if c.Decision == explain.Indeterminate {
-				by += ": " + branchesText(c)
-			}
-			row := []string{id, CellText(o), by}
+			row := []string{id, CellText(o), decidedText(c) + branchesSuffix(c)}
 			if multi {
 				row = append(row, othersText(sems, o))
 			}

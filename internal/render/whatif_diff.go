@@ -89,7 +89,7 @@ func sideText(c whatif.Cell) string {
 	if by := decidedText(c); by != "" {
 		s += " by " + by
 	}
-	if c.Decision == explain.Indeterminate {
+	if c.Decision == explain.Indeterminate && len(c.Branches) > 0 {
 		s += " (" + branchesDetail(c) + ")"
 	}
 	return s
@@ -142,6 +142,12 @@ func DiffText(w io.Writer, d *whatif.DiffResult) error {
 		}
 		fmt.Fprintln(w)
 	}
+	if notes := uncertainNotes(changedTargets(d)); len(notes) > 0 {
+		for _, n := range notes {
+			fmt.Fprintln(w, wrapLine(n, TextWidth))
+		}
+		fmt.Fprintln(w)
+	}
 	_, err := fmt.Fprintln(w, wrapLine(fmt.Sprintf("%d granted, %d revoked, %d decided by a different rule (%d decisions compared, semantics %s)",
 		d.Granted.Len(), d.Revoked.Len(), d.DecidedBy.Len(), d.Compared, strings.Join(d.Semantics, ", ")), TextWidth))
 	return err
@@ -188,6 +194,12 @@ func DiffMarkdown(w io.Writer, d *whatif.DiffResult) error {
 	}
 	if d.Count()+d.OtherSemantics.Len() == 0 {
 		fmt.Fprintln(w, "\nNo decision changes.")
+	}
+	if notes := uncertainNotes(changedTargets(d)); len(notes) > 0 {
+		fmt.Fprintln(w)
+		for _, n := range notes {
+			fmt.Fprintf(w, "%s  \n", mdEscape(n))
+		}
 	}
 	return nil
 }

@@ -180,10 +180,13 @@ type TargetDoc struct {
 	Routes      []string    `json:"routes,omitempty"`
 	ToolsFrom   string      `json:"toolsFrom,omitempty"`
 	Ops         []whatif.Op `json:"ops,omitempty"`
+	// UncertainRoute says why Envoy may route the path's calls otherwise (its cells are
+	// indeterminate, decided by uncertain-route).
+	UncertainRoute string `json:"uncertainRoute,omitempty"`
 }
 
 func targetDoc(t *whatif.Target, withOps bool) TargetDoc {
-	d := TargetDoc{Gateway: t.Gateway, Listener: t.Listener, Protocol: t.Protocol, BackendKind: t.BackendKind, Backend: t.Backend}
+	d := TargetDoc{Gateway: t.Gateway, Listener: t.Listener, Protocol: t.Protocol, BackendKind: t.BackendKind, Backend: t.Backend, UncertainRoute: t.UncertainRoute}
 	if withOps {
 		d.Routes, d.ToolsFrom, d.Ops = t.Routes, t.ToolsFrom, t.Ops
 	}

@@ -136,6 +136,8 @@ type portTable struct {
 	// reading each key's bytes.
 	hosts []hostSlot
 	scan  bool // lookup scans hosts, not exact
+	// uncertain: a virtual host has a match Envoy may read otherwise (vhost.uncertain).
+	uncertain bool
 }
 
 type hostSlot struct {
@@ -287,6 +289,7 @@ func (g *Graph) buildGateway(gw *snapshot.Gateway, key string, routes []*routeIn
 			sort.SliceStable(vh.entries, func(i, j int) bool { return precedes(vh.entries[i].m, vh.entries[j].m, withMethod) })
 			sort.Slice(vh.routes, func(i, j int) bool { return vh.routes[i].key < vh.routes[j].key })
 			g.packEntries(vh, gi.plane.DataPlane)
+			pt.uncertain = pt.uncertain || vh.uncertain != ""
 		}
 		pt.index()
 	}

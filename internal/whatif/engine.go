@@ -116,6 +116,7 @@ func New(s *snapshot.Snapshot, sems []effective.Semantics, o Options) *Engine {
 		e.byKey[t.Key()] = i
 		st := &targetState{classes: []string{"", otherPrincipal, explain.CertificatePrincipal}, classOf: map[string]int{}, memo: map[memoKey]Outcome{},
 			end: sim.TargetEnd(sim.Graph.Gateway(t.gw), t.Listener, t.Routes, t.be.Namespace)}
+		st.end.MarkUncertain(t.UncertainRoute)
 		f := chainFacts{principals: map[string]bool{}, tools: map[string]bool{}}
 		for _, en := range sim.Engines {
 			c := chainOf(en, t)

@@ -83,6 +83,10 @@ type Target struct {
 	// ToolsFrom is "inventory" or "policies" (names the policies mention, plus <other tool>).
 	ToolsFrom string `json:"toolsFrom"`
 	Ops       []Op   `json:"ops"`
+	// UncertainRoute says why Envoy may route calls of this path otherwise than agpol
+	// (topology.Graph.UncertainRoute): every decision on it is indeterminate
+	// (uncertain-route), as explain answers such a request.
+	UncertainRoute string `json:"uncertainRoute,omitempty"`
 
 	gw, be topology.Ref
 	// offers are the tools the backend offers: the inventory's, else those its
@@ -238,6 +242,7 @@ func targets(g *topology.Graph) []*Target {
 				continue
 			}
 			t.Routes = []string{route}
+			t.UncertainRoute = g.UncertainRoute(gref, p.Listener, t.be)
 			byKey[t.Key()] = t
 			out = append(out, t)
 		}
