@@ -159,7 +159,7 @@ func writeNotes(w io.Writer, notes []string) {
 func changedTargets(d *whatif.DiffResult) []*whatif.Target {
 	var out []*whatif.Target
 	for _, s := range diffSections {
-		for _, c := range diffList(d, s.kind) {
+		for _, c := range diffList(d, s.kind).All() {
 			out = append(out, c.Target)
 		}
 	}

@@ -87,8 +87,8 @@ func TestUncertainRegexPaths(t *testing.T) {
 	// diff: from the examples, the ledger's decisions change to indeterminate.
 	d := Diff(New(load(t, examples), reference(), Options{}), e, Filter{})
 	n := 0
-	for _, cs := range [][]*Change{d.Granted, d.Revoked, d.DecidedBy} {
-		for _, c := range cs {
+	for _, cs := range []*Changes{&d.Granted, &d.Revoked, &d.DecidedBy} {
+		for _, c := range cs.All() {
 			if c.Target.Backend != "pay/ledger" || c.After.DecidedBy != explain.UncertainRouteBy {
 				t.Errorf("diff: %s %s: after %s by %s", c.Target.Label(), c.Op.Label(), c.After.Decision, c.After.DecidedBy)
 			}
