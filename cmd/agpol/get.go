@@ -173,7 +173,10 @@ TargetNotFound, OtherDataPlane (only kube-agentic-networking enforces XAccessPol
 NotRouted (no route reaches the XBackend), and Unknown(NotRead) when a live read of one
 namespace cannot tell. For ListenerSets, ACCEPTED is whether the parent Gateway takes
 the ListenerSet's listeners: True, or False(NotAllowed|ParentNotFound|NotSupported);
-LISTENERS marks a listener that conflicts with an earlier one (Conflicted).
+LISTENERS marks a listener that conflicts with an earlier one (Conflicted); a Gateway's
+LISTENERS adds its ListenerSets' listeners, marked the same or with why the Gateway does
+not take them. -o json|yaml print a ListenerSet without a recorded status with the one
+agpol computes (its messages say so).
 -o dot|mermaid labels the policies with the same cells.`,
 		Example: `  # The access policies of the shipped examples: admission, enforcement,
   # file and line
@@ -234,8 +237,13 @@ func (o *getOptions) formats() []string {
 
 func (a *app) runGet(o *getOptions, s *snapshot.Snapshot) error {
 	computed := render.Computed{}
-	if o.printer == nil { // kubectl's printers print the objects, not agpol's columns
+	switch {
+	case o.printer == nil:
 		computed = render.ComputedFrom(effective.ComputeStatuses(s))
+	case slices.Contains(o.kinds, "listenersets"):
+		// kubectl's printers print the objects, not agpol's columns; a ListenerSet
+		// without a recorded status is printed with the one agpol computes.
+		computed = render.ComputedFrom(effective.ComputeListenerSetStatuses(s))
 	}
 	sel := o.sel
 	sel.Namespace, sel.Name = o.filterNamespace(), o.name

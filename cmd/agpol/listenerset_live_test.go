@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"regexp"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -56,5 +58,33 @@ func TestListenerSetLive(t *testing.T) {
 		if p := got.Results[0].Path; p.Listener != "lsdemo/extra/a" || p.Route != "lsdemo/on-set" || p.Backend != "Service lsdemo/svc" {
 			t.Errorf("%v: path %+v, want listener lsdemo/extra/a, route lsdemo/on-set, Service lsdemo/svc", src, p)
 		}
+	}
+	// get listenersets -o json prints the same computed status (no controller runs), and
+	// get gateways the same LISTENERS, from the API server and from the files.
+	var statuses, gateways []string
+	for _, src := range [][]string{{"--kubeconfig", kubeconfig}, {"-f", "testdata/listenerset-live.yaml"}} {
+		out, errOut, code := runDecide(t, "", append([]string{"get", "lset", "extra", "-n", "lsdemo", "-o", "json"}, src...)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d\n%s", src, code, errOut)
+		}
+		var obj struct {
+			Status json.RawMessage `json:"status"`
+		}
+		if err := json.Unmarshal([]byte(out), &obj); err != nil {
+			t.Fatalf("%v: %v\n%s", src, err, out)
+		}
+		// The API server sets metadata.generation (observedGeneration follows it); files have none.
+		statuses = append(statuses, regexp.MustCompile(`\s*"observedGeneration": \d+,`).ReplaceAllString(string(obj.Status), ""))
+		out, errOut, code = runDecide(t, "", append([]string{"get", "gateways", "-n", "lsdemo", "--no-headers"}, src...)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d\n%s", src, code, errOut)
+		}
+		gateways = append(gateways, strings.Join(strings.Fields(out)[:4], " "))
+	}
+	if !strings.Contains(statuses[1], "computed by agpol") || statuses[0] != statuses[1] {
+		t.Errorf("status live:\n%s\nfiles:\n%s", statuses[0], statuses[1])
+	}
+	if want := "lsdemo gw istio main:HTTP/80,lsdemo/extra/a:HTTP/80"; gateways[0] != want || gateways[1] != want {
+		t.Errorf("get gateways: live %q, files %q, want %q", gateways[0], gateways[1], want)
 	}
 }

@@ -46,13 +46,15 @@ func TestOneAnswerWhateverTheSource(t *testing.T) {
 		// carries and a cluster storing v1alpha1 has dropped (docs/semantics.md#v0alpha0);
 		// the cluster and its replay agree.
 		{"describe-xap-legacy", []string{"describe", "xap", "tools/calc-legacy", "-o", "yaml"}, withoutSources},
+		// Under v0alpha0-legacy, the rule whose tools storage dropped says so (toolsDropped).
+		{"explain-legacy", []string{"explain", "--semantics", "v0alpha0-legacy", "--from", "sa:agents/billing", "--tool", "add", "--backend", "tools/calc", "--gateway", "infra/edge", "-o", "json"}, withoutSources},
 		{"describe-authpolicy", []string{"describe", "authpolicy", "pay/ledger-scopes"}, withoutSourcesOrWrap},
 		{"describe-authpolicies-json", []string{"describe", "authpolicies", "-A", "-o", "json"}, withoutSources},
 		{"get", []string{"get", "xap", "-A"}, withoutAge},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			first := 0 // the first source compared
-			if tc.name == "describe-xap-legacy" {
+			if strings.HasSuffix(tc.name, "-legacy") {
 				first = 1
 			}
 			var firstOut string
@@ -64,6 +66,9 @@ func TestOneAnswerWhateverTheSource(t *testing.T) {
 				got := tc.norm(out)
 				if i == 0 {
 					firstOut = got
+					if tc.name == "explain-legacy" && !strings.Contains(got, `"toolsDropped": true`) {
+						t.Errorf("%s: no toolsDropped on the rule whose tools storage dropped:\n%s", src.name, got)
+					}
 					continue
 				}
 				if got != firstOut {

@@ -279,6 +279,13 @@ func (e *Engine) compileLegacy(p *snapshot.XAccessPolicy) *Policy {
 			cr.Permission = e.emptyPermission("authorization omitted")
 		case a.Type == v0alpha0.AuthorizationRuleTypeInlineTools && len(a.Tools) > 0:
 			cr.Permission = Permission{Methods: []MethodMatcher{{Name: "tools/call", Params: append([]string(nil), a.Tools...)}}}
+		case a.Type == v0alpha0.AuthorizationRuleTypeInlineTools && (p.Source.Cluster != "" || p.Source.Stored):
+			// Read from a cluster (or its --snapshot-out replay), which stores v1alpha1:
+			// storage dropped authorization.tools (docs/semantics.md#v0alpha0).
+			cr.Permission = e.emptyPermission("no tool list: the cluster stores v1alpha1, which drops authorization.tools " +
+				"(kube-agentic-networking #271), so the tools written, if any, are lost; assumed the legacy translator " +
+				"reads this cluster's objects and sees an empty tool list too")
+			cr.Permission.ToolsDropped = true
 		case a.Type == v0alpha0.AuthorizationRuleTypeInlineTools:
 			cr.Permission = e.emptyPermission("empty tool list")
 		case a.Type == v0alpha0.AuthorizationRuleTypeExternalAuth:

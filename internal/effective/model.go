@@ -78,6 +78,11 @@ type Permission struct {
 	IgnoredL7 []string `json:"ignoredL7,omitempty"`
 	// Note explains the permission (e.g. "authorization omitted").
 	Note string `json:"note,omitempty"`
+	// ToolsDropped: a v0alpha0 InlineTools rule read from a cluster (or its snapshot
+	// replay) has no tool list because storage at v1alpha1 dropped authorization.tools;
+	// the permission is the empty list's, assumed as the legacy translator would read
+	// this cluster (docs/semantics.md#v0alpha0).
+	ToolsDropped bool `json:"toolsDropped,omitempty"`
 }
 
 // L7Match holds the authorization L7 matchers (docs/semantics.md#l7-fields, enforced).

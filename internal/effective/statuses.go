@@ -37,6 +37,13 @@ func ComputeStatuses(s *snapshot.Snapshot) *Statuses {
 			}
 		}
 	}
+	st.ListenerSets = ComputeListenerSetStatuses(s).ListenerSets
+	return st
+}
+
+// ComputeListenerSetStatuses computes the ListenerSets part of the Statuses of s only.
+func ComputeListenerSetStatuses(s *snapshot.Snapshot) *Statuses {
+	st := &Statuses{}
 	if len(s.ListenerSets) > 0 {
 		st.ListenerSets = map[*snapshot.ListenerSet]topology.ListenerSetStatus{}
 		for _, ls := range topology.BuildGraph(s).ListenerSetStatuses() {

@@ -55,6 +55,8 @@ type Item struct {
 	Enforcement any `json:"enforcement,omitempty"`
 	resource    string
 	origin      snapshot.Origin
+	// fill completes the object as printed (a ListenerSet's computed status), or nil.
+	fill func(*unstructured.Unstructured)
 }
 
 // Load sets Object to the object as read (decoded again, and kept, on the first call
@@ -62,6 +64,10 @@ type Item struct {
 func (it *Item) Load() *unstructured.Unstructured {
 	if it.Object == nil {
 		it.Object = it.origin.Object()
+		if it.fill != nil {
+			it.Object = it.Object.DeepCopy()
+			it.fill(it.Object)
+		}
 	}
 	return it.Object
 }
@@ -72,7 +78,11 @@ func (it *Item) Fresh() *unstructured.Unstructured {
 	if it.Object != nil {
 		return it.Object.DeepCopy()
 	}
-	return it.origin.Fresh()
+	u := it.origin.Fresh()
+	if it.fill != nil {
+		it.fill(u)
+	}
+	return u
 }
 
 // ReportAPIVersion versions agpol's own report documents.
@@ -93,9 +103,16 @@ type Computed struct {
 	Enforcement func(*snapshot.AuthPolicy) State
 	// ListenerSetAccepted is a ListenerSet's ACCEPTED cell: whether its Gateway takes it.
 	ListenerSetAccepted func(*snapshot.ListenerSet) State
+	// ListenerSetStatus is the status agpol computes for a ListenerSet (spec-shaped),
+	// which -o json|yaml print where no controller recorded one.
+	ListenerSetStatus func(*snapshot.ListenerSet) (gwapiv1.ListenerSetStatus, bool)
 	// ListenerConflicts are a ListenerSet's listeners that conflict with an earlier
 	// listener of the Gateway (by name, with why): LISTENERS marks them (Conflicted).
 	ListenerConflicts func(*snapshot.ListenerSet) map[string]string
+	// GatewayListenerSets is what a Gateway's LISTENERS cell adds after its own
+	// listeners: the ListenerSets naming it, each with whether the Gateway takes it and
+	// how many of its listeners are Conflicted.
+	GatewayListenerSets func(*snapshot.Gateway) State
 }
 
 // State is what another stage computed about one object.
@@ -112,7 +129,7 @@ type State struct {
 func GetView(kind string, s *snapshot.Snapshot, t *topology.Targets, sel Selector, wide bool, c Computed) (*Table, []Item) {
 	switch kind {
 	case "gateways":
-		return gatewayView(s, t, sel, wide)
+		return gatewayView(s, t, sel, wide, c)
 	case "httproutes":
 		return routeView(s, sel, wide)
 	case "xbackends":
@@ -134,7 +151,7 @@ func withWide(wide bool, base []string, extra ...string) []string {
 	return base
 }
 
-func gatewayView(s *snapshot.Snapshot, t *topology.Targets, sel Selector, wide bool) (*Table, []Item) {
+func gatewayView(s *snapshot.Snapshot, t *topology.Targets, sel Selector, wide bool, c Computed) (*Table, []Item) {
 	tab := &Table{Header: withWide(wide, []string{"NAMESPACE", "NAME", "CLASS", "LISTENERS", "ACCESS-POLICIES", "AUTH-POLICIES", "AGE"}, "ADDRESSES", "SOURCE")}
 	var items []Item
 	for _, g := range sortByName(s.Gateways, func(g *snapshot.Gateway) metav1.ObjectMeta { return g.ObjectMeta }) {
@@ -146,6 +163,11 @@ func gatewayView(s *snapshot.Snapshot, t *topology.Targets, sel Selector, wide b
 			ls = append(ls, fmt.Sprintf("%s:%s/%d", l.Name, l.Protocol, l.Port))
 		}
 		ref := topology.Ref{Group: gwapiv1.GroupName, Kind: "Gateway", Namespace: g.Namespace, Name: g.Name}
+		if c.GatewayListenerSets != nil {
+			if sets := c.GatewayListenerSets(g).Cell; sets != "" {
+				ls = append(ls, sets)
+			}
+		}
 		row := []string{g.Namespace, g.Name, string(g.Spec.GatewayClassName), Join(ls),
 			policyNames(t.AccessPolicies[ref]), authPolicyNames(t.AuthPolicies, ref), Age(g.CreationTimestamp.Time)}
 		if wide {
@@ -198,7 +220,13 @@ func listenerSetView(s *snapshot.Snapshot, sel Selector, wide bool, c Computed) 
 			row = append(row, ls.Source.String())
 		}
 		tab.Rows = append(tab.Rows, row)
-		items = append(items, item(ls.Origin, "listenerset.gateway.networking.k8s.io"))
+		it := item(ls.Origin, "listenerset.gateway.networking.k8s.io")
+		if c.ListenerSetStatus != nil {
+			if computed, ok := c.ListenerSetStatus(ls); ok && !recordedListenerSetStatus(ls) {
+				it.fill = func(u *unstructured.Unstructured) { setStatus(u, &computed) }
+			}
+		}
+		items = append(items, it)
 	}
 	return tab, items
 }
@@ -483,6 +511,20 @@ func ComputedFrom(st *effective.Statuses) Computed {
 			return State{Cell: "False(" + reason + ")", Detail: lst.Reason}
 		}
 		c.ListenerConflicts = func(ls *snapshot.ListenerSet) map[string]string { return st.ListenerSets[ls].Conflicts }
+		c.ListenerSetStatus = func(ls *snapshot.ListenerSet) (gwapiv1.ListenerSetStatus, bool) {
+			lst, ok := st.ListenerSets[ls]
+			if !ok {
+				return gwapiv1.ListenerSetStatus{}, false
+			}
+			return lst.SpecStatus(), true
+		}
+		byGateway := map[topology.Ref][]topology.ListenerSetStatus{}
+		for _, lst := range st.ListenerSets {
+			byGateway[lst.Gateway] = append(byGateway[lst.Gateway], lst)
+		}
+		c.GatewayListenerSets = func(gw *snapshot.Gateway) State {
+			return gatewayListenerSetsCell(byGateway[topology.GatewayRef(gw.Namespace, gw.Name)])
+		}
 	}
 	if st.AuthPolicy != nil {
 		c.Enforcement = func(p *snapshot.AuthPolicy) State {
@@ -504,4 +546,37 @@ func ComputedFrom(st *effective.Statuses) Computed {
 		}
 	}
 	return c
+}
+
+// gatewayListenerSetsCell is what a Gateway's LISTENERS cell adds: the listeners of each
+// ListenerSet naming it, by the name routing gives them (namespace/listenerset/listener,
+// what --listener takes), each marked when it carries no traffic: why the Gateway does
+// not take its ListenerSet (NotAllowed, NotSupported, …) or that it is Conflicted; ""
+// when none names it. In force when every listener is taken and programmed.
+func gatewayListenerSetsCell(sets []topology.ListenerSetStatus) State {
+	sort.Slice(sets, func(i, j int) bool {
+		a, b := sets[i].ListenerSet, sets[j].ListenerSet
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+	var cells []string
+	ok := true
+	for _, st := range sets {
+		reason, _, _ := strings.Cut(st.Reason, ":")
+		for _, l := range st.ListenerSet.Spec.Listeners {
+			cell := fmt.Sprintf("%s:%s/%d", topology.ListenerSetListenerName(st.ListenerSet, string(l.Name)), l.Protocol, l.Port)
+			switch {
+			case !st.Accepted:
+				cell += "(" + reason + ")"
+				ok = false
+			case st.Conflicts[string(l.Name)] != "":
+				cell += "(Conflicted)"
+				ok = false
+			}
+			cells = append(cells, cell)
+		}
+	}
+	return State{Cell: strings.Join(cells, ","), InForce: ok}
 }

@@ -115,6 +115,7 @@ func (b *graphBuilder) gateway(gw *snapshot.Gateway, in GraphInput) {
 		listeners[string(l.Name)] = ln
 		b.edge(gn, ln, "", false)
 	}
+	b.listenerSets(gref, gn, in, listeners)
 	// Routes: accepted attachments hang under their listener; a route that names the
 	// gateway but attaches nowhere hangs under the gateway with the reason.
 	attached := map[string]bool{}
@@ -207,6 +208,50 @@ func (b *graphBuilder) gateway(gw *snapshot.Gateway, in GraphInput) {
 	for _, id := range routeOrder {
 		parts := strings.SplitN(id, "/", 3)
 		b.authPolicies(in, topology.HTTPRouteRef(parts[1], parts[2]), routeNodes[id], nil)
+	}
+}
+
+// listenerSets draws the ListenerSets naming the Gateway between it and the routes
+// attached through them: each ListenerSet, then its listeners (keyed in listeners by
+// their routing name, namespace/listenerset/listener). A ListenerSet the Gateway does
+// not take, and a listener that is not programmed (Conflicted), are dashed.
+func (b *graphBuilder) listenerSets(gref topology.Ref, gn dot.Node, in GraphInput, listeners map[string]dot.Node) {
+	for _, st := range in.Graph.ListenerSetStatuses() {
+		if st.Gateway != gref {
+			continue
+		}
+		ls := st.ListenerSet
+		sid := "ListenerSet/" + ls.Namespace + "/" + ls.Name
+		label := fmt.Sprintf("ListenerSet %s/%s", ls.Namespace, ls.Name)
+		reason, _, _ := strings.Cut(st.Reason, ":")
+		if !st.Accepted {
+			label += "\nnot taken: " + reason
+		}
+		sn := b.node(sid, label, "box", !st.Accepted)
+		b.edge(gn, sn, "", !st.Accepted)
+		taken := map[string]topology.SetListener{}
+		for _, sl := range st.Listeners {
+			taken[string(sl.Entry.Name)] = sl
+		}
+		for _, l := range ls.Spec.Listeners {
+			label := fmt.Sprintf("listener %s\n%s :%d", l.Name, l.Protocol, l.Port)
+			if l.Hostname != nil {
+				label += " " + string(*l.Hostname)
+			}
+			sl, ok := taken[string(l.Name)]
+			switch {
+			case !ok:
+				label += "\nnot programmed (ListenerSet not taken)"
+			case sl.ConflictReason != "":
+				label += "\nConflicted: " + sl.ConflictReason
+			case sl.NotProgrammed != "":
+				label += "\nnot programmed"
+			}
+			name := topology.ListenerSetListenerName(ls, string(l.Name))
+			ln := b.node(sid+"/listener/"+string(l.Name), label, "box", !ok || sl.NotProgrammed != "")
+			listeners[name] = ln
+			b.edge(sn, ln, "", !ok || sl.NotProgrammed != "")
+		}
 	}
 }
 

@@ -62,6 +62,9 @@ func permissionText(p *effective.Permission) string {
 	if p.L7 != nil {
 		out += " and " + l7Text(p.L7)
 	}
+	if p.ToolsDropped {
+		out += " (assumed: the cluster stores v1alpha1, which dropped authorization.tools; the legacy translator reading it sees no tool list either)"
+	}
 	return out
 }
 

@@ -63,11 +63,12 @@ type listenerInfo struct {
 	host     string // lower-cased; "" = any host
 	// notProgrammed says why the data plane carries no routes on this listener.
 	notProgrammed string
-	// conflicted: notProgrammed is a ListenerSet listener's conflict with an earlier one.
-	conflicted  bool
-	allowed     *gwapiv1.AllowedRoutes
-	selector    labels.Selector // for From=Selector; nil when invalid
-	selectorErr string
+	// conflictReason is HostnameConflict or ProtocolConflict when notProgrammed is a
+	// ListenerSet listener's conflict with an earlier one, "" otherwise.
+	conflictReason string
+	allowed        *gwapiv1.AllowedRoutes
+	selector       labels.Selector // for From=Selector; nil when invalid
+	selectorErr    string
 	// named is the gateway's first listener of this name: this one, unless the
 	// gateway repeats the name.
 	named *listenerInfo

@@ -74,6 +74,9 @@ type ListenerSetStatus struct {
 	// Conflicts are the listeners (by their name in the ListenerSet) that conflict with
 	// an earlier listener of the Gateway (Conflicted=True, Accepted=False), with why.
 	Conflicts map[string]string
+	// Listeners are the ListenerSet's listeners as its Gateway takes them (conflicts,
+	// attached routes), in spec order; nil when the Gateway does not take it.
+	Listeners []SetListener
 }
 
 // ListenerSetStatuses says, for every ListenerSet of the input, whether its Gateway takes
@@ -100,7 +103,11 @@ func (g *Graph) ListenerSetStatuses() []ListenerSetStatus {
 			} else {
 				st.Accepted, st.Reason = true, ReasonAccepted
 				for _, sl := range g.ListenerSetListeners(st.Gateway) {
-					if sl.ListenerSet == ls && sl.Conflict != "" {
+					if sl.ListenerSet != ls {
+						continue
+					}
+					st.Listeners = append(st.Listeners, sl)
+					if sl.Conflict != "" {
 						if st.Conflicts == nil {
 							st.Conflicts = map[string]string{}
 						}
@@ -201,8 +208,8 @@ func (g *Graph) listenerSetInfos(gw *snapshot.Gateway, plane GatewayDataPlane, o
 				fmt.Sprintf("spec.listeners[%d].allowedRoutes.namespaces.selector", i))
 			li.named = li
 			for _, prev := range out {
-				if why := conflict(prev, li); why != "" && li.notProgrammed == "" {
-					li.notProgrammed, li.conflicted = why, true
+				if reason, why := conflict(prev, li); why != "" && li.notProgrammed == "" {
+					li.notProgrammed, li.conflictReason = why, reason
 					break
 				}
 			}
@@ -212,10 +219,18 @@ func (g *Graph) listenerSetInfos(gw *snapshot.Gateway, plane GatewayDataPlane, o
 	return out
 }
 
-// conflict says why a ListenerSet listener conflicts with an earlier listener, or "".
-func conflict(prev, li *listenerInfo) string {
+// Conflict reasons of a ListenerSet listener (gateway-api listenerset_types.go
+// ListenerEntryReasonHostnameConflict, ListenerEntryReasonProtocolConflict).
+const (
+	ReasonHostnameConflict = string(gwapiv1.ListenerEntryReasonHostnameConflict)
+	ReasonProtocolConflict = string(gwapiv1.ListenerEntryReasonProtocolConflict)
+)
+
+// conflict says why a ListenerSet listener conflicts with an earlier listener (its
+// reason and the sentence), or "", "".
+func conflict(prev, li *listenerInfo) (reason, why string) {
 	if prev.port != li.port {
-		return ""
+		return "", ""
 	}
 	httpFamily := func(p gwapiv1.ProtocolType) bool {
 		return p == gwapiv1.HTTPProtocolType || p == gwapiv1.HTTPSProtocolType || p == gwapiv1.TLSProtocolType
@@ -223,11 +238,11 @@ func conflict(prev, li *listenerInfo) string {
 	l4 := func(p gwapiv1.ProtocolType) bool { return p == gwapiv1.TCPProtocolType || p == gwapiv1.UDPProtocolType }
 	switch {
 	case (l4(prev.protocol) && httpFamily(li.protocol)) || (httpFamily(prev.protocol) && l4(li.protocol)):
-		return fmt.Sprintf("listener conflicts (ProtocolConflict) with listener %s on port %d: a ListenerSet's listener yields to the Gateway's and older ListenerSets'", prev.name, li.port)
+		return ReasonProtocolConflict, fmt.Sprintf("listener conflicts (ProtocolConflict) with listener %s on port %d: a ListenerSet's listener yields to the Gateway's and older ListenerSets'", prev.name, li.port)
 	case httpFamily(prev.protocol) && httpFamily(li.protocol) && prev.host == li.host:
-		return fmt.Sprintf("listener conflicts (HostnameConflict) with listener %s (port %d, hostname %q): a ListenerSet's listener yields to the Gateway's and older ListenerSets'", prev.name, li.port, li.host)
+		return ReasonHostnameConflict, fmt.Sprintf("listener conflicts (HostnameConflict) with listener %s (port %d, hostname %q): a ListenerSet's listener yields to the Gateway's and older ListenerSets'", prev.name, li.port, li.host)
 	}
-	return ""
+	return "", ""
 }
 
 // routeRefs are the indexes of a route's parentRefs naming the Gateway, and those naming
@@ -261,8 +276,15 @@ type SetListener struct {
 	ListenerSet *snapshot.ListenerSet
 	Entry       gwapiv1.ListenerEntry
 	// Conflict says why the listener conflicts with an earlier one of the Gateway or
-	// an older ListenerSet (status condition Conflicted=True, Accepted=False), or "".
-	Conflict string
+	// an older ListenerSet (status condition Conflicted=True, Accepted=False), or "";
+	// ConflictReason is its reason (ReasonHostnameConflict, ReasonProtocolConflict).
+	Conflict, ConflictReason string
+	// NotProgrammed says why the data plane carries no routes on the listener (its
+	// conflict, or a protocol that carries no HTTPRoutes), or "".
+	NotProgrammed string
+	// AttachedRoutes counts the routes attached to the listener (Accepted), as the
+	// listener's status.attachedRoutes would.
+	AttachedRoutes int
 }
 
 // ListenerSetListeners are the listeners the ListenerSets attached to a Gateway add, in
@@ -272,18 +294,28 @@ func (g *Graph) ListenerSetListeners(gw Ref) []SetListener {
 	if gi == nil {
 		return nil
 	}
-	conflicts := map[string]string{}
-	for _, li := range gi.listeners {
-		if li.conflicted {
-			conflicts[li.name] = li.notProgrammed
+	routes := map[string]int{}
+	for _, a := range gi.attachments {
+		if a.Accepted {
+			routes[a.Listener]++
 		}
 	}
 	var out []SetListener
-	for _, ls := range g.attachedListenerSets(gi.gw, gi.plane) {
-		for _, l := range ls.Spec.Listeners {
-			name := ListenerSetListenerName(ls, string(l.Name))
-			out = append(out, SetListener{Name: name, ListenerSet: ls, Entry: l, Conflict: conflicts[name]})
+	for _, li := range gi.listeners {
+		if li.set == nil {
+			continue
 		}
+		sl := SetListener{Name: li.name, ListenerSet: li.set, NotProgrammed: li.notProgrammed, AttachedRoutes: routes[li.name]}
+		for _, l := range li.set.Spec.Listeners {
+			if string(l.Name) == li.section {
+				sl.Entry = l
+				break
+			}
+		}
+		if li.conflictReason != "" {
+			sl.Conflict, sl.ConflictReason = li.notProgrammed, li.conflictReason
+		}
+		out = append(out, sl)
 	}
 	return out
 }

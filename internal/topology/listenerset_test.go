@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -40,6 +41,15 @@ func TestListenerSets(t *testing.T) {
 		if len(conflicted) != wantConflicted || (wantConflicted == 1 && !strings.Contains(st.Conflicts["clash"], "HostnameConflict")) {
 			t.Errorf("%s: conflicts %v, want %d (clash: HostnameConflict)", k, conflicted, wantConflicted)
 		}
+	}
+	// Each listener of extra as the Gateway takes it: a carries the route attached to
+	// the ListenerSet, clash is Conflicted (HostnameConflict) and carries none.
+	var got []string
+	for _, sl := range g.ListenerSetListeners(gw) {
+		got = append(got, fmt.Sprintf("%s routes=%d conflict=%s programmed=%t", sl.Name, sl.AttachedRoutes, sl.ConflictReason, sl.NotProgrammed == ""))
+	}
+	if want := "[infra/extra/a routes=1 conflict= programmed=true infra/extra/clash routes=0 conflict=HostnameConflict programmed=false]"; fmt.Sprint(got) != want {
+		t.Errorf("ListenerSetListeners: %v, want %s", got, want)
 	}
 	// The conflicting listener yields to the Gateway's own, which keeps its routes.
 	var clash string
