@@ -23,6 +23,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	authorinov1beta3 "github.com/kuadrant/authorino/api/v1beta3"
 	authv1 "k8s.io/api/authentication/v1"
+	authzv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -169,12 +170,18 @@ type k8sToken struct {
 	Audiences []string `json:"audiences,omitempty"`
 }
 
-// tokenReviews answers TokenReviews as a Kubernetes API server would for the oracle's
+// kubeReviews answers TokenReviews as a Kubernetes API server would for the oracle's
 // tokens: authenticated when the token's audiences meet the review's (a token without
 // audiences has the review's), with the audiences both hold; any other token is not
 // authenticated (kubernetes/pkg/serviceaccount, authenticator audiences).
-func tokenReviews(c client.WithWatch) client.WithWatch {
+//
+// SubjectAccessReviews go to Kubernetes' own handler and RBAC authorizer over the
+// scenario's RBAC objects (sar.go).
+func kubeReviews(c client.WithWatch, sars *subjectAccessReviews) client.WithWatch {
 	return interceptor.NewClient(c, interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+		if sar, ok := obj.(*authzv1.SubjectAccessReview); ok {
+			return sars.create(ctx, sar)
+		}
 		tr, ok := obj.(*authv1.TokenReview)
 		if !ok {
 			return c.Create(ctx, obj, opts...)

@@ -173,7 +173,12 @@ func run(api *apiServer, ids *stands, sc *Scenario) (res *Result) {
 		return res
 	}
 	secrets := ids.withCA(w.secrets)
-	az := newAuthorino(acs, secrets)
+	sars, err := newSubjectAccessReviews(w.rbac)
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	az := newAuthorino(acs, secrets, sars)
 	pathOf := map[string]string{}
 	for _, p := range res.Paths {
 		if p.AuthConfig != "" {
