@@ -75,6 +75,7 @@ func (g *Generator) Scenario(name string) *Scenario {
 	}
 	add(obj{"apiVersion": "kuadrant.io/v1beta1", "kind": "Kuadrant", "metadata": obj{"name": "kuadrant", "namespace": kuadrantNS}, "spec": obj{}})
 	g.secrets(kuadrantNS, add)
+	g.rbacObjects(add)
 	for _, c := range genClasses {
 		add(obj{"apiVersion": "gateway.networking.k8s.io/v1", "kind": "GatewayClass", "metadata": obj{"name": c.name},
 			"spec": obj{"controllerName": c.controller}})
@@ -265,6 +266,13 @@ func (g *Generator) authentication() obj {
 }
 
 func (g *Generator) authorization() obj {
+	if g.p(15) {
+		a := g.subjectAccessReview()
+		if g.p(20) {
+			a["when"] = []any{obj{"predicate": g.predicate()}}
+		}
+		return a
+	}
 	if g.p(50) {
 		a := g.identityAuthorization()
 		if g.p(20) {

@@ -252,6 +252,12 @@ func TestShrink(t *testing.T) {
 		t.Skip("no disagreement")
 	}
 	d := rep.Disagreements[0]
+	for _, x := range rep.Disagreements {
+		if x.Kind != KindSelection { // the stand-in's selections are logged, not failing
+			d = x
+			break
+		}
+	}
 	small, err := Shrink(o, sc, d)
 	if err != nil {
 		t.Fatal(err)
