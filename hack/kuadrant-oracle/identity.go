@@ -18,6 +18,8 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -38,17 +40,17 @@ const caPlaceholder = "agpol-kuadrantdiff-test-ca"
 // request's claims, a test CA that signs each request's client certificate, and the
 // TokenReview answers of a Kubernetes API server.
 type stands struct {
-	idp    *httptest.Server
-	jwtKey *rsa.PrivateKey
-	signer jose.Signer
-	caCert *x509.Certificate
-	caKey  *ecdsa.PrivateKey
-	caPEM  []byte
+	idp *httptest.Server
+	// meta serves the current request's metadata (metadata.go).
+	meta     *httptest.Server
+	metaMu   sync.Mutex
+	metadata atomic.Pointer[map[string]any]
+	jwtKey   *rsa.PrivateKey
+	signer   jose.Signer
+	caCert   *x509.Certificate
+	caKey    *ecdsa.PrivateKey
+	caPEM    []byte
 }
-
-// idpHosts are the issuers' hosts the loopback server answers for (the generator's
-// issuerUrls, https://idp.example.com/realms/NAME).
-var idpHosts = map[string]bool{"idp.example.com": true}
 
 func newStands() (*stands, error) {
 	s := &stands{}
@@ -65,7 +67,11 @@ func newStands() (*stands, error) {
 	// Authorino's jwt rule fetches the issuer's discovery document and JWKS with
 	// go-oidc over http.DefaultClient (go-oidc v3.14.1 oidc/oidc.go getClient): requests
 	// to the issuers' host go to the loopback server, every other one as before.
-	http.DefaultTransport = &idpTransport{base: http.DefaultTransport, to: s.idp.URL}
+	// Authorino's http metadata rules fetch with http.DefaultClient too
+	// (pkg/evaluators/metadata/generic_http.go:60): metadata.example.com goes to the
+	// metadata server.
+	s.meta = httptest.NewServer(http.HandlerFunc(s.serveMetadata))
+	http.DefaultTransport = &idpTransport{base: http.DefaultTransport, to: map[string]string{"idp.example.com": s.idp.URL, metadataHost: s.meta.URL}}
 
 	if s.caKey, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
 		return nil, err
@@ -100,16 +106,19 @@ func (s *stands) serveIdP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// idpTransport sends requests to the stand-ins' hosts (the generator's issuerUrls,
+// https://idp.example.com/realms/NAME, and metadata URLs) to their loopback servers.
 type idpTransport struct {
 	base http.RoundTripper
-	to   string
+	to   map[string]string // host → loopback server URL
 }
 
 func (t *idpTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if !idpHosts[r.URL.Hostname()] {
+	server, ok := t.to[r.URL.Hostname()]
+	if !ok {
 		return t.base.RoundTrip(r)
 	}
-	to, _ := url.Parse(t.to)
+	to, _ := url.Parse(server)
 	r = r.Clone(r.Context())
 	r.URL.Scheme, r.URL.Host, r.Host = to.Scheme, to.Host, to.Host
 	return t.base.RoundTrip(r)

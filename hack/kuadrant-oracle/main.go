@@ -11,6 +11,7 @@ import (
 	"os"
 	"sort"
 
+	envoyauth "github.com/envoyproxy/go-control-plane/envoy/service/auth/v3"
 	"github.com/go-logr/logr"
 	authorinov1beta3 "github.com/kuadrant/authorino/api/v1beta3"
 	corev1 "k8s.io/api/core/v1"
@@ -228,7 +229,8 @@ func decide(az *authorino, ids *stands, configs map[string]*wasm.Config, pathOf 
 				return out
 			}
 		}
-		resp, err := az.check(a.Scope, rq)
+		var resp *envoyauth.CheckResponse
+		ids.withMetadata(rq.Metadata, func() { resp, err = az.check(a.Scope, rq) })
 		if err != nil {
 			out.Error = err.Error()
 			return out

@@ -20,6 +20,8 @@ type Generator struct {
 	// kinds are the identity kinds the authentication rules of the policy being
 	// generated read (identityAuthorization checks what they produce).
 	kinds []string
+	// meta are the names of the policy's metadata rules (metadataAuthorization reads them).
+	meta []string
 }
 
 // NewGenerator returns a generator for one seed.
@@ -226,6 +228,10 @@ func (g *Generator) policyProper() obj {
 		}
 		rules["authentication"] = authn
 	}
+	g.meta = nil
+	if g.p(25) {
+		rules["metadata"] = g.metadataRules()
+	}
 	if g.p(60) {
 		authz := obj{}
 		for i := 0; i < 1+g.n(2); i++ {
@@ -266,6 +272,9 @@ func (g *Generator) authentication() obj {
 }
 
 func (g *Generator) authorization() obj {
+	if len(g.meta) > 0 && g.p(40) {
+		return g.metadataAuthorization()
+	}
 	if g.p(15) {
 		a := g.subjectAccessReview()
 		if g.p(20) {
@@ -328,7 +337,7 @@ func (g *Generator) Requests(sc *Scenario, n int) []Request {
 			entries = append(entries, entry{o.GetNamespace() + "/" + o.GetName(), l.(map[string]any)["name"].(string)})
 		}
 	}
-	kinds, keys := authKinds(sc), keySecrets(sc)
+	kinds, keys, metaNames := authKinds(sc), keySecrets(sc), metadataNames(sc)
 	var out []Request
 	aimed := routeTargets(sc)
 	for i := 0; i < n && len(entries) > 0; i++ {
@@ -357,7 +366,7 @@ func (g *Generator) Requests(sc *Scenario, n int) []Request {
 			path += "/more"
 		}
 		out = append(out, Request{Gateway: e.gw, Listener: e.listener, Method: method, Host: host, Path: path,
-			Identity: g.identity(kuadrantNamespace(sc), kinds, keys)})
+			Identity: g.identity(kuadrantNamespace(sc), kinds, keys), Metadata: g.requestMetadata(metaNames)})
 	}
 	return out
 }

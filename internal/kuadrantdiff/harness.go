@@ -285,6 +285,14 @@ func compareRequest(rep *Report, i int, rq, mine Request, up OracleRequest, rule
 		}
 		r.Credentials = &explain.Credentials{Identity: id}
 	}
+	if mine.Metadata != nil {
+		// What the request says its metadata rules fetch; the oracle serves it at the
+		// rules' URLs.
+		if r.Credentials == nil {
+			r.Credentials = &explain.Credentials{}
+		}
+		r.Credentials.Metadata = mine.Metadata
+	}
 	results, err := sim.SimulateWith([]*explain.Request{r}, explain.Options{AuthPolicy: true})
 	if err != nil {
 		disagree(KindVerdict, i, rq, "agpol: %v", err)
@@ -353,7 +361,7 @@ func compareRequest(rep *Report, i int, rq, mine Request, up OracleRequest, rule
 		upVerdict = fmt.Sprintf("deny-%d", up.Status)
 	}
 	kind := "none"
-	if r.Credentials != nil {
+	if r.Credentials != nil && r.Credentials.Identity != nil {
 		kind = r.Credentials.Identity.Kind()
 	}
 	rep.count(&rep.Verdicts, kind+": "+verdict+" → "+upVerdict)
