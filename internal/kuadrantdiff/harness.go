@@ -402,13 +402,16 @@ func indeterminateClass(reason string) string {
 		{"holds no Role, ClusterRole or binding", "SubjectAccessReview without RBAC in the input"},
 		{"SubjectAccessReview", "SubjectAccessReview"},
 		{"at the same priority", "equal-priority race"},
-		{"metadata", "metadata"},
+		{"auth.metadata", "metadata the request does not give"},
 		{"plain identity", "plain identity"},
 		{"CA Secret", "x509 CA Secret not in the input"},
 	} {
 		if strings.Contains(reason, c.in) {
 			return c.class
 		}
+	}
+	if reason == "" {
+		return "no outcome (a request without identity: authentication not known offline)"
 	}
 	return "other"
 }

@@ -260,3 +260,36 @@ stringData: {api_key: K}
 		})
 	}
 }
+
+// TestDecideMetadataWhen: a metadata rule whose `when` does not hold is skipped, and
+// auth.metadata.NAME is absent whatever the request says it would fetch.
+func TestDecideMetadataWhen(t *testing.T) {
+	policy := `
+---
+apiVersion: kuadrant.io/v1
+kind: AuthPolicy
+metadata: {name: m, namespace: app}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: all}
+  rules:
+    authentication:
+      anon: {anonymous: {}}
+    metadata:
+      m2: {http: {url: "http://metadata.example.com/m2"}, when: [{predicate: "request.method == 'POST'"}]}
+    authorization:
+      gold: {patternMatching: {patterns: [{predicate: "has(auth.metadata.m2) && auth.metadata.m2.tier == 'gold'"}]}}
+`
+	r := Compute(load(t, topo+policy))
+	pr, err := r.ForPrefix("infra/gw", "a", "app/all", "named")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := &Identity{Kubernetes: &KubernetesIdentity{Username: "bob"}}
+	gold := map[string]any{"m2": map[string]any{"tier": "gold"}}
+	for _, tc := range []struct{ method, verdict string }{{"POST", OutcomeAllow}, {"GET", OutcomeDeny}} {
+		o := Decide(pr.Effective, Request{Method: tc.method, Host: "h", Path: "/", Identity: id, Metadata: gold}, r.Env).Outcome
+		if o.Verdict != tc.verdict {
+			t.Errorf("%s: got %s (%s), want %s", tc.method, o.Verdict, o.Reason, tc.verdict)
+		}
+	}
+}
