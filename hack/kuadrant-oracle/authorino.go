@@ -43,8 +43,9 @@ type authorino struct {
 	errs map[string]string
 }
 
-func newAuthorino(acs []*authorinov1beta3.AuthConfig, secrets []*corev1.Secret) *authorino {
-	// TokenReviews go to the stand-in (identity.go); the rest to the fake client.
+func newAuthorino(acs []*authorinov1beta3.AuthConfig, secrets []*corev1.Secret, sars *subjectAccessReviews) *authorino {
+	// TokenReviews go to the stand-in, SubjectAccessReviews to Kubernetes' RBAC
+	// (identity.go, sar.go); the rest to the fake client.
 	var c client.WithWatch
 	var objs []client.Object
 	for _, ac := range acs {
@@ -53,7 +54,7 @@ func newAuthorino(acs []*authorinov1beta3.AuthConfig, secrets []*corev1.Secret) 
 	for _, s := range secrets {
 		objs = append(objs, s.DeepCopy())
 	}
-	c = tokenReviews(fake.NewClientBuilder().WithScheme(authorinoScheme).WithObjects(objs...).WithStatusSubresource(&authorinov1beta3.AuthConfig{}).Build())
+	c = kubeReviews(fake.NewClientBuilder().WithScheme(authorinoScheme).WithObjects(objs...).WithStatusSubresource(&authorinov1beta3.AuthConfig{}).Build(), sars)
 	idx := index.NewIndex()
 	r := &authorinocontrollers.AuthConfigReconciler{
 		Client:       c,

@@ -7,7 +7,20 @@ require (
 	github.com/kuadrant/authorino v0.25.0
 	github.com/kuadrant/kuadrant-operator v1.5.2
 	github.com/kuadrant/policy-machinery v0.9.0
+	k8s.io/apiserver v0.37.2
 	sigs.k8s.io/controller-runtime v0.25.2
+)
+
+require (
+	github.com/blang/semver/v4 v4.0.0 // indirect
+	github.com/felixge/httpsnoop v1.0.4 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/spf13/cobra v1.10.2 // indirect
+	go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp v0.69.0 // indirect
+	k8s.io/component-base v0.37.2 // indirect
+	k8s.io/component-helpers v0.0.0 // indirect
+	k8s.io/kubernetes v1.37.2
+	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.36.0 // indirect
 )
 
 require (
@@ -36,8 +49,8 @@ require (
 	github.com/elliotchance/orderedmap/v2 v2.2.0 // indirect
 	github.com/emicklei/dot v1.8.0 // indirect
 	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
-	github.com/envoyproxy/gateway v1.3.3 // indirect
-	github.com/envoyproxy/go-control-plane/envoy v1.37.0 // indirect
+	github.com/envoyproxy/gateway v1.3.3
+	github.com/envoyproxy/go-control-plane/envoy v1.37.0
 	github.com/envoyproxy/protoc-gen-validate v1.3.3 // indirect
 	github.com/evanphx/json-patch v5.9.0+incompatible // indirect
 	github.com/evanphx/json-patch/v5 v5.9.11 // indirect
@@ -45,7 +58,7 @@ require (
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
 	github.com/go-ini/ini v1.67.0 // indirect
 	github.com/go-jose/go-jose/v4 v4.1.4
-	github.com/go-logr/logr v1.4.3 // indirect
+	github.com/go-logr/logr v1.4.3
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-logr/zapr v1.3.0 // indirect
 	github.com/go-openapi/jsonpointer v1.0.0 // indirect
@@ -71,7 +84,7 @@ require (
 	github.com/golang/protobuf v1.5.4 // indirect
 	github.com/google/gnostic-models v0.7.0 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect
-	github.com/google/pprof v0.0.0-20250403155104-27863c87afa6 // indirect
+	github.com/google/pprof v0.0.0-20260402051712-545e8a4df936 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/gorilla/mux v1.8.1 // indirect
 	github.com/grpc-ecosystem/go-grpc-middleware v1.4.0 // indirect
@@ -80,15 +93,15 @@ require (
 	github.com/hashicorp/go-multierror v1.1.1 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/jzelinskie/stringz v0.0.0-20210414224931-d6a8ce844a70 // indirect
-	github.com/kuadrant/authorino-operator v0.21.0 // indirect
+	github.com/kuadrant/authorino-operator v0.21.0
 	github.com/kuadrant/dns-operator v0.0.0-20251125201831-f74008dc171c // indirect
 	github.com/kuadrant/limitador-operator v0.15.0 // indirect
 	github.com/martinlindhe/base36 v1.1.1 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
-	github.com/onsi/ginkgo/v2 v2.27.4 // indirect
-	github.com/onsi/gomega v1.39.0 // indirect
+	github.com/onsi/ginkgo/v2 v2.32.0 // indirect
+	github.com/onsi/gomega v1.40.0 // indirect
 	github.com/open-policy-agent/opa v1.4.0 // indirect
 	github.com/openshift/api v0.0.0-20240926211938-f89ab92f1597 // indirect
 	github.com/pegasus-kv/thrift v0.13.0 // indirect
@@ -101,7 +114,7 @@ require (
 	github.com/prometheus/common v0.70.0 // indirect
 	github.com/prometheus/procfs v0.21.1 // indirect
 	github.com/rcrowley/go-metrics v0.0.0-20200313005456-10cdbea86bc0 // indirect
-	github.com/samber/lo v1.47.0 // indirect
+	github.com/samber/lo v1.47.0
 	github.com/sirupsen/logrus v1.9.4 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
@@ -159,18 +172,54 @@ require (
 	gopkg.in/tomb.v2 v2.0.0-20161208151619-d5d1b5820637 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	istio.io/api v1.22.3-0.20240703105953-437a88321a16 // indirect
-	istio.io/client-go v1.22.3-0.20240703110620-5f69a1e4c030 // indirect
-	k8s.io/api v0.37.2 // indirect
+	istio.io/client-go v1.22.3-0.20240703110620-5f69a1e4c030
+	k8s.io/api v0.37.2
 	k8s.io/apiextensions-apiserver v0.37.0 // indirect
-	k8s.io/apimachinery v0.37.2 // indirect
-	k8s.io/client-go v0.37.2 // indirect
-	k8s.io/klog/v2 v2.140.0 // indirect
+	k8s.io/apimachinery v0.37.2
+	k8s.io/client-go v0.37.2
+	k8s.io/klog/v2 v2.140.0
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad // indirect
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd // indirect
 	sigs.k8s.io/external-dns v0.14.0 // indirect
-	sigs.k8s.io/gateway-api v1.2.1 // indirect
+	sigs.k8s.io/gateway-api v1.2.1
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
-	sigs.k8s.io/yaml v1.6.0 // indirect
+	sigs.k8s.io/yaml v1.6.0
+)
+
+// k8s.io/kubernetes (the SubjectAccessReview handler and RBAC authorizer, sar.go)
+// requires its staging modules at v0.0.0: they are the released v0.37.2.
+replace (
+	k8s.io/api v0.0.0 => k8s.io/api v0.37.2
+	k8s.io/apiextensions-apiserver v0.0.0 => k8s.io/apiextensions-apiserver v0.37.2
+	k8s.io/apimachinery v0.0.0 => k8s.io/apimachinery v0.37.2
+	k8s.io/apiserver v0.0.0 => k8s.io/apiserver v0.37.2
+	k8s.io/cli-runtime v0.0.0 => k8s.io/cli-runtime v0.37.2
+	k8s.io/client-go v0.0.0 => k8s.io/client-go v0.37.2
+	k8s.io/cloud-provider v0.0.0 => k8s.io/cloud-provider v0.37.2
+	k8s.io/cluster-bootstrap v0.0.0 => k8s.io/cluster-bootstrap v0.37.2
+	k8s.io/code-generator v0.0.0 => k8s.io/code-generator v0.37.2
+	k8s.io/component-base v0.0.0 => k8s.io/component-base v0.37.2
+	k8s.io/component-helpers v0.0.0 => k8s.io/component-helpers v0.37.2
+	k8s.io/controller-manager v0.0.0 => k8s.io/controller-manager v0.37.2
+	k8s.io/cri-api v0.0.0 => k8s.io/cri-api v0.37.2
+	k8s.io/cri-client v0.0.0 => k8s.io/cri-client v0.37.2
+	k8s.io/cri-streaming v0.0.0 => k8s.io/cri-streaming v0.37.2
+	k8s.io/csi-translation-lib v0.0.0 => k8s.io/csi-translation-lib v0.37.2
+	k8s.io/dynamic-resource-allocation v0.0.0 => k8s.io/dynamic-resource-allocation v0.37.2
+	k8s.io/endpointslice v0.0.0 => k8s.io/endpointslice v0.37.2
+	k8s.io/externaljwt v0.0.0 => k8s.io/externaljwt v0.37.2
+	k8s.io/kms v0.0.0 => k8s.io/kms v0.37.2
+	k8s.io/kube-aggregator v0.0.0 => k8s.io/kube-aggregator v0.37.2
+	k8s.io/kube-controller-manager v0.0.0 => k8s.io/kube-controller-manager v0.37.2
+	k8s.io/kube-proxy v0.0.0 => k8s.io/kube-proxy v0.37.2
+	k8s.io/kube-scheduler v0.0.0 => k8s.io/kube-scheduler v0.37.2
+	k8s.io/kubectl v0.0.0 => k8s.io/kubectl v0.37.2
+	k8s.io/kubelet v0.0.0 => k8s.io/kubelet v0.37.2
+	k8s.io/metrics v0.0.0 => k8s.io/metrics v0.37.2
+	k8s.io/mount-utils v0.0.0 => k8s.io/mount-utils v0.37.2
+	k8s.io/pod-security-admission v0.0.0 => k8s.io/pod-security-admission v0.37.2
+	k8s.io/sample-apiserver v0.0.0 => k8s.io/sample-apiserver v0.37.2
+	k8s.io/streaming v0.0.0 => k8s.io/streaming v0.37.2
 )

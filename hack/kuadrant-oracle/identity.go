@@ -18,11 +18,14 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
 	authorinov1beta3 "github.com/kuadrant/authorino/api/v1beta3"
 	authv1 "k8s.io/api/authentication/v1"
+	authzv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -37,17 +40,17 @@ const caPlaceholder = "agpol-kuadrantdiff-test-ca"
 // request's claims, a test CA that signs each request's client certificate, and the
 // TokenReview answers of a Kubernetes API server.
 type stands struct {
-	idp    *httptest.Server
-	jwtKey *rsa.PrivateKey
-	signer jose.Signer
-	caCert *x509.Certificate
-	caKey  *ecdsa.PrivateKey
-	caPEM  []byte
+	idp *httptest.Server
+	// meta serves the current request's metadata (metadata.go).
+	meta     *httptest.Server
+	metaMu   sync.Mutex
+	metadata atomic.Pointer[map[string]any]
+	jwtKey   *rsa.PrivateKey
+	signer   jose.Signer
+	caCert   *x509.Certificate
+	caKey    *ecdsa.PrivateKey
+	caPEM    []byte
 }
-
-// idpHosts are the issuers' hosts the loopback server answers for (the generator's
-// issuerUrls, https://idp.example.com/realms/NAME).
-var idpHosts = map[string]bool{"idp.example.com": true}
 
 func newStands() (*stands, error) {
 	s := &stands{}
@@ -64,7 +67,11 @@ func newStands() (*stands, error) {
 	// Authorino's jwt rule fetches the issuer's discovery document and JWKS with
 	// go-oidc over http.DefaultClient (go-oidc v3.14.1 oidc/oidc.go getClient): requests
 	// to the issuers' host go to the loopback server, every other one as before.
-	http.DefaultTransport = &idpTransport{base: http.DefaultTransport, to: s.idp.URL}
+	// Authorino's http metadata rules fetch with http.DefaultClient too
+	// (pkg/evaluators/metadata/generic_http.go:60): metadata.example.com goes to the
+	// metadata server.
+	s.meta = httptest.NewServer(http.HandlerFunc(s.serveMetadata))
+	http.DefaultTransport = &idpTransport{base: http.DefaultTransport, to: map[string]string{"idp.example.com": s.idp.URL, metadataHost: s.meta.URL}}
 
 	if s.caKey, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
 		return nil, err
@@ -99,16 +106,19 @@ func (s *stands) serveIdP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// idpTransport sends requests to the stand-ins' hosts (the generator's issuerUrls,
+// https://idp.example.com/realms/NAME, and metadata URLs) to their loopback servers.
 type idpTransport struct {
 	base http.RoundTripper
-	to   string
+	to   map[string]string // host → loopback server URL
 }
 
 func (t *idpTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if !idpHosts[r.URL.Hostname()] {
+	server, ok := t.to[r.URL.Hostname()]
+	if !ok {
 		return t.base.RoundTrip(r)
 	}
-	to, _ := url.Parse(t.to)
+	to, _ := url.Parse(server)
 	r = r.Clone(r.Context())
 	r.URL.Scheme, r.URL.Host, r.Host = to.Scheme, to.Host, to.Host
 	return t.base.RoundTrip(r)
@@ -169,12 +179,18 @@ type k8sToken struct {
 	Audiences []string `json:"audiences,omitempty"`
 }
 
-// tokenReviews answers TokenReviews as a Kubernetes API server would for the oracle's
+// kubeReviews answers TokenReviews as a Kubernetes API server would for the oracle's
 // tokens: authenticated when the token's audiences meet the review's (a token without
 // audiences has the review's), with the audiences both hold; any other token is not
 // authenticated (kubernetes/pkg/serviceaccount, authenticator audiences).
-func tokenReviews(c client.WithWatch) client.WithWatch {
+//
+// SubjectAccessReviews go to Kubernetes' own handler and RBAC authorizer over the
+// scenario's RBAC objects (sar.go).
+func kubeReviews(c client.WithWatch, sars *subjectAccessReviews) client.WithWatch {
 	return interceptor.NewClient(c, interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+		if sar, ok := obj.(*authzv1.SubjectAccessReview); ok {
+			return sars.create(ctx, sar)
+		}
 		tr, ok := obj.(*authv1.TokenReview)
 		if !ok {
 			return c.Create(ctx, obj, opts...)

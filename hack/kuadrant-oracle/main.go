@@ -11,6 +11,7 @@ import (
 	"os"
 	"sort"
 
+	envoyauth "github.com/envoyproxy/go-control-plane/envoy/service/auth/v3"
 	"github.com/go-logr/logr"
 	authorinov1beta3 "github.com/kuadrant/authorino/api/v1beta3"
 	corev1 "k8s.io/api/core/v1"
@@ -173,7 +174,12 @@ func run(api *apiServer, ids *stands, sc *Scenario) (res *Result) {
 		return res
 	}
 	secrets := ids.withCA(w.secrets)
-	az := newAuthorino(acs, secrets)
+	sars, err := newSubjectAccessReviews(w.rbac)
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	az := newAuthorino(acs, secrets, sars)
 	pathOf := map[string]string{}
 	for _, p := range res.Paths {
 		if p.AuthConfig != "" {
@@ -223,7 +229,8 @@ func decide(az *authorino, ids *stands, configs map[string]*wasm.Config, pathOf 
 				return out
 			}
 		}
-		resp, err := az.check(a.Scope, rq)
+		var resp *envoyauth.CheckResponse
+		ids.withMetadata(rq.Metadata, func() { resp, err = az.check(a.Scope, rq) })
 		if err != nil {
 			out.Error = err.Error()
 			return out

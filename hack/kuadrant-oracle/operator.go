@@ -18,6 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -36,6 +37,8 @@ import (
 type world struct {
 	objs    []controller.Object
 	secrets []*corev1.Secret
+	// rbac holds the scenario's Roles, ClusterRoles and bindings (SubjectAccessReviews).
+	rbac []runtime.Object
 	// kuadrantNS is the namespace of the (oldest) Kuadrant CR.
 	kuadrantNS string
 }
@@ -72,6 +75,14 @@ func decode(raws []json.RawMessage) (*world, error) {
 				return nil, fmt.Errorf("object %d (Secret): %w", i, err)
 			}
 			w.secrets = append(w.secrets, s)
+			continue
+		case schema.GroupKind{Group: "rbac.authorization.k8s.io", Kind: "Role"}, schema.GroupKind{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"},
+			schema.GroupKind{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}, schema.GroupKind{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}:
+			o, err := rbacObject(u)
+			if err != nil {
+				return nil, fmt.Errorf("object %d (%s %s/%s): %w", i, gk.Kind, u.GetNamespace(), u.GetName(), err)
+			}
+			w.rbac = append(w.rbac, o)
 			continue
 		default:
 			continue

@@ -20,6 +20,8 @@ type Generator struct {
 	// kinds are the identity kinds the authentication rules of the policy being
 	// generated read (identityAuthorization checks what they produce).
 	kinds []string
+	// meta are the names of the policy's metadata rules (metadataAuthorization reads them).
+	meta []string
 }
 
 // NewGenerator returns a generator for one seed.
@@ -75,6 +77,7 @@ func (g *Generator) Scenario(name string) *Scenario {
 	}
 	add(obj{"apiVersion": "kuadrant.io/v1beta1", "kind": "Kuadrant", "metadata": obj{"name": "kuadrant", "namespace": kuadrantNS}, "spec": obj{}})
 	g.secrets(kuadrantNS, add)
+	g.rbacObjects(add)
 	for _, c := range genClasses {
 		add(obj{"apiVersion": "gateway.networking.k8s.io/v1", "kind": "GatewayClass", "metadata": obj{"name": c.name},
 			"spec": obj{"controllerName": c.controller}})
@@ -225,6 +228,10 @@ func (g *Generator) policyProper() obj {
 		}
 		rules["authentication"] = authn
 	}
+	g.meta = nil
+	if g.p(25) {
+		rules["metadata"] = g.metadataRules()
+	}
 	if g.p(60) {
 		authz := obj{}
 		for i := 0; i < 1+g.n(2); i++ {
@@ -265,6 +272,16 @@ func (g *Generator) authentication() obj {
 }
 
 func (g *Generator) authorization() obj {
+	if len(g.meta) > 0 && g.p(40) {
+		return g.metadataAuthorization()
+	}
+	if g.p(15) {
+		a := g.subjectAccessReview()
+		if g.p(20) {
+			a["when"] = []any{obj{"predicate": g.predicate()}}
+		}
+		return a
+	}
 	if g.p(50) {
 		a := g.identityAuthorization()
 		if g.p(20) {
@@ -320,7 +337,7 @@ func (g *Generator) Requests(sc *Scenario, n int) []Request {
 			entries = append(entries, entry{o.GetNamespace() + "/" + o.GetName(), l.(map[string]any)["name"].(string)})
 		}
 	}
-	kinds, keys := authKinds(sc), keySecrets(sc)
+	kinds, keys, metaNames := authKinds(sc), keySecrets(sc), metadataNames(sc)
 	var out []Request
 	aimed := routeTargets(sc)
 	for i := 0; i < n && len(entries) > 0; i++ {
@@ -349,7 +366,7 @@ func (g *Generator) Requests(sc *Scenario, n int) []Request {
 			path += "/more"
 		}
 		out = append(out, Request{Gateway: e.gw, Listener: e.listener, Method: method, Host: host, Path: path,
-			Identity: g.identity(kuadrantNamespace(sc), kinds, keys)})
+			Identity: g.identity(kuadrantNamespace(sc), kinds, keys), Metadata: g.requestMetadata(metaNames)})
 	}
 	return out
 }

@@ -240,7 +240,7 @@ func (g *Generator) identity(kuadrantNS string, kinds []int, keys []string) map[
 	case 4:
 		k := map[string]any{"username": pick(g, []string{"system:serviceaccount:ns1:alice", "bob"})}
 		if g.p(50) {
-			k["groups"] = []any{pick(g, []string{"admin", "system:authenticated"})}
+			k["groups"] = []any{pick(g, []string{"admin", "system:authenticated", "admin", "system:masters"})}
 		}
 		if g.p(50) {
 			k["audiences"] = []any{pick(g, []string{"toys", "a.example.com", "other"})}
@@ -266,4 +266,110 @@ func keySecrets(sc *Scenario) []string {
 		}
 	}
 	return out
+}
+
+// sarUsers are, by identity kind, the selectors of a SubjectAccessReview's user and
+// groups on auth.identity ("" for any kind: a fixed user).
+var sarUsers = map[string]struct{ user, groups string }{
+	"apiKey":                {"auth.identity.metadata.annotations.owner", ""},
+	"jwt":                   {"auth.identity.sub", "auth.identity.groups"},
+	"kubernetesTokenReview": {"auth.identity.user.username", "auth.identity.user.groups"},
+	"x509":                  {"auth.identity.CommonName", "auth.identity.Organization"},
+	"":                      {"", ""},
+}
+
+// subjectAccessReview is a kubernetesSubjectAccessReview rule: the user (and groups)
+// of the identity the policy's rules produce, asking for a resource or for the
+// request's path and method (no resourceAttributes).
+func (g *Generator) subjectAccessReview() obj {
+	kind := pick(g, []string{"apiKey", "jwt", "kubernetesTokenReview", "x509", ""})
+	if len(g.kinds) > 0 && g.p(75) {
+		kind = pick(g, g.kinds)
+	}
+	u := sarUsers[kind]
+	sar := obj{"user": obj{"value": pick(g, []string{"alice", "bob"})}}
+	if u.user != "" {
+		sar["user"] = obj{"selector": u.user}
+	}
+	if u.groups != "" && g.p(50) {
+		sar["authorizationGroups"] = obj{"selector": u.groups}
+	}
+	if g.p(60) {
+		ra := obj{"namespace": obj{"value": pick(g, genNamespaces)}, "resource": obj{"value": pick(g, []string{"toys", "gadgets"})},
+			"verb": obj{"value": pick(g, []string{"get", "create"})}}
+		if g.p(30) {
+			ra["group"] = obj{"value": "toys.example.com"}
+		}
+		if g.p(30) {
+			ra["name"] = obj{"value": pick(g, []string{"blue", "red"})}
+		}
+		if g.p(20) {
+			ra["verb"] = obj{"selector": "request.method"} // upper case: matches only a verb "*"
+		}
+		sar["resourceAttributes"] = ra
+	}
+	return obj{"kubernetesSubjectAccessReview": sar}
+}
+
+// rbacObjects adds, to most scenarios, Roles, ClusterRoles and bindings that
+// SubjectAccessReviews are answered from: resource and non-resource rules, resource
+// names, wildcards, and subjects of every kind (users, groups, ServiceAccounts with and
+// without a namespace).
+func (g *Generator) rbacObjects(add func(obj)) {
+	if !g.p(75) {
+		return
+	}
+	rule := func() obj {
+		if g.p(30) {
+			return obj{"nonResourceURLs": []any{pick(g, []string{"/a*", "/a", "/b/*", "*"})}, "verbs": []any{pick(g, []string{"get", "post", "*"})}}
+		}
+		r := obj{"apiGroups": []any{pick(g, []string{"", "toys.example.com", "*"})}, "resources": []any{pick(g, []string{"toys", "gadgets", "*"})},
+			"verbs": []any{pick(g, []string{"get", "create", "*"})}}
+		if g.p(25) {
+			r["resourceNames"] = []any{pick(g, []string{"blue", "*"})}
+		}
+		return r
+	}
+	rules := func() []any {
+		out := []any{rule()}
+		if g.p(40) {
+			out = append(out, rule())
+		}
+		return out
+	}
+	roleNS := pick(g, genNamespaces)
+	add(obj{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": obj{"name": "toys", "namespace": roleNS}, "rules": rules()})
+	add(obj{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": obj{"name": "toys"}, "rules": rules()})
+	subject := func(cluster bool) obj {
+		switch g.n(4) {
+		case 0:
+			return obj{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": pick(g, []string{"alice", "bob", "system:serviceaccount:ns1:alice"})}
+		case 1:
+			return obj{"kind": "Group", "apiGroup": "rbac.authorization.k8s.io", "name": pick(g, []string{"admin", "acme", "system:authenticated"})}
+		default:
+			s := obj{"kind": "ServiceAccount", "name": "alice", "namespace": pick(g, genNamespaces)}
+			if !cluster && g.p(50) {
+				delete(s, "namespace") // the binding's namespace
+			}
+			return s
+		}
+	}
+	for i := 0; i < 1+g.n(3); i++ {
+		subjects := []any{subject(false)}
+		if g.p(30) {
+			subjects = append(subjects, subject(false))
+		}
+		if g.p(40) {
+			add(obj{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": obj{"name": fmt.Sprintf("b%d", i+1)},
+				"roleRef": obj{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "toys"}, "subjects": []any{subject(true)}})
+			continue
+		}
+		ref := obj{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "toys"}
+		ns := pick(g, genNamespaces)
+		if g.p(50) {
+			ref["kind"], ns = "Role", roleNS
+		}
+		add(obj{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": obj{"name": fmt.Sprintf("b%d", i+1), "namespace": ns},
+			"roleRef": ref, "subjects": subjects})
+	}
 }

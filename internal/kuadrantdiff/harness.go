@@ -235,7 +235,16 @@ func Run(o *Oracle, sc *Scenario) (*Report, error) {
 		}
 	}
 
-	// Per request: the verdict.
+	// Per request: the verdict, counted also by the kinds of rule the AuthConfig has
+	// that only a request's data decides (SubjectAccessReview, metadata).
+	ruleKinds := map[string][]string{}
+	for _, p := range up.Paths {
+		for _, k := range []string{"kubernetesSubjectAccessReview", "metadata"} {
+			if p.AuthConfig != "" && strings.Contains(string(p.Spec), `"`+k+`"`) {
+				ruleKinds[p.AuthConfig] = append(ruleKinds[p.AuthConfig], k)
+			}
+		}
+	}
 	sim := explain.New(snap, []effective.Semantics{effective.Reference()}, effective.DefaultTrustDomain)
 	for i, rq := range sc.Requests {
 		rep.Requests++
@@ -246,14 +255,14 @@ func Run(o *Oracle, sc *Scenario) (*Report, error) {
 		if sc.AgpolRequests != nil {
 			mine = sc.AgpolRequests[i]
 		}
-		compareRequest(rep, i, rq, mine, up.Requests[i], sim, disagree)
+		compareRequest(rep, i, rq, mine, up.Requests[i], ruleKinds[up.Requests[i].AuthConfig], sim, disagree)
 	}
 	return rep, nil
 }
 
 // compareRequest compares the oracle's answer to rq with agpol's to mine (rq itself
 // but in the test that the harness can fail).
-func compareRequest(rep *Report, i int, rq, mine Request, up OracleRequest, sim *explain.Simulator, disagree func(string, int, Request, string, ...any)) {
+func compareRequest(rep *Report, i int, rq, mine Request, up OracleRequest, ruleKinds []string, sim *explain.Simulator, disagree func(string, int, Request, string, ...any)) {
 	if up.Error != "" {
 		disagree(KindVerdict, i, rq, "the oracle could not decide: %s", up.Error)
 		return
@@ -275,6 +284,14 @@ func compareRequest(rep *Report, i int, rq, mine Request, up OracleRequest, sim 
 			return
 		}
 		r.Credentials = &explain.Credentials{Identity: id}
+	}
+	if mine.Metadata != nil {
+		// What the request says its metadata rules fetch; the oracle serves it at the
+		// rules' URLs.
+		if r.Credentials == nil {
+			r.Credentials = &explain.Credentials{}
+		}
+		r.Credentials.Metadata = mine.Metadata
 	}
 	results, err := sim.SimulateWith([]*explain.Request{r}, explain.Options{AuthPolicy: true})
 	if err != nil {
@@ -344,17 +361,26 @@ func compareRequest(rep *Report, i int, rq, mine Request, up OracleRequest, sim 
 		upVerdict = fmt.Sprintf("deny-%d", up.Status)
 	}
 	kind := "none"
-	if r.Credentials != nil {
+	if r.Credentials != nil && r.Credentials.Identity != nil {
 		kind = r.Credentials.Identity.Kind()
 	}
 	rep.count(&rep.Verdicts, kind+": "+verdict+" → "+upVerdict)
 	if verdict == explain.Indeterminate {
-		if out := ap.Evaluation.Outcome; out != nil && os.Getenv("KUADRANT_DIFF_WHY") != "" {
-			fmt.Fprintf(os.Stderr, "indeterminate %s → %s: %s\n", rq, upVerdict, out.Reason)
+		out := ap.Evaluation.Outcome
+		why := ""
+		if out != nil {
+			why = out.Reason
+			if os.Getenv("KUADRANT_DIFF_WHY") != "" {
+				fmt.Fprintf(os.Stderr, "indeterminate %s → %s: %s\n", rq, upVerdict, out.Reason)
+			}
 		}
+		rep.count(&rep.Skipped, "agpol indeterminate: "+indeterminateClass(why))
 		return
 	}
 	rep.count(&rep.Compared, KindVerdict)
+	for _, k := range ruleKinds {
+		rep.count(&rep.Compared, KindVerdict+" with "+k)
+	}
 	if (verdict == explain.Allow) != (up.Status == 200) {
 		disagree(KindVerdict, i, rq, "agpol %s, Authorino %d (code %d %s) with AuthConfig %s%s", verdict, up.Status, up.Code, up.Message, up.AuthConfig, outcomeString(ap))
 		return
@@ -367,6 +393,27 @@ func compareRequest(rep *Report, i int, rq, mine Request, up OracleRequest, sim 
 			disagree(KindStatus, i, rq, "agpol %d, Authorino %d (code %d %s) with AuthConfig %s%s", out.Code, up.Status, up.Code, up.Message, up.AuthConfig, outcomeString(ap))
 		}
 	}
+}
+
+// indeterminateClass groups agpol's reasons for an indeterminate verdict, to count
+// the comparisons skipped.
+func indeterminateClass(reason string) string {
+	for _, c := range []struct{ in, class string }{
+		{"holds no Role, ClusterRole or binding", "SubjectAccessReview without RBAC in the input"},
+		{"SubjectAccessReview", "SubjectAccessReview"},
+		{"at the same priority", "equal-priority race"},
+		{"auth.metadata", "metadata the request does not give"},
+		{"plain identity", "plain identity"},
+		{"CA Secret", "x509 CA Secret not in the input"},
+	} {
+		if strings.Contains(reason, c.in) {
+			return c.class
+		}
+	}
+	if reason == "" {
+		return "no outcome (a request without identity: authentication not known offline)"
+	}
+	return "other"
 }
 
 // outcomeString is agpol's reason, for a disagreement's text.

@@ -252,6 +252,12 @@ func TestShrink(t *testing.T) {
 		t.Skip("no disagreement")
 	}
 	d := rep.Disagreements[0]
+	for _, x := range rep.Disagreements {
+		if x.Kind != KindSelection { // the stand-in's selections are logged, not failing
+			d = x
+			break
+		}
+	}
 	small, err := Shrink(o, sc, d)
 	if err != nil {
 		t.Fatal(err)
@@ -326,9 +332,11 @@ func TestDump(t *testing.T) {
 }
 
 // TestHarnessSeesIdentities checks that the per-request comparison reads the identity:
-// agpol is given every request with alice and bob swapped (jwt sub, TokenReview
-// username, certificate commonName) and the API key Secrets' tiers swapped, while the oracle verifies the requests as generated; each identity kind
-// must then give a disagreement.
+// agpol is given every request with alice and bob (and the groups admin and dev)
+// swapped (jwt sub, TokenReview username, certificate commonName) and the API key
+// Secrets' tiers and owners swapped, while the oracle verifies the requests as
+// generated; each identity kind must then give a disagreement (all four within the
+// first 601 seeds of this generator).
 func TestHarnessSeesIdentities(t *testing.T) {
 	needOracle(t)
 	o, err := StartOracle()
@@ -336,7 +344,7 @@ func TestHarnessSeesIdentities(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer o.Close()
-	swap := map[any]any{"alice": "bob", "bob": "alice", "system:serviceaccount:ns1:alice": "bob"}
+	swap := map[any]any{"alice": "bob", "bob": "alice", "system:serviceaccount:ns1:alice": "bob", "admin": "dev", "dev": "admin"}
 	var walk func(v any) any
 	walk = func(v any) any {
 		switch x := v.(type) {
@@ -347,7 +355,11 @@ func TestHarnessSeesIdentities(t *testing.T) {
 			}
 			return out
 		case []any:
-			return x
+			out := make([]any, len(x))
+			for i, e := range x {
+				out[i] = walk(e)
+			}
+			return out
 		case string:
 			if r, found := swap[x]; found {
 				return r
@@ -356,7 +368,8 @@ func TestHarnessSeesIdentities(t *testing.T) {
 		return v
 	}
 	found := map[string]bool{}
-	for i := 0; i < 400 && len(found) < 4; i++ {
+	total := &Report{}
+	for i := 0; i < 1000 && len(found) < 4; i++ {
 		sc := Generate(uint64(i), 10)
 		for _, rq := range sc.Requests {
 			if rq.Identity != nil {
@@ -377,6 +390,12 @@ func TestHarnessSeesIdentities(t *testing.T) {
 					l["tier"] = "gold"
 				}
 				x.SetLabels(l)
+				if a := x.GetAnnotations(); a != nil {
+					if r, ok := swap[a["owner"]].(string); ok {
+						a["owner"] = r
+						x.SetAnnotations(a)
+					}
+				}
 			}
 		}
 		sc.AgpolObjects = swapped.Objects
@@ -387,11 +406,16 @@ func TestHarnessSeesIdentities(t *testing.T) {
 		for _, d := range rep.Disagreements {
 			if d.Kind == KindVerdict || d.Kind == KindStatus {
 				for k := range d.Req.Identity {
+					if !found[k] {
+						t.Logf("seed %d: first %s disagreement", i, k)
+					}
 					found[k] = true
 				}
 			}
 		}
+		total.Add(rep)
 	}
+	logReport(t, total)
 	for _, k := range []string{"apiKey", "jwt", "kubernetes", "x509"} {
 		if !found[k] {
 			t.Errorf("swapping alice and bob gave no disagreement for %s identities (found %v)", k, found)

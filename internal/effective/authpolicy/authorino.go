@@ -161,12 +161,14 @@ func decide(e *Effective, req Request, env *Env, c *conditionEvaluator) *Outcome
 		if len(winners) > 1 {
 			out.Notes = append(out.Notes, fmt.Sprintf("rules %s all verify the identity at priority %d; Authorino takes the first to finish, and each gives this answer", ruleNames(winners), p))
 		}
+		out.Notes = append(out.Notes, assumedForm(authn, req.Identity, out.Identity)...)
 		return out
 	}
 	out := &Outcome{Verdict: OutcomeDeny, Code: 401, Phase: "authentication", Reason: "no authentication rule verifies the identity (" + strings.Join(failures, "; ") + "): Authorino answers UNAUTHENTICATED (auth_pipeline.go:475-479)"}
 	for _, a := range authn {
 		out.Notes = append(out.Notes, a.notes...)
 	}
+	out.Notes = append(out.Notes, assumedForm(authn, req.Identity, "")...)
 	if len(authn) == 1 {
 		out.Rule, out.Source = authn[0].rule.Name, authn[0].rule.Source
 	}
@@ -203,4 +205,50 @@ func denyWith(e *Effective, which string, out *Outcome) {
 		out.Reason += fmt.Sprintf("; response.%s of %s sets the status to %d", which, r.Source, spec.Code)
 		out.Code = spec.Code
 	}
+}
+
+// assumedForm says which credential form agpol assumed when the identity names no
+// rule and several rules of its kind read the Authorization header with different
+// prefixes: a request carries one Authorization header, and each rule reads only its
+// own prefix (pkg/auth/credentials.go:134-145), so no request presents the credential
+// to all of them. agpol decides as if each rule were given it in its own form; the
+// answer is that of the deciding rule's form (identity, "" when none verified).
+func assumedForm(authn []*authnResult, id *Identity, identity string) []string {
+	if id == nil || id.Rule != "" {
+		return nil
+	}
+	want := map[string]string{IdentityJWT: "jwt", IdentityAPIKey: "apiKey", IdentityKubernetes: "kubernetesTokenReview"}[id.Kind()]
+	var forms []string
+	prefixes := map[string]bool{}
+	decidingForm := ""
+	for _, a := range authn {
+		if a.spec == nil || a.runs == False {
+			continue
+		}
+		if m := a.spec.AuthenticationMethods(); len(m) != 1 || m[0] != want {
+			continue
+		}
+		c := a.spec.Credentials
+		if c.CustomHeader != nil || c.QueryString != nil || c.Cookie != nil {
+			continue
+		}
+		prefix := "Bearer"
+		if c.AuthorizationHeader != nil && c.AuthorizationHeader.Prefix != "" {
+			prefix = c.AuthorizationHeader.Prefix
+		}
+		prefixes[prefix] = true
+		form := fmt.Sprintf("%s reads \"Authorization: %s ...\"", a.rule.Name, prefix)
+		forms = append(forms, form)
+		if a.rule.Name == identity {
+			decidingForm = form
+		}
+	}
+	if len(prefixes) < 2 {
+		return nil
+	}
+	note := fmt.Sprintf("the identity names no rule, and rules of its kind read one Authorization header with different prefixes (%s), while a request carries one Authorization header and Authorino reads only each rule's own prefix (pkg/auth/credentials.go:134-145): agpol assumed the credential presented to each rule in its own form", strings.Join(forms, "; "))
+	if decidingForm != "" {
+		note += "; this answer is the one for " + identity + "'s form"
+	}
+	return []string{note + "; name the rule with identity.rule (--identity-rule) for the answer of one form"}
 }

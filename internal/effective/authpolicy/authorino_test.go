@@ -212,3 +212,84 @@ spec:
 		})
 	}
 }
+
+// TestDecideAssumedForm: two apiKey rules read the Authorization header with different
+// prefixes; an identity that names no rule is decided as presented to each rule in its
+// own form, and the outcome says so (a request carries one Authorization header).
+func TestDecideAssumedForm(t *testing.T) {
+	policy := `
+---
+apiVersion: kuadrant.io/v1
+kind: AuthPolicy
+metadata: {name: forms, namespace: app}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: all}
+  rules:
+    authentication:
+      a1: {apiKey: {selector: {matchLabels: {app: toys}}, allNamespaces: true}}
+      a2: {apiKey: {selector: {matchLabels: {app: other}}, allNamespaces: true}, credentials: {authorizationHeader: {prefix: APIKEY}}}
+      a3: {apiKey: {selector: {matchLabels: {app: toys}}, allNamespaces: true}, credentials: {customHeader: {name: X-Key}}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: k, namespace: app, labels: {app: toys}}
+stringData: {api_key: K}
+`
+	r := Compute(load(t, topo+policy))
+	pr, err := r.ForPrefix("infra/gw", "a", "app/all", "named")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, rule string
+		verdict    string
+		note       string // substring of the notes; "" for none
+	}{
+		{"no rule named", "", OutcomeAllow, `a1 reads "Authorization: Bearer ..."; a2 reads "Authorization: APIKEY ..."`},
+		{"no rule named: the deciding form", "", OutcomeAllow, "the one for a1's form"},
+		{"a1 named", "a1", OutcomeAllow, ""},
+		{"a2 named", "a2", OutcomeDeny, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := Request{Method: "GET", Host: "h", Path: "/", Identity: &Identity{APIKey: &APIKeyIdentity{Secret: "app/k"}, Rule: tc.rule}}
+			o := Decide(pr.Effective, req, r.Env).Outcome
+			notes := strings.Join(o.Notes, "; ")
+			if o.Verdict != tc.verdict || (tc.note == "") != (notes == "") || !strings.Contains(notes, tc.note) {
+				t.Errorf("got %s (%s), notes %q; want %s with %q", o.Verdict, o.Reason, notes, tc.verdict, tc.note)
+			}
+		})
+	}
+}
+
+// TestDecideMetadataWhen: a metadata rule whose `when` does not hold is skipped, and
+// auth.metadata.NAME is absent whatever the request says it would fetch.
+func TestDecideMetadataWhen(t *testing.T) {
+	policy := `
+---
+apiVersion: kuadrant.io/v1
+kind: AuthPolicy
+metadata: {name: m, namespace: app}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: all}
+  rules:
+    authentication:
+      anon: {anonymous: {}}
+    metadata:
+      m2: {http: {url: "http://metadata.example.com/m2"}, when: [{predicate: "request.method == 'POST'"}]}
+    authorization:
+      gold: {patternMatching: {patterns: [{predicate: "has(auth.metadata.m2) && auth.metadata.m2.tier == 'gold'"}]}}
+`
+	r := Compute(load(t, topo+policy))
+	pr, err := r.ForPrefix("infra/gw", "a", "app/all", "named")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := &Identity{Kubernetes: &KubernetesIdentity{Username: "bob"}}
+	gold := map[string]any{"m2": map[string]any{"tier": "gold"}}
+	for _, tc := range []struct{ method, verdict string }{{"POST", OutcomeAllow}, {"GET", OutcomeDeny}} {
+		o := Decide(pr.Effective, Request{Method: tc.method, Host: "h", Path: "/", Identity: id, Metadata: gold}, r.Env).Outcome
+		if o.Verdict != tc.verdict {
+			t.Errorf("%s: got %s (%s), want %s", tc.method, o.Verdict, o.Reason, tc.verdict)
+		}
+	}
+}

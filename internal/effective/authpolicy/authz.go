@@ -28,11 +28,26 @@ func authorize(e *Effective, req Request, env *Env, c *conditionEvaluator, w *au
 			return &Outcome{Verdict: OutcomeIndeterminate, Phase: "authentication", Identity: w.rule.Name, Reason: "the identity's defaults/overrides cannot be resolved: " + err.Error()}
 		}
 	}
+	// A metadata rule runs when its `when` holds on the request and the identity
+	// (auth_pipeline.go:264-289, the rule's conditions as every evaluator's,
+	// :123-127): a skipped rule leaves auth.metadata.NAME absent, whatever the request
+	// says it would fetch.
 	metadata := map[string]any{}
+	mc := c.withAuth(map[string]any{"identity": identity, "metadata": map[string]any{}}, append(append([]string(nil), unknown...), "auth.metadata"))
 	for _, r := range e.Group("metadata") {
-		if v, ok := req.Metadata[r.Name]; ok {
+		var spec struct {
+			Conditions []kuadrantv1.PatternExpressionOrRef `json:"when,omitempty"`
+		}
+		if err := json.Unmarshal(r.Spec, &spec); err != nil {
+			return &Outcome{Verdict: OutcomeIndeterminate, Phase: "metadata", Identity: w.rule.Name, Reason: fmt.Sprintf("metadata %s of %s cannot be read: %v", r.Name, r.Source, err)}
+		}
+		_, runs := mc.conditions(spec.Conditions)
+		v, given := req.Metadata[r.Name]
+		switch {
+		case runs == False:
+		case runs == True && given:
 			metadata[r.Name] = v
-		} else {
+		default:
 			unknown = append(unknown, "auth.metadata."+r.Name)
 		}
 	}

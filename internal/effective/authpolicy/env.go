@@ -120,24 +120,36 @@ func selectsSecret(sel *metav1.LabelSelector, s *snapshot.Secret) (bool, error) 
 type accessReview struct {
 	user   string
 	groups []string
-	// resource attributes (resource != "") or a non-resource path and verb.
+	// resourceRequest: resource attributes (namespace, group, ...), else a
+	// non-resource path and verb.
+	resourceRequest                               bool
 	namespace, group, resource, subresource, name string
 	path, verb                                    string
 }
+
+// privilegedGroup is the group the API server allows everything, before any other
+// authorizer (k8s.io/kubernetes v1.37.2 pkg/kubeapiserver/authorizer/reload.go:110-115,
+// k8s.io/apiserver pkg/authorization/authorizerfactory/builtin.go:114-125).
+const privilegedGroup = "system:masters"
 
 // allows answers a SubjectAccessReview from the Roles, ClusterRoles and bindings of the
 // input, as Kubernetes' RBAC authorizer does (plugin/pkg/auth/authorizer/rbac/rbac.go:
 // a binding whose subject is the user or one of its groups, and a rule of its role that
 // covers the verb and resource or non-resource URL). It names the role that allows.
 func (env *Env) allows(r accessReview) (string, bool) {
+	for _, g := range r.groups {
+		if g == privilegedGroup {
+			return "the group " + privilegedGroup + ", which the API server allows everything", true
+		}
+	}
 	for _, b := range env.bindings {
-		if r.resource == "" && b.namespace != "" {
+		if !r.resourceRequest && b.namespace != "" {
 			continue // non-resource URLs are granted only cluster-wide
 		}
 		if b.namespace != "" && b.namespace != r.namespace {
 			continue
 		}
-		if !bindsSubject(b.subjects, r.user, r.groups) {
+		if !bindsSubject(b.subjects, b.namespace, r.user, r.groups) {
 			continue
 		}
 		key := "/" + b.roleRef.Name
@@ -153,7 +165,10 @@ func (env *Env) allows(r accessReview) (string, bool) {
 	return "", false
 }
 
-func bindsSubject(subjects []rbacv1.Subject, user string, groups []string) bool {
+// bindsSubject is Kubernetes' appliesToUser (k8s.io/kubernetes v1.37.2
+// pkg/registry/rbac/validation/rule.go:281-304): a ServiceAccount subject without a
+// namespace is one of the binding's namespace.
+func bindsSubject(subjects []rbacv1.Subject, bindingNamespace, user string, groups []string) bool {
 	for _, s := range subjects {
 		switch s.Kind {
 		case rbacv1.UserKind:
@@ -167,7 +182,11 @@ func bindsSubject(subjects []rbacv1.Subject, user string, groups []string) bool 
 				}
 			}
 		case rbacv1.ServiceAccountKind:
-			if user == "system:serviceaccount:"+s.Namespace+":"+s.Name {
+			ns := s.Namespace
+			if ns == "" {
+				ns = bindingNamespace
+			}
+			if ns != "" && user == "system:serviceaccount:"+ns+":"+s.Name {
 				return true
 			}
 		}
@@ -175,14 +194,16 @@ func bindsSubject(subjects []rbacv1.Subject, user string, groups []string) bool 
 	return false
 }
 
-// ruleAllows is Kubernetes' RuleAllows (pkg/apis/rbac/v1/evaluation_helpers.go).
+// ruleAllows is Kubernetes' RuleAllows (k8s.io/kubernetes v1.37.2
+// plugin/pkg/auth/authorizer/rbac/rbac.go:191-205, with the matchers of
+// pkg/apis/rbac/v1/evaluation_helpers.go:26-108).
 func ruleAllows(rule rbacv1.PolicyRule, r accessReview) bool {
 	if !matches(rule.Verbs, r.verb) {
 		return false
 	}
-	if r.resource == "" {
+	if !r.resourceRequest {
 		for _, u := range rule.NonResourceURLs {
-			if u == rbacv1.NonResourceAll || u == r.path || (strings.HasSuffix(u, "*") && strings.HasPrefix(r.path, strings.TrimSuffix(u, "*"))) {
+			if u == rbacv1.NonResourceAll || u == r.path || (strings.HasSuffix(u, "*") && strings.HasPrefix(r.path, strings.TrimRight(u, "*"))) {
 				return true
 			}
 		}
@@ -192,10 +213,31 @@ func ruleAllows(rule rbacv1.PolicyRule, r accessReview) bool {
 	if r.subresource != "" {
 		res += "/" + r.subresource
 	}
-	if !matches(rule.APIGroups, r.group) || !matches(rule.Resources, res) {
+	if !matches(rule.APIGroups, r.group) || !resourceMatches(rule.Resources, res, r.subresource) {
 		return false
 	}
-	return len(rule.ResourceNames) == 0 || (r.name != "" && matches(rule.ResourceNames, r.name))
+	// Resource names are compared as written: "*" is no wildcard there
+	// (evaluation_helpers.go:80-92).
+	if len(rule.ResourceNames) == 0 {
+		return true
+	}
+	for _, n := range rule.ResourceNames {
+		if n == r.name {
+			return true
+		}
+	}
+	return false
+}
+
+// resourceMatches is ResourceMatches (evaluation_helpers.go:52-78): "*", the resource
+// (with its subresource), or "*/SUBRESOURCE".
+func resourceMatches(list []string, combined, subresource string) bool {
+	for _, x := range list {
+		if x == rbacv1.ResourceAll || x == combined || (subresource != "" && x == "*/"+subresource) {
+			return true
+		}
+	}
+	return false
 }
 
 func matches(list []string, v string) bool {

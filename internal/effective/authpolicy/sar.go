@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tidwall/gjson"
+
 	kuadrantv1 "github.com/agpol/agpol/internal/apis/kuadrant/v1"
 )
 
@@ -57,13 +59,14 @@ func subjectAccessReview(c *conditionEvaluator, req Request, env *Env, raw []byt
 		if err != nil || !known {
 			return Unknown, "the review's groups are not known"
 		}
-		if list, isList := val.([]any); isList {
-			for _, g := range list {
-				r.groups = append(r.groups, fmt.Sprint(g))
-			}
+		groups, ok := reviewGroups(val)
+		if !ok {
+			return False, "the review's groups (authorizationGroups) are not a JSON list of strings, so Authorino fails the rule before asking (kubernetes_authz.go:118-128)"
 		}
+		r.groups = groups
 	}
 	if ra := spec.ResourceAttributes; ra != nil {
+		r.resourceRequest = true
 		for _, f := range []struct {
 			v   *kuadrantv1.ValueOrSelector
 			dst *string
@@ -79,7 +82,7 @@ func subjectAccessReview(c *conditionEvaluator, req Request, env *Env, raw []byt
 		r.path, r.verb = req.Path, strings.ToLower(req.Method)
 	}
 	what := fmt.Sprintf("%s %s", r.verb, r.path)
-	if r.resource != "" {
+	if r.resourceRequest {
 		what = fmt.Sprintf("%s %s", r.verb, r.resource)
 		if r.group != "" {
 			what += "." + r.group
@@ -95,4 +98,24 @@ func subjectAccessReview(c *conditionEvaluator, req Request, env *Env, raw []byt
 		return True, fmt.Sprintf("%s may %s (%s of the input)", r.user, what, role)
 	}
 	return False, fmt.Sprintf("no Role or ClusterRole of the input bound to %s (or its groups) allows %s (from files, Kubernetes' default roles are read only when given)", r.user, what)
+}
+
+// reviewGroups reads the groups of a review as Authorino does: the value stringified
+// (pkg/json/json.go:159-169: a string as is, else its JSON; null is "") and decoded as a
+// JSON list of strings, which fails for a missing value or another type
+// (kubernetes_authz.go:118-128).
+func reviewGroups(val any) ([]string, bool) {
+	s, isString := val.(string)
+	if !isString {
+		b, err := json.Marshal(val)
+		if err != nil {
+			return nil, false
+		}
+		s = gjson.ParseBytes(b).String()
+	}
+	var groups []string
+	if err := json.Unmarshal([]byte(s), &groups); err != nil {
+		return nil, false
+	}
+	return groups, true
 }
