@@ -95,6 +95,12 @@ type FileOptions struct {
 // previous one: the first error in file order, the document limit counted over the
 // files in order, and a reading error only when every file read before it parsed.
 func ReadFiles(opts FileOptions) ([]RawObject, *FilePositions, error) {
+	return readFiles(opts, defaultUnitBytes)
+}
+
+// readFiles is ReadFiles parsing the parts of a file in parallel (splitFile) in parts of
+// about unitBytes; 0 parses each file as one stream.
+func readFiles(opts FileOptions, unitBytes int) ([]RawObject, *FilePositions, error) {
 	lim := DefaultLimits
 	if opts.Limits != nil {
 		lim = *opts.Limits
@@ -158,7 +164,7 @@ read:
 	parsed := make([]*fileReader, len(inputs))
 	shared := &internTable{m: map[string]string{}}
 	parallel.For(len(inputs), func(i int) {
-		r := &fileReader{lim: lim, shared: shared, inspect: insp}
+		r := &fileReader{lim: lim, shared: shared, inspect: insp, unitBytes: unitBytes}
 		r.err = r.parse(inputs[i].name, inputs[i].data)
 		// The file's own intern table is not needed past its parse: dropped here, not
 		// at the join, so that the tables of every file are not live at once.
