@@ -78,9 +78,10 @@ type FileOptions struct {
 	Stdin     io.Reader // used for "-"; os.Stdin when nil
 	Limits    *Limits
 	// Inspect, when set, is called during the parallel read on each object read from a
-	// file (not a snapshot of a cluster) that is typed at reading, with a copy of the
-	// object as read that it owns, namespace defaulted to DefaultNamespace as
-	// DefaultNamespace will: what it returns is kept with the object
+	// file (not a snapshot of a cluster) that is typed at reading, with the object as
+	// read, namespace defaulted to DefaultNamespace as DefaultNamespace will. It must
+	// not change the object (its maps are the object's, admitted in place next): it
+	// copies what it would change. What it returns is kept with the object
 	// (snapshot.Origin.Inspected), so that a later stage (lint's schema validation)
 	// need not decode the object again. It must be safe for concurrent use.
 	Inspect          func(u *unstructured.Unstructured) any

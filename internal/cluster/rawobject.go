@@ -209,14 +209,20 @@ type inspection struct {
 	namespace string
 }
 
-// of inspects a copy of u, the object as read whose reference is id, with the namespace
-// DefaultNamespace will give it.
+// of inspects u, the object as read whose reference is id, with the namespace
+// DefaultNamespace will give it. Inspect does not change what it is given (it copies what
+// it would change), so u is not copied: when a namespace is set, the top level and
+// metadata are, the rest is shared.
 func (in *inspection) of(u *unstructured.Unstructured, id snapshot.Ref) any {
-	c := u.DeepCopy()
 	if id.Namespace == "" && in.namespace != "" && defaultsNamespace(id.Group, id.Kind) {
+		c := &unstructured.Unstructured{Object: maps.Clone(u.Object)}
+		if md, ok := u.Object["metadata"].(map[string]any); ok {
+			c.Object["metadata"] = maps.Clone(md)
+		}
 		c.SetNamespace(in.namespace)
+		u = c
 	}
-	return in.fn(c)
+	return in.fn(u)
 }
 
 // header is the header of the object as recorded at reading (with the namespace
