@@ -63,7 +63,8 @@ func TestDecodeAsKubectl(t *testing.T) {
 }
 
 // TestLargePlainList: a valid 15 MB List of 200,000 objects without a single alias
-// is read (it was refused as an alias bomb when every node counted toward the bound).
+// is read (it was refused as an alias bomb when every node counted toward the bound),
+// item by item.
 func TestLargePlainList(t *testing.T) {
 	if testing.Short() {
 		t.Skip("decodes 15 MB")
@@ -81,11 +82,15 @@ func TestLargePlainList(t *testing.T) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	objs, _, err := ReadFiles(FileOptions{Filenames: []string{path}})
+	objs, pos, err := ReadFiles(FileOptions{Filenames: []string{path}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(objs) != n {
 		t.Errorf("%d objects, want %d", len(objs), n)
+	}
+	// Read item by item (docs/limits.md, "Memory"), not as one node tree.
+	if f := pos.files[path]; len(f.lists) != 1 || f.parts < 2 {
+		t.Errorf("not read item by item in parts: %d Lists, %d parts", len(f.lists), f.parts)
 	}
 }

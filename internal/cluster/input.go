@@ -78,9 +78,10 @@ type FileOptions struct {
 	Stdin     io.Reader // used for "-"; os.Stdin when nil
 	Limits    *Limits
 	// Inspect, when set, is called during the parallel read on each object read from a
-	// file (not a snapshot of a cluster) that is typed at reading, with a copy of the
-	// object as read that it owns, namespace defaulted to DefaultNamespace as
-	// DefaultNamespace will: what it returns is kept with the object
+	// file (not a snapshot of a cluster) that is typed at reading, with the object as
+	// read, namespace defaulted to DefaultNamespace as DefaultNamespace will. It must
+	// not change the object (its maps are the object's, admitted in place next): it
+	// copies what it would change. What it returns is kept with the object
 	// (snapshot.Origin.Inspected), so that a later stage (lint's schema validation)
 	// need not decode the object again. It must be safe for concurrent use.
 	Inspect          func(u *unstructured.Unstructured) any
@@ -95,6 +96,12 @@ type FileOptions struct {
 // previous one: the first error in file order, the document limit counted over the
 // files in order, and a reading error only when every file read before it parsed.
 func ReadFiles(opts FileOptions) ([]RawObject, *FilePositions, error) {
+	return readFiles(opts, defaultUnitBytes)
+}
+
+// readFiles is ReadFiles parsing the parts of a file in parallel (splitFile) in parts of
+// about unitBytes; 0 parses each file as one stream.
+func readFiles(opts FileOptions, unitBytes int) ([]RawObject, *FilePositions, error) {
 	lim := DefaultLimits
 	if opts.Limits != nil {
 		lim = *opts.Limits
@@ -158,7 +165,7 @@ read:
 	parsed := make([]*fileReader, len(inputs))
 	shared := &internTable{m: map[string]string{}}
 	parallel.For(len(inputs), func(i int) {
-		r := &fileReader{lim: lim, shared: shared, inspect: insp}
+		r := &fileReader{lim: lim, shared: shared, inspect: insp, unitBytes: unitBytes}
 		r.err = r.parse(inputs[i].name, inputs[i].data)
 		// The file's own intern table is not needed past its parse: dropped here, not
 		// at the join, so that the tables of every file are not live at once.

@@ -24,6 +24,10 @@ type keptFile struct {
 	stored bool
 	// docs describes each document of the file, by index.
 	docs []docStart
+	// lists locates the items of the Lists read item by item (splitFile), by document.
+	lists map[int]*listItems
+	// parts is how many parts splitFile parsed the file in (0: parsed as one stream).
+	parts int
 }
 
 // docStart locates a document in its file's data, and records what the document's root
@@ -42,13 +46,6 @@ func (d docStart) shift() int {
 		return 0
 	}
 	return int(d.line) - 1
-}
-
-func (f *keptFile) addDoc(doc int, d docStart) {
-	for len(f.docs) < doc {
-		f.docs = append(f.docs, docStart{})
-	}
-	f.docs = append(f.docs[:doc], d)
 }
 
 // documentsSplittable reports whether a document of data parses the same alone, from
@@ -221,3 +218,29 @@ func (it *itemRef) object() *unstructured.Unstructured {
 func (it *itemRef) transient() *unstructured.Unstructured { return nil }
 
 func (it *itemRef) setNamespace(ns string) { it.ns = ns }
+
+// itemSpan is an item of a List read item by item (splitFile): it is decoded alone.
+type itemSpan struct {
+	items *listItems
+	item  int
+	ns    string
+}
+
+func (it *itemSpan) object() *unstructured.Unstructured {
+	sp := it.items.spans[it.item]
+	f := it.items.file
+	node, err := parseItem(f.data, sp, it.items.column)
+	if err == nil {
+		var v any
+		v, _, err = yamlnode.ConvertAt(node, 2, f.lim.node(), nil)
+		if m, ok := v.(map[string]any); ok && err == nil {
+			return withNamespace(m, it.ns)
+		}
+	}
+	// As in keptFile.decode: the bytes parsed alone when read are parsed alone again.
+	panic(fmt.Sprintf("cluster: item %d of the List at line %d of %s no longer decodes: %v", it.item, sp.line, f.name, err))
+}
+
+func (it *itemSpan) transient() *unstructured.Unstructured { return it.object() }
+
+func (it *itemSpan) setNamespace(ns string) { it.ns = ns }

@@ -19,17 +19,27 @@ import (
 	"github.com/agpol/agpol/internal/yamlnode"
 )
 
-// fileReader parses one file.
+// fileReader parses one file, or one part of it (a unit of splitFile).
 type fileReader struct {
 	lim Limits
 	// docs counts the documents parsed, including the one an error stopped at.
-	docs    int
+	docs int
+	// starts describes each document parsed (keptFile.docs of the part read).
+	starts  []docStart
 	out     []RawObject
 	file    *keptFile
 	strings map[string]string // see fileReader.intern
 	shared  *internTable      // see fileReader.intern
 	inspect *inspection       // FileOptions.Inspect; nil when not set
-	err     error
+	// unitBytes is the size splitFile aims at for the parts it parses in parallel; 0
+	// parses every file as one stream.
+	unitBytes int
+	// shift is how many lines the part being parsed starts after the file's first.
+	shift int
+	// refs are the documents of this reader's objects, numbered from its first
+	// document, which splitFile renumbers from the file's first.
+	refs []*docRef
+	err  error
 }
 
 // parse parses the file's data; the total size was checked by ReadFiles.
@@ -47,8 +57,20 @@ func (r *fileReader) parse(name string, data []byte) error {
 	}
 	f := &keptFile{name: name, data: data, lim: r.lim, lazy: documentsSplittable(data), stored: bytes.HasPrefix(data, []byte(SnapshotHeader))}
 	r.file = f
+	if f.lazy && r.unitBytes > 0 && r.splitFile(f) {
+		return nil
+	}
+	err = r.stream(f, span{end: len(data), line: 1})
+	f.docs = r.starts
+	return err
+}
+
+// stream parses the documents of part sp of f one after the other, as a YAML stream.
+func (r *fileReader) stream(f *keptFile, sp span) error {
+	name, data := f.name, f.data[sp.off:sp.end]
+	r.shift = sp.line - 1
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	lines := lineIndex{data: data, line: 1}
+	lines := lineIndex{data: f.data, line: sp.line, off: sp.off}
 	for doc := 0; ; doc++ {
 		var n yaml.Node
 		err := dec.Decode(&n)
@@ -62,14 +84,17 @@ func (r *fileReader) parse(name string, data []byte) error {
 		if r.docs > r.lim.MaxDocuments {
 			return &InputError{File: name, Err: fmt.Errorf("more than %d documents", r.lim.MaxDocuments)}
 		}
-		// Where the document starts: the first at the start of the data; a later one at
+		// Where the document starts: the first at the start of the part; a later one at
 		// its "---", which the scanner only takes for a marker in the first column.
 		d := docStart{}
 		switch {
 		case doc == 0:
 			d.ok = true
+			if sp.off > 0 {
+				d.offset, d.line = sp.off, int32(sp.line)
+			}
 		case n.Column == 1 && f.lazy:
-			d.offset, d.line, d.ok = lines.offset(n.Line), int32(n.Line), true
+			d.offset, d.line, d.ok = lines.offset(n.Line+r.shift), int32(n.Line+r.shift), true
 		}
 		if err := r.document(f, doc, d, &n); err != nil {
 			return err
@@ -77,18 +102,26 @@ func (r *fileReader) parse(name string, data []byte) error {
 	}
 }
 
+// addDoc records where document doc of the part read starts.
+func (r *fileReader) addDoc(doc int, d docStart) {
+	for len(r.starts) < doc {
+		r.starts = append(r.starts, docStart{})
+	}
+	r.starts = append(r.starts[:doc], d)
+}
+
 func (r *fileReader) document(f *keptFile, doc int, start docStart, n *yaml.Node) error {
 	name := f.name
 	root := n
 	if root.Kind == yaml.DocumentNode {
 		if len(root.Content) == 0 {
-			f.addDoc(doc, docStart{})
+			r.addDoc(doc, docStart{})
 			return nil // empty document ("---" alone, comments only)
 		}
 		root = root.Content[0]
 	}
 	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
-		f.addDoc(doc, docStart{})
+		r.addDoc(doc, docStart{})
 		return nil
 	}
 	if r.strings == nil {
@@ -96,25 +129,27 @@ func (r *fileReader) document(f *keptFile, doc int, start docStart, n *yaml.Node
 	}
 	v, nodes, err := yamlnode.Convert(root, r.lim.node(), r.intern)
 	if err != nil {
-		return &InputError{File: name, Line: errorLineOf(err), Err: err}
+		return &InputError{File: name, Line: r.lineOf(errorLineOf(err)), Err: err}
 	}
+	rootLine := root.Line + r.shift
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return &InputError{File: name, Line: root.Line, Err: errors.New("document is not a mapping (expected a Kubernetes object)")}
+		return &InputError{File: name, Line: rootLine, Err: errors.New("document is not a mapping (expected a Kubernetes object)")}
 	}
-	start.rootLine, start.rootColumn, start.nodes = int32(root.Line), int32(root.Column), int32(nodes)
+	start.rootLine, start.rootColumn, start.nodes = int32(rootLine), int32(root.Column), int32(nodes)
 	if !f.lazy {
 		start.ok = false
 	}
-	f.addDoc(doc, start)
+	r.addDoc(doc, start)
 	var ref *docRef
 	if start.ok {
 		ref = &docRef{file: f, doc: doc}
+		r.refs = append(r.refs, ref)
 	}
-	src := snapshot.Source{File: name, Line: root.Line, Column: root.Column, Doc: doc, Item: -1, Stored: f.stored}
+	src := snapshot.Source{File: name, Line: rootLine, Column: root.Column, Doc: doc, Item: -1, Stored: f.stored}
 	u := &unstructured.Unstructured{Object: obj}
 	if err := checkHeader(u); err != nil {
-		return &InputError{File: name, Line: root.Line, Err: err}
+		return &InputError{File: name, Line: rootLine, Err: err}
 	}
 	if isList(u) {
 		var list *listRef
@@ -127,8 +162,21 @@ func (r *fileReader) document(f *keptFile, doc int, start docStart, n *yaml.Node
 	if ref != nil {
 		lazy = ref
 	}
-	r.out = append(r.out, readObject(u, src, lazy, r.inspect))
+	again := func() map[string]any {
+		v, _, _ := yamlnode.Convert(root, r.lim.node(), r.intern)
+		m, _ := v.(map[string]any)
+		return m
+	}
+	r.out = append(r.out, readObject(u, src, lazy, again, r.inspect))
 	return nil
+}
+
+// lineOf is the file's line of a line of the part being parsed (0 stays 0).
+func (r *fileReader) lineOf(line int) int {
+	if line == 0 {
+		return 0
+	}
+	return line + r.shift
 }
 
 // isList reports whether u is a list to flatten, as kubectl's FlattenListVisitor
@@ -166,55 +214,74 @@ func (r *fileReader) list(name string, u *unstructured.Unstructured, root *yaml.
 	}
 	items, _ := u.Object["items"].([]any)
 	itemNodes := listItemNodes(root)
-	typed := !(u.GetAPIVersion() == "v1" && u.GetKind() == "List")
 	for i, it := range items {
-		m, ok := it.(map[string]any)
-		isrc := src
-		isrc.Item = i
-		if depth > 0 {
-			isrc.Item = nestedItem
-		}
 		var node *yaml.Node
 		if i < len(itemNodes) {
 			node = itemNodes[i]
-			for node.Kind == yaml.AliasNode && node.Alias != nil {
-				node = node.Alias
-			}
-			isrc.Line, isrc.Column = node.Line, node.Column
 		}
-		if !ok {
-			return &InputError{File: name, Line: isrc.Line, Err: fmt.Errorf("items[%d] is not an object", i)}
+		var lz func() lazyObject
+		if list != nil && depth == 0 {
+			lz = func() lazyObject { return &itemRef{list: list, item: i} }
 		}
-		lazy := list != nil && depth == 0
-		if typed {
-			if _, has := m["kind"]; !has {
-				m["kind"] = strings.TrimSuffix(u.GetKind(), "List")
-				lazy = false
-			}
-			if _, has := m["apiVersion"]; !has {
-				m["apiVersion"] = u.GetAPIVersion()
-				lazy = false
-			}
+		if err := r.listItem(name, u, i, it, node, src, lz, depth); err != nil {
+			return err
 		}
-		iu := &unstructured.Unstructured{Object: m}
-		if err := checkHeader(iu); err != nil {
-			return &InputError{File: name, Line: isrc.Line, Err: fmt.Errorf("items[%d]: %w", i, err)}
-		}
-		if isList(iu) {
-			if node == nil {
-				node = &yaml.Node{}
-			}
-			if err := r.list(name, iu, node, isrc, nil, depth+1); err != nil {
-				return err
-			}
-			continue
-		}
-		var lz lazyObject
-		if lazy {
-			lz = &itemRef{list: list, item: i}
-		}
-		r.out = append(r.out, readObject(iu, isrc, lz, r.inspect))
 	}
+	return nil
+}
+
+// listItem reads item i of List u (it, whose node is node) into r.out. lazy, when set,
+// makes what decodes the item again from the file.
+func (r *fileReader) listItem(name string, u *unstructured.Unstructured, i int, it any, node *yaml.Node, src snapshot.Source, lazy func() lazyObject, depth int) error {
+	typed := !(u.GetAPIVersion() == "v1" && u.GetKind() == "List")
+	m, ok := it.(map[string]any)
+	isrc := src
+	isrc.Item = i
+	if depth > 0 {
+		isrc.Item = nestedItem
+	}
+	if node != nil {
+		for node.Kind == yaml.AliasNode && node.Alias != nil {
+			node = node.Alias
+		}
+		isrc.Line, isrc.Column = node.Line+r.shift, node.Column
+	}
+	if !ok {
+		return &InputError{File: name, Line: isrc.Line, Err: fmt.Errorf("items[%d] is not an object", i)}
+	}
+	if typed {
+		if _, has := m["kind"]; !has {
+			m["kind"] = strings.TrimSuffix(u.GetKind(), "List")
+			lazy = nil
+		}
+		if _, has := m["apiVersion"]; !has {
+			m["apiVersion"] = u.GetAPIVersion()
+			lazy = nil
+		}
+	}
+	iu := &unstructured.Unstructured{Object: m}
+	if err := checkHeader(iu); err != nil {
+		return &InputError{File: name, Line: isrc.Line, Err: fmt.Errorf("items[%d]: %w", i, err)}
+	}
+	if isList(iu) {
+		if node == nil {
+			node = &yaml.Node{}
+		}
+		return r.list(name, iu, node, isrc, nil, depth+1)
+	}
+	var lz lazyObject
+	if lazy != nil {
+		lz = lazy()
+	}
+	again := func() map[string]any {
+		if node == nil {
+			return nil
+		}
+		v, _, _ := yamlnode.ConvertAt(node, 2, r.lim.node(), r.intern)
+		m, _ := v.(map[string]any)
+		return m
+	}
+	r.out = append(r.out, readObject(iu, isrc, lz, again, r.inspect))
 	return nil
 }
 

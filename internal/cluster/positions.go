@@ -33,10 +33,12 @@ type FilePositions struct {
 	whole map[string][]*yaml.Node
 }
 
-// posDoc is the node tree of one document; its lines are shift less than in the file.
+// posDoc is the node tree of one document, or of one item of a List read item by item
+// (item >= 0); its lines are shift less than in the file.
 type posDoc struct {
 	file  *keptFile
 	doc   int
+	item  int
 	root  *yaml.Node
 	shift int
 }
@@ -54,14 +56,20 @@ func (p *FilePositions) Position(src snapshot.Source, fieldPath string) (int, in
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	n, shift := p.document(src)
-	if n == nil {
-		return 0, 0, false
-	}
 	if src.Item == nestedItem {
 		return 0, 0, false
 	}
-	if src.Item >= 0 {
+	var (
+		n     *yaml.Node
+		shift int
+	)
+	if f := p.files[src.File]; f != nil && src.Item >= 0 && f.lists[src.Doc] != nil {
+		if n, shift = p.item(f, src.Doc, src.Item); n == nil {
+			return 0, 0, false
+		}
+	} else if n, shift = p.document(src); n == nil {
+		return 0, 0, false
+	} else if src.Item >= 0 {
 		items := listItemNodes(n)
 		if src.Item >= len(items) {
 			return 0, 0, false
@@ -79,19 +87,41 @@ func (p *FilePositions) Position(src snapshot.Source, fieldPath string) (int, in
 	return best.Line + shift, best.Column, true
 }
 
+// item returns the node of item i of the List of document doc of f, read item by
+// item, parsed alone, and how many lines its positions are short of the file's.
+func (p *FilePositions) item(f *keptFile, doc, i int) (*yaml.Node, int) {
+	items := f.lists[doc]
+	if i >= len(items.spans) {
+		return nil, 0
+	}
+	for _, r := range p.recent {
+		if r.file == f && r.doc == doc && r.item == i && r.root != nil {
+			return r.root, r.shift
+		}
+	}
+	sp := items.spans[i]
+	n, err := parseItem(f.data, sp, items.column)
+	if err != nil {
+		return nil, 0
+	}
+	p.recent[p.next] = posDoc{file: f, doc: doc, item: i, root: n, shift: sp.line - 1}
+	p.next = (p.next + 1) % len(p.recent)
+	return n, sp.line - 1
+}
+
 // document returns the root node of the source's document and how many lines its
 // positions are short of the file's.
 func (p *FilePositions) document(src snapshot.Source) (*yaml.Node, int) {
 	f := p.files[src.File]
 	if f != nil && src.Doc >= 0 && src.Doc < len(f.docs) && f.docs[src.Doc].ok {
 		for _, r := range p.recent {
-			if r.file == f && r.doc == src.Doc && r.root != nil {
+			if r.file == f && r.doc == src.Doc && r.item < 0 && r.root != nil {
 				return r.root, r.shift
 			}
 		}
 		d := f.docs[src.Doc]
 		if root, ok := f.parseAlone(d); ok {
-			p.recent[p.next] = posDoc{file: f, doc: src.Doc, root: root, shift: d.shift()}
+			p.recent[p.next] = posDoc{file: f, doc: src.Doc, item: -1, root: root, shift: d.shift()}
 			p.next = (p.next + 1) % len(p.recent)
 			return root, d.shift()
 		}

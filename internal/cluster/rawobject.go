@@ -166,9 +166,12 @@ func defaultsNamespace(group, kind string) bool {
 // (which DefaultNamespace replaces before typing), is held as read and typed by Build, as
 // every object used to be.
 //
+// again converts the object from its node again, as read (the file's parts are
+// numbered only once every part is read, so lazy cannot decode it yet).
+//
 // When inspect is set, it sees a copy of the object as read (before admission), and what
 // it returns is kept with the typed object.
-func readObject(u *unstructured.Unstructured, src snapshot.Source, lazy lazyObject, inspect *inspection) RawObject {
+func readObject(u *unstructured.Unstructured, src snapshot.Source, lazy lazyObject, again func() map[string]any, inspect *inspection) RawObject {
 	if lazy == nil {
 		return NewRawObject(u, src)
 	}
@@ -190,8 +193,8 @@ func readObject(u *unstructured.Unstructured, src snapshot.Source, lazy lazyObje
 	}
 	t, err := snapshot.Decode(u)
 	if err != nil {
-		if orig := lazy.object(); orig != nil {
-			u = orig // held as read, typed (and admitted) again by Build
+		if orig := again(); orig != nil {
+			u = &unstructured.Unstructured{Object: orig} // held as read, typed (and admitted) again by Build
 		}
 		return NewRawObject(u, src)
 	}
@@ -206,14 +209,20 @@ type inspection struct {
 	namespace string
 }
 
-// of inspects a copy of u, the object as read whose reference is id, with the namespace
-// DefaultNamespace will give it.
+// of inspects u, the object as read whose reference is id, with the namespace
+// DefaultNamespace will give it. Inspect does not change what it is given (it copies what
+// it would change), so u is not copied: when a namespace is set, the top level and
+// metadata are, the rest is shared.
 func (in *inspection) of(u *unstructured.Unstructured, id snapshot.Ref) any {
-	c := u.DeepCopy()
 	if id.Namespace == "" && in.namespace != "" && defaultsNamespace(id.Group, id.Kind) {
+		c := &unstructured.Unstructured{Object: maps.Clone(u.Object)}
+		if md, ok := u.Object["metadata"].(map[string]any); ok {
+			c.Object["metadata"] = maps.Clone(md)
+		}
 		c.SetNamespace(in.namespace)
+		u = c
 	}
-	return in.fn(c)
+	return in.fn(u)
 }
 
 // header is the header of the object as recorded at reading (with the namespace

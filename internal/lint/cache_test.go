@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -313,4 +314,28 @@ func countEntries(dir string) int {
 		return nil
 	})
 	return n
+}
+
+// TestInspectLeavesObject: Inspect is given the object as read, shared with the loader,
+// and validates a copy: pruning, defaulting and dropping status leave it as it was.
+func TestInspectLeavesObject(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "gateway.networking.k8s.io/v1",
+		"kind":       "HTTPRoute",
+		"metadata":   map[string]any{"name": "r", "namespace": "ns"},
+		"spec": map[string]any{
+			"bogus":      int64(1),
+			"parentRefs": []any{map[string]any{"name": "gw"}},
+			"rules":      []any{map[string]any{"matches": []any{map[string]any{"path": map[string]any{"value": "/x"}}}}},
+		},
+		"status": map[string]any{"parents": []any{}},
+	}}
+	before := u.DeepCopy()
+	in, ok := Inspect(nil)(u).(*inspected)
+	if !ok || in.schema == nil || len(in.schema.result.Unknown) == 0 {
+		t.Fatalf("not validated, or spec.bogus not found: %+v", in)
+	}
+	if !reflect.DeepEqual(u.Object, before.Object) {
+		t.Errorf("Inspect changed the object:\n%v\nwant\n%v", u.Object, before.Object)
+	}
 }

@@ -204,12 +204,13 @@ func validateItems(items []schemaItem, todo []int, cache *Cache) {
 		if it.relabel {
 			obj.SetAPIVersion(it.gvk.GroupVersion().String())
 		}
-		it.result = validate(v, obj, it.gvk, cache)
+		it.result = validate(v, obj, it.gvk, cache, true)
 	})
 }
 
-// validate validates obj, which it owns, as gvk with v, or takes the result from the cache.
-func validate(v *crds.Validator, obj *unstructured.Unstructured, gvk schema.GroupVersionKind, cache *Cache) schemaResult {
+// validate validates obj as gvk with v, or takes the result from the cache. owned says
+// obj is the caller's to change; otherwise a copy is validated on a cache miss.
+func validate(v *crds.Validator, obj *unstructured.Unstructured, gvk schema.GroupVersionKind, cache *Cache, owned bool) schemaResult {
 	var key string
 	if cache != nil {
 		var ok bool
@@ -221,6 +222,9 @@ func validate(v *crds.Validator, obj *unstructured.Unstructured, gvk schema.Grou
 	}
 	// Lint reads only the errors and unknown fields: not keeping a defaulted copy of
 	// every object leaves the garbage collector less to scan.
+	if !owned {
+		obj = obj.DeepCopy() // validation prunes and defaults the object it is given
+	}
 	r := resultOf(v.ValidateOwned(context.Background(), obj))
 	if key != "" {
 		cache.put(key, r)
@@ -245,13 +249,13 @@ type inspected struct {
 // Inspect looks at an object read from a file as it is read (cluster.FileOptions.Inspect),
 // so that lint need not decode it again: it validates it against its CRD schema (the result
 // for validateItems) and finds its hidden characters (for AGP107). u is the object as
-// read, owned by the call; cache is lint's (nil for none).
+// read, which it does not change (it validates a copy); cache is lint's (nil for none).
 func Inspect(cache *Cache) func(u *unstructured.Unstructured) any {
 	return func(u *unstructured.Unstructured) any {
 		in := &inspected{hidden: hiddenFields(u.Object)}
 		gvk := u.GroupVersionKind()
 		if v := crds.ForAdmission(gvk); v != nil {
-			in.schema = &validated{gvk: gvk, result: validate(v, u, gvk, cache)}
+			in.schema = &validated{gvk: gvk, result: validate(v, u, gvk, cache, false)}
 		}
 		return in
 	}

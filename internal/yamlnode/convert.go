@@ -20,16 +20,25 @@ import (
 // text, the plain words y, yes, on, n, no, off (in their three cases) are booleans,
 // and a boolean key is the text "true" or "false" (docs/limits.md, "Decoding").
 func Convert(root *yaml.Node, lim Limits, intern func(string) string) (any, int, error) {
+	v, r, err := ConvertAt(root, 0, lim, intern)
+	return v, r.Nodes, err
+}
+
+// ConvertAt is Convert for a node found at the given depth of its document (0 for the
+// root), such as an item of a list parsed apart from the rest of its document. It
+// returns the resolver, whose counts say how many nodes were read and how many of
+// them aliases added.
+func ConvertAt(n *yaml.Node, depth int, lim Limits, intern func(string) string) (any, *Resolver, error) {
 	r := NewResolver(lim)
-	n, err := r.Resolve(root, 0)
+	n, err := r.Resolve(n, depth)
 	if err != nil || n == nil {
-		return nil, r.Nodes, err
+		return nil, r, err
 	}
 	if intern == nil {
 		intern = func(s string) string { return s }
 	}
 	v, err := value(n, intern)
-	return v, r.Nodes, err
+	return v, r, err
 }
 
 func fail(n *yaml.Node, format string, args ...any) error {
