@@ -96,6 +96,9 @@ func TargetHeading(t *whatif.Target) string {
 	if t.PlainHTTP() {
 		s += "; plain HTTP: every caller is anonymous"
 	}
+	if t.BackendAssumed != "" {
+		s += "; assumed: " + t.BackendAssumed
+	}
 	return s + ")"
 }
 
