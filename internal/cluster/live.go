@@ -367,13 +367,13 @@ func (r *liveReader) read(ctx context.Context, sk servedKind, ns string) ([]unst
 		return nil, nil
 	}
 	// RBAC may grant the kind namespace by namespace: list each visible namespace.
-	var denied []string
+	var denied, deniedNS []string
 	items = nil
 	for _, n := range r.visible {
 		got, err := r.list(ctx, sk, n)
 		switch {
 		case apierrors.IsForbidden(err):
-			denied = append(denied, strconv.Quote(n))
+			denied, deniedNS = append(denied, strconv.Quote(n)), append(deniedNS, n)
 		case err != nil:
 			return nil, err
 		default:
@@ -386,6 +386,7 @@ func (r *liveReader) read(ctx context.Context, sk servedKind, ns string) ([]unst
 			where = "namespace " + denied[0]
 		}
 		r.forbidden(sk, "", fmt.Sprintf("cannot list %s in %s: forbidden", sk.name(), where))
+		r.res.Warnings[len(r.res.Warnings)-1].Namespaces = deniedNS // which namespaces, as data
 	}
 	return items, nil
 }

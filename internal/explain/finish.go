@@ -1,8 +1,6 @@
 package explain
 
 import (
-	"fmt"
-
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/agpol/agpol/internal/effective"
@@ -66,25 +64,27 @@ type PathEnd struct {
 }
 
 // handshakeFails says why a caller presenting cert fails the TLS handshake of the
-// path's listener, "" when it passes (docs/routing.md, "The TLS handshake").
+// path's listener (a Handshake* constant), "" when it passes (docs/routing.md, "The TLS
+// handshake").
 func (e *PathEnd) handshakeFails(cert certKind) string {
 	if !e.clientCert.Required {
 		return ""
 	}
 	switch {
 	case cert == noCert:
-		return fmt.Sprintf("listener %s requires a client certificate and the caller presents none: the TLS handshake fails before any HTTP request (the kube-agentic-networking translator sets RequireClientCertificate on every HTTPS listener, listener.go:695)", e.listener)
+		return HandshakeNoCertificate
 	case cert == caCert && e.clientCert.CA == "":
-		return fmt.Sprintf("listener %s validates client certificates against the SPIFFE trust bundle (no spec.tls.frontend CA for its port) and the caller's certificate is not a SPIFFE SVID: the TLS handshake fails before any HTTP request (listener.go:684-730)", e.listener)
+		return HandshakeNotSVID
 	}
 	return ""
 }
 
-// handshakeNote is what agpol assumes of a caller's handshake that passes, "" when
-// nothing: an SVID on a listener validated by its own CA.
-func (e *PathEnd) handshakeNote(cert certKind) string {
+// handshakeCA is the CA agpol assumes issued the caller's SVID on a listener that
+// validates client certificates against its own CA, not the SPIFFE trust bundle; ""
+// when it assumes nothing.
+func (e *PathEnd) handshakeCA(cert certKind) string {
 	if e.clientCert.Required && cert == svidCert && e.clientCert.CA != "" {
-		return fmt.Sprintf("listener %s validates client certificates against %s, not the SPIFFE trust bundle: agpol assumes that CA issued the caller's SVID (else the TLS handshake fails)", e.listener, e.clientCert.CA)
+		return e.clientCert.CA
 	}
 	return ""
 }
@@ -93,20 +93,20 @@ func (e *PathEnd) handshakeNote(cert certKind) string {
 // the TLS handshake of the listener (a caller presenting cert that fails it makes no
 // request), the data plane's own refusal (no route, no backend), then objects agpol
 // could not read (indeterminate), then, on a Gateway another data plane serves,
-// Kuadrant's AuthPolicy. traced says whether d is traced: only then are sentences
-// written.
+// Kuadrant's AuthPolicy. traced says whether d is traced: only then are causes and
+// steps recorded.
 func (e *PathEnd) finish(d *Decision, traced bool, cert certKind) {
 	if why := e.handshakeFails(cert); why != "" {
 		*d = Decision{Verdict: Deny, Level: string(effective.LevelGateway), DecidedBy: DecidedTLSHandshake, Semantics: d.Semantics}
 		if traced {
-			d.Reason = why
-			d.Trace = []Step{{Level: string(effective.LevelGateway), Phase: "tls", Outcome: OutcomeNotMatched, Reason: why}}
+			d.Cause = &Cause{Event: CauseTLSHandshake, Listener: e.listener, Handshake: why}
+			d.Trace = []Step{{Level: string(effective.LevelGateway), Phase: "tls", Outcome: OutcomeNotMatched, Event: EventTLSHandshakeFails, Listener: e.listener, Handshake: why}}
 		}
 		return
 	}
 	if traced {
-		if note := e.handshakeNote(cert); note != "" {
-			d.Trace = append([]Step{{Level: string(effective.LevelGateway), Phase: "tls", Outcome: OutcomeInfo, Reason: note}}, d.Trace...)
+		if ca := e.handshakeCA(cert); ca != "" {
+			d.Trace = append([]Step{{Level: string(effective.LevelGateway), Phase: "tls", Outcome: OutcomeInfo, Event: EventTLSCAAssumed, Listener: e.listener, CA: ca}}, d.Trace...)
 		}
 	}
 	if e.refused != "" {

@@ -33,19 +33,19 @@ func TestHandshake(t *testing.T) {
 	cert := Caller{Kind: CallerCertificate, Subject: "CN=agent,O=acme"}
 	billing := sa("billing")
 	tests := []struct {
-		name   string
-		ca     bool
-		req    *Request
-		want   want
-		reason string // in the reason (handshake) or a trace step (note)
+		name string
+		ca   bool
+		req  *Request
+		want want
+		why  string // the handshake failure (cause and trace) or the CA assumed (a trace step)
 	}{
-		{name: "anonymous, SPIFFE bundle", req: onHTTPS(anon, "add"), want: want{Deny, "gateway", DecidedTLSHandshake}, reason: "requires a client certificate and the caller presents none"},
-		{name: "anonymous, frontend CA", ca: true, req: onHTTPS(anon, "add"), want: want{Deny, "gateway", DecidedTLSHandshake}, reason: "presents none"},
-		{name: "certificate, SPIFFE bundle", req: onHTTPS(cert, "add"), want: want{Deny, "gateway", DecidedTLSHandshake}, reason: "not a SPIFFE SVID"},
+		{name: "anonymous, SPIFFE bundle", req: onHTTPS(anon, "add"), want: want{Deny, "gateway", DecidedTLSHandshake}, why: HandshakeNoCertificate},
+		{name: "anonymous, frontend CA", ca: true, req: onHTTPS(anon, "add"), want: want{Deny, "gateway", DecidedTLSHandshake}, why: HandshakeNoCertificate},
+		{name: "certificate, SPIFFE bundle", req: onHTTPS(cert, "add"), want: want{Deny, "gateway", DecidedTLSHandshake}, why: HandshakeNotSVID},
 		{name: "certificate, frontend CA: a rule for anyone", ca: true, req: onHTTPS(cert, "add"), want: want{Allow, "backend", "app/be#anyone"}},
 		{name: "certificate, frontend CA: no principal", ca: true, req: onHTTPS(cert, "sum"), want: want{Deny, "backend", DecidedImplicitDeny}},
 		{name: "SVID, SPIFFE bundle", req: onHTTPS(billing, "sum"), want: want{Allow, "backend", "app/be#sum"}},
-		{name: "SVID, frontend CA: assumed", ca: true, req: onHTTPS(billing, "sum"), want: want{Allow, "backend", "app/be#sum"}, reason: "agpol assumes that CA issued the caller's SVID"},
+		{name: "SVID, frontend CA: assumed", ca: true, req: onHTTPS(billing, "sum"), want: want{Allow, "backend", "app/be#sum"}, why: "ca"},
 		{name: "anonymous, plain HTTP", req: call("", "add"), want: want{Allow, "backend", "app/be#anyone"}},
 	}
 	for _, tt := range tests {
@@ -58,13 +58,23 @@ func TestHandshake(t *testing.T) {
 			if got.Verdict != tt.want.decision || got.Level != tt.want.level || got.DecidedBy != tt.want.by {
 				t.Fatalf("got %s/%s/%s, want %s/%s/%s (%s)", got.Verdict, got.Level, got.DecidedBy, tt.want.decision, tt.want.level, tt.want.by, got.Reason)
 			}
-			if tt.reason != "" {
-				text := got.Reason
-				for _, st := range got.Trace {
-					text += "\n" + st.Reason
+			switch {
+			case tt.why == "ca":
+				if len(got.Trace) == 0 || got.Trace[0].Event != EventTLSCAAssumed || got.Trace[0].Listener != "https" || got.Trace[0].CA == "" {
+					t.Errorf("the trace does not open with the CA assumed: %+v", got.Trace)
 				}
-				if !strings.Contains(text, tt.reason) {
-					t.Errorf("reason and trace %q do not say %q", text, tt.reason)
+			case tt.why != "":
+				if c := got.Cause; c == nil || c.Event != CauseTLSHandshake || c.Handshake != tt.why || c.Listener != "https" {
+					t.Errorf("cause %+v, want %s on listener https (%s)", c, CauseTLSHandshake, tt.why)
+				}
+				if len(got.Trace) != 1 || got.Trace[0].Event != EventTLSHandshakeFails || got.Trace[0].Handshake != tt.why {
+					t.Errorf("trace %+v, want one %s step (%s)", got.Trace, EventTLSHandshakeFails, tt.why)
+				}
+			default:
+				for _, st := range got.Trace {
+					if st.Phase == "tls" {
+						t.Errorf("a TLS step where the handshake assumes nothing: %+v", st)
+					}
 				}
 			}
 			if got.DecidedBy == DecidedTLSHandshake && got.DenyKind() != "" {

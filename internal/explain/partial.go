@@ -7,6 +7,7 @@ import (
 
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/suggest"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // Kinds agpol reads that no access decision depends on: AuthPolicies run beside the
@@ -22,6 +23,11 @@ var notInVerdict = map[string]bool{
 	"rolebindings.rbac.authorization.k8s.io":        true,
 	"clusterrolebindings.rbac.authorization.k8s.io": true,
 	"kuadrants.kuadrant.io":                         true,
+	// A Service decides only whether a backend exists: where a live read was refused
+	// the Services of its namespace, routing assumes it exists and the path says so
+	// (topology.BackendTarget.Assumed, PathInfo.BackendAssumed), as for files that
+	// carry no Service of the namespace.
+	topology.ServicesResource: true,
 }
 
 // xaccesspolicies is the resource.group of XAccessPolicy, whose policies only target
@@ -43,7 +49,7 @@ func Unread(s *snapshot.Snapshot, namespaces ...string) []snapshot.Warning {
 		if w.Kind == "" || notInVerdict[w.Kind] || seen[w.Kind] {
 			continue
 		}
-		if w.Kind == xaccesspolicies && w.Namespace != "" && !containsString(namespaces, w.Namespace) {
+		if w.Kind == xaccesspolicies && !coversAny(w, namespaces) {
 			continue
 		}
 		seen[w.Kind] = true
@@ -53,9 +59,10 @@ func Unread(s *snapshot.Snapshot, namespaces ...string) []snapshot.Warning {
 	return out
 }
 
-func containsString(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
+// coversAny reports whether warning w concerns one of the namespaces.
+func coversAny(w snapshot.Warning, namespaces []string) bool {
+	for _, ns := range namespaces {
+		if w.Covers(ns) {
 			return true
 		}
 	}

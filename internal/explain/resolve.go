@@ -141,11 +141,13 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 		}
 		info := base
 		info.BackendKind = "XBackend"
+		ch := choice{info: info, backend: ref, hasBackend: true}
 		if detail {
-			info.Backend = "XBackend " + r.Backend.String()
+			ch.info.Backend, ch.info.BackendAssumed = "XBackend "+r.Backend.String(), sim.Graph.AssumedBackend(ref)
+			ch.pre = assumedStep(topology.BackendTarget{Assumed: ch.info.BackendAssumed})
 		}
-		rt.choices = append(rt.choices, choice{info: info, backend: ref, hasBackend: true,
-			uncertain: sim.Graph.UncertainRoute(rt.req.Gateway, base.Listener, ref)})
+		ch.uncertain = sim.Graph.UncertainRoute(rt.req.Gateway, base.Listener, ref)
+		rt.choices = append(rt.choices, ch)
 		return nil
 	case r.Service != nil:
 		info := base
@@ -153,7 +155,9 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 		ch := choice{info: info, uncertain: sim.Graph.UncertainRoute(rt.req.Gateway, base.Listener, topology.ServiceRef(r.Service.Namespace, r.Service.Name))}
 		if detail {
 			ch.info.Backend = "Service " + r.Service.String()
-			ch.pre = []Step{{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo, Event: EventNoBackendLevel}}
+			ch.info.BackendAssumed = sim.Graph.AssumedBackend(topology.ServiceRef(r.Service.Namespace, r.Service.Name))
+			ch.pre = append(assumedStep(topology.BackendTarget{Assumed: ch.info.BackendAssumed}),
+				Step{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo, Event: EventNoBackendLevel})
 		}
 		rt.choices = append(rt.choices, ch)
 		return nil

@@ -8,9 +8,8 @@ import (
 
 // Step is one entry of a trace: what was considered, where, and what it found, as data.
 // The evaluator fills Event and the fields it names; render writes the sentence
-// (render.StepReason) and the position as text. Steps of route resolution and of
-// unread objects carry their sentence in Reason and no Event, except a path that reaches
-// no backend (EventNoBackend, EventRefused).
+// (render.StepReason) and the position as text. Steps of unread objects and of
+// Kuadrant's AuthPolicy still carry their sentence in Reason and no Event.
 type Step struct {
 	Level   string `json:"level"`
 	Phase   string `json:"phase"` // route, extauth, allow, default
@@ -54,36 +53,51 @@ type Step struct {
 	// names it, whose identity it loses (EventPlainHTTP).
 	Listener string `json:"listener,omitempty"`
 	Caller   string `json:"caller,omitempty"`
+	// Handshake is why the caller fails the TLS handshake of Listener, a Handshake*
+	// constant (EventTLSHandshakeFails).
+	Handshake string `json:"handshake,omitempty"`
+	// CA is the CA Listener validates client certificates against, which agpol assumes
+	// issued the caller's SVID (EventTLSCAAssumed).
+	CA string `json:"ca,omitempty"`
 }
 
 // Events of trace steps.
 const (
-	EventNoPolicy         = "no-policy"           // no accepted XAccessPolicy at the gateway or the backend
-	EventExtAuthRuleLess  = "extauth-rule-less"   // an ExternalAuth policy without rules delegates every request
-	EventExtAuthSelects   = "extauth-selects"     // the rule selects the request for the authorizer
-	EventExtAuthNoRule    = "extauth-no-rule"     // no rule of the ExternalAuth policy selects the request
-	EventLegacyExtAuth    = "legacy-extauth"      // a legacy ExternalAuth rule sends tools/call to the authorizer
-	EventNoFilter         = "no-extauth-filter"   // no ext_authz filter: the authorizer is never called (Note says why)
-	EventSharedExtAuth    = "shared-extauth"      // the backend's config is the gateway's: one filter, already called
-	EventAnswerDeny       = "authorizer-deny"     // the authorizer answered deny
-	EventAnswerAllow      = "authorizer-allow"    // the authorizer answered allow
-	EventAnswerUnknown    = "authorizer-unknown"  // the authorizer's answer was not given
-	EventAnswerAssumed    = "authorizer-assumed"  // the answer is unknown; the trace assumes allow
-	EventAnswerMoot       = "authorizer-moot"     // the answer is unknown and does not change the verdict
-	EventRuleLessAllow    = "allow-rule-less"     // an Allow policy without rules adds no rule
-	EventRuleLessAllows   = "allow-rule-less-all" // an Allow policy without rules allows (every policy must allow)
-	EventNoAllow          = "no-allow"            // no Allow policy: the level does not enforce
-	EventReplaced         = "rule-replaced"       // a same-named rule of a younger policy replaces this one
-	EventAllows           = "allows"              // the rule matches and allows (Allows)
-	EventNotMatched       = "not-matched"         // the rule does not match (Mismatch)
-	EventLevelPassed      = "level-passed"        // no rule selects the caller: the level is passed (PR #220)
-	EventCELSame          = "cel-unknown-same"    // a CEL outcome is unknown, the verdict the same either way
-	EventCELDepends       = "cel-unknown-depends" // a CEL outcome is unknown, and the verdict depends on it
-	EventNoBackend        = "no-backend"          // routing: the path reaches no backend (NoBackend)
-	EventNoBackendSeeLast = "no-backend-see-last" // routing: as EventNoBackend, the why said by the last step
-	EventRefused          = "refused"             // the data plane answers the request itself (NoBackend, Before)
-	EventNoBackendLevel   = "no-backend-level"    // routing: the backend is a Service or another data plane's kind (BackendKind): no backend-level policies
-	EventPlainHTTP        = "plain-http"          // routing: a plain-HTTP listener: the caller presents no client certificate (Listener, Caller)
+	EventNoPolicy          = "no-policy"           // no accepted XAccessPolicy at the gateway or the backend
+	EventExtAuthRuleLess   = "extauth-rule-less"   // an ExternalAuth policy without rules delegates every request
+	EventExtAuthSelects    = "extauth-selects"     // the rule selects the request for the authorizer
+	EventExtAuthNoRule     = "extauth-no-rule"     // no rule of the ExternalAuth policy selects the request
+	EventLegacyExtAuth     = "legacy-extauth"      // a legacy ExternalAuth rule sends tools/call to the authorizer
+	EventNoFilter          = "no-extauth-filter"   // no ext_authz filter: the authorizer is never called (Note says why)
+	EventSharedExtAuth     = "shared-extauth"      // the backend's config is the gateway's: one filter, already called
+	EventAnswerDeny        = "authorizer-deny"     // the authorizer answered deny
+	EventAnswerAllow       = "authorizer-allow"    // the authorizer answered allow
+	EventAnswerUnknown     = "authorizer-unknown"  // the authorizer's answer was not given
+	EventAnswerAssumed     = "authorizer-assumed"  // the answer is unknown; the trace assumes allow
+	EventAnswerMoot        = "authorizer-moot"     // the answer is unknown and does not change the verdict
+	EventRuleLessAllow     = "allow-rule-less"     // an Allow policy without rules adds no rule
+	EventRuleLessAllows    = "allow-rule-less-all" // an Allow policy without rules allows (every policy must allow)
+	EventNoAllow           = "no-allow"            // no Allow policy: the level does not enforce
+	EventReplaced          = "rule-replaced"       // a same-named rule of a younger policy replaces this one
+	EventAllows            = "allows"              // the rule matches and allows (Allows)
+	EventNotMatched        = "not-matched"         // the rule does not match (Mismatch)
+	EventLevelPassed       = "level-passed"        // no rule selects the caller: the level is passed (PR #220)
+	EventCELSame           = "cel-unknown-same"    // a CEL outcome is unknown, the verdict the same either way
+	EventCELDepends        = "cel-unknown-depends" // a CEL outcome is unknown, and the verdict depends on it
+	EventNoBackend         = "no-backend"          // routing: the path reaches no backend (NoBackend)
+	EventNoBackendSeeLast  = "no-backend-see-last" // routing: as EventNoBackend, the why said by the last step
+	EventRefused           = "refused"             // the data plane answers the request itself (NoBackend, Before)
+	EventNoBackendLevel    = "no-backend-level"    // routing: the backend is a Service or another data plane's kind (BackendKind): no backend-level policies
+	EventPlainHTTP         = "plain-http"          // routing: a plain-HTTP listener: the caller presents no client certificate (Listener, Caller)
+	EventTLSHandshakeFails = "tls-handshake-fails" // the caller fails the TLS handshake of the listener (Listener, Handshake)
+	EventTLSCAAssumed      = "tls-ca-assumed"      // the listener validates against its own CA, assumed to have issued the caller's SVID (Listener, CA)
+)
+
+// Why a caller fails the TLS handshake of a listener that requires a client certificate
+// (Step.Handshake, Cause.Handshake; docs/routing.md, "The TLS handshake").
+const (
+	HandshakeNoCertificate = "no-certificate" // the caller presents none
+	HandshakeNotSVID       = "not-svid"       // the listener validates against the SPIFFE trust bundle, and the caller's certificate is no SVID
 )
 
 // What the chain decided before the data plane refused the request (Step.Before,
@@ -145,6 +159,10 @@ type Cause struct {
 	// decided before (CauseRefused; NoBackend nil: no route takes it).
 	NoBackend *topology.NoBackend `json:"noBackend,omitempty"`
 	Before    string              `json:"before,omitempty"`
+	// Listener and Handshake: the listener whose TLS handshake the caller fails, and
+	// why, a Handshake* constant (CauseTLSHandshake).
+	Listener  string `json:"listener,omitempty"`
+	Handshake string `json:"handshake,omitempty"`
 }
 
 // Causes of decisions.
@@ -163,4 +181,5 @@ const (
 	CauseCELUnknown           = "cel-unknown"            // a CEL outcome is unknown, and the verdict depends on it
 	CauseOtherDataPlane       = "other-data-plane"       // another data plane serves the gateway: no XAccessPolicy runs (Note)
 	CauseRefused              = "refused"                // the data plane answers the request itself: no route, no backend (NoBackend, Before)
+	CauseTLSHandshake         = "tls-handshake"          // the caller fails the TLS handshake of the listener (Listener, Handshake)
 )

@@ -23,15 +23,14 @@ type Summary struct {
 	Failed int `json:"failed"`
 }
 
-// NewDecisionList is the document of results decided on s, their sentences written.
+// NewDecisionList is the document of results decided on s, their sentences written
+// (into copies: the results are left as they are).
 func NewDecisionList(s *snapshot.Snapshot, results []*explain.Result) *DecisionList {
-	if results == nil {
-		results = []*explain.Result{}
+	views := make([]*explain.Result, len(results))
+	for i, r := range results {
+		views[i] = Sentences(r)
 	}
-	for _, r := range results {
-		Sentences(r)
-	}
-	return &DecisionList{APIVersion: ReportAPIVersion, Kind: "DecisionList", Completeness: CompletenessOf(s), Results: results}
+	return &DecisionList{APIVersion: ReportAPIVersion, Kind: "DecisionList", Completeness: CompletenessOf(s), Results: views}
 }
 
 // SimulateDetail is what an output format prints beside each verdict: json and yaml
@@ -85,7 +84,7 @@ func NewSimulateWriter(o SimulateOutput, n int) (*SimulateWriter, error) {
 		if err != nil {
 			return nil, err
 		}
-		sw.add = func(r *explain.Result) error { Sentences(r); return lw.Add(r) }
+		sw.add = func(r *explain.Result) error { return lw.Add(Sentences(r)) }
 		sw.finish = func(sum *Summary) error { doc.Summary = sum; return lw.Close(doc) }
 	case o.Format == FormatJUnit:
 		j := NewJUnitSuite(o.Requests)

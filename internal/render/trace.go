@@ -8,18 +8,32 @@ import (
 	"github.com/agpol/agpol/internal/explain"
 )
 
-// Sentences writes the text of a result into it, for -o json|yaml: the decision's
-// Reason, and each trace step's Reason and Source. It is idempotent.
-func Sentences(r *explain.Result) {
-	r.Reason = DecisionReason(&r.Decision)
-	for i := range r.Trace {
-		fillStep(&r.Trace[i])
-	}
+// Sentences is the view of a result that -o json|yaml prints: a copy of r with its text
+// written (the decision's Reason, each trace step's Reason and Source). r is left as
+// explain made it: render builds its own view and never edits explain's data.
+func Sentences(r *explain.Result) *explain.Result {
+	v := *r
+	v.Reason = DecisionReason(&r.Decision)
+	v.Trace = filledSteps(r.Trace)
 	if r.Cause != nil {
-		for i := range r.Cause.Near {
-			fillStep(&r.Cause.Near[i])
-		}
+		c := *r.Cause
+		c.Near = filledSteps(c.Near)
+		v.Cause = &c
 	}
+	return &v
+}
+
+// filledSteps is a copy of steps with their text written (nil stays nil).
+func filledSteps(steps []explain.Step) []explain.Step {
+	if steps == nil {
+		return nil
+	}
+	out := make([]explain.Step, len(steps))
+	for i := range steps {
+		out[i] = steps[i]
+		fillStep(&out[i])
+	}
+	return out
 }
 
 func fillStep(s *explain.Step) {
@@ -81,6 +95,8 @@ func DecisionReason(d *explain.Decision) string {
 		return celUnknown(c.CEL) + ", and the verdict depends on it"
 	case explain.CauseRefused:
 		return refusedText(c.NoBackend, c.Before)
+	case explain.CauseTLSHandshake:
+		return handshakeText(c.Listener, c.Handshake)
 	}
 	return c.Event
 }
@@ -163,8 +179,24 @@ func StepReason(s explain.Step) string {
 		return noBackendLevelText(s.BackendKind)
 	case explain.EventPlainHTTP:
 		return fmt.Sprintf("listener %s is plain HTTP: no client certificate, the caller %s is seen as anonymous", s.Listener, s.Caller)
+	case explain.EventTLSHandshakeFails:
+		return handshakeText(s.Listener, s.Handshake)
+	case explain.EventTLSCAAssumed:
+		return fmt.Sprintf("listener %s validates client certificates against %s, not the SPIFFE trust bundle: agpol assumes that CA issued the caller's SVID (else the TLS handshake fails)", s.Listener, s.CA)
 	}
 	return s.Event
+}
+
+// handshakeText says why the caller fails the TLS handshake of a listener (an
+// explain.Handshake* constant; docs/routing.md, "The TLS handshake").
+func handshakeText(listener, why string) string {
+	switch why {
+	case explain.HandshakeNoCertificate:
+		return fmt.Sprintf("listener %s requires a client certificate and the caller presents none: the TLS handshake fails before any HTTP request (the kube-agentic-networking translator sets RequireClientCertificate on every HTTPS listener, listener.go:695)", listener)
+	case explain.HandshakeNotSVID:
+		return fmt.Sprintf("listener %s validates client certificates against the SPIFFE trust bundle (no spec.tls.frontend CA for its port) and the caller's certificate is not a SPIFFE SVID: the TLS handshake fails before any HTTP request (listener.go:684-730)", listener)
+	}
+	return fmt.Sprintf("the caller fails the TLS handshake of listener %s (%s)", listener, why)
 }
 
 // mismatchText says why a rule did not match, e.g. "source: wants X; saw Y".

@@ -44,6 +44,12 @@ func TestStepReason(t *testing.T) {
 		{mismatch(explain.Mismatch{Field: "headers", Test: "invalid", Name: "x-a", Wants: "(", Saw: "2"}), "headers: x-a has an invalid regular expression"},
 		{mismatch(explain.Mismatch{Field: "hosts", Wants: []string{"a.example", "*.b.example"}, Saw: "c.example"}), `hosts: wants [a.example *.b.example]; saw "c.example"`},
 		{mismatch(explain.Mismatch{Field: "ports", Wants: []int32{80, 443}, Saw: 8080}), "ports: wants [80 443]; saw 8080"},
+		{explain.Step{Event: explain.EventTLSHandshakeFails, Listener: "https", Handshake: explain.HandshakeNoCertificate},
+			"listener https requires a client certificate and the caller presents none: the TLS handshake fails before any HTTP request (the kube-agentic-networking translator sets RequireClientCertificate on every HTTPS listener, listener.go:695)"},
+		{explain.Step{Event: explain.EventTLSHandshakeFails, Listener: "https", Handshake: explain.HandshakeNotSVID},
+			"listener https validates client certificates against the SPIFFE trust bundle (no spec.tls.frontend CA for its port) and the caller's certificate is not a SPIFFE SVID: the TLS handshake fails before any HTTP request (listener.go:684-730)"},
+		{explain.Step{Event: explain.EventTLSCAAssumed, Listener: "https", CA: "ConfigMap gw/ca"},
+			"listener https validates client certificates against ConfigMap gw/ca, not the SPIFFE trust bundle: agpol assumes that CA issued the caller's SVID (else the TLS handshake fails)"},
 	}
 	for _, tt := range tests {
 		if got := StepReason(tt.step); got != tt.want {
@@ -79,6 +85,8 @@ func TestDecisionReason(t *testing.T) {
 			`no Allow rule at backend level matches; rule "r1" (p.yaml:7) source: wants spiffe://a; caller is spiffe://b`},
 		{explain.Decision{Level: "gateway", DecidedBy: "ns/p", Cause: &explain.Cause{Event: explain.CausePolicyMatchesNothing, Near: append(near, near...)}},
 			`Allow policy ns/p at gateway level matches nothing (every Allow policy must allow); rule "r1" (p.yaml:7) source: wants spiffe://a; caller is spiffe://b; rule "r1" (p.yaml:7) source: wants spiffe://a; caller is spiffe://b`},
+		{explain.Decision{Cause: &explain.Cause{Event: explain.CauseTLSHandshake, Listener: "https", Handshake: explain.HandshakeNoCertificate}},
+			"listener https requires a client certificate and the caller presents none: the TLS handshake fails before any HTTP request (the kube-agentic-networking translator sets RequireClientCertificate on every HTTPS listener, listener.go:695)"},
 		{explain.Decision{Cause: &explain.Cause{Event: explain.CauseCELUnknown, CEL: []string{"e"}}},
 			"CEL e ran past agpol's runtime cost budget of 1000000, so its outcome is unknown (Envoy evaluates it without a limit), and the verdict depends on it"},
 	}
@@ -93,9 +101,15 @@ func TestSentencesFillsJSONText(t *testing.T) {
 	pos := snapshot.Source{File: "p.yaml", Line: 7}
 	r := &explain.Result{Decision: explain.Decision{Level: "backend", DecidedBy: "ns/p#r", Cause: &explain.Cause{Event: explain.CauseAllowedBy},
 		Trace: []explain.Step{{Policy: "ns/p", Rule: "r", Position: &pos, Event: explain.EventAllows, Allows: &effective.Permission{Any: true}}}}}
-	Sentences(r)
-	Sentences(r) // idempotent
-	if r.Reason != "allowed by ns/p#r at backend level" || r.Trace[0].Reason != "allows any request" || r.Trace[0].Source != "p.yaml:7" {
-		t.Errorf("Sentences: reason %q, step %q (%q)", r.Reason, r.Trace[0].Reason, r.Trace[0].Source)
+	v := Sentences(r)
+	if v.Reason != "allowed by ns/p#r at backend level" || v.Trace[0].Reason != "allows any request" || v.Trace[0].Source != "p.yaml:7" {
+		t.Errorf("Sentences: reason %q, step %q (%q)", v.Reason, v.Trace[0].Reason, v.Trace[0].Source)
+	}
+	// explain's result is left as it was: render builds its own view.
+	if r.Reason != "" || r.Trace[0].Reason != "" || r.Trace[0].Source != "" {
+		t.Errorf("Sentences edited explain's result: reason %q, step %q (%q)", r.Reason, r.Trace[0].Reason, r.Trace[0].Source)
+	}
+	if w := Sentences(v); w.Reason != v.Reason || w.Trace[0].Reason != v.Trace[0].Reason {
+		t.Errorf("Sentences of a view differs: %q, %q", w.Reason, w.Trace[0].Reason)
 	}
 }

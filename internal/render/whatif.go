@@ -108,6 +108,9 @@ func TargetHeading(t *whatif.Target) string {
 	if t.UncertainRoute != "" {
 		s += "; ? by uncertain-route: Envoy may route its calls otherwise: " + t.UncertainRoute
 	}
+	if t.BackendAssumed != "" {
+		s += "; assumed: " + t.BackendAssumed
+	}
 	return s + ")"
 }
 

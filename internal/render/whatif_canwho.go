@@ -25,7 +25,11 @@ func CanIListText(w io.Writer, l *whatif.CanIList) error {
 	for _, e := range l.Entries {
 		c := e.Outcome.Primary()
 		by := decidedText(c) + branchesSuffix(c)
-		t.Rows = append(t.Rows, []string{e.Target.Gateway, e.Target.Listener, e.Target.BackendKind + " " + e.Target.Backend, opText(e.Op), CellText(e.Outcome), by})
+		backend := e.Target.BackendKind + " " + e.Target.Backend
+		if e.Target.BackendAssumed != "" {
+			backend += " [assumed to exist]" // the target's JSON says which object and why
+		}
+		t.Rows = append(t.Rows, []string{e.Target.Gateway, e.Target.Listener, backend, opText(e.Op), CellText(e.Outcome), by})
 		if o := othersText(l.Semantics, e.Outcome); multi && o != "-" {
 			others = append(others, fmt.Sprintf("  %s  %s: %s", e.Target.Label(), opText(e.Op), o))
 		}
@@ -88,6 +92,13 @@ func NewCanIListReport(l *whatif.CanIList) *CanIListReport {
 func CanIText(w io.Writer, sems []string, op whatif.Op, answers []whatif.Answer, skipped []*whatif.Target) error {
 	w = NewTerminalWriter(w, false)
 	fmt.Fprintln(w, wrapLine(CanIHeadline(answers), TextWidth))
+	seen := map[string]bool{}
+	for _, a := range answers {
+		if n := a.Target.BackendAssumed; n != "" && !seen[n] {
+			seen[n] = true
+			fmt.Fprintln(w, wrapLine("  assumed: "+n, TextWidth))
+		}
+	}
 	if len(skipped) > 0 {
 		var names []string
 		for _, t := range skipped {

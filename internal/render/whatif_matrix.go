@@ -172,21 +172,23 @@ func cellDoc(sems []string, o whatif.Outcome) CellDoc {
 
 // TargetDoc is a target in JSON.
 type TargetDoc struct {
-	Gateway     string      `json:"gateway"`
-	Listener    string      `json:"listener"`
-	Protocol    string      `json:"protocol"`
-	BackendKind string      `json:"backendKind"`
-	Backend     string      `json:"backend"`
-	Routes      []string    `json:"routes,omitempty"`
-	ToolsFrom   string      `json:"toolsFrom,omitempty"`
-	Ops         []whatif.Op `json:"ops,omitempty"`
+	Gateway     string `json:"gateway"`
+	Listener    string `json:"listener"`
+	Protocol    string `json:"protocol"`
+	BackendKind string `json:"backendKind"`
+	Backend     string `json:"backend"`
+	// BackendAssumed: see whatif.Target.
+	BackendAssumed string      `json:"backendAssumed,omitempty"`
+	Routes         []string    `json:"routes,omitempty"`
+	ToolsFrom      string      `json:"toolsFrom,omitempty"`
+	Ops            []whatif.Op `json:"ops,omitempty"`
 	// UncertainRoute says why Envoy may route the path's calls otherwise (its cells are
 	// indeterminate, decided by uncertain-route).
 	UncertainRoute string `json:"uncertainRoute,omitempty"`
 }
 
 func targetDoc(t *whatif.Target, withOps bool) TargetDoc {
-	d := TargetDoc{Gateway: t.Gateway, Listener: t.Listener, Protocol: t.Protocol, BackendKind: t.BackendKind, Backend: t.Backend, UncertainRoute: t.UncertainRoute}
+	d := TargetDoc{Gateway: t.Gateway, Listener: t.Listener, Protocol: t.Protocol, BackendKind: t.BackendKind, Backend: t.Backend, BackendAssumed: t.BackendAssumed, UncertainRoute: t.UncertainRoute}
 	if withOps {
 		d.Routes, d.ToolsFrom, d.Ops = t.Routes, t.ToolsFrom, t.Ops
 	}

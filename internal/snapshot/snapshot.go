@@ -358,7 +358,28 @@ type Warning struct {
 	// Kind and Namespace are set for per-kind warnings (e.g. RBAC denied a list).
 	Kind      string `json:"kind,omitempty"`
 	Namespace string `json:"namespace,omitempty"`
-	Source    string `json:"source,omitempty"`
+	// Namespaces are the namespaces a refusal covers when the kind was read namespace
+	// by namespace and some refused it (Namespace is then ""); empty for a refusal of
+	// Namespace, or of every namespace.
+	Namespaces []string `json:"namespaces,omitempty"`
+	Source     string   `json:"source,omitempty"`
+}
+
+// Covers reports whether the warning concerns namespace ns: its Namespace, one of its
+// Namespaces, or every namespace when it names none.
+func (w Warning) Covers(ns string) bool {
+	switch {
+	case w.Namespace != "":
+		return w.Namespace == ns
+	case len(w.Namespaces) > 0:
+		for _, n := range w.Namespaces {
+			if n == ns {
+				return true
+			}
+		}
+		return false
+	}
+	return true
 }
 
 // Snapshot is everything loaded, typed and with provenance.

@@ -124,19 +124,58 @@ func (g *Graph) resolveBackends(ri *routeInfo, rl *ruleInfo, p DataPlane) ruleBa
 	return out
 }
 
+// ServicesResource is the resource name of Services in a live read's warnings.
+const ServicesResource = "services"
+
 // missingService says what a backendRef to a Service absent from the input meets (of is
 // " of XBackend ns/name" for an XBackend's Service): a 500 (BackendNotFound, Gateway API
 // HTTPBackendRef: "the route rule... must return a 500") where agpol knows the Services
 // of the namespace (a complete snapshot, or an input that carries Services of that
-// namespace); otherwise the Service is assumed to exist, and assumed says so.
+// namespace); otherwise the Service is assumed to exist, as when a live read was refused
+// the Services of the namespace, and assumed says so (docs/routing.md).
 func (g *Graph) missingService(ns, name, of string) (problem, assumed string) {
 	switch {
 	case g.snap.Complete:
 		return fmt.Sprintf("Service %s/%s%s not found (BackendNotFound)", ns, name, of), ""
+	case g.servicesRefusedIn(ns):
+		return "", fmt.Sprintf("Service %s/%s%s exists (read refused: agpol may not list Services in namespace %s, so it cannot tell)", ns, name, of, ns)
 	case g.serviceNamespaces[ns]:
 		return fmt.Sprintf("Service %s/%s%s not found: the input carries the Services of namespace %s, not this one (BackendNotFound)", ns, name, of, ns), ""
 	}
 	return "", fmt.Sprintf("Service %s/%s%s is not in the input, which carries no Service of namespace %s: assumed to exist", ns, name, of, ns)
+}
+
+// servicesRefusedIn reports whether a live read was refused the Services of namespace ns.
+func (g *Graph) servicesRefusedIn(ns string) bool {
+	for _, w := range g.servicesRefused {
+		if w.Covers(ns) {
+			return true
+		}
+	}
+	return false
+}
+
+// AssumedBackend says what agpol assumes of a backend a request names (not one routing
+// chose): of XBackend ref, that its Service (spec.mcp.serviceName) exists; of Service ref,
+// that it exists; "" when the input holds it or shows it missing. The same assumption as
+// a routed backendRef's (BackendTarget.Assumed, missingService).
+func (g *Graph) AssumedBackend(ref Ref) string {
+	switch {
+	case refIs(ref, "", "Service"):
+		if g.services[nsName{ref.Namespace, ref.Name}] != nil {
+			return ""
+		}
+		_, assumed := g.missingService(ref.Namespace, ref.Name, "")
+		return assumed
+	case refIs(ref, agentic.GroupName, agentic.KindXBackend):
+		xb := g.xbackends[nsName{ref.Namespace, ref.Name}]
+		if xb == nil || xb.Spec.MCP.ServiceName == nil || g.services[nsName{ref.Namespace, *xb.Spec.MCP.ServiceName}] != nil {
+			return ""
+		}
+		_, assumed := g.missingService(ref.Namespace, *xb.Spec.MCP.ServiceName, fmt.Sprintf(" of XBackend %s/%s", ref.Namespace, ref.Name))
+		return assumed
+	}
+	return ""
 }
 
 // kindName is "Kind" for a core kind and "Kind.group" otherwise.

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/agpol/agpol/internal/snapshot"
 )
 
 func TestBackendResolution(t *testing.T) {
@@ -215,5 +217,50 @@ func TestMissingService(t *testing.T) {
 	b = backend(BuildGraph(load(t, "missing-service.yaml")))
 	if b.Assumed != "" || b.Problem != "Service ms/absent not found (BackendNotFound)" {
 		t.Errorf("complete: problem %q, assumed %q", b.Problem, b.Assumed)
+	}
+}
+
+// A live read refused the Services of a namespace: a Service of that namespace the
+// snapshot lacks is assumed to exist, and Assumed says the read was refused; a refusal
+// of other namespaces leaves the 500 of a namespace whose Services were read.
+func TestMissingServiceReadRefused(t *testing.T) {
+	refused := func(ns string, nss ...string) snapshot.Warning {
+		return snapshot.Warning{Kind: ServicesResource, Namespace: ns, Namespaces: nss, Message: "cannot list services: forbidden"}
+	}
+	const assumed = "Service ms/absent exists (read refused: agpol may not list Services in namespace ms, so it cannot tell)"
+	for _, c := range []struct {
+		name        string
+		other       bool // the snapshot holds another Service of namespace ms
+		warning     snapshot.Warning
+		wantAssumed string
+		wantProblem string
+	}{
+		{"refused everywhere", false, refused(""), assumed, ""},
+		{"refused in ms", false, refused("ms"), assumed, ""},
+		{"refused namespace by namespace, ms among them", true, refused("", "a", "ms"), assumed, ""},
+		{"refused in another namespace, ms read", true, refused("", "a"), "", "Service ms/absent not found: the input carries the Services of namespace ms"},
+		{"refused in another namespace", true, refused("a"), "", "Service ms/absent not found: the input carries the Services of namespace ms"},
+		{"another kind refused", true, snapshot.Warning{Kind: "xbackends.agentic.networking.x-k8s.io", Message: "forbidden"}, "", "not found"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			files := []string{"missing-service.yaml"}
+			if c.other {
+				files = append(files, "missing-service-other.yaml")
+			}
+			s := loadPartial(t, files...)
+			s.Partial, s.Warnings = true, []snapshot.Warning{c.warning}
+			g := BuildGraph(s)
+			var b BackendTarget
+			for _, p := range g.Paths(GatewayRef("ms", "gw")) {
+				b = p.Backend
+			}
+			if b.Assumed != c.wantAssumed || (c.wantProblem == "") != (b.Problem == "") || !strings.Contains(b.Problem, c.wantProblem) {
+				t.Errorf("problem %q, assumed %q; want problem %q, assumed %q", b.Problem, b.Assumed, c.wantProblem, c.wantAssumed)
+			}
+			// A request naming the Service makes the same assumption.
+			if got := g.AssumedBackend(ServiceRef("ms", "absent")); got != c.wantAssumed {
+				t.Errorf("AssumedBackend = %q, want %q", got, c.wantAssumed)
+			}
+		})
 	}
 }

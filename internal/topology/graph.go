@@ -29,8 +29,10 @@ type Graph struct {
 	services  map[nsName]*snapshot.Service
 	// serviceNamespaces are the namespaces the input carries Services of.
 	serviceNamespaces map[string]bool
-	nsLabels          map[string]map[string]string
-	grants            map[string][]*snapshot.ReferenceGrant // by namespace
+	// servicesRefused are the refusals of a live read of Services (snapshot warnings).
+	servicesRefused []snapshot.Warning
+	nsLabels        map[string]map[string]string
+	grants          map[string][]*snapshot.ReferenceGrant // by namespace
 
 	routeInfos map[*snapshot.HTTPRoute]*routeInfo
 
@@ -359,6 +361,11 @@ func BuildGraph(s *snapshot.Snapshot) *Graph {
 	for _, o := range s.Services {
 		g.services[nsName{o.Namespace, o.Name}] = o
 		g.serviceNamespaces[o.Namespace] = true
+	}
+	for _, w := range s.Warnings {
+		if w.Kind == ServicesResource {
+			g.servicesRefused = append(g.servicesRefused, w)
+		}
 	}
 	for _, o := range s.Namespaces {
 		g.nsLabels[o.Name] = o.Labels

@@ -80,6 +80,9 @@ type Target struct {
 	Backend     string `json:"backend"`
 	// Routes are the HTTPRoutes (NS/NAME) whose rules reach the backend on this listener.
 	Routes []string `json:"routes"`
+	// BackendAssumed says which object of the backend agpol assumed exists, when the
+	// input cannot tell (topology.BackendTarget.Assumed: files without it, a refused read).
+	BackendAssumed string `json:"backendAssumed,omitempty"`
 	// ToolsFrom is "inventory" or "policies" (names the policies mention, plus <other tool>).
 	ToolsFrom string `json:"toolsFrom"`
 	Ops       []Op   `json:"ops"`
@@ -228,7 +231,7 @@ func targets(g *topology.Graph) []*Target {
 				continue
 			}
 			t := &Target{Gateway: gw.Namespace + "/" + gw.Name, Listener: p.Listener, Protocol: protos[p.Listener],
-				BackendKind: b.Kind, Backend: b.Ref.Namespace + "/" + b.Ref.Name, gw: gref}
+				BackendKind: b.Kind, Backend: b.Ref.Namespace + "/" + b.Ref.Name, BackendAssumed: b.Assumed, gw: gref}
 			if b.Kind == topology.BackendXBackend {
 				t.be = topology.XBackendRef(b.Ref.Namespace, b.Ref.Name)
 			} else {

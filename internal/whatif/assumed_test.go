@@ -1,0 +1,30 @@
+package whatif
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/snapshot"
+)
+
+// A live read refused the Services: the targets to backends whose Service agpol could
+// not read say they assume it exists (the same note as explain's path).
+func TestTargetBackendAssumed(t *testing.T) {
+	s := load(t, "../../testdata/examples")
+	s.Services, s.Partial = nil, true
+	s.Warnings = append(s.Warnings, snapshot.Warning{Kind: "services", Message: "cannot list services: forbidden"})
+	e := New(s, []effective.Semantics{effective.Reference()}, Options{})
+	n := 0
+	for _, tg := range e.Targets {
+		if tg.BackendKind == "XBackend" && tg.Backend == "pay/ledger" {
+			n++
+			if !strings.HasPrefix(tg.BackendAssumed, "Service pay/ledger-mcp of XBackend pay/ledger exists (read refused") {
+				t.Errorf("%s: backendAssumed %q", tg.Label(), tg.BackendAssumed)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no target to XBackend pay/ledger")
+	}
+}
