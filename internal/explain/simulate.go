@@ -69,8 +69,10 @@ type PathInfo struct {
 	// Problem says why the data plane would not reach a backend (no route: 404, broken rule: 500).
 	Problem string `json:"problem,omitempty"`
 	// ListenerAssumed says which listener agpol chose for a request that named none,
-	// and why; empty when the request left no choice.
-	ListenerAssumed string `json:"listenerAssumed,omitempty"`
+	// and why; empty when the request left no choice. render writes it from
+	// ListenerChoice, how topology.Resolve chose.
+	ListenerAssumed string                   `json:"listenerAssumed,omitempty"`
+	ListenerChoice  *topology.ListenerChoice `json:"-"`
 	// DataPlaneAssumed says which data plane agpol assumed serves the Gateway, and why,
 	// when its GatewayClass is not in the input (topology.ClassifyGateways).
 	DataPlaneAssumed string `json:"dataPlaneAssumed,omitempty"`
@@ -156,8 +158,10 @@ type routing struct {
 	// agentic: the reference data plane serves gw, so XAccessPolicies run there.
 	agentic bool
 	choices []choice
-	req     topology.RouteRequest
-	res     topology.RouteResult
+	q       topology.Query
+	res     topology.Resolution
+	// named holds the route and the backend the request names, for q to point to.
+	named [2]topology.Ref
 
 	// What explain reuses from one request to the next: the request prepared for
 	// matching (nothing a decision returns points into it), the caller's principal,
@@ -165,11 +169,9 @@ type routing struct {
 	c   reqCtx
 	buf []byte
 	// options are the listeners that take a request naming no listener and no port
-	// (when there is a choice between a plain-HTTP and an HTTPS one), and assumed says
-	// which one resolve chose, and why (empty when the request left no choice).
+	// when both a plain-HTTP and an HTTPS one reach a route (topology.Resolution.Options):
+	// otherListeners decides on them.
 	options   []topology.ListenerOption
-	assumed   string
-	optBuf    []topology.ListenerOption
 	slab      []Result
 	lastChunk int
 }

@@ -8,9 +8,8 @@ import (
 
 // Step is one entry of a trace: what was considered, where, and what it found, as data.
 // The evaluator fills Event and the fields it names; render writes the sentence
-// (render.StepReason) and the position as text. Steps of route resolution and of
-// unread objects carry their sentence in Reason and no Event, except a path that reaches
-// no backend (EventNoBackend, EventRefused).
+// (render.StepReason) and the position as text. A step without an Event carries its
+// sentence in Reason.
 type Step struct {
 	Level   string `json:"level"`
 	Phase   string `json:"phase"` // route, extauth, allow, default
@@ -29,7 +28,8 @@ type Step struct {
 	Mismatch *Mismatch `json:"mismatch,omitempty"`
 	// Allows is what a matching Allow rule permits (EventAllows).
 	Allows *effective.Permission `json:"allows,omitempty"`
-	// Note is the reason the data plane has no ext_authz filter (EventNoFilter).
+	// Note is the reason the data plane has no ext_authz filter (EventNoFilter), or
+	// the backend object assumed to exist (EventBackendAssumed).
 	Note string `json:"note,omitempty"`
 	// RuleName and KeptBy: the rule name two policies share and the rule kept
 	// (EventReplaced).
@@ -54,6 +54,9 @@ type Step struct {
 	// names it, whose identity it loses (EventPlainHTTP).
 	Listener string `json:"listener,omitempty"`
 	Caller   string `json:"caller,omitempty"`
+	// IgnoredMethod is the route rule that takes the request though its match names
+	// another method (EventIgnoredMethod).
+	IgnoredMethod *topology.IgnoredMethod `json:"ignoredMethod,omitempty"`
 }
 
 // Events of trace steps.
@@ -84,6 +87,8 @@ const (
 	EventRefused          = "refused"             // the data plane answers the request itself (NoBackend, Before)
 	EventNoBackendLevel   = "no-backend-level"    // routing: the backend is a Service or another data plane's kind (BackendKind): no backend-level policies
 	EventPlainHTTP        = "plain-http"          // routing: a plain-HTTP listener: the caller presents no client certificate (Listener, Caller)
+	EventIgnoredMethod    = "ignored-method"      // routing: the rule takes the request though its match names another method (IgnoredMethod)
+	EventBackendAssumed   = "backend-assumed"     // routing: a backend object not in the input is assumed to exist (Note: topology's BackendTarget.Assumed)
 )
 
 // What the chain decided before the data plane refused the request (Step.Before,

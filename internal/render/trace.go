@@ -12,6 +12,7 @@ import (
 // Reason, and each trace step's Reason and Source. It is idempotent.
 func Sentences(r *explain.Result) {
 	r.Reason = DecisionReason(&r.Decision)
+	r.Path.ListenerAssumed = listenerAssumed(r)
 	for i := range r.Trace {
 		fillStep(&r.Trace[i])
 	}
@@ -163,6 +164,10 @@ func StepReason(s explain.Step) string {
 		return noBackendLevelText(s.BackendKind)
 	case explain.EventPlainHTTP:
 		return fmt.Sprintf("listener %s is plain HTTP: no client certificate, the caller %s is seen as anonymous", s.Listener, s.Caller)
+	case explain.EventIgnoredMethod:
+		return ignoredMethodText(s.IgnoredMethod)
+	case explain.EventBackendAssumed:
+		return s.Note // topology's BackendTarget.Assumed
 	}
 	return s.Event
 }
