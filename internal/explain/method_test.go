@@ -24,7 +24,7 @@ func TestIgnoredMethodMatch(t *testing.T) {
 	}{{"POST", true}, {"GET", false}} {
 		r := &Request{Name: "t", From: sa("billing"), Gateway: &NamespacedName{"gw", "gw"}, Listener: "https",
 			HTTP: HTTP{Method: tc.method, Path: "/mcp"}, MCP: &MCP{Method: "tools/list"}}
-		res, err := sim.Explain(r)
+		res, err := sim.Explain(Full, r)
 		if err != nil {
 			t.Fatal(err)
 		}

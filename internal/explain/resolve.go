@@ -269,10 +269,8 @@ func (sim *Simulator) otherListeners(r *Request, rt *routing, out []*Result) {
 		for k := range art.choices {
 			ch := &art.choices[k]
 			sim.initChoice(&art.c, &alt, &art, ch)
-			var d Decision
-			d, art.buf = sim.decideOn(0, art.gw, ch, &art.c, alt.ExtAuth, false, nil, art.buf)
 			end := sim.pathEnd(&alt, &art, ch, sim.authPolicyOf(&alt, &art, ch, false))
-			end.finish(&d, false, certOf(alt.From))
+			d := sim.decideChoice(0, &alt, &art, ch, &end, false, nil)
 			for _, res := range out {
 				if !res.Primary || res.Path.BackendKind != ch.info.BackendKind || res.Path.Backend != ch.info.Backend {
 					continue
