@@ -353,7 +353,7 @@ func decide(args []string) error {
 	}
 	sim := explain.New(s, []effective.Semantics{effective.Reference()}, rf.TrustDomain)
 	// Warm-up: compile every chain the requests use.
-	res, err := sim.Simulate(rf.Requests)
+	res, err := sim.Explain(explain.Full, rf.Requests...)
 	if err != nil {
 		return err
 	}
@@ -365,7 +365,7 @@ func decide(args []string) error {
 	n, passes := 0, 0
 	start := time.Now()
 	for time.Since(start).Seconds() < *seconds {
-		out, err := sim.Simulate(rf.Requests)
+		out, err := sim.Explain(explain.Full, rf.Requests...)
 		if err != nil {
 			stop()
 			return err

@@ -135,7 +135,7 @@ func (o *explainOptions) Run(ctx context.Context) error {
 	}
 	sim := explain.New(s, o.sems, o.trustDomain)
 	render.WhatifWarnings(a.streams.ErrOut, whatif.KnownNames(sim).Request(req, ""))
-	results, err := sim.Explain(req)
+	results, err := sim.Explain(explain.Full, req)
 	if err != nil {
 		if errors.Is(err, explain.ErrInput) {
 			return usagef("%v%s", err, partialHint(s))

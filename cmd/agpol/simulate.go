@@ -87,8 +87,10 @@ func (o *simulateOptions) Run(ctx context.Context) error {
 			}
 		}
 	}
-	tally, err := sim.SimulateTally(rf.Requests, render.SimulateDetail(o.output), out.Add)
-	if err != nil {
+	var tally explain.Tally
+	detail := render.SimulateDetail(o.output)
+	detail.Emit = out.Add
+	if _, err := sim.Explain(tally.Counted(detail), rf.Requests...); err != nil {
 		if errors.Is(err, explain.ErrInput) {
 			return fmt.Errorf("%s: %w%s", o.requests, err, partialHint(s))
 		}

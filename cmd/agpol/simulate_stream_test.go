@@ -53,7 +53,7 @@ func TestSimulateStreamsSameBytes(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				results, err := explain.New(s, sems, rf.TrustDomain).SimulateWith(rf.Requests, render.SimulateDetail(format))
+				results, err := explain.New(s, sems, rf.TrustDomain).Explain(render.SimulateDetail(format), rf.Requests...)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -229,12 +229,12 @@ func TestSimulateDetailSameOutput(t *testing.T) {
 							r.Expect = explain.Deny
 						}
 					}
-					full, err := explain.New(s, ss, rf.TrustDomain).Simulate(rf.Requests)
+					full, err := explain.New(s, ss, rf.TrustDomain).Explain(explain.Full, rf.Requests...)
 					if err != nil {
 						t.Fatal(err)
 					}
 					for _, out := range []render.Format{"text", "junit"} {
-						brief, err := explain.New(s, ss, rf.TrustDomain).SimulateWith(rf.Requests, render.SimulateDetail(out))
+						brief, err := explain.New(s, ss, rf.TrustDomain).Explain(render.SimulateDetail(out), rf.Requests...)
 						if err != nil {
 							t.Fatal(err)
 						}

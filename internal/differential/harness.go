@@ -444,7 +444,7 @@ func compareRequest(rep *Report, sc *Scenario, idx int, rq Request, tr *Translat
 		r := base
 		r.HTTP.Headers = copyHeaders(rq.Headers)
 		r.ExtAuth = ea
-		res, err := sim.SimulateWith([]*explain.Request{&r}, explain.Options{})
+		res, err := sim.Explain(explain.Options{}, &r)
 		if err != nil {
 			return nil, err
 		}

@@ -68,7 +68,7 @@ func TestExplainReportsEffectiveAuthPolicy(t *testing.T) {
 	for _, c := range cases {
 		r := &Request{Name: c.path, From: Caller{Kind: CallerAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
 			HTTP: HTTP{Method: "GET", Path: c.path, Host: "api.example.com"}}
-		res, err := sim.Explain(r)
+		res, err := sim.Explain(Full, r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +115,7 @@ spec: {controllerName: sigs.k8s.io/kube-agentic-networking-controller}`
 		gw.Spec.GatewayClassName = "agentic"
 	}
 	sim := New(s, []effective.Semantics{effective.Reference()}, "")
-	res, err := sim.Explain(&Request{From: Caller{Kind: CallerServiceAccount, Namespace: "app", Name: "a"}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
+	res, err := sim.Explain(Full, &Request{From: Caller{Kind: CallerServiceAccount, Namespace: "app", Name: "a"}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
 		HTTP: HTTP{Method: "GET", Path: "/orders", Host: "api.example.com"}})
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ spec: {controllerName: sigs.k8s.io/kube-agentic-networking-controller}`
 func TestExplainWithoutAuthPolicy(t *testing.T) {
 	s := loadYAML(t, kuadrantTopology)
 	sim := New(s, []effective.Semantics{effective.Reference()}, "")
-	res, err := sim.Explain(&Request{From: Caller{Kind: CallerAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
+	res, err := sim.Explain(Full, &Request{From: Caller{Kind: CallerAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
 		HTTP: HTTP{Method: "GET", Path: "/orders", Host: "api.example.com"}})
 	if err != nil {
 		t.Fatal(err)

@@ -330,9 +330,9 @@ func FuzzDecide(f *testing.F) {
 			return &c
 		}
 		sim := New(s, sems, "cluster.local")
-		first, err1 := sim.Explain(clone())
-		second, err2 := sim.Explain(clone())
-		third, err3 := New(s, sems, "cluster.local").Explain(clone())
+		first, err1 := sim.Explain(Full, clone())
+		second, err2 := sim.Explain(Full, clone())
+		third, err3 := New(s, sems, "cluster.local").Explain(Full, clone())
 		if (err1 == nil) != (err2 == nil) || (err1 == nil) != (err3 == nil) {
 			t.Fatalf("errors differ: %v / %v / %v", err1, err2, err3)
 		}

@@ -118,7 +118,7 @@ func TestWeightedBackends(t *testing.T) {
 	s := loadYAML(t, baseTopology, policy("a", "xb", "Allow", "", rules(saTools("r", "billing", "add"))))
 	r := call("billing", "add")
 	r.Backend, r.HTTP.Path = nil, "/split"
-	res, err := New(s, nil, "").Explain(r)
+	res, err := New(s, nil, "").Explain(Full, r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func TestHandshake(t *testing.T) {
 			if rq.Listener == "http" {
 				principal = ""
 			}
-			d := Decide(chain, q, principal, &end)
+			d := q.Decide(chain, principal, &end)
 			if d.Verdict != tt.want.decision || d.DecidedBy != tt.want.by {
 				t.Errorf("Decide: %s/%s, want %s/%s", d.Verdict, d.DecidedBy, tt.want.decision, tt.want.by)
 			}
@@ -203,7 +203,7 @@ kind: Service
 metadata: {name: svc, namespace: infra}
 spec: {ports: [{port: 80}]}`)
 	sim := New(s, []effective.Semantics{effective.Reference()}, "")
-	res, err := sim.Explain(&Request{From: Caller{Kind: CallerAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
+	res, err := sim.Explain(Full, &Request{From: Caller{Kind: CallerAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
 		Listener: "infra/extra/a", HTTP: HTTP{Method: "GET", Path: "/", Host: "a.example.com"}})
 	if err != nil {
 		t.Fatal(err)

@@ -157,7 +157,7 @@ type want struct{ decision, level, by string }
 
 func decideOne(t *testing.T, s *snapshot.Snapshot, se effective.Semantics, r *Request) *Result {
 	t.Helper()
-	res, err := New(s, []effective.Semantics{se}, "cluster.local").Explain(r)
+	res, err := New(s, []effective.Semantics{se}, "cluster.local").Explain(Full, r)
 	if err != nil {
 		t.Fatalf("explain: %v", err)
 	}

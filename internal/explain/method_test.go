@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // An HTTPRoute match that names a method takes requests of any method in the data
@@ -23,7 +24,7 @@ func TestIgnoredMethodMatch(t *testing.T) {
 	}{{"POST", true}, {"GET", false}} {
 		r := &Request{Name: "t", From: sa("billing"), Gateway: &NamespacedName{"gw", "gw"}, Listener: "https",
 			HTTP: HTTP{Method: tc.method, Path: "/mcp"}, MCP: &MCP{Method: "tools/list"}}
-		res, err := sim.Explain(r)
+		res, err := sim.Explain(Full, r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,8 +32,9 @@ func TestIgnoredMethodMatch(t *testing.T) {
 			t.Fatalf("%s /mcp went to %q (%s), want XBackend app/xb", tc.method, res[0].Path.Backend, res[0].Path.Problem)
 		}
 		found := false
+		want := topology.IgnoredMethod{Route: "app/r", Rule: "0", Method: "GET", RequestMethod: "POST"}
 		for _, s := range res[0].Trace {
-			if strings.Contains(s.Reason, "matches method GET only, yet takes this POST request") {
+			if s.Event == EventIgnoredMethod && s.IgnoredMethod != nil && *s.IgnoredMethod == want {
 				found = true
 			}
 		}

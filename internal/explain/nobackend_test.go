@@ -35,7 +35,7 @@ spec:
 	sim := New(s, []effective.Semantics{effective.Reference()}, "")
 	r := &Request{Name: "r", From: Caller{Kind: CallerAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
 		HTTP: HTTP{Method: "GET", Path: "/", Host: "api.example.com"}}
-	res, err := sim.Explain(r)
+	res, err := sim.Explain(Full, r)
 	if err != nil {
 		t.Fatal(err)
 	}

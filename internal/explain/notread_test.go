@@ -9,7 +9,7 @@ import (
 )
 
 // A request naming a gateway, route or backend whose kind could not be read is
-// indeterminate (unread-objects), in Explain, SimulateEach and Batch alike; one whose
+// indeterminate (unread-objects), in Explain (emitting or not) and Decider alike; one whose
 // kind was read and that is not there is an input error.
 func TestNamedObjectNotRead(t *testing.T) {
 	s := loadYAML(t, `apiVersion: gateway.networking.k8s.io/v1
@@ -23,7 +23,7 @@ spec:
 			HTTP: HTTP{Method: "GET", Path: "/mcp"}, Expect: Allow}
 	}
 	sim := New(s, []effective.Semantics{effective.Reference()}, "")
-	if _, err := sim.Explain(req()); err == nil || !strings.Contains(err.Error(), "gateway infra/edge not found") {
+	if _, err := sim.Explain(Full, req()); err == nil || !strings.Contains(err.Error(), "gateway infra/edge not found") {
 		t.Fatalf("complete read: err %v, want not found", err)
 	}
 	s.Partial = true
@@ -35,7 +35,7 @@ spec:
 			t.Errorf("%s: %s by %s, want indeterminate by %s", how, d.Verdict, d.DecidedBy, UnreadBy)
 		}
 	}
-	res, err := sim.Explain(req())
+	res, err := sim.Explain(Full, req())
 	if err != nil || len(res) != 1 {
 		t.Fatalf("Explain: %v %v", res, err)
 	}
@@ -47,14 +47,16 @@ spec:
 		t.Errorf("reason %q", res[0].Reason)
 	}
 	n := 0
-	if err := sim.SimulateEach([]*Request{req(), req()}, Full, func(r *Result) error { n++; check("SimulateEach", r.Decision); return nil }); err != nil || n != 2 {
-		t.Errorf("SimulateEach: %d results, %v", n, err)
+	each := Full
+	each.Emit = func(r *Result) error { n++; check("Explain with Emit", r.Decision); return nil }
+	if _, err := sim.Explain(each, req(), req()); err != nil || n != 2 {
+		t.Errorf("Explain with Emit: %d results, %v", n, err)
 	}
-	ds, err := sim.Batch().Decide(req())
+	ds, err := sim.Decider().Decide(req())
 	if err != nil || len(ds) != 1 {
-		t.Fatalf("Batch: %v %v", ds, err)
+		t.Fatalf("Decider: %v %v", ds, err)
 	}
-	check("Batch", ds[0])
+	check("Decider", ds[0])
 }
 
 // A request naming an object that is not there says what the user probably meant: the
@@ -82,7 +84,7 @@ func TestNotFoundHints(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := call("a", "t")
 			tc.edit(r)
-			_, err := sim.Explain(r)
+			_, err := sim.Explain(Full, r)
 			if err == nil || err.Error() != "invalid request: "+tc.want {
 				t.Errorf("err %v, want %q", err, tc.want)
 			}

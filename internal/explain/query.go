@@ -8,7 +8,8 @@ import (
 	"github.com/agpol/agpol/internal/effective"
 )
 
-// Query is a request prepared once for many untraced decisions (Decide) by any number
+// Query is a request prepared once for many untraced decisions (Query.Decide: the
+// decision space's form of Decider, on a chain it names rather than a routed path) by any number
 // of callers on any number of chains: what matching reads, derived from the request
 // and its listener's port, and the authorizer answers. The CEL results are kept
 // (nothing CEL reads depends on the caller), so a Query must not be used by several
@@ -74,7 +75,7 @@ func (ac *activationCache) get(c *reqCtx) interpreter.Activation {
 // branches are those Explain gives the same request on the same path under the chain's
 // semantics; Reason and Trace stay empty, and no string is built for them. A caller
 // holding a CA-signed certificate without a SPIFFE ID gives CertificatePrincipal.
-func Decide(chain *effective.Chain, q *Query, principal string, end *PathEnd) Decision {
+func (q *Query) Decide(chain *effective.Chain, principal string, end *PathEnd) Decision {
 	cert := svidCert
 	switch principal {
 	case "":

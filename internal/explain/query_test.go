@@ -36,7 +36,7 @@ func untraced(d Decision) Decision {
 // caller, as a caller deciding many requests uses it.
 func checkDecide(t *testing.T, sim *Simulator, r *Request) int {
 	t.Helper()
-	res, err := sim.Explain(r)
+	res, err := sim.Explain(Full, r)
 	checkBatch(t, sim, r, res, err)
 	if err != nil {
 		return 0 // a request naming missing objects has no path to decide
@@ -77,8 +77,8 @@ func checkDecide(t *testing.T, sim *Simulator, r *Request) int {
 				end.refused = DecidedNoRoute
 			}
 		}
-		Decide(chain, q, "spiffe://other.example/caller", &end) // another caller first: its CEL results are kept
-		got := Decide(chain, q, principal, &end)
+		q.Decide(chain, "spiffe://other.example/caller", &end) // another caller first: its CEL results are kept
+		got := q.Decide(chain, principal, &end)
 		if got.Reason != "" || got.Trace != nil {
 			t.Errorf("%s: untraced decision has a reason %q or a trace (%d steps)", r.Describe(), got.Reason, len(got.Trace))
 		}
@@ -89,16 +89,16 @@ func checkDecide(t *testing.T, sim *Simulator, r *Request) int {
 	return len(res)
 }
 
-// batches keeps one Batch per simulator while the test that made it runs, so that its
+// batches keeps one Decider per simulator while the test that made it runs, so that its
 // scratch space is reused across the requests of a test, as a caller deciding many
 // requests reuses it.
 var batches = struct {
 	sync.Mutex
-	m map[*Simulator]*Batch
-}{m: map[*Simulator]*Batch{}}
+	m map[*Simulator]*Decider
+}{m: map[*Simulator]*Decider{}}
 
-// checkBatch checks that Batch.Decide and an untraced SimulateWith give r what Explain
-// gave it (res, err): Batch the primary decisions without reason or trace, SimulateWith
+// checkBatch checks that Decider.Decide and an untraced Explain give r what Explain
+// gave it (res, err): Decider the primary decisions without reason or trace, untraced Explain
 // every result with the same path and expectation, untraced unless the expectation
 // fails (then traced, as Explain), and without the AuthPolicy view.
 func checkBatch(t *testing.T, sim *Simulator, r *Request, res []*Result, err error) {
@@ -106,7 +106,7 @@ func checkBatch(t *testing.T, sim *Simulator, r *Request, res []*Result, err err
 	batches.Lock()
 	b := batches.m[sim]
 	if b == nil {
-		b = sim.Batch()
+		b = sim.Decider()
 		batches.m[sim] = b
 		t.Cleanup(func() {
 			batches.Lock()
@@ -116,9 +116,9 @@ func checkBatch(t *testing.T, sim *Simulator, r *Request, res []*Result, err err
 	}
 	batches.Unlock()
 	ds, berr := b.Decide(r)
-	brief, serr := sim.SimulateWith([]*Request{r}, Options{})
+	brief, serr := sim.Explain(Options{}, []*Request{r}...)
 	if (err != nil) != (berr != nil) || (err != nil) != (serr != nil) {
-		t.Fatalf("%s: Explain error %v, Batch.Decide error %v, SimulateWith error %v", r.Describe(), err, berr, serr)
+		t.Fatalf("%s: Explain error %v, Decider.Decide error %v, untraced Explain error %v", r.Describe(), err, berr, serr)
 	}
 	if err != nil {
 		return
@@ -130,15 +130,15 @@ func checkBatch(t *testing.T, sim *Simulator, r *Request, res []*Result, err err
 		}
 	}
 	if len(ds) != len(prim) {
-		t.Fatalf("%s: Batch.Decide made %d decisions, Explain %d", r.Describe(), len(ds), len(prim))
+		t.Fatalf("%s: Decider.Decide made %d decisions, Explain %d", r.Describe(), len(ds), len(prim))
 	}
 	for i, x := range prim {
 		if want := untraced(x.Decision); !reflect.DeepEqual(ds[i], want) {
-			t.Errorf("%s on %s: Batch.Decide:\n got  %+v\n want %+v", r.Describe(), x.Path.Backend, ds[i], want)
+			t.Errorf("%s on %s: Decider.Decide:\n got  %+v\n want %+v", r.Describe(), x.Path.Backend, ds[i], want)
 		}
 	}
 	if len(brief) != len(res) {
-		t.Fatalf("%s: SimulateWith made %d results, Explain %d", r.Describe(), len(brief), len(res))
+		t.Fatalf("%s: untraced Explain made %d results, Explain %d", r.Describe(), len(brief), len(res))
 	}
 	for i, x := range res {
 		got := *brief[i]
@@ -148,14 +148,14 @@ func checkBatch(t *testing.T, sim *Simulator, r *Request, res []*Result, err err
 			want.Decision = untraced(x.Decision)
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s on %s: SimulateWith:\n got  %+v\n want %+v", r.Describe(), x.Path.Backend, got, want)
+			t.Errorf("%s on %s: untraced Explain:\n got  %+v\n want %+v", r.Describe(), x.Path.Backend, got, want)
 		}
 	}
 }
 
 // TestDecideMatchesExplain: on the examples and every simulate scenario, under every
 // preset (and the reference with incomplete sources matching nobody), each primary in
-// turn, Decide and Batch.Decide give each
+// turn, Decide and Decider.Decide give each
 // request the verdict, level, deciding rule and branches Explain gives it, under the
 // file's answers and under every other pair of answers.
 func TestDecideMatchesExplain(t *testing.T) {
@@ -202,7 +202,7 @@ func TestDecideMatchesExplain(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// Batch.Decide decides under the primary semantics: make each one primary.
+			// Decider.Decide decides under the primary semantics: make each one primary.
 			sims := []*Simulator{New(s, sems, rf.TrustDomain)}
 			for _, sem := range sems[1:] {
 				sims = append(sims, New(s, []effective.Semantics{sem}, rf.TrustDomain))
@@ -308,7 +308,7 @@ func TestQueryCallers(t *testing.T) {
 		if tc.who != "" {
 			principal = sa(tc.who).Principal("cluster.local")
 		}
-		d := Decide(chain, q, principal, &PathEnd{})
+		d := q.Decide(chain, principal, &PathEnd{})
 		if d.Verdict != tc.want.decision || d.Level != tc.want.level || d.DecidedBy != tc.want.by {
 			t.Errorf("%q: got %s/%s/%s, want %v", tc.who, d.Verdict, d.Level, d.DecidedBy, tc.want)
 		}
@@ -365,17 +365,17 @@ func TestDecideAllocations(t *testing.T) {
 		q, principal := sim.Query(tc.req), tc.req.From.Principal("cluster.local")
 		for _, e := range sim.Engines {
 			chain := e.Chain(gw, "https", &xb)
-			if d := Decide(chain, q, principal, &PathEnd{}); d.Verdict == Indeterminate {
+			if d := q.Decide(chain, principal, &PathEnd{}); d.Verdict == Indeterminate {
 				t.Fatalf("%s under %s: indeterminate", tc.name, chain.Semantics.Name)
 			}
-			if n := testing.AllocsPerRun(50, func() { Decide(chain, q, principal, &PathEnd{}) }); n != 0 {
+			if n := testing.AllocsPerRun(50, func() { q.Decide(chain, principal, &PathEnd{}) }); n != 0 {
 				t.Errorf("%s under %s: %.0f allocations per decision", tc.name, chain.Semantics.Name, n)
 			}
 		}
 	}
 }
 
-// TestBatchAllocations: Batch.Decide routes and decides a request that reaches a
+// TestBatchAllocations: Decider.Decide routes and decides a request that reaches a
 // backend, a Service, a weighted split, nothing (no route), or a plain-HTTP listener,
 // for a service account, a SPIFFE ID or an anonymous caller, without allocating.
 func TestBatchAllocations(t *testing.T) {
@@ -391,7 +391,7 @@ func TestBatchAllocations(t *testing.T) {
   source: {type: ServiceAccount, serviceAccount: {namespace: agents, name: billing}}
   authorization: {type: Inline, mcp: {methods: [{name: tools/call}]}}`)))
 	sim := New(s, []effective.Semantics{effective.Reference()}, "cluster.local")
-	b := sim.Batch()
+	b := sim.Decider()
 	callers := []Caller{sa("billing"), sa("support"), {Kind: CallerSPIFFE, SPIFFE: "spiffe://cluster.local/ns/agents/sa/ops"}, {Kind: CallerAnonymous}}
 	verdicts := map[string]int{}
 	for _, path := range []string{"/mcp", "/svc", "/split/x", "/nothing"} {

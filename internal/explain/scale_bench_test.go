@@ -26,7 +26,7 @@ func generatedSim(b *testing.B, size string) (*Simulator, []*Request) {
 		b.Fatal(err)
 	}
 	sim := New(s, []effective.Semantics{effective.Reference()}, rf.TrustDomain)
-	if _, err := sim.Simulate(rf.Requests); err != nil { // compile every chain the requests use
+	if _, err := sim.Explain(Full, rf.Requests...); err != nil { // compile every chain the requests use
 		b.Fatal(err)
 	}
 	return sim, rf.Requests
@@ -41,9 +41,9 @@ type prepared struct {
 }
 
 // decideUntraced makes simulate's decisions without building traces or results:
-// routing, chain lookup and the decision of each backend choice (Batch.Decide). It
+// routing, chain lookup and the decision of each backend choice (Decider.Decide). It
 // returns the number of decisions.
-func decideUntraced(b *Batch, r *Request, sink *int) int {
+func decideUntraced(b *Decider, r *Request, sink *int) int {
 	ds, err := b.Decide(r)
 	if err != nil {
 		panic(err)
@@ -62,7 +62,7 @@ func BenchmarkDecideOne(b *testing.B) {
 			sim, reqs := generatedSim(b, size)
 			var one *prepared
 			for _, r := range reqs { // an allowed tool call that reaches the backend level: every level runs
-				res, err := sim.Explain(r)
+				res, err := sim.Explain(Full, r)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -97,7 +97,7 @@ func BenchmarkDecideOne(b *testing.B) {
 // can count the instructions and cache misses of exactly this loop.
 //
 //go:noinline
-func batchLoop(batch *Batch, reqs []*Request, n int, allowed *int) int {
+func batchLoop(batch *Decider, reqs []*Request, n int, allowed *int) int {
 	d := 0
 	for i := 0; i < n; i++ {
 		d += decideUntraced(batch, reqs[i%len(reqs)], allowed)
@@ -109,7 +109,7 @@ func BenchmarkDecideBatch(b *testing.B) {
 	for _, size := range stages.BenchSizes() {
 		b.Run(size, func(b *testing.B) {
 			sim, reqs := generatedSim(b, size)
-			batch := sim.Batch()
+			batch := sim.Decider()
 			allowed, n := 0, 0
 			for _, r := range reqs {
 				n += decideUntraced(batch, r, &allowed)
@@ -124,7 +124,7 @@ func BenchmarkDecideBatch(b *testing.B) {
 
 // timeBatch times b.N requests of reqs, cycled, decided by batch, and reports the
 // decisions per second.
-func timeBatch(b *testing.B, batch *Batch, reqs []*Request) {
+func timeBatch(b *testing.B, batch *Decider, reqs []*Request) {
 	allowed := 0
 	runtime.GC() // the collection loading started ends before the timer does
 	b.ReportAllocs()
@@ -142,12 +142,12 @@ func BenchmarkDecideHot(b *testing.B) {
 	for _, size := range stages.BenchSizes() {
 		b.Run(size, func(b *testing.B) {
 			sim, reqs := generatedSim(b, size)
-			timeBatch(b, sim.Batch(), reqs[:min(len(reqs), 200)])
+			timeBatch(b, sim.Decider(), reqs[:min(len(reqs), 200)])
 		})
 	}
 }
 
-// BenchmarkSimulateText is SimulateWith as agpol simulate decides for its text output:
+// BenchmarkSimulateText is Explain as agpol simulate decides for its text output:
 // results with their paths and expectations, decisions untraced.
 func BenchmarkSimulateText(b *testing.B) {
 	for _, size := range stages.BenchSizes() {
@@ -159,7 +159,7 @@ func BenchmarkSimulateText(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i += len(reqs) { // a batch at a time, as the command decides its file
 				batch := reqs[:min(len(reqs), b.N-i)]
-				res, err := sim.SimulateWith(batch, Options{})
+				res, err := sim.Explain(Options{}, batch...)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -170,7 +170,7 @@ func BenchmarkSimulateText(b *testing.B) {
 	}
 }
 
-// BenchmarkSimulate is Simulator.Simulate as agpol simulate -o json runs it: traced decisions.
+// BenchmarkSimulate is Simulator.Explain as agpol simulate -o json runs it: traced decisions.
 func BenchmarkSimulate(b *testing.B) {
 	for _, size := range stages.BenchSizes() {
 		b.Run(size, func(b *testing.B) {
@@ -179,7 +179,7 @@ func BenchmarkSimulate(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				res, err := sim.Simulate(reqs[i%len(reqs) : i%len(reqs)+1])
+				res, err := sim.Explain(Full, reqs[i%len(reqs)])
 				if err != nil {
 					b.Fatal(err)
 				}

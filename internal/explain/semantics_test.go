@@ -96,7 +96,7 @@ func TestMultiSemanticsDisagreement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := New(s, sems, "").Explain(call("billing", "add"))
+	res, err := New(s, sems, "").Explain(Full, call("billing", "add"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,9 +139,9 @@ func TestSectionNameChainsPerListener(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sim := New(s, []effective.Semantics{tc.sem}, "cluster.local")
-			b := sim.Batch()
+			b := sim.Decider()
 			for _, l := range tc.order {
-				res, err := sim.Explain(via(l))
+				res, err := sim.Explain(Full, via(l))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -153,7 +153,7 @@ func TestSectionNameChainsPerListener(t *testing.T) {
 					t.Fatal(err)
 				}
 				if res[0].Verdict != tc.want[l] || ds[0].Verdict != tc.want[l] {
-					t.Errorf("via %s: Explain %s, Batch.Decide %s, want %s", l, res[0].Verdict, ds[0].Verdict, tc.want[l])
+					t.Errorf("via %s: Explain %s, Decider.Decide %s, want %s", l, res[0].Verdict, ds[0].Verdict, tc.want[l])
 				}
 			}
 		})

@@ -69,8 +69,10 @@ type PathInfo struct {
 	// Problem says why the data plane would not reach a backend (no route: 404, broken rule: 500).
 	Problem string `json:"problem,omitempty"`
 	// ListenerAssumed says which listener agpol chose for a request that named none,
-	// and why; empty when the request left no choice.
-	ListenerAssumed string `json:"listenerAssumed,omitempty"`
+	// and why; empty when the request left no choice. render writes it from
+	// ListenerChoice, how topology.Resolve chose.
+	ListenerAssumed string                   `json:"listenerAssumed,omitempty"`
+	ListenerChoice  *topology.ListenerChoice `json:"-"`
 	// DataPlaneAssumed says which data plane agpol assumed serves the Gateway, and why,
 	// when its GatewayClass is not in the input (topology.ClassifyGateways).
 	DataPlaneAssumed string `json:"dataPlaneAssumed,omitempty"`
@@ -156,8 +158,10 @@ type routing struct {
 	// agentic: the reference data plane serves gw, so XAccessPolicies run there.
 	agentic bool
 	choices []choice
-	req     topology.RouteRequest
-	res     topology.RouteResult
+	q       topology.Query
+	res     topology.Resolution
+	// named holds the route and the backend the request names, for q to point to.
+	named [2]topology.Ref
 
 	// What explain reuses from one request to the next: the request prepared for
 	// matching (nothing a decision returns points into it), the caller's principal,
@@ -165,11 +169,9 @@ type routing struct {
 	c   reqCtx
 	buf []byte
 	// options are the listeners that take a request naming no listener and no port
-	// (when there is a choice between a plain-HTTP and an HTTPS one), and assumed says
-	// which one resolve chose, and why (empty when the request left no choice).
+	// when both a plain-HTTP and an HTTPS one reach a route (topology.Resolution.Options):
+	// otherListeners decides on them.
 	options   []topology.ListenerOption
-	assumed   string
-	optBuf    []topology.ListenerOption
 	slab      []Result
 	lastChunk int
 }
@@ -191,29 +193,61 @@ func (rt *routing) results(n int) []Result {
 	return g
 }
 
-// Options says what Simulate builds beside each result's verdict, explicitness, level,
-// deciding rule and path.
+// Options says what Explain builds beside each result's verdict, explicitness, level,
+// deciding rule and path, and where the results go.
 type Options struct {
-	// Trace makes every decision traced: its Reason and Trace, as Explain gives them.
-	// Without it decisions are made untraced (as Decide makes them: same verdict,
-	// explicitness, level, deciding rule and branches), except those whose expectation
-	// fails, which are traced so that the failure can say why.
+	// Trace makes every decision traced: its Reason and Trace. Without it decisions are
+	// made untraced (as Decide makes them: same verdict, explicitness, level, deciding
+	// rule and branches), except those whose expectation fails, which are traced so
+	// that the failure can say why.
 	Trace bool
 	// AuthPolicy adds what Kuadrant's effective AuthPolicy asks of each request
 	// (Result.AuthPolicy).
 	AuthPolicy bool
+	// Emit, when set, receives each result as soon as it is decided, in order, and
+	// Explain keeps none: memory stays that of one request's results however many
+	// requests there are. Every request of a batch is routed first, so a request that
+	// names missing objects is an error before anything is emitted.
+	Emit func(*Result) error
 }
 
-// Full is what Explain gives: traced decisions and the AuthPolicy view.
+// Full is what the explain command asks for: traced decisions and the AuthPolicy view.
 var Full = Options{Trace: true, AuthPolicy: true}
 
-// Explain decides one request. It returns one result per (backend, semantics): a
-// weighted route rule yields one result per backend, each semantics one result per
-// backend, primary semantics first. A request that names missing objects is an error
-// wrapping ErrInput.
-func (sim *Simulator) Explain(r *Request) ([]*Result, error) {
+// Explain decides requests, in order, building what o asks for; it is explain's and
+// simulate's one entry point (Decider is the untraced one). Each request gives one
+// result per (backend, semantics): a weighted route rule one result per backend, each
+// semantics one result per backend, primary semantics first. Compiled chains are reused
+// across requests. It stops at the first request that names missing objects: an error
+// wrapping ErrInput, naming the request when it is one of a request file or a batch.
+func (sim *Simulator) Explain(o Options, reqs ...*Request) ([]*Result, error) {
 	var rt routing
-	return sim.explain(r, &rt, Full, nil)
+	if o.Emit != nil && len(reqs) > 1 {
+		for _, r := range reqs {
+			r.Normalize()
+			if err := sim.resolve(r, &rt, false); err != nil {
+				return nil, requestError(r, err, true)
+			}
+		}
+	}
+	var out []*Result
+	for _, r := range reqs {
+		var err error
+		if out, err = sim.explain(r, &rt, o, out); err != nil {
+			return nil, requestError(r, err, len(reqs) > 1)
+		}
+		if o.Emit == nil {
+			continue
+		}
+		for _, res := range out {
+			if err := o.Emit(res); err != nil {
+				return nil, err
+			}
+		}
+		clear(out)
+		out = out[:0]
+	}
+	return out, nil
 }
 
 func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result) ([]*Result, error) {
@@ -236,20 +270,16 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 			}
 			continue
 		}
-		pre := ch.pre
+		var pre []Step
 		if o.Trace {
 			pre = sim.tracedPre(r, rt, ch)
 		}
-		c := &rt.c
-		sim.initChoice(c, r, rt, ch)
+		sim.initChoice(&rt.c, r, rt, ch)
 		ap := sim.authPolicyOf(r, rt, ch, o.AuthPolicy)
 		end := sim.pathEnd(r, rt, ch, ap)
 		group := rt.results(len(sim.Engines))
 		for i := range sim.Engines {
-			var d Decision
-			d, rt.buf = sim.decideOn(i, rt.gw, ch, c, r.ExtAuth, o.Trace, pre, rt.buf)
-			end.finish(&d, o.Trace, certOf(r.From))
-			group[i] = Result{Name: r.Name, Decision: d, Request: r, Path: ch.info, Primary: i == 0}
+			group[i] = Result{Name: r.Name, Decision: sim.decideChoice(i, r, rt, ch, &end, o.Trace, pre), Request: r, Path: ch.info, Primary: i == 0}
 		}
 		for _, g := range group[1:] {
 			if g.Verdict != group[0].Verdict || g.Level != group[0].Level || g.DecidedBy != group[0].DecidedBy {
@@ -264,8 +294,7 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 				// The failure is printed with its reason: decide it again, traced (the
 				// traced decision replaces the untraced one; both give the same verdict,
 				// level and deciding rule, which the expectation was checked against).
-				group[0].Decision, rt.buf = sim.decideOn(0, rt.gw, ch, c, r.ExtAuth, true, sim.tracedPre(r, rt, ch), rt.buf)
-				end.finish(&group[0].Decision, true, certOf(r.From))
+				group[0].Decision = sim.decideChoice(0, r, rt, ch, &end, true, sim.tracedPre(r, rt, ch))
 			}
 			group[0].Expect = x
 		}
@@ -282,6 +311,17 @@ func (sim *Simulator) explain(r *Request, rt *routing, o Options, out []*Result)
 		sim.otherListeners(r, rt, out[first:])
 	}
 	return out, nil
+}
+
+// decideChoice decides choice ch of request r (routed in rt, rt.c prepared by
+// initChoice) under Engines[i], traced when traced (the trace starting with pre), and
+// finishes the decision with the path's end: every decision explain and simulate make
+// on a routed choice is made here.
+func (sim *Simulator) decideChoice(i int, r *Request, rt *routing, ch *choice, end *PathEnd, traced bool, pre []Step) Decision {
+	var d Decision
+	d, rt.buf = sim.decideOn(i, rt.gw, ch, &rt.c, r.ExtAuth, traced, pre, rt.buf)
+	end.finish(&d, traced, certOf(r.From))
+	return d
 }
 
 // tracedPre is the trace steps that precede a traced decision of choice ch: the
@@ -306,82 +346,36 @@ func (sim *Simulator) initChoice(c *reqCtx, r *Request, rt *routing, ch *choice)
 	c.initCaller(r, sim.TrustDomain, ch.info.Protocol == string(gwapiv1.HTTPProtocolType), port)
 }
 
-// Simulate decides a batch as Explain does each request (traced, with the AuthPolicy
-// view), reusing compiled chains. It stops at the first request that names missing
-// objects.
-func (sim *Simulator) Simulate(reqs []*Request) ([]*Result, error) {
-	return sim.SimulateWith(reqs, Full)
-}
-
-// SimulateWith is Simulate building what o asks for beside each decision: a batch whose
-// output needs no trace is decided untraced.
-func (sim *Simulator) SimulateWith(reqs []*Request, o Options) ([]*Result, error) {
-	var out []*Result
-	var rt routing
-	for _, r := range reqs {
-		var err error
-		if out, err = sim.explain(r, &rt, o, out); err != nil {
-			return nil, requestError(r, err)
-		}
-	}
-	return out, nil
-}
-
-// SimulateEach is SimulateWith handing each result to emit as soon as it is decided,
-// in the same order, instead of keeping them: memory stays that of one request's
-// results however many requests there are. Every request is routed first, so a request
-// that names missing objects is an error before anything is emitted.
-func (sim *Simulator) SimulateEach(reqs []*Request, o Options, emit func(*Result) error) error {
-	var rt routing
-	for _, r := range reqs {
-		r.Normalize()
-		if err := sim.resolve(r, &rt, false); err != nil {
-			return requestError(r, err)
-		}
-	}
-	var out []*Result
-	for _, r := range reqs {
-		var err error
-		if out, err = sim.explain(r, &rt, o, out[:0]); err != nil {
-			return requestError(r, err)
-		}
-		for _, res := range out {
-			if err := emit(res); err != nil {
-				return err
-			}
-		}
-		clear(out)
-	}
-	return nil
-}
-
-func requestError(r *Request, err error) error {
-	if r.Line > 0 {
+// requestError names request r in err: by its line in a request file, or by its name
+// among those of a batch; the one request of the explain command is not named.
+func requestError(r *Request, err error, batch bool) error {
+	switch {
+	case r.Line > 0:
 		return fmt.Errorf("request %q (line %d): %w", r.Name, r.Line, err)
+	case batch:
+		return fmt.Errorf("request %q: %w", r.Name, err)
 	}
-	return fmt.Errorf("request %q: %w", r.Name, err)
+	return err
 }
 
-// Batch decides requests one after another without building results: routing, chain
+// Decider decides requests one after another without building results: routing, chain
 // lookup and untraced decisions, with scratch space reused from one request to the
 // next, so that a request that routes to a backend allocates nothing (CEL conditions
-// aside). Use one Batch per goroutine.
-type Batch struct {
+// aside). It is the untraced entry point beside Explain; use one Decider per goroutine.
+type Decider struct {
 	sim *Simulator
 	rt  routing
-	c   reqCtx
 	out []Decision
-	buf []byte // scratch for the caller's principal
 }
 
-// Batch returns a Batch deciding with sim.
-func (sim *Simulator) Batch() *Batch { return &Batch{sim: sim} }
+// Decider returns a Decider deciding with sim.
+func (sim *Simulator) Decider() *Decider { return &Decider{sim: sim} }
 
 // Decide normalizes r, routes it, and decides it on each backend it reaches under the
 // primary semantics, as Explain would (verdict, explicitness, level, deciding rule and
 // branches; no reason or trace). The decisions are in the order of Explain's primary
 // results and valid until the next call.
-func (b *Batch) Decide(r *Request) ([]Decision, error) {
+func (b *Decider) Decide(r *Request) ([]Decision, error) {
 	sim := b.sim
 	r.Normalize()
 	if err := sim.resolve(r, &b.rt, false); err != nil {
@@ -394,12 +388,9 @@ func (b *Batch) Decide(r *Request) ([]Decision, error) {
 			b.out = append(b.out, NotReadDecision(ch.info, ch.unread))
 			continue
 		}
-		sim.initChoice(&b.c, r, &b.rt, ch)
-		var d Decision
-		d, b.buf = sim.decideOn(0, b.rt.gw, ch, &b.c, r.ExtAuth, false, nil, b.buf)
+		sim.initChoice(&b.rt.c, r, &b.rt, ch)
 		end := sim.pathEnd(r, &b.rt, ch, sim.authPolicyOf(r, &b.rt, ch, false))
-		end.finish(&d, false, certOf(r.From))
-		b.out = append(b.out, d)
+		b.out = append(b.out, sim.decideChoice(0, r, &b.rt, ch, &end, false, nil))
 	}
 	return b.out, nil
 }

@@ -8,11 +8,11 @@ type Tally struct {
 // Checked is true when some result had an expectation.
 func (t Tally) Checked() bool { return t.Passed+t.Failed > 0 }
 
-// SimulateTally is SimulateEach counting, as it emits them, the expectations of the
-// results: what simulate reports as "N passed, M failed" and exits on.
-func (sim *Simulator) SimulateTally(reqs []*Request, o Options, emit func(*Result) error) (Tally, error) {
-	var t Tally
-	err := sim.SimulateEach(reqs, o, func(r *Result) error {
+// Counted is o with its Emit counting, before it emits each result, the expectations of
+// the results in t: what simulate reports as "N passed, M failed" and exits on.
+func (t *Tally) Counted(o Options) Options {
+	emit := o.Emit
+	o.Emit = func(r *Result) error {
 		if r.Expect != nil {
 			if r.Expect.Passed {
 				t.Passed++
@@ -20,9 +20,12 @@ func (sim *Simulator) SimulateTally(reqs []*Request, o Options, emit func(*Resul
 				t.Failed++
 			}
 		}
+		if emit == nil {
+			return nil
+		}
 		return emit(r)
-	})
-	return t, err
+	}
+	return o
 }
 
 // Overall is the verdict of results under the primary semantics: Deny when any is

@@ -28,7 +28,8 @@ type Step struct {
 	Mismatch *Mismatch `json:"mismatch,omitempty"`
 	// Allows is what a matching Allow rule permits (EventAllows).
 	Allows *effective.Permission `json:"allows,omitempty"`
-	// Note is the reason the data plane has no ext_authz filter (EventNoFilter).
+	// Note is the reason the data plane has no ext_authz filter (EventNoFilter), or
+	// the backend object assumed to exist (EventBackendAssumed).
 	Note string `json:"note,omitempty"`
 	// RuleName and KeptBy: the rule name two policies share and the rule kept
 	// (EventReplaced).
@@ -59,6 +60,9 @@ type Step struct {
 	// CA is the CA Listener validates client certificates against, which agpol assumes
 	// issued the caller's SVID (EventTLSCAAssumed).
 	CA string `json:"ca,omitempty"`
+	// IgnoredMethod is the route rule that takes the request though its match names
+	// another method (EventIgnoredMethod).
+	IgnoredMethod *topology.IgnoredMethod `json:"ignoredMethod,omitempty"`
 }
 
 // Events of trace steps.
@@ -91,6 +95,8 @@ const (
 	EventPlainHTTP         = "plain-http"          // routing: a plain-HTTP listener: the caller presents no client certificate (Listener, Caller)
 	EventTLSHandshakeFails = "tls-handshake-fails" // the caller fails the TLS handshake of the listener (Listener, Handshake)
 	EventTLSCAAssumed      = "tls-ca-assumed"      // the listener validates against its own CA, assumed to have issued the caller's SVID (Listener, CA)
+	EventIgnoredMethod     = "ignored-method"      // routing: the rule takes the request though its match names another method (IgnoredMethod)
+	EventBackendAssumed    = "backend-assumed"     // routing: a backend object not in the input is assumed to exist (Note: topology's BackendTarget.Assumed)
 )
 
 // Why a caller fails the TLS handshake of a listener that requires a client certificate

@@ -29,7 +29,7 @@ func TestUncertainRegexRoute(t *testing.T) {
 		sim := New(loadYAML(t, topo), []effective.Semantics{effective.Reference()}, "")
 		r := &Request{Name: "t", From: sa("billing"), Gateway: &NamespacedName{"gw", "gw"}, Listener: "https",
 			HTTP: HTTP{Method: "POST", Path: tc.path}, MCP: &MCP{Method: "tools/list"}}
-		res, err := sim.Explain(r)
+		res, err := sim.Explain(Full, r)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -63,7 +63,7 @@ func TestServiceReadRefused(t *testing.T) {
 	}
 	for _, name := range []string{"routed", "backend"} {
 		t.Run(name, func(t *testing.T) {
-			results, err := sim.Explain(requests[name])
+			results, err := sim.Explain(explain.Full, requests[name])
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,7 +14,7 @@ import (
 // PathLine is "gw ns/name → route ns/name → xbackend ns/name".
 func PathLine(p explain.PathInfo) string {
 	parts := []string{"gw " + p.Gateway}
-	if p.Listener != "" && p.ListenerAssumed != "" {
+	if p.Listener != "" && (p.ListenerAssumed != "" || p.ListenerChoice != nil) {
 		parts[0] += " (" + p.Listener + ", assumed)" // the request named no listener: see writeListenerNotes
 	} else if p.Listener != "" {
 		parts[0] += " (" + p.Listener + ")"
@@ -100,8 +100,8 @@ func writeListenerNotes(w io.Writer, r *explain.Result, st Styler) {
 	if r.Path.DataPlaneAssumed != "" {
 		writeWrapped(w, "  ", "assumed: "+r.Path.DataPlaneAssumed, st.Dim)
 	}
-	if r.Path.ListenerAssumed != "" {
-		writeWrapped(w, "  ", "assumed: "+r.Path.ListenerAssumed, st.Dim)
+	if a := listenerAssumed(r); a != "" {
+		writeWrapped(w, "  ", "assumed: "+a, st.Dim)
 	}
 	if r.Path.BackendAssumed != "" {
 		writeWrapped(w, "  ", "assumed: "+r.Path.BackendAssumed, st.Dim)

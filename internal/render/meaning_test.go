@@ -90,7 +90,7 @@ func checkMeanings(t *testing.T, scenario string, s *snapshot.Snapshot, sem effe
 	for _, tg := range e.Targets {
 		for _, id := range e.Identities {
 			for _, op := range tg.Ops {
-				res, err := sim.Explain(e.Request(tg, id.Caller, op))
+				res, err := sim.Explain(explain.Full, e.Request(tg, id.Caller, op))
 				if err != nil {
 					t.Fatalf("%s/%s: %v", scenario, sem.Name, err)
 				}

@@ -35,7 +35,7 @@ func NewDecisionList(s *snapshot.Snapshot, results []*explain.Result) *DecisionL
 
 // SimulateDetail is what an output format prints beside each verdict: json and yaml
 // everything (traces, the AuthPolicy view), junit each decision's reason, text only
-// the reasons of failed expectations (which SimulateWith traces anyway). What is not
+// the reasons of failed expectations (which Explain traces anyway). What is not
 // printed is not built: decisions are made untraced where no reason is printed.
 func SimulateDetail(format Format) explain.Options {
 	switch {

@@ -14,6 +14,7 @@ import (
 func Sentences(r *explain.Result) *explain.Result {
 	v := *r
 	v.Reason = DecisionReason(&r.Decision)
+	v.Path.ListenerAssumed = listenerAssumed(r)
 	v.Trace = filledSteps(r.Trace)
 	if r.Cause != nil {
 		c := *r.Cause
@@ -183,6 +184,10 @@ func StepReason(s explain.Step) string {
 		return handshakeText(s.Listener, s.Handshake)
 	case explain.EventTLSCAAssumed:
 		return fmt.Sprintf("listener %s validates client certificates against %s, not the SPIFFE trust bundle: agpol assumes that CA issued the caller's SVID (else the TLS handshake fails)", s.Listener, s.CA)
+	case explain.EventIgnoredMethod:
+		return ignoredMethodText(s.IgnoredMethod)
+	case explain.EventBackendAssumed:
+		return s.Note // topology's BackendTarget.Assumed
 	}
 	return s.Event
 }

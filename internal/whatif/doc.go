@@ -2,7 +2,7 @@
 // identities, (gateway, listener, backend) targets and operations (initialize,
 // tools/list, tools/call of each tool) exist in a snapshot, the decision of every
 // point of that space under one or more semantics (through the compiled chains of
-// package effective and explain.Decide, explain's own decision procedure without a
+// package effective and explain.Query.Decide, explain's own decision procedure without a
 // trace; enumerated exactly, never sampled), and the views built on it:
 // can-i --list for one identity, who-can for one tool, the identity × (backend, tool)
 // matrix, and the before/after diff of two snapshots. It also reads the tools

@@ -53,7 +53,7 @@ type Outcome struct {
 func (o Outcome) Primary() Cell { return o.Cells[0] }
 
 // Engine holds the decision space of one snapshot and decides its points with
-// explain.Decide, explain's own decision procedure without a trace. Chains are
+// explain.Query.Decide, explain's own decision procedure without a trace. Chains are
 // compiled once per target and semantics; identities that no rule of a target's chain
 // names share one decision (that of the synthetic other caller), so a target costs
 // (named principals + 2) × operations decisions however many identities exist.
@@ -80,7 +80,7 @@ type targetState struct {
 
 	// opIndex maps an op key to its index in the target's Ops; cells[class][op] holds
 	// the decided outcomes of those ops, memo the others (who-can for any tool, diff).
-	// queries[op] is the op prepared for explain.Decide, made on first use: every class
+	// queries[op] is the op prepared for explain.Query.Decide, made on first use: every class
 	// shares its CEL results. mu guards them all, deciding included.
 	opIndex map[string]int
 	mu      sync.Mutex
@@ -281,7 +281,7 @@ func (e *Engine) query(t *Target, op Op) *explain.Query {
 func (e *Engine) outcome(t *Target, st *targetState, class int, q *explain.Query) Outcome {
 	out := Outcome{Cells: make([]Cell, len(st.chains))}
 	for k, chain := range st.chains {
-		out.Cells[k] = cellOf(explain.Decide(chain, q, st.classes[class], &st.end))
+		out.Cells[k] = cellOf(q.Decide(chain, st.classes[class], &st.end))
 		if out.Cells[k].Decision != out.Cells[0].Decision {
 			out.Differs = true
 		}

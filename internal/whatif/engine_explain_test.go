@@ -40,7 +40,7 @@ func checkedSemantics(t testing.TB) []effective.Semantics {
 }
 
 // checkAgainstExplain decides every point of the space of s with the engine (classes of
-// callers, cached outcomes, explain.Decide) and with explain.Simulator.Explain for the
+// callers, cached outcomes, explain.Query.Decide) and with explain.Simulator.Explain for the
 // identity itself, and fails on any difference.
 func checkAgainstExplain(t *testing.T, s *snapshot.Snapshot, ext explain.ExtAuth) int {
 	t.Helper()
@@ -50,7 +50,7 @@ func checkAgainstExplain(t *testing.T, s *snapshot.Snapshot, ext explain.ExtAuth
 		for _, id := range e.Identities {
 			for _, op := range tg.Ops {
 				got := e.Decide(tg, id, op)
-				res, err := e.Simulator().Explain(e.Request(tg, id.Caller, op))
+				res, err := e.Simulator().Explain(explain.Full, e.Request(tg, id.Caller, op))
 				if err != nil {
 					t.Fatalf("%s %s %s: %v", tg.Label(), id.ID, op.Label(), err)
 				}

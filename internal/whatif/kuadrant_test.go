@@ -79,7 +79,7 @@ func TestKuadrantDecidesOnOtherDataPlanes(t *testing.T) {
 		}
 		// explain, routing the same call through the Gateway, agrees on the verdict.
 		gw, _ := explain.ParseNamespacedName(tg.Gateway, "")
-		res, err := e.sim.Explain(&explain.Request{From: e.Identities[0].Caller, Gateway: &gw, Listener: tg.Listener,
+		res, err := e.sim.Explain(explain.Full, &explain.Request{From: e.Identities[0].Caller, Gateway: &gw, Listener: tg.Listener,
 			HTTP: explain.HTTP{Host: "app.example.com"}, MCP: &explain.MCP{Method: op.Method, Tool: op.Tool}})
 		if err != nil {
 			t.Fatal(err)
@@ -88,7 +88,7 @@ func TestKuadrantDecidesOnOtherDataPlanes(t *testing.T) {
 			t.Errorf("%s: explain says %s, the decision space %s", tg.Label(), res[0].Verdict, got.Decision)
 		}
 		// So does explain naming the backend instead of the route.
-		if res, err = e.sim.Explain(e.Request(tg, e.Identities[0].Caller, op)); err != nil {
+		if res, err = e.sim.Explain(explain.Full, e.Request(tg, e.Identities[0].Caller, op)); err != nil {
 			t.Fatal(err)
 		}
 		if res[0].Verdict != w.Decision || res[0].DecidedBy != w.DecidedBy {
