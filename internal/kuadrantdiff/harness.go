@@ -293,7 +293,7 @@ func compareRequest(rep *Report, i int, rq, mine Request, up OracleRequest, rule
 		}
 		r.Credentials.Metadata = mine.Metadata
 	}
-		results, err := sim.Explain(explain.Options{AuthPolicy: true}, r)
+	results, err := sim.Explain(explain.Options{AuthPolicy: true}, r)
 	if err != nil {
 		disagree(KindVerdict, i, rq, "agpol: %v", err)
 		return

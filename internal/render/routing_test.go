@@ -33,8 +33,10 @@ func TestRoutingSentences(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tc.name, tc.got, tc.want)
 		}
 	}
-	Sentences(anon)
-	if anon.Path.ListenerAssumed == "" {
+	if v := Sentences(anon); v.Path.ListenerAssumed == "" {
 		t.Errorf("Sentences left the listener note of the JSON empty")
+	}
+	if anon.Path.ListenerAssumed != "" {
+		t.Errorf("Sentences wrote into explain's result; it must build render's own view")
 	}
 }
