@@ -94,18 +94,18 @@ fuzz-long:
 N ?= 100000
 .PHONY: differential
 differential:
-	DIFFERENTIAL_N=$(N) $(GO) test ./internal/differential -run '^TestLong$$' -v -timeout 0 | grep -v '^=== RUN'
+	DIFFERENTIAL_N=$(N) $(GO) test ./internal/testsupport/differential -run '^TestLong$$' -v -timeout 0 | grep -v '^=== RUN'
 
 ## differential-kuadrant: N generated scenarios (10 requests each) against kuadrant-operator
 ## v1.5.2, policy-machinery v0.9.0 and Authorino v0.25.0 (hack/kuadrant-oracle, a Go module
 ## and process of its own); prints scenarios/s. The fixed seed set is `make test-kuadrant`.
 .PHONY: differential-kuadrant test-kuadrant
 differential-kuadrant: kuadrant-oracle
-	KUADRANT_ORACLE="$(CURDIR)/$(BIN)/kuadrant-oracle" KUADRANT_DIFF_N=$(N) $(GO) test ./internal/kuadrantdiff -run '^TestLong$$' -v -timeout 0 | grep -v '^=== RUN'
+	KUADRANT_ORACLE="$(CURDIR)/$(BIN)/kuadrant-oracle" KUADRANT_DIFF_N=$(N) $(GO) test ./internal/testsupport/kuadrantdiff -run '^TestLong$$' -v -timeout 0 | grep -v '^=== RUN'
 
 ## test-kuadrant: only the Kuadrant harness's fixed seed set and regression cases
 test-kuadrant: kuadrant-oracle
-	KUADRANT_ORACLE="$(CURDIR)/$(BIN)/kuadrant-oracle" $(GO) test -count=1 ./internal/kuadrantdiff
+	KUADRANT_ORACLE="$(CURDIR)/$(BIN)/kuadrant-oracle" $(GO) test -count=1 ./internal/testsupport/kuadrantdiff
 
 ## kuadrant-oracle: the Kuadrant harness's oracle (hack/kuadrant-oracle, a Go module of its
 ## own: kuadrant-operator v1.5.2 and Authorino v0.25.0) into ./bin, vetted and tested; `make test` runs

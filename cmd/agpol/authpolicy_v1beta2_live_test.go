@@ -27,7 +27,7 @@ import (
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/crds"
 	"github.com/agpol/agpol/internal/snapshot"
-	"github.com/agpol/agpol/internal/testenv"
+	"github.com/agpol/agpol/internal/testsupport/testenv"
 )
 
 // startV1beta2Cluster starts an API server with agpol's CRDs, the AuthPolicy one replaced

@@ -24,7 +24,7 @@ import (
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/crds"
 	"github.com/agpol/agpol/internal/snapshot"
-	"github.com/agpol/agpol/internal/testenv"
+	"github.com/agpol/agpol/internal/testsupport/testenv"
 )
 
 func startLintCluster(t *testing.T) (kubeconfig string) {

@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/agpol/agpol/internal/crds"
-	"github.com/agpol/agpol/internal/testenv"
+	"github.com/agpol/agpol/internal/testsupport/testenv"
 )
 
 func TestGetYAMLAppliesLive(t *testing.T) {

@@ -32,7 +32,7 @@ import (
 )
 
 // caPlaceholder is a CA Secret's tls.crt as agpol's generator writes it
-// (internal/kuadrantdiff/gen_identity.go): replaced by the oracle's test CA.
+// (internal/testsupport/kuadrantdiff/gen_identity.go): replaced by the oracle's test CA.
 const caPlaceholder = "agpol-kuadrantdiff-test-ca"
 
 // stands are the identity sources the oracle stands in for, one set per process:

@@ -1,6 +1,6 @@
 // Command kuadrant-oracle runs kuadrant-operator's and Authorino's own code on
 // scenarios and prints what they decide, for agpol's differential tests
-// (internal/kuadrantdiff). It reads one JSON scenario per line on stdin and writes one
+// (internal/testsupport/kuadrantdiff). It reads one JSON scenario per line on stdin and writes one
 // JSON result per line on stdout. See README.md.
 package main
 

@@ -7,7 +7,7 @@ import (
 )
 
 // metadataHost is the host of the generator's metadata URLs
-// (http://metadata.example.com/NAME, internal/kuadrantdiff/gen_identity.go).
+// (http://metadata.example.com/NAME, internal/testsupport/kuadrantdiff/gen_identity.go).
 const metadataHost = "metadata.example.com"
 
 // withMetadata makes the metadata server answer with a request's `metadata` (the

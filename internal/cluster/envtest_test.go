@@ -33,7 +33,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/agpol/agpol/internal/snapshot"
-	"github.com/agpol/agpol/internal/testenv"
+	"github.com/agpol/agpol/internal/testsupport/testenv"
 )
 
 // examplesDir is the realistic scenario the live tests create in the API server.

@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/agpol/agpol/internal/testenv"
+	"github.com/agpol/agpol/internal/testsupport/testenv"
 )
 
 var server struct {

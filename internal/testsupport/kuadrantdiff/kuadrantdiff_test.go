@@ -262,7 +262,7 @@ func TestShrink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join("..", "..", "testdata", "kuadrantdiff", sc.Name)
+	dir := filepath.Join("..", "..", "..", "testdata", "kuadrantdiff", sc.Name)
 	if err := WriteCase(dir, small, d); err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +272,7 @@ func TestShrink(t *testing.T) {
 // TestTestdata runs the regression cases of testdata/kuadrantdiff.
 func TestTestdata(t *testing.T) {
 	needOracle(t)
-	dirs, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "kuadrantdiff", "*"))
+	dirs, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "kuadrantdiff", "*"))
 	if len(dirs) == 0 {
 		t.Skip("no regression cases")
 	}

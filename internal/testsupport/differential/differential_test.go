@@ -174,7 +174,7 @@ func TestShrink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join("..", "..", "testdata", "differential", sc.Name)
+	dir := filepath.Join("..", "..", "..", "testdata", "differential", sc.Name)
 	if err := WriteCase(dir, small, d); err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 // every simulate case, every lint fixture and every regression case of this harness.
 func testdataScenarios(t *testing.T) map[string][]string {
 	t.Helper()
-	root := filepath.Join("..", "..", "testdata")
+	root := filepath.Join("..", "..", "..", "testdata")
 	out := map[string][]string{"examples": {filepath.Join(root, "examples")}}
 	dirs, _ := filepath.Glob(filepath.Join(root, "simulate", "*"))
 	dirs2, _ := filepath.Glob(filepath.Join(root, "differential", "*"))

@@ -76,7 +76,7 @@ var (
 // oracleDir is hack/kuadrant-oracle, found from this source file's directory.
 func oracleDir() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "hack", "kuadrant-oracle")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "hack", "kuadrant-oracle")
 }
 
 // BuildOracle builds the oracle (its own Go module) once per test process; the go
