@@ -187,14 +187,15 @@ func refuse(d *Decision, refused string, nb *topology.NoBackend, traced bool) {
 	case was == Indeterminate:
 		before = BeforeIndeterminate
 	}
-	if refused == DecidedNoRoute {
+	seeLast := nb != nil && refused != DecidedNoRoute
+	if refused == DecidedNoRoute && (nb == nil || len(nb.HostsThatRoute) == 0) {
 		nb = nil // the routing step says why; the decision says 404
 	}
 	d.Reason, d.Cause = "", &Cause{Event: CauseRefused, NoBackend: nb, Before: before}
 	// The reason is said once, where it decides: the routing step that stated it before
 	// the gateway-level policies ran points here instead.
 	for i, s := range d.Trace {
-		if nb != nil && s.Event == EventNoBackend {
+		if seeLast && s.Event == EventNoBackend {
 			d.Trace[i].Event = EventNoBackendSeeLast
 		}
 	}

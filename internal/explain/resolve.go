@@ -191,6 +191,9 @@ func (sim *Simulator) choiceOf(r *Request, rt *routing, base PathInfo, t *topolo
 		if detail {
 			nb := t.NoBackend
 			ch.info.Problem = "no route"
+			if len(nb.HostsThatRoute) > 0 {
+				ch.noBackend = &nb // the headline says the request names no host
+			}
 			ch.pre = []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo, Event: EventNoBackend, NoBackend: &nb}}
 		}
 		return ch

@@ -1,6 +1,9 @@
 package render
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/agpol/agpol/internal/explain"
 	"github.com/agpol/agpol/internal/topology"
 )
@@ -55,7 +58,16 @@ func noBackendSeeLast(nb *topology.NoBackend) string {
 // route takes it) and what the chain had decided before (an explain.Before* constant).
 func refusedText(nb *topology.NoBackend, before string) string {
 	s := "no route takes the request: the data plane answers 404"
-	if nb != nil {
+	switch {
+	case nb != nil && nb.Why == topology.NoBackendNoRoute:
+		if len(nb.HostsThatRoute) > 0 {
+			s = "no route takes the request: it names no host"
+			if nb.Host != "" {
+				s = "no route takes host " + nb.Host
+			}
+			s += " (routes here take " + hostList(nb.HostsThatRoute) + "; give --host, --route or --backend): the data plane answers 404"
+		}
+	case nb != nil:
 		s = "the request reaches no backend: " + noBackendWhy(nb)
 	}
 	switch before {
@@ -78,4 +90,13 @@ func noBackendLevelText(kind *topology.Ref) string {
 		name += " (" + kind.Group + ")"
 	}
 	return "backend is a " + name + " of the Gateway's data plane: no backend-level policies"
+}
+
+// hostList names up to four hosts, then how many more.
+func hostList(hosts []string) string {
+	const most = 4
+	if len(hosts) <= most {
+		return strings.Join(hosts, ", ")
+	}
+	return strings.Join(hosts[:most], ", ") + fmt.Sprintf(" and %d more", len(hosts)-most)
 }

@@ -13,6 +13,11 @@ type NoBackend struct {
 	// GatewayLevelRuns says the gateway-level XAccessPolicies still run (the reference
 	// data plane: RBAC runs before routing).
 	GatewayLevelRuns bool `json:"gatewayLevelRuns,omitempty"`
+	// HostsThatRoute are the hostnames the gateway's routes serve, sorted, when no route
+	// takes a request that names no route or backend (NoBackendNoRoute): the likely cause
+	// is the host (Host, "" when the request names none), not a policy.
+	HostsThatRoute []string `json:"hostsThatRoute,omitempty"`
+	Host           string   `json:"host,omitempty"`
 }
 
 // Why a path reaches no backend.

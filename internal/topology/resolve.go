@@ -5,6 +5,7 @@
 package topology
 
 import (
+	"sort"
 	"strconv"
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -201,7 +202,11 @@ func (g *Graph) Resolve(q *Query, res *Resolution) {
 			res.Unresolved = Unresolved{Why: UnresolvedRoutesElsewhere, Ref: HTTPRouteRef(routed.Route.Namespace, routed.Route.Name)}
 			return
 		}
-		res.Targets = append(res.Targets, Target{NoBackend: NoBackend{Why: NoBackendNoRoute, Problem: routed.Reason, GatewayLevelRuns: res.Agentic}})
+		nb := NoBackend{Why: NoBackendNoRoute, Problem: routed.Reason, GatewayLevelRuns: res.Agentic}
+		if q.Route == nil && !q.Terse {
+			nb.HostsThatRoute, nb.Host = g.hostsThatRoute(res.Gateway, StripPort(q.Host)), q.Host
+		}
+		res.Targets = append(res.Targets, Target{NoBackend: nb})
 		return
 	}
 	res.Rule, res.RuleIndex, res.RuleName = true, routed.RuleIndex, routed.RuleName
@@ -381,4 +386,28 @@ func appendRef(l []Ref, r Ref) []Ref {
 		}
 	}
 	return append(l, r)
+}
+
+// hostsThatRoute are the hostnames that accepted routes serve on gateway gw, sorted,
+// when none of them takes host (so the host, not the path or a policy, is why no route
+// takes the request); nil when one does.
+func (g *Graph) hostsThatRoute(gw Ref, host string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, a := range g.Attachments(gw) {
+		if !a.Accepted {
+			continue
+		}
+		for _, h := range a.Hostnames {
+			if h == "*" || (host != "" && HostMatches(h, host)) {
+				return nil
+			}
+			if h != "" && !seen[h] {
+				seen[h] = true
+				out = append(out, h)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
