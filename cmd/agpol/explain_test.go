@@ -129,10 +129,13 @@ func TestExplainListenerChoice(t *testing.T) {
 	if code != 0 || !strings.Contains(text, "on listener plain (HTTP) the verdict would be DENY") || !strings.Contains(text, "assumed: no listener or port given") {
 		t.Errorf("exit %d\n%s", code, text)
 	}
-	// A mistyped host is a 404: a deny, exit 1, with the reason in the headline.
+	// A mistyped host is a 404: a deny, exit 1, with the reason and the hosts routes take in
+	// the headline (the lines before the path line).
 	text, _, code = runDecide(t, "", "explain", "-f", m, "--from", "sa:agents/tester", "--gateway", "infra/gw",
 		"--host", "mcp.exmaple.com", "--tool", "echo", "--color", "never")
-	if code != exitFail || !strings.HasPrefix(text, "DENY ") || !strings.Contains(strings.SplitN(text, "\n", 2)[0], "404") {
+	headline := strings.SplitN(text, "\n  path:", 2)[0]
+	if code != exitFail || !strings.HasPrefix(text, "DENY ") || !strings.Contains(headline, "404") ||
+		!strings.Contains(headline, "no route takes host mcp.exmaple.com (routes here take") {
 		t.Errorf("no route: exit %d\n%s", code, text)
 	}
 }
