@@ -34,6 +34,7 @@ import (
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
 	"github.com/agpol/agpol/internal/lint"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -351,7 +352,7 @@ func decide(args []string) error {
 	if err != nil {
 		return err
 	}
-	sim := explain.New(s, []effective.Semantics{effective.Reference()}, rf.TrustDomain)
+	sim := explain.New(model.New(s), []effective.Semantics{effective.Reference()}, rf.TrustDomain)
 	// Warm-up: compile every chain the requests use.
 	res, err := sim.Explain(explain.Full, rf.Requests...)
 	if err != nil {

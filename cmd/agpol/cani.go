@@ -10,8 +10,8 @@ import (
 
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/render"
-	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/whatif"
 )
 
@@ -101,21 +101,21 @@ func readInventory(name string) (*whatif.Inventory, error) {
 // engine loads a snapshot with l and builds its decision space under sems, checking
 // the names of q against it: a warning (stderr) for each one the space does not hold, a
 // usage error for a filter naming nothing in the input.
-func (a *app) engine(ctx context.Context, w *whatifFlags, l *loadFlags, sems []effective.Semantics, q whatif.Question) (*whatif.Engine, *snapshot.Snapshot, error) {
+func (a *app) engine(ctx context.Context, w *whatifFlags, l *loadFlags, sems []effective.Semantics, q whatif.Question) (*whatif.Engine, *model.Model, error) {
 	l.wholeCluster = true
-	s, err := a.load(ctx, l)
+	m, err := a.load(ctx, l)
 	if err != nil {
 		return nil, nil, err
 	}
 	end := a.progress.Stage("compiling the policies")
 	q.InventoryName = w.tools
-	e, warns, err := whatif.Prepare(s, sems, w.options(), q)
+	e, warns, err := whatif.Prepare(m, sems, w.options(), q)
 	end()
 	render.WhatifWarnings(a.streams.ErrOut, warns)
 	if err != nil {
 		return nil, nil, usagef("%v", err)
 	}
-	return e, s, nil
+	return e, m, nil
 }
 
 // options are the engine's options of the flags.
@@ -209,10 +209,11 @@ func (o *canIOptions) Run(ctx context.Context) error {
 		}
 		return verdictExit(ans.Verdict)
 	}
-	e, s, err := a.engine(ctx, &o.whatifFlags, &o.load, o.sems, whatif.Question{Filter: f, CheckFilter: true, Caller: &o.caller, Tool: o.tool})
+	e, md, err := a.engine(ctx, &o.whatifFlags, &o.load, o.sems, whatif.Question{Filter: f, CheckFilter: true, Caller: &o.caller, Tool: o.tool})
 	if err != nil {
 		return err
 	}
+	s := md.Snapshot
 	id := e.IdentityFor(o.caller)
 	w := a.streams.Out
 	if o.list {

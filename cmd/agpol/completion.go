@@ -8,7 +8,7 @@ import (
 
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/lint"
-	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/whatif"
 )
 
@@ -33,16 +33,17 @@ func (a *app) completeFrom(l *loadFlags, kind completionKind) cobra.CompletionFu
 	return func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		lf := *l
 		lf.wholeCluster = true
-		s, err := a.load(cmd.Context(), &lf)
+		m, err := a.load(cmd.Context(), &lf)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveError
 		}
-		return matching(completionValues(s, kind), toComplete), cobra.ShellCompDirectiveNoFileComp
+		return matching(completionValues(m, kind), toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
-// completionValues lists the values of kind in s, sorted.
-func completionValues(s *snapshot.Snapshot, kind completionKind) []string {
+// completionValues lists the values of kind in m's snapshot, sorted.
+func completionValues(m *model.Model, kind completionKind) []string {
+	s := m.Snapshot
 	var out []string
 	switch kind {
 	case completeGateways:
@@ -79,7 +80,7 @@ func completionValues(s *snapshot.Snapshot, kind completionKind) []string {
 			}
 		}
 	case completeIdentities, completeTools:
-		e := whatif.New(s, []effective.Semantics{effective.Reference()}, whatif.Options{})
+		e := whatif.New(m, []effective.Semantics{effective.Reference()}, whatif.Options{})
 		seen := map[string]bool{}
 		if kind == completeIdentities {
 			for _, id := range e.Identities {

@@ -63,6 +63,7 @@ func TestLayering(t *testing.T) {
 		{"lint", []string{mod + "render"}},
 		{"config", []string{mod + "lint", mod + "render", mod + "cluster"}},
 		{"describe", []string{mod + "render", mod + "cluster"}},
+		{"model", []string{mod + "explain", mod + "whatif", mod + "lint", mod + "describe", mod + "render", mod + "cluster"}},
 		{"topology", []string{mod + "effective", mod + "explain", mod + "render", mod + "cluster"}},
 		{"snapshot", []string{mod + "topology", mod + "effective", mod + "render", mod + "cluster"}},
 	}

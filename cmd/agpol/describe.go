@@ -63,11 +63,11 @@ func (o *describeOptions) Validate() error {
 
 func (o *describeOptions) Run(ctx context.Context) error {
 	a := o.a
-	s, err := a.load(ctx, &o.load)
+	m, err := a.load(ctx, &o.load)
 	if err != nil {
 		return err
 	}
-	views, err := describe.List(s, o.sem, o.trustDomain, o.kind, o.name, o.namespace)
+	views, err := describe.List(m, o.sem, o.trustDomain, o.kind, o.name, o.namespace)
 	if err != nil {
 		return err
 	}

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/render"
-	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/whatif"
 )
 
@@ -52,7 +52,7 @@ func (o *diffOptions) Run(ctx context.Context) error {
 	a, sems := o.a, o.sems
 	var (
 		before, after *whatif.Engine
-		sb, sa        *snapshot.Snapshot
+		sb, sa        *model.Model
 		err           error
 	)
 	if o.bySemantics {
@@ -78,7 +78,7 @@ func (o *diffOptions) Run(ctx context.Context) error {
 	if o.bySemantics {
 		d.Compare = "semantics " + sems[0].Name + " → " + sems[1].Name
 	}
-	if err := render.Diff(a.streams.Out, o.output, sb, sa, d); err != nil {
+	if err := render.Diff(a.streams.Out, o.output, sb.Snapshot, sa.Snapshot, d); err != nil {
 		return err
 	}
 	if d.Fails(o.failOn) {

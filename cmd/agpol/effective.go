@@ -65,15 +65,15 @@ func (o *effectiveAuthPolicyOptions) Validate() error {
 }
 
 func (o *effectiveAuthPolicyOptions) Run(ctx context.Context) error {
-	s, err := o.a.load(ctx, &o.load)
+	m, err := o.a.load(ctx, &o.load)
 	if err != nil {
 		return err
 	}
-	v, err := authpolicy.ForTarget(s, o.query, o.target, o.gateway, o.listener)
+	v, err := authpolicy.ForTarget(m.Graph(), o.query, o.target, o.gateway, o.listener)
 	if err != nil {
-		return usagef("%v%s", err, targetHint(s, o.query))
+		return usagef("%v%s", err, targetHint(m.Snapshot, o.query))
 	}
-	return render.EffectiveAuthPolicy(o.a.streams.Out, o.output, s, v)
+	return render.EffectiveAuthPolicy(o.a.streams.Out, o.output, m.Snapshot, v)
 }
 
 func (a *app) newEffectiveAuthPolicyCmd() *cobra.Command {

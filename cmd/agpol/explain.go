@@ -129,11 +129,12 @@ func (o *explainOptions) Run(ctx context.Context) error {
 	if o.at == "" {
 		req.HTTP.Time, req.TimeAssumed = time.Now().UTC(), true
 	}
-	s, err := a.load(ctx, &o.load)
+	m, err := a.load(ctx, &o.load)
 	if err != nil {
 		return err
 	}
-	sim := explain.New(s, o.sems, o.trustDomain)
+	s := m.Snapshot
+	sim := explain.New(m, o.sems, o.trustDomain)
 	render.WhatifWarnings(a.streams.ErrOut, whatif.KnownNames(sim).Request(req, ""))
 	results, err := sim.Explain(explain.Full, req)
 	if err != nil {

@@ -11,9 +11,8 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 	kubectlget "k8s.io/kubectl/pkg/cmd/get"
 
-	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/render"
-	"github.com/agpol/agpol/internal/snapshot"
 )
 
 // getKinds maps every accepted TYPE spelling to its canonical resource.
@@ -31,12 +30,12 @@ var getKinds = map[string]string{
 // getFormats are the -o formats of agpol get beyond the object printers: the topology
 // drawn as a graph (graph.go).
 // ns is -n (or the NS of NS/NAME), "" without.
-var getFormats = map[string]func(a *app, s *snapshot.Snapshot, kinds []string, name string, sel render.Selector, ns string) error{
-	render.GraphDOT: func(a *app, s *snapshot.Snapshot, kinds []string, name string, sel render.Selector, ns string) error {
-		return a.runGraph(s, kinds, name, sel, ns, render.GraphDOT)
+var getFormats = map[string]func(a *app, m *model.Model, kinds []string, name string, sel render.Selector, ns string) error{
+	render.GraphDOT: func(a *app, m *model.Model, kinds []string, name string, sel render.Selector, ns string) error {
+		return a.runGraph(m, kinds, name, sel, ns, render.GraphDOT)
 	},
-	render.GraphMermaid: func(a *app, s *snapshot.Snapshot, kinds []string, name string, sel render.Selector, ns string) error {
-		return a.runGraph(s, kinds, name, sel, ns, render.GraphMermaid)
+	render.GraphMermaid: func(a *app, m *model.Model, kinds []string, name string, sel render.Selector, ns string) error {
+		return a.runGraph(m, kinds, name, sel, ns, render.GraphMermaid)
 	},
 }
 
@@ -119,17 +118,17 @@ func (o *getOptions) Validate() error {
 
 func (o *getOptions) Run(ctx context.Context) error {
 	a := o.a
-	s, err := a.load(ctx, &o.load)
+	m, err := a.load(ctx, &o.load)
 	if err != nil {
 		return err
 	}
-	if err := o.load.refusePartial(s, func(res string) bool { return slices.Contains(o.kinds, res) }); err != nil {
+	if err := o.load.refusePartial(m.Snapshot, func(res string) bool { return slices.Contains(o.kinds, res) }); err != nil {
 		return err
 	}
 	if graph, ok := getFormats[o.output()]; ok {
-		return graph(a, s, o.kinds, o.name, o.sel, o.namespace)
+		return graph(a, m, o.kinds, o.name, o.sel, o.namespace)
 	}
-	return a.runGet(o, s)
+	return a.runGet(o, m)
 }
 
 // filterNamespace is the namespace get lists: "" (every namespace) with -A or without -n.
@@ -235,15 +234,16 @@ func (o *getOptions) formats() []string {
 	return append(out, graphs...)
 }
 
-func (a *app) runGet(o *getOptions, s *snapshot.Snapshot) error {
+func (a *app) runGet(o *getOptions, m *model.Model) error {
+	s := m.Snapshot
 	computed := render.Computed{}
 	switch {
 	case o.printer == nil:
-		computed = render.ComputedFrom(effective.ComputeStatuses(s))
+		computed = render.ComputedFrom(m.Statuses())
 	case slices.Contains(o.kinds, "listenersets"):
 		// kubectl's printers print the objects, not agpol's columns; a ListenerSet
 		// without a recorded status is printed with the one agpol computes.
-		computed = render.ComputedFrom(effective.ComputeListenerSetStatuses(s))
+		computed = render.ComputedFrom(m.ListenerSetStatuses())
 	}
 	sel := o.sel
 	sel.Namespace, sel.Name = o.filterNamespace(), o.name

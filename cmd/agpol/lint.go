@@ -87,15 +87,15 @@ func (o *lintOptions) Run(ctx context.Context) error {
 	cache := lintCache(o.noCache, os.Getenv)
 	// Objects read from files are validated as they are read, in the parallel read.
 	o.load.inspect = lint.Inspect(cache)
-	s, err := a.load(ctx, &o.load)
+	m, err := a.load(ctx, &o.load)
 	if err != nil {
 		return err
 	}
-	if err := o.load.refusePartial(s, nil); err != nil {
+	if err := o.load.refusePartial(m.Snapshot, nil); err != nil {
 		return err
 	}
-	end := a.progress.Stagef("linting %d objects", s.Len()+len(o.undecodable))
-	report, notes := lint.RunOn(s, o.undecodable, o.revalidateLive, lint.Options{Checks: o.checks, Config: o.cfg, Cache: cache})
+	end := a.progress.Stagef("linting %d objects", m.Snapshot.Len()+len(o.undecodable))
+	report, notes := lint.RunOn(m, o.undecodable, o.revalidateLive, lint.Options{Checks: o.checks, Config: o.cfg, Cache: cache})
 	cache.Trim()
 	end()
 	render.LintNotes(a.streams.ErrOut, o.output, o.load.sourceName(), notes)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/config"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/render"
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/topology"
@@ -69,9 +70,10 @@ func (l *loadFlags) addInputFlags(cmd *cobra.Command) {
 	f.StringVar(&l.snapshotOut, "snapshot-out", "", "write the loaded objects as YAML to this file, to replay them offline with -f")
 }
 
-// load builds the snapshot from files, the live cluster, or both (cluster.Load), and
-// prints on stderr what loading noticed.
-func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error) {
+// load builds the snapshot from files, the live cluster, or both (cluster.Load), prints
+// on stderr what loading noticed, and returns the snapshot's model: what later stages
+// derive from it (the graph, the AuthPolicy results) is built there once.
+func (a *app) load(ctx context.Context, l *loadFlags) (*model.Model, error) {
 	if err := l.validate(); err != nil {
 		return nil, err
 	}
@@ -103,7 +105,7 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*snapshot.Snapshot, error
 	}
 	l.readNamespace = res.LiveNamespace
 	render.LoadNotes(a.streams.ErrOut, res.Snapshot, l.reportsDropped)
-	return res.Snapshot, nil
+	return model.New(res.Snapshot), nil
 }
 
 // validate checks the input flags: --live needs -f.

@@ -67,20 +67,20 @@ func (o *matrixOptions) Validate() error { return o.load.validate() }
 func (o *matrixOptions) Run(ctx context.Context) error {
 	a, f := o.a, o.filter
 	if o.personas != "" {
-		s, err := a.load(ctx, &o.load)
+		m, err := a.load(ctx, &o.load)
 		if err != nil {
 			return err
 		}
-		return render.PersonaMatrix(a.streams.Out, o.output, whatif.Personas(s, o.people, o.when))
+		return render.PersonaMatrix(a.streams.Out, o.output, whatif.Personas(m, o.people, o.when))
 	}
-	e, s, err := a.engine(ctx, &o.whatifFlags, &o.load, o.sems, whatif.Question{Filter: f, CheckFilter: true, Rows: o.from})
+	e, md, err := a.engine(ctx, &o.whatifFlags, &o.load, o.sems, whatif.Question{Filter: f, CheckFilter: true, Rows: o.from})
 	if err != nil {
 		return err
 	}
 	end := a.progress.Stagef("deciding %d identities × %d targets", len(e.Identities), len(e.Targets))
 	m := e.Matrix(f)
 	end()
-	return render.Matrix(a.streams.Out, o.output, s, m, o.ungroup)
+	return render.Matrix(a.streams.Out, o.output, md.Snapshot, m, o.ungroup)
 }
 
 func (a *app) newMatrixCmd() *cobra.Command {
@@ -120,11 +120,11 @@ csv (one wide table, a row per identity, a column per path and operation) and js
 // personaMatrix loads the input and decides every persona on every Kuadrant path that
 // --gateway and --backend select; an error when none is selected.
 func (p *personaFlags) personaMatrix(ctx context.Context, w *whatifFlags) (*whatif.PersonaMatrix, error) {
-	s, err := w.a.load(ctx, &w.load)
+	md, err := w.a.load(ctx, &w.load)
 	if err != nil {
 		return nil, err
 	}
-	m := whatif.Personas(s, p.people, p.when).Filter(whatif.PersonaFilter{Gateway: w.filter.Gateway, Backend: w.filter.Backend})
+	m := whatif.Personas(md, p.people, p.when).Filter(whatif.PersonaFilter{Gateway: w.filter.Gateway, Backend: w.filter.Backend})
 	if len(m.Rows) == 0 {
 		return nil, usagef("no path%s is protected by a Kuadrant AuthPolicy on a Gateway Kuadrant programs", w.pathScope())
 	}

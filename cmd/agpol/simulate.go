@@ -59,7 +59,7 @@ func (o *simulateOptions) Validate() error {
 
 func (o *simulateOptions) Run(ctx context.Context) error {
 	a, rf := o.a, o.rf
-	s, err := a.load(ctx, &o.load)
+	m, err := a.load(ctx, &o.load)
 	if err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func (o *simulateOptions) Run(ctx context.Context) error {
 	// Results are written as they are decided, never held all at once.
 	out, err := render.NewSimulateWriter(render.SimulateOutput{
 		Out: a.streams.Out, ErrOut: a.streams.ErrOut, Format: o.output, Color: render.ColorMode(o.color),
-		Requests: o.requests, Snapshot: s,
+		Requests: o.requests, Snapshot: m.Snapshot,
 	}, len(rf.Requests))
 	if err != nil {
 		return err
@@ -76,7 +76,7 @@ func (o *simulateOptions) Run(ctx context.Context) error {
 	if render.IsTerminal(a.streams.Out) {
 		end() // results reach the terminal as they come: no status line among them
 	}
-	sim := explain.New(s, o.sems, o.trustDomain)
+	sim := explain.New(m, o.sems, o.trustDomain)
 	names := whatif.KnownNames(sim)
 	for _, r := range rf.Requests {
 		warns := names.Request(r, whatif.RequestSource(o.requests, r))
@@ -92,7 +92,7 @@ func (o *simulateOptions) Run(ctx context.Context) error {
 	detail.Emit = out.Add
 	if _, err := sim.Explain(tally.Counted(detail), rf.Requests...); err != nil {
 		if errors.Is(err, explain.ErrInput) {
-			return fmt.Errorf("%s: %w%s", o.requests, err, partialHint(s))
+			return fmt.Errorf("%s: %w%s", o.requests, err, partialHint(m.Snapshot))
 		}
 		return err
 	}

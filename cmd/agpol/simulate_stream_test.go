@@ -9,6 +9,7 @@ import (
 
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/render"
 )
 
@@ -53,7 +54,7 @@ func TestSimulateStreamsSameBytes(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				results, err := explain.New(s, sems, rf.TrustDomain).Explain(render.SimulateDetail(format), rf.Requests...)
+				results, err := explain.New(model.New(s), sems, rf.TrustDomain).Explain(render.SimulateDetail(format), rf.Requests...)
 				if err != nil {
 					t.Fatal(err)
 				}

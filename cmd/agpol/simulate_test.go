@@ -14,6 +14,7 @@ import (
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/render"
 	"github.com/agpol/agpol/internal/snapshot"
 )
@@ -229,12 +230,12 @@ func TestSimulateDetailSameOutput(t *testing.T) {
 							r.Expect = explain.Deny
 						}
 					}
-					full, err := explain.New(s, ss, rf.TrustDomain).Explain(explain.Full, rf.Requests...)
+					full, err := explain.New(model.New(s), ss, rf.TrustDomain).Explain(explain.Full, rf.Requests...)
 					if err != nil {
 						t.Fatal(err)
 					}
 					for _, out := range []render.Format{"text", "junit"} {
-						brief, err := explain.New(s, ss, rf.TrustDomain).Explain(render.SimulateDetail(out), rf.Requests...)
+						brief, err := explain.New(model.New(s), ss, rf.TrustDomain).Explain(render.SimulateDetail(out), rf.Requests...)
 						if err != nil {
 							t.Fatal(err)
 						}

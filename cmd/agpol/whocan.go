@@ -58,7 +58,7 @@ func (o *whoCanOptions) Run(ctx context.Context) error {
 		}
 		return render.PersonaWhoCan(a.streams.Out, o.output, m)
 	}
-	e, s, err := a.engine(ctx, &o.whatifFlags, &o.load, o.sems, whatif.Question{Filter: o.filter, CheckFilter: true, Tool: o.op.Tool})
+	e, m, err := a.engine(ctx, &o.whatifFlags, &o.load, o.sems, whatif.Question{Filter: o.filter, CheckFilter: true, Tool: o.op.Tool})
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (o *whoCanOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	return render.WhoCan(a.streams.Out, o.output, s, semNames(o.sems), o.op, res)
+	return render.WhoCan(a.streams.Out, o.output, m.Snapshot, semNames(o.sems), o.op, res)
 }
 
 func (a *app) newWhoCanCmd() *cobra.Command {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/effective/authpolicy"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/topology"
 )
@@ -143,11 +144,11 @@ type View struct {
 }
 
 // Build computes the view of the object of kind (KindGateway, KindHTTPRoute or
-// KindXBackend) ns/name in s under sem, with ServiceAccount identities in trust domain
-// td. It fails when the object is not in s.
-func Build(s *snapshot.Snapshot, sem effective.Semantics, td, kind, ns, name string) (*View, error) {
-	g := topology.BuildGraph(s)
-	e := effective.NewEngine(s, sem, td)
+// KindXBackend) ns/name in m's snapshot under sem, with ServiceAccount identities in
+// trust domain td. It fails when the object is not in the snapshot.
+func Build(m *model.Model, sem effective.Semantics, td, kind, ns, name string) (*View, error) {
+	s, g := m.Snapshot, m.Graph()
+	e := effective.NewEngineOn(g, s, sem, td)
 	d := &View{Target: Target{kind, ns, name}, Kind: kind, Name: ns + "/" + name, Semantics: sem.Name}
 	var target topology.Ref
 	var paths []topology.Path
@@ -208,13 +209,13 @@ func Build(s *snapshot.Snapshot, sem effective.Semantics, td, kind, ns, name str
 	case KindXAccessPolicy:
 		return accessPolicyView(s, g, e, d)
 	case KindAuthPolicy:
-		return authPolicyView(s, d)
+		return authPolicyView(m, d)
 	default:
 		return nil, fmt.Errorf("cannot describe kind %q", kind)
 	}
-	d.AuthPolicy = authPolicies(s, kind, ns, name)
+	d.AuthPolicy = authPolicies(m, kind, ns, name)
 	d.AuthPolicyPaths = authPaths(d.AuthPolicy)
-	d.V1beta2AuthPolicies = v1beta2OnTarget(s, kind, ns, name)
+	d.V1beta2AuthPolicies = v1beta2OnTarget(m, kind, ns, name)
 	if target.Kind != "" {
 		d.Policies = policies(s, e, kind, target)
 	}
@@ -462,7 +463,8 @@ func authPaths(ps []*authpolicy.PathResult) []AuthPath {
 
 // authPolicies selects the effective Kuadrant AuthPolicy of a Gateway (per listener) or
 // an HTTPRoute (per rule and listener path); nil without AuthPolicies.
-func authPolicies(s *snapshot.Snapshot, kind, ns, name string) []*authpolicy.PathResult {
+func authPolicies(m *model.Model, kind, ns, name string) []*authpolicy.PathResult {
+	s := m.Snapshot
 	if kind != KindGateway && kind != KindHTTPRoute {
 		return nil
 	}
@@ -476,7 +478,7 @@ func authPolicies(s *snapshot.Snapshot, kind, ns, name string) []*authpolicy.Pat
 	if !v1 { // none, or only kuadrant.io/v1beta2 ones (V1beta2AuthPolicies)
 		return nil
 	}
-	res := authpolicy.Compute(s)
+	res := m.AuthPolicy()
 	var sections []string
 	switch kind {
 	case KindGateway:

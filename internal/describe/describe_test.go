@@ -8,6 +8,7 @@ import (
 
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -135,7 +136,7 @@ func TestBuild(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.kind+"/"+tt.name, func(t *testing.T) {
-			v, err := Build(s, effective.Reference(), "cluster.local", tt.kind, tt.ns, tt.name)
+			v, err := Build(model.New(s), effective.Reference(), "cluster.local", tt.kind, tt.ns, tt.name)
 			if tt.err != "" {
 				if err == nil || err.Error() != tt.err {
 					t.Fatalf("error %v, want %q", err, tt.err)
@@ -179,7 +180,7 @@ func TestNotFoundHint(t *testing.T) {
 		{KindAuthPolicy, "app", "tools", "authpolicy app/tools not found; xaccesspolicy app/tools is an XAccessPolicy; did you mean agpol describe xaccesspolicy app/tools?"},
 		{KindHTTPRoute, "x", "nothing", "httproute x/nothing not found"},
 	} {
-		_, err := List(s, effective.Reference(), "cluster.local", tc.kind, []string{tc.ns, tc.name}, "")
+		_, err := List(model.New(s), effective.Reference(), "cluster.local", tc.kind, []string{tc.ns, tc.name}, "")
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("describe %s %s/%s: %v, want %q", tc.kind, tc.ns, tc.name, err, tc.want)
 		}

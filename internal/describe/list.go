@@ -4,22 +4,23 @@ import (
 	"fmt"
 
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/suggest"
 )
 
 // List builds the view of the object name ([namespace, name]) or, with name nil, of
-// every object of kind in ns ("" for every namespace), in Names' order.
-func List(s *snapshot.Snapshot, sem effective.Semantics, td, kind string, name []string, ns string) ([]*View, error) {
+// every object of kind in ns ("" for every namespace), in Names' order, on model m.
+func List(m *model.Model, sem effective.Semantics, td, kind string, name []string, ns string) ([]*View, error) {
 	var names [][2]string
 	if name != nil {
 		names = [][2]string{{name[0], name[1]}}
 	} else {
-		names = Names(s, kind, ns)
+		names = Names(m.Snapshot, kind, ns)
 	}
 	var views []*View
 	for _, n := range names {
-		v, err := Build(s, sem, td, kind, n[0], n[1])
+		v, err := Build(m, sem, td, kind, n[0], n[1])
 		if err != nil {
 			return nil, err
 		}

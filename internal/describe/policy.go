@@ -9,6 +9,7 @@ import (
 	"github.com/agpol/agpol/internal/apis/agentic"
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/effective/authpolicy"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/topology"
 )
@@ -266,11 +267,11 @@ type AuthRule struct {
 }
 
 // authPolicyView fills d with the view of the AuthPolicy d.Target names.
-func authPolicyView(s *snapshot.Snapshot, d *View) (*View, error) {
-	res := authpolicy.Compute(s)
+func authPolicyView(m *model.Model, d *View) (*View, error) {
+	s, res := m.Snapshot, m.AuthPolicy()
 	pr := res.Policy(d.Name)
 	if pr == nil && findV1beta2(s, d.Target.Namespace, d.Target.Name) != nil {
-		return v1beta2PolicyView(s, d)
+		return v1beta2PolicyView(m, d)
 	}
 	if pr == nil {
 		return nil, notFound(s, "authpolicy", d.Target.Namespace, d.Target.Name)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -144,7 +145,7 @@ func TestAccessPolicyView(t *testing.T) {
 			if tt.name == "mesh" {
 				ns = "gw"
 			}
-			v, err := Build(s, effective.Reference(), "cluster.local", KindXAccessPolicy, ns, tt.name)
+			v, err := Build(model.New(s), effective.Reference(), "cluster.local", KindXAccessPolicy, ns, tt.name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +170,7 @@ func TestAccessPolicyView(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Build(s, effective.Reference(), "cluster.local", KindXAccessPolicy, "app", "nope"); err == nil ||
+	if _, err := Build(model.New(s), effective.Reference(), "cluster.local", KindXAccessPolicy, "app", "nope"); err == nil ||
 		err.Error() != "xaccesspolicy app/nope not found" {
 		t.Errorf("missing policy: %v", err)
 	}
@@ -179,7 +180,7 @@ func TestAuthPolicyView(t *testing.T) {
 	s := loadPolicies(t)
 	// Gateway gw/gw is of class agentic (not in the input; XAccessPolicies target it):
 	// Kuadrant never programs it, so its AuthPolicies are not enforced.
-	v, err := Build(s, effective.Reference(), "cluster.local", KindAuthPolicy, "gw", "gw-over")
+	v, err := Build(model.New(s), effective.Reference(), "cluster.local", KindAuthPolicy, "gw", "gw-over")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func TestAuthPolicyView(t *testing.T) {
 	}
 	// Mapped to Istio, Kuadrant programs it.
 	s.ClassDataPlanes = map[string]string{"agentic": "istio"}
-	v, err = Build(s, effective.Reference(), "cluster.local", KindAuthPolicy, "app", "route")
+	v, err = Build(model.New(s), effective.Reference(), "cluster.local", KindAuthPolicy, "app", "route")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +205,7 @@ func TestAuthPolicyView(t *testing.T) {
 	if len(ap.Rules) != 1 || ap.Rules[0].Key != "authentication#other" || !strings.Contains(ap.Rules[0].Source, ":") {
 		t.Errorf("route rules %+v", ap.Rules)
 	}
-	v, err = Build(s, effective.Reference(), "cluster.local", KindAuthPolicy, "gw", "gw-over")
+	v, err = Build(model.New(s), effective.Reference(), "cluster.local", KindAuthPolicy, "gw", "gw-over")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +217,7 @@ func TestAuthPolicyView(t *testing.T) {
 
 func TestGatewayListenersAndLevels(t *testing.T) {
 	s := loadPolicies(t)
-	v, err := Build(s, effective.Reference(), "cluster.local", KindGateway, "gw", "gw")
+	v, err := Build(model.New(s), effective.Reference(), "cluster.local", KindGateway, "gw", "gw")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +244,7 @@ func TestGatewayListenersAndLevels(t *testing.T) {
 			t.Errorf("path %s: gateway level %d", pathLine(p), p.GatewayLevel)
 		}
 	}
-	mesh, err := Build(s, effective.Reference(), "cluster.local", KindGateway, "gw", "mesh")
+	mesh, err := Build(model.New(s), effective.Reference(), "cluster.local", KindGateway, "gw", "mesh")
 	if err != nil {
 		t.Fatal(err)
 	}

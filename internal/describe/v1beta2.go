@@ -8,6 +8,7 @@ import (
 
 	"github.com/agpol/agpol/internal/apis/kuadrant/v1beta2"
 	"github.com/agpol/agpol/internal/effective/authpolicy"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -127,8 +128,8 @@ func findV1beta2(s *snapshot.Snapshot, ns, name string) *snapshot.AuthPolicy {
 }
 
 // v1beta2PolicyView fills d with the view of the v1beta2 AuthPolicy d.Target names.
-func v1beta2PolicyView(s *snapshot.Snapshot, d *View) (*View, error) {
-	res := authpolicy.ComputeV1beta2(s)
+func v1beta2PolicyView(m *model.Model, d *View) (*View, error) {
+	s, res := m.Snapshot, m.V1beta2()
 	p := res.Policy(d.Name)
 	if p == nil {
 		return nil, notFound(s, "authpolicy", d.Target.Namespace, d.Target.Name)
@@ -267,7 +268,8 @@ func sortedPatternNames(m map[string][]v1beta2.PatternExpression) []string {
 // v1beta2OnTarget lists the v1beta2 AuthPolicies bearing on a Gateway or an HTTPRoute:
 // those targeting it (enforced or not, and why), and for a route without an enforced
 // policy of its own, the Gateway policy covering it. Nil without v1beta2 policies.
-func v1beta2OnTarget(s *snapshot.Snapshot, kind, ns, name string) []*V1beta2AuthPolicyView {
+func v1beta2OnTarget(m *model.Model, kind, ns, name string) []*V1beta2AuthPolicyView {
+	s := m.Snapshot
 	has := false
 	for _, ap := range s.AuthPolicies {
 		if ap.IsV1beta2() {
@@ -278,7 +280,7 @@ func v1beta2OnTarget(s *snapshot.Snapshot, kind, ns, name string) []*V1beta2Auth
 	if !has || (kind != KindGateway && kind != KindHTTPRoute) {
 		return nil
 	}
-	res := authpolicy.ComputeV1beta2(s)
+	res := m.V1beta2()
 	var out []*V1beta2AuthPolicyView
 	for _, tp := range res.ForTarget(kind, ns+"/"+name) {
 		v := newV1beta2View(s, res, tp.Policy, false)

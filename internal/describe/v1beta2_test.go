@@ -12,6 +12,7 @@ import (
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/effective/authpolicy"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -33,7 +34,7 @@ func describeV1beta2(t *testing.T, s *snapshot.Snapshot, kind, ref string) *View
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := Build(s, sem, "cluster.local", kind, ns, name)
+	d, err := Build(model.New(s), sem, "cluster.local", kind, ns, name)
 	if err != nil {
 		t.Fatal(err)
 	}

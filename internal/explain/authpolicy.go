@@ -36,7 +36,7 @@ type AuthPolicyInfo struct {
 	V1beta2 *authpolicy.V1beta2Decision `json:"v1beta2,omitempty"`
 }
 
-// kuadrant computes the effective AuthPolicies once, on first use, and folds the
+// kuadrant holds the model's effective AuthPolicies (taken on first use) and folds the
 // policies of each path once: many requests take the same path.
 type kuadrant struct {
 	once   sync.Once
@@ -69,7 +69,7 @@ func (sim *Simulator) authPolicyFor(r *Request, p PathInfo) *AuthPolicyInfo {
 	if len(sim.Snapshot.AuthPolicies) == 0 || p.Route == "" || p.RuleIndex == nil {
 		return nil
 	}
-	sim.kuadrant.once.Do(func() { sim.kuadrant.result = authpolicy.Compute(sim.Snapshot) })
+	sim.kuadrant.once.Do(func() { sim.kuadrant.result = sim.Model.AuthPolicy() })
 	rule := authpolicy.RuleName(*p.RuleIndex, p.RuleName)
 	pr := sim.kuadrant.forPrefix(p.Gateway, p.Listener, p.Route, rule)
 	if pr == nil {
@@ -103,7 +103,7 @@ func (sim *Simulator) v1beta2For(r *Request, p PathInfo) *AuthPolicyInfo {
 	if !hasV1beta2 {
 		return nil
 	}
-	sim.kuadrant.v1b2Once.Do(func() { sim.kuadrant.v1beta2 = authpolicy.ComputeV1beta2(sim.Snapshot) })
+	sim.kuadrant.v1b2Once.Do(func() { sim.kuadrant.v1beta2 = sim.Model.V1beta2() })
 	d := sim.kuadrant.v1beta2.ForRequest(p.Gateway, p.Route, authRequest(r))
 	if d == nil {
 		return nil
@@ -213,7 +213,7 @@ func (sim *Simulator) AuthPoliciesOn(gw *snapshot.Gateway, listener string, rout
 	if len(sim.Snapshot.AuthPolicies) == 0 || gw == nil || sim.Graph.DataPlane(gw).Agentic() {
 		return nil
 	}
-	sim.kuadrant.once.Do(func() { sim.kuadrant.result = authpolicy.Compute(sim.Snapshot) })
+	sim.kuadrant.once.Do(func() { sim.kuadrant.result = sim.Model.AuthPolicy() })
 	res := sim.kuadrant.result
 	gref := gw.Namespace + "/" + gw.Name
 	seen := map[string]bool{}
@@ -231,7 +231,7 @@ func (sim *Simulator) AuthPoliciesOn(gw *snapshot.Gateway, listener string, rout
 			}
 		}
 		if !found && sim.hasV1beta2() {
-			sim.kuadrant.v1b2Once.Do(func() { sim.kuadrant.v1beta2 = authpolicy.ComputeV1beta2(sim.Snapshot) })
+			sim.kuadrant.v1b2Once.Do(func() { sim.kuadrant.v1beta2 = sim.Model.V1beta2() })
 			if d := sim.kuadrant.v1beta2.ForRequest(gref, route, authpolicy.Request{}); d != nil && d.NotProgrammed == "" && d.Evaluation != nil {
 				seen[d.CheckedBy] = true
 			}

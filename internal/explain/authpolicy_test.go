@@ -6,6 +6,7 @@ import (
 
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/effective/authpolicy"
+	"github.com/agpol/agpol/internal/model"
 )
 
 const kuadrantTopology = `
@@ -56,7 +57,7 @@ spec:
 // (1-based); the answer names them as its path line does, by spec.rules index.
 func TestExplainReportsEffectiveAuthPolicy(t *testing.T) {
 	s := loadYAML(t, kuadrantTopology, kuadrantPolicies)
-	sim := New(s, []effective.Semantics{effective.Reference()}, "")
+	sim := New(model.New(s), []effective.Semantics{effective.Reference()}, "")
 	cases := []struct {
 		path       string
 		wantPath   string
@@ -114,7 +115,7 @@ spec: {controllerName: sigs.k8s.io/kube-agentic-networking-controller}`
 	for _, gw := range s.Gateways {
 		gw.Spec.GatewayClassName = "agentic"
 	}
-	sim := New(s, []effective.Semantics{effective.Reference()}, "")
+	sim := New(model.New(s), []effective.Semantics{effective.Reference()}, "")
 	res, err := sim.Explain(Full, &Request{From: Caller{Kind: CallerServiceAccount, Namespace: "app", Name: "a"}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
 		HTTP: HTTP{Method: "GET", Path: "/orders", Host: "api.example.com"}})
 	if err != nil {
@@ -131,7 +132,7 @@ spec: {controllerName: sigs.k8s.io/kube-agentic-networking-controller}`
 // Without AuthPolicies nothing is computed or reported.
 func TestExplainWithoutAuthPolicy(t *testing.T) {
 	s := loadYAML(t, kuadrantTopology)
-	sim := New(s, []effective.Semantics{effective.Reference()}, "")
+	sim := New(model.New(s), []effective.Semantics{effective.Reference()}, "")
 	res, err := sim.Explain(Full, &Request{From: Caller{Kind: CallerAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
 		HTTP: HTTP{Method: "GET", Path: "/orders", Host: "api.example.com"}})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/agpol/agpol/internal/cluster"
+	"github.com/agpol/agpol/internal/model"
 )
 
 // maxFuzzSeed bounds the size of a seed read from testdata.
@@ -329,10 +330,10 @@ func FuzzDecide(f *testing.F) {
 			}
 			return &c
 		}
-		sim := New(s, sems, "cluster.local")
+		sim := New(model.New(s), sems, "cluster.local")
 		first, err1 := sim.Explain(Full, clone())
 		second, err2 := sim.Explain(Full, clone())
-		third, err3 := New(s, sems, "cluster.local").Explain(Full, clone())
+		third, err3 := New(model.New(s), sems, "cluster.local").Explain(Full, clone())
 		if (err1 == nil) != (err2 == nil) || (err1 == nil) != (err3 == nil) {
 			t.Fatalf("errors differ: %v / %v / %v", err1, err2, err3)
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/model"
 )
 
 func withExt(r *Request, gw, be Answer) *Request {
@@ -118,7 +119,7 @@ func TestWeightedBackends(t *testing.T) {
 	s := loadYAML(t, baseTopology, policy("a", "xb", "Allow", "", rules(saTools("r", "billing", "add"))))
 	r := call("billing", "add")
 	r.Backend, r.HTTP.Path = nil, "/split"
-	res, err := New(s, nil, "").Explain(Full, r)
+	res, err := New(model.New(s), nil, "").Explain(Full, r)
 	if err != nil {
 		t.Fatal(err)
 	}

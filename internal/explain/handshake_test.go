@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/topology"
 )
 
@@ -81,7 +82,7 @@ func TestHandshake(t *testing.T) {
 				t.Errorf("deny kind %q: the handshake is the data plane's own answer", got.DenyKind())
 			}
 			// The decision space (can-i, who-can, matrix) decides the same.
-			sim := New(s, []effective.Semantics{effective.Reference()}, "cluster.local")
+			sim := New(model.New(s), []effective.Semantics{effective.Reference()}, "cluster.local")
 			rq := *tt.req
 			q := sim.Query(&rq)
 			chain := sim.Engines[0].Chain(topology.GatewayRef("gw", "gw"), rq.Listener, &[]topology.Ref{topology.XBackendRef("app", "xb")}[0])
@@ -202,7 +203,7 @@ apiVersion: v1
 kind: Service
 metadata: {name: svc, namespace: infra}
 spec: {ports: [{port: 80}]}`)
-	sim := New(s, []effective.Semantics{effective.Reference()}, "")
+	sim := New(model.New(s), []effective.Semantics{effective.Reference()}, "")
 	res, err := sim.Explain(Full, &Request{From: Caller{Kind: CallerAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
 		Listener: "infra/extra/a", HTTP: HTTP{Method: "GET", Path: "/", Host: "a.example.com"}})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -157,7 +158,7 @@ type want struct{ decision, level, by string }
 
 func decideOne(t *testing.T, s *snapshot.Snapshot, se effective.Semantics, r *Request) *Result {
 	t.Helper()
-	res, err := New(s, []effective.Semantics{se}, "cluster.local").Explain(Full, r)
+	res, err := New(model.New(s), []effective.Semantics{se}, "cluster.local").Explain(Full, r)
 	if err != nil {
 		t.Fatalf("explain: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/topology"
 )
 
@@ -17,7 +18,7 @@ func TestIgnoredMethodMatch(t *testing.T) {
 	if topo == baseTopology {
 		t.Fatal("the topology has no /mcp match to restrict")
 	}
-	sim := New(loadYAML(t, topo), []effective.Semantics{effective.Reference()}, "")
+	sim := New(model.New(loadYAML(t, topo)), []effective.Semantics{effective.Reference()}, "")
 	for _, tc := range []struct {
 		method string
 		note   bool

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/topology"
 )
 
@@ -32,7 +33,7 @@ spec:
   parentRefs: [{name: gw, namespace: infra}]
   rules:
   - backendRefs: [{group: example.com, kind: Foo, name: api}]`)
-	sim := New(s, []effective.Semantics{effective.Reference()}, "")
+	sim := New(model.New(s), []effective.Semantics{effective.Reference()}, "")
 	r := &Request{Name: "r", From: Caller{Kind: CallerAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "gw"},
 		HTTP: HTTP{Method: "GET", Path: "/", Host: "api.example.com"}}
 	res, err := sim.Explain(Full, r)

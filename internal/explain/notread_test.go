@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -22,13 +23,13 @@ spec:
 		return &Request{Name: "r", From: Caller{Kind: CallerAnonymous}, Gateway: &NamespacedName{Namespace: "infra", Name: "edge"},
 			HTTP: HTTP{Method: "GET", Path: "/mcp"}, Expect: Allow}
 	}
-	sim := New(s, []effective.Semantics{effective.Reference()}, "")
+	sim := New(model.New(s), []effective.Semantics{effective.Reference()}, "")
 	if _, err := sim.Explain(Full, req()); err == nil || !strings.Contains(err.Error(), "gateway infra/edge not found") {
 		t.Fatalf("complete read: err %v, want not found", err)
 	}
 	s.Partial = true
 	s.Warnings = append(s.Warnings, snapshot.Warning{Kind: gatewaysResource, Message: "listing gateways: forbidden"})
-	sim = New(s, []effective.Semantics{effective.Reference()}, "")
+	sim = New(model.New(s), []effective.Semantics{effective.Reference()}, "")
 	check := func(how string, d Decision) {
 		t.Helper()
 		if d.Verdict != Indeterminate || d.DecidedBy != UnreadBy {
@@ -62,7 +63,7 @@ spec:
 // A request naming an object that is not there says what the user probably meant: the
 // same NAME in another namespace, an object of another kind with its flag, a close name.
 func TestNotFoundHints(t *testing.T) {
-	sim := New(loadYAML(t, baseTopology), []effective.Semantics{effective.Reference()}, "")
+	sim := New(model.New(loadYAML(t, baseTopology)), []effective.Semantics{effective.Reference()}, "")
 	for _, tc := range []struct {
 		name string
 		edit func(r *Request)

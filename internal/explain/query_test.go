@@ -12,6 +12,7 @@ import (
 	"github.com/agpol/agpol/bench/stages"
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/topology"
 )
@@ -203,9 +204,9 @@ func TestDecideMatchesExplain(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Decider.Decide decides under the primary semantics: make each one primary.
-			sims := []*Simulator{New(s, sems, rf.TrustDomain)}
+			sims := []*Simulator{New(model.New(s), sems, rf.TrustDomain)}
 			for _, sem := range sems[1:] {
-				sims = append(sims, New(s, []effective.Semantics{sem}, rf.TrustDomain))
+				sims = append(sims, New(model.New(s), []effective.Semantics{sem}, rf.TrustDomain))
 			}
 			n := 0
 			for _, sim := range sims {
@@ -248,7 +249,7 @@ func TestDecideMatchesExplainRandom(t *testing.T) {
 		if err != nil {
 			t.Fatalf("generated topology does not load: %v\n%s", err, manifests)
 		}
-		sim := New(s, sems, "cluster.local")
+		sim := New(model.New(s), sems, "cluster.local")
 		for j := 0; j < 8; j++ {
 			total += checkDecide(t, sim, fuzzRequest(b))
 		}
@@ -274,7 +275,7 @@ func FuzzDecideUntraced(f *testing.F) {
 		if err != nil {
 			t.Fatalf("generated topology does not load: %v\n%s", err, manifests)
 		}
-		checkDecide(t, New(s, sems, "cluster.local"), fuzzRequest(b))
+		checkDecide(t, New(model.New(s), sems, "cluster.local"), fuzzRequest(b))
 	})
 }
 
@@ -291,7 +292,7 @@ func celSnapshot(t testing.TB) *snapshot.Snapshot {
 // TestQueryCallers: one query decided for several callers keeps one CEL result per
 // condition and decides each caller for itself.
 func TestQueryCallers(t *testing.T) {
-	sim := New(celSnapshot(t), []effective.Semantics{effective.Reference()}, "cluster.local")
+	sim := New(model.New(celSnapshot(t)), []effective.Semantics{effective.Reference()}, "cluster.local")
 	chain := sim.Engines[0].Chain(topology.GatewayRef("gw", "gw"), "https", ptr(topology.XBackendRef("app", "xb")))
 	q := sim.Query(call("billing", "add"))
 	cases := []struct {
@@ -360,7 +361,7 @@ func TestDecideAllocations(t *testing.T) {
 		{"no policy", nil, call("billing", "add"), ExtAuth{}},
 	}
 	for _, tc := range cases {
-		sim := New(loadYAML(t, append([]string{baseTopology}, tc.policies...)...), allSemantics(t), "cluster.local")
+		sim := New(model.New(loadYAML(t, append([]string{baseTopology}, tc.policies...)...)), allSemantics(t), "cluster.local")
 		tc.req.ExtAuth = tc.ans
 		q, principal := sim.Query(tc.req), tc.req.From.Principal("cluster.local")
 		for _, e := range sim.Engines {
@@ -390,7 +391,7 @@ func TestBatchAllocations(t *testing.T) {
 		policy("x", "xb", "Allow", "", rules(`- name: billing
   source: {type: ServiceAccount, serviceAccount: {namespace: agents, name: billing}}
   authorization: {type: Inline, mcp: {methods: [{name: tools/call}]}}`)))
-	sim := New(s, []effective.Semantics{effective.Reference()}, "cluster.local")
+	sim := New(model.New(s), []effective.Semantics{effective.Reference()}, "cluster.local")
 	b := sim.Decider()
 	callers := []Caller{sa("billing"), sa("support"), {Kind: CallerSPIFFE, SPIFFE: "spiffe://cluster.local/ns/agents/sa/ops"}, {Kind: CallerAnonymous}}
 	verdicts := map[string]int{}
@@ -435,7 +436,7 @@ func TestDecideMatchesExplainGenerated(t *testing.T) {
 	if testing.Short() {
 		reqs = reqs[:200]
 	}
-	sim := New(s, allSemantics(t), rf.TrustDomain)
+	sim := New(model.New(s), allSemantics(t), rf.TrustDomain)
 	n := 0
 	for _, r := range reqs {
 		n += checkDecide(t, sim, r)

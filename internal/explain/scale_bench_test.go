@@ -12,6 +12,7 @@ import (
 
 	"github.com/agpol/agpol/bench/stages"
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/model"
 )
 
 func generatedSim(b *testing.B, size string) (*Simulator, []*Request) {
@@ -25,7 +26,7 @@ func generatedSim(b *testing.B, size string) (*Simulator, []*Request) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sim := New(s, []effective.Semantics{effective.Reference()}, rf.TrustDomain)
+	sim := New(model.New(s), []effective.Semantics{effective.Reference()}, rf.TrustDomain)
 	if _, err := sim.Explain(Full, rf.Requests...); err != nil { // compile every chain the requests use
 		b.Fatal(err)
 	}

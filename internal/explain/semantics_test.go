@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/model"
 )
 
 // One test per disputed choice (docs/semantics.md#proposals): the reference outcome and the alternative's.
@@ -96,7 +97,7 @@ func TestMultiSemanticsDisagreement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := New(s, sems, "").Explain(Full, call("billing", "add"))
+	res, err := New(model.New(s), sems, "").Explain(Full, call("billing", "add"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func TestSectionNameChainsPerListener(t *testing.T) {
 		{"reference, http first", sem(t, effective.PresetReference), []string{"http", "https"}, map[string]string{"http": Deny, "https": Deny}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sim := New(s, []effective.Semantics{tc.sem}, "cluster.local")
+			sim := New(model.New(s), []effective.Semantics{tc.sem}, "cluster.local")
 			b := sim.Decider()
 			for _, l := range tc.order {
 				res, err := sim.Explain(Full, via(l))

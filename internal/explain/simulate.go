@@ -8,6 +8,7 @@ import (
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/topology"
 )
@@ -18,6 +19,9 @@ var ErrInput = errors.New("invalid request")
 // Simulator decides requests against one snapshot under one or more semantics. Chains
 // are compiled once per (gateway, listener, backend) and reused across requests.
 type Simulator struct {
+	// Model is the snapshot and what is derived from it, built once (internal/model);
+	// Snapshot and Graph are its parts.
+	Model       *model.Model
 	Snapshot    *snapshot.Snapshot
 	Graph       *topology.Graph
 	Engines     []*effective.Engine
@@ -35,12 +39,14 @@ type Simulator struct {
 	syms symbols
 }
 
-// New prepares a simulator. sems must not be empty; the first is the primary semantics.
-func New(s *snapshot.Snapshot, sems []effective.Semantics, trustDomain string) *Simulator {
+// New prepares a simulator on model m. sems must not be empty; the first is the primary
+// semantics.
+func New(m *model.Model, sems []effective.Semantics, trustDomain string) *Simulator {
 	if trustDomain == "" {
 		trustDomain = effective.DefaultTrustDomain
 	}
-	sim := &Simulator{Snapshot: s, Graph: topology.BuildGraph(s), TrustDomain: trustDomain}
+	s := m.Snapshot
+	sim := &Simulator{Model: m, Snapshot: s, Graph: m.Graph(), TrustDomain: trustDomain}
 	if len(sems) == 0 {
 		sems = []effective.Semantics{effective.Reference()}
 	}

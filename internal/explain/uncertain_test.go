@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/model"
 )
 
 // TestUncertainRegexRoute: a path regular expression Envoy and Go read differently makes
@@ -26,7 +27,7 @@ func TestUncertainRegexRoute(t *testing.T) {
 		if topo == baseTopology {
 			t.Fatal("the topology has no /mcp match to replace")
 		}
-		sim := New(loadYAML(t, topo), []effective.Semantics{effective.Reference()}, "")
+		sim := New(model.New(loadYAML(t, topo)), []effective.Semantics{effective.Reference()}, "")
 		r := &Request{Name: "t", From: sa("billing"), Gateway: &NamespacedName{"gw", "gw"}, Listener: "https",
 			HTTP: HTTP{Method: "POST", Path: tc.path}, MCP: &MCP{Method: "tools/list"}}
 		res, err := sim.Explain(Full, r)

@@ -3,8 +3,6 @@ package lint
 import (
 	"fmt"
 	"strings"
-
-	"github.com/agpol/agpol/internal/effective/authpolicy"
 )
 
 func init() {
@@ -27,7 +25,7 @@ rule (Authorino must run cluster-wide, as Kuadrant deploys it).`,
 }
 
 func runKeysOutOfScope(ctx *Context) []Finding {
-	res := Memo(ctx, "authpolicy", func() *authpolicy.Result { return authpolicy.Compute(ctx.Snapshot) })
+	res := ctx.Model.AuthPolicy()
 	var out []Finding
 	for _, pr := range res.Policies {
 		p := pr.Policy

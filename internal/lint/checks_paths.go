@@ -226,7 +226,7 @@ func handshakeConsequence(initialize bool) string {
 
 func runAuthPolicyEnforcement(enforcement string) func(*Context) []Finding {
 	return func(ctx *Context) []Finding {
-		res := Memo(ctx, "authpolicy", func() *authpolicy.Result { return authpolicy.Compute(ctx.Snapshot) })
+		res := ctx.Model.AuthPolicy()
 		var out []Finding
 		for _, pr := range res.Policies {
 			if pr.Enforcement != enforcement || pr.Policy == nil || pr.Policy.Object == nil {

@@ -163,7 +163,7 @@ func runTargetOnOtherDataPlane(ctx *Context) []Finding {
 }
 
 func runAuthPolicyUnprogrammed(ctx *Context) []Finding {
-	res := Memo(ctx, "authpolicy", func() *authpolicy.Result { return authpolicy.Compute(ctx.Snapshot) })
+	res := ctx.Model.AuthPolicy()
 	var out []Finding
 	for _, pr := range res.Policies {
 		if pr.Enforcement != authpolicy.Unprogrammed || pr.Policy == nil || pr.Policy.Object == nil {

@@ -96,9 +96,9 @@ the route's hostnames with the listener's, or correct the parentRef's sectionNam
 	})
 }
 
-// graph builds the topology graph once per context.
+// graph is the model's topology graph, built once.
 func graph(ctx *Context) *topology.Graph {
-	return Memo(ctx, "graph", func() *topology.Graph { return topology.BuildGraph(ctx.Snapshot) })
+	return ctx.Model.Graph()
 }
 
 func runGraphProblems(ctx *Context) []Finding {

@@ -103,7 +103,7 @@ the outcome is the same, at the cost of an extra authorization call per request.
 }
 
 func v1beta2Result(ctx *Context) *authpolicy.V1beta2Result {
-	return Memo(ctx, "authpolicy-v1beta2", func() *authpolicy.V1beta2Result { return authpolicy.ComputeV1beta2(ctx.Snapshot) })
+	return ctx.Model.V1beta2()
 }
 
 func runV1beta2SecondOnTarget(ctx *Context) []Finding {

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/topology"
 )
@@ -24,6 +25,8 @@ type Undecodable struct {
 type Context struct {
 	// Snapshot holds every typed object with its provenance.
 	Snapshot *snapshot.Snapshot
+	// Model is the snapshot's graph and AuthPolicy results, built once (internal/model).
+	Model *model.Model
 	// Targets indexes policies by the object they target, oldest first.
 	Targets *topology.Targets
 	// Undecodable lists objects left out of the snapshot because they could not be typed.
@@ -43,11 +46,11 @@ type Context struct {
 }
 
 // NewContext prepares a context for a snapshot.
-func NewContext(s *snapshot.Snapshot) *Context {
-	if s == nil {
-		s = &snapshot.Snapshot{}
-	}
-	return &Context{Snapshot: s, Targets: topology.IndexTargets(s), Now: time.Now()}
+func NewContext(s *snapshot.Snapshot) *Context { return NewContextOn(model.New(s)) }
+
+// NewContextOn prepares a context for model m, sharing what m has already built.
+func NewContextOn(m *model.Model) *Context {
+	return &Context{Snapshot: m.Snapshot, Model: m, Targets: topology.IndexTargets(m.Snapshot), Now: time.Now()}
 }
 
 // Memo returns the value computed by f under key, computing it once per Context.

@@ -1,6 +1,6 @@
 package lint
 
-import "github.com/agpol/agpol/internal/snapshot"
+import "github.com/agpol/agpol/internal/model"
 
 // Notes are what a lint run says besides its findings.
 type Notes struct {
@@ -21,11 +21,11 @@ func NotesOf(ctx *Context, r *Report) Notes {
 	return Notes{NothingRead: read == 0, NotRevalidated: r.NotRevalidated}
 }
 
-// RunOn runs the checks over s and the objects that could not be typed (validating
+// RunOn runs the checks over m's snapshot and the objects that could not be typed (validating
 // objects read from a cluster again with revalidateLive), and says what the run notes
 // besides its findings.
-func RunOn(s *snapshot.Snapshot, undecodable []Undecodable, revalidateLive bool, opts Options) (*Report, Notes) {
-	ctx := NewContext(s)
+func RunOn(m *model.Model, undecodable []Undecodable, revalidateLive bool, opts Options) (*Report, Notes) {
+	ctx := NewContextOn(m)
 	ctx.Undecodable = undecodable
 	ctx.RevalidateLive = revalidateLive
 	r := Run(ctx, opts)

@@ -12,6 +12,7 @@ import (
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -48,7 +49,7 @@ func TestServiceReadRefused(t *testing.T) {
 	}
 	s.Services, s.Partial = nil, true
 	s.Warnings = append(s.Warnings, snapshot.Warning{Kind: "services", Message: "cannot list services in all namespaces: forbidden", Source: "cluster"})
-	sim := explain.New(s, []effective.Semantics{effective.Reference()}, "")
+	sim := explain.New(model.New(s), []effective.Semantics{effective.Reference()}, "")
 	from, err := explain.ParseCaller("sa:agents/support")
 	if err != nil {
 		t.Fatal(err)

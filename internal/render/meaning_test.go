@@ -9,6 +9,7 @@ import (
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/topology"
 	"github.com/agpol/agpol/internal/whatif"
@@ -84,7 +85,7 @@ func fileExists(p string) bool {
 
 // checkMeanings checks every call of the decision space of s under sem.
 func checkMeanings(t *testing.T, scenario string, s *snapshot.Snapshot, sem effective.Semantics, seen map[string]int) {
-	e := whatif.New(s, []effective.Semantics{sem}, whatif.Options{})
+	e := whatif.New(model.New(s), []effective.Semantics{sem}, whatif.Options{})
 	sim := e.Simulator()
 	trees := map[*effective.Chain]*node{}
 	for _, tg := range e.Targets {

@@ -184,3 +184,7 @@ func backendKindOf(p DataPlane, group, kind string) (supported, known bool) {
 
 // DataPlane returns the data plane that serves gw (see ClassifyGateways).
 func (g *Graph) DataPlane(gw *snapshot.Gateway) GatewayDataPlane { return g.planes[gw] }
+
+// DataPlanes is the data plane of every Gateway of the snapshot (ClassifyGateways, run
+// once when the graph was built). It must not be changed.
+func (g *Graph) DataPlanes() map[*snapshot.Gateway]GatewayDataPlane { return g.planes }

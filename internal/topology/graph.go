@@ -224,6 +224,9 @@ func refIs(ref Ref, group, kind string) bool {
 	return true
 }
 
+// Snapshot is the snapshot the graph was built from.
+func (g *Graph) Snapshot() *snapshot.Snapshot { return g.snap }
+
 // Gateway returns the Gateway named by ref, or nil.
 func (g *Graph) Gateway(ref Ref) *snapshot.Gateway {
 	if !refIs(ref, gwapiv1.GroupName, "Gateway") {

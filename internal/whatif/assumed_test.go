@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -14,7 +15,7 @@ func TestTargetBackendAssumed(t *testing.T) {
 	s := load(t, "../../testdata/examples")
 	s.Services, s.Partial = nil, true
 	s.Warnings = append(s.Warnings, snapshot.Warning{Kind: "services", Message: "cannot list services: forbidden"})
-	e := New(s, []effective.Semantics{effective.Reference()}, Options{})
+	e := New(model.New(s), []effective.Semantics{effective.Reference()}, Options{})
 	n := 0
 	for _, tg := range e.Targets {
 		if tg.BackendKind == "XBackend" && tg.Backend == "pay/ledger" {

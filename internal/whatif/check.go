@@ -8,6 +8,7 @@ import (
 
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/suggest"
 )
@@ -79,12 +80,13 @@ func (e *NotFoundError) preposition() string {
 	return "in"
 }
 
-// Prepare builds the decision space of s under sems and checks the names of q against
+// Prepare builds the decision space of m's snapshot under sems and checks the names of q against
 // it: the warnings are for names the space does not hold (the question is answered
 // anyway); the error is a filter naming nothing in the input (then the warnings found
 // before it are returned too).
-func Prepare(s *snapshot.Snapshot, sems []effective.Semantics, o Options, q Question) (*Engine, []Warning, error) {
-	e := New(s, sems, o)
+func Prepare(m *model.Model, sems []effective.Semantics, o Options, q Question) (*Engine, []Warning, error) {
+	s := m.Snapshot
+	e := New(m, sems, o)
 	var warns []Warning
 	if o.Inventory != nil {
 		known := map[string]bool{}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/model"
 )
 
 func TestDiffFails(t *testing.T) {
@@ -70,7 +71,7 @@ func TestPrepare(t *testing.T) {
 		{"row", Question{Rows: []string{"sa:nobody/here"}}, "", []Warning{{Kind: UnknownRow, Source: "--from", Name: "sa:nobody/here"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, warns, err := Prepare(s, reference(), Options{}, tc.q)
+			_, warns, err := Prepare(model.New(s), reference(), Options{}, tc.q)
 			if got := fmt.Sprint(err); (tc.wantErr == "" && err != nil) || (tc.wantErr != "" && got != tc.wantErr) {
 				t.Errorf("error %v, want %q", err, tc.wantErr)
 			}
@@ -79,7 +80,7 @@ func TestPrepare(t *testing.T) {
 			}
 		})
 	}
-	_, warns, _ := Prepare(s, reference(), Options{Inventory: inv}, Question{InventoryName: "tools.json"})
+	_, warns, _ := Prepare(model.New(s), reference(), Options{Inventory: inv}, Question{InventoryName: "tools.json"})
 	if want := []Warning{{Kind: InventoryBackendUnreached, Source: "tools.json", Name: "nowhere/none"}}; fmt.Sprint(warns) != fmt.Sprint(want) {
 		t.Errorf("inventory: %+v, want %+v", warns, want)
 	}

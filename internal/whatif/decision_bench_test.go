@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/agpol/agpol/bench/stages"
+	"github.com/agpol/agpol/internal/model"
 )
 
 // BenchmarkDecision measures the decisions of a matrix alone, on an engine whose chains
@@ -13,7 +14,7 @@ func BenchmarkDecision(b *testing.B) {
 	for _, size := range stages.BenchSizes() {
 		b.Run(size, func(b *testing.B) {
 			sems := allPresets(b)
-			e := New(load(b, stages.Generated(b, size).Files...), sems, Options{})
+			e := New(model.New(load(b, stages.Generated(b, size).Files...)), sems, Options{})
 			all := make([][]int, len(e.state))
 			n := 0
 			for i, st := range e.state {

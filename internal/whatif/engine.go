@@ -6,7 +6,7 @@ import (
 
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
-	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/model"
 )
 
 // Options tune the space.
@@ -98,13 +98,14 @@ type memoKey struct {
 	method, tool string
 }
 
-// New builds the decision space of a snapshot. sems must not be empty; the first is
-// the primary semantics.
-func New(s *snapshot.Snapshot, sems []effective.Semantics, o Options) *Engine {
+// New builds the decision space of model m's snapshot. sems must not be empty; the
+// first is the primary semantics.
+func New(m *model.Model, sems []effective.Semantics, o Options) *Engine {
 	if len(sems) == 0 {
 		sems = []effective.Semantics{effective.Reference()}
 	}
-	sim := explain.New(s, sems, o.TrustDomain)
+	s := m.Snapshot
+	sim := explain.New(m, sems, o.TrustDomain)
 	e := &Engine{Semantics: sems, TrustDomain: sim.TrustDomain, ExtAuth: o.ExtAuth, sim: sim, byKey: map[string]int{}, byID: map[string]*Caller{}}
 	e.Identities = identities(s, e.TrustDomain)
 	for _, id := range e.Identities {

@@ -10,6 +10,7 @@ import (
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -44,7 +45,7 @@ func checkedSemantics(t testing.TB) []effective.Semantics {
 // identity itself, and fails on any difference.
 func checkAgainstExplain(t *testing.T, s *snapshot.Snapshot, ext explain.ExtAuth) int {
 	t.Helper()
-	e := New(s, checkedSemantics(t), Options{ExtAuth: ext})
+	e := New(model.New(s), checkedSemantics(t), Options{ExtAuth: ext})
 	n := 0
 	for _, tg := range e.Targets {
 		for _, id := range e.Identities {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/model"
 )
 
 // kuadrantTopology: an Istio Gateway (class in the input) and a Gateway of a controller
@@ -60,7 +61,7 @@ spec:
 // Kuadrant does not program, the AuthPolicy never runs and nothing checks the call.
 func TestKuadrantDecidesOnOtherDataPlanes(t *testing.T) {
 	s := loadYAML(t, kuadrantTopology)
-	e := New(s, reference(), Options{})
+	e := New(model.New(s), reference(), Options{})
 	op := Op{Method: "tools/call", Tool: "x"}
 	want := map[string]Cell{
 		"gw/mesh":  {Decision: explain.Indeterminate, Level: explain.LevelAuthPolicy, DecidedBy: "app/jwt"},

@@ -9,7 +9,7 @@ import (
 
 	"github.com/agpol/agpol/internal/effective/authpolicy"
 	"github.com/agpol/agpol/internal/explain"
-	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/model"
 )
 
 // PersonaCell is Authorino's answer for one persona on one Kuadrant path.
@@ -44,10 +44,10 @@ type PersonaMatrix struct {
 	Rows     []PersonaRow `json:"rows"`
 }
 
-// Personas decides every persona on every path an AuthPolicy protects; at is the
-// request time (zero: a token's expiry is not decided).
-func Personas(s *snapshot.Snapshot, personas []explain.Persona, at time.Time) *PersonaMatrix {
-	res := authpolicy.Compute(s)
+// Personas decides every persona on every path an AuthPolicy protects in model md's
+// snapshot; at is the request time (zero: a token's expiry is not decided).
+func Personas(md *model.Model, personas []explain.Persona, at time.Time) *PersonaMatrix {
+	res := md.AuthPolicy()
 	m := &PersonaMatrix{}
 	for _, p := range personas {
 		m.Personas = append(m.Personas, p.Name)

@@ -8,6 +8,7 @@ import (
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/effective/authpolicy"
 	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/model"
 )
 
 func TestPersonas(t *testing.T) {
@@ -56,7 +57,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := Personas(s, ps, time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC))
+	m := Personas(model.New(s), ps, time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC))
 	if len(m.Rows) != 1 {
 		t.Fatalf("rows %+v", m.Rows)
 	}
@@ -97,7 +98,7 @@ spec:
 	if _, ok := m.Answer("dave"); ok {
 		t.Error("Answer of a persona not in the file")
 	}
-	noTime := Personas(s, ps, time.Time{})
+	noTime := Personas(model.New(s), ps, time.Time{})
 	if a, _ := noTime.Answer("alice"); a.Verdict != authpolicy.OutcomeIndeterminate {
 		t.Errorf("alice without a time: %s, want indeterminate (exp not decided)", a.Verdict)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agpol/agpol/bench/stages"
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/whatif"
 )
 
@@ -21,7 +22,7 @@ func BenchmarkMatrix(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				m := whatif.New(s, reference, whatif.Options{}).Matrix(whatif.Filter{})
+				m := whatif.New(model.New(s), reference, whatif.Options{}).Matrix(whatif.Filter{})
 				if len(m.Rows(false)) == 0 {
 					b.Fatal("empty matrix")
 				}
@@ -44,7 +45,7 @@ func BenchmarkDiff(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				d := whatif.Diff(whatif.New(before, reference, whatif.Options{}), whatif.New(&after, reference, whatif.Options{}), whatif.Filter{})
+				d := whatif.Diff(whatif.New(model.New(before), reference, whatif.Options{}), whatif.New(model.New(&after), reference, whatif.Options{}), whatif.Filter{})
 				if d.Count() == 0 {
 					b.Fatal("removing policies changed nothing")
 				}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/model"
 )
 
 // uncertainExamples is the example scenario with the ledger route's path match written
@@ -33,7 +34,7 @@ func uncertainExamples(t *testing.T) string {
 // decided by uncertain-route, as explain answers a request on such a path; the paths
 // of other routes are decided as before.
 func TestUncertainRegexPaths(t *testing.T) {
-	e := New(loadYAML(t, uncertainExamples(t)), reference(), Options{})
+	e := New(model.New(loadYAML(t, uncertainExamples(t))), reference(), Options{})
 	ledger := Filter{Backend: "pay/ledger"}
 	uncertain := func(what string, o Outcome) {
 		t.Helper()
@@ -85,7 +86,7 @@ func TestUncertainRegexPaths(t *testing.T) {
 		}
 	}
 	// diff: from the examples, the ledger's decisions change to indeterminate.
-	d := Diff(New(load(t, examples), reference(), Options{}), e, Filter{})
+	d := Diff(New(model.New(load(t, examples)), reference(), Options{}), e, Filter{})
 	n := 0
 	for _, cs := range []*Changes{&d.Granted, &d.Revoked, &d.DecidedBy} {
 		for _, c := range cs.All() {

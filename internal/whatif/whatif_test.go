@@ -10,6 +10,7 @@ import (
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -78,7 +79,7 @@ spec:
 }
 
 func TestTargetsExamples(t *testing.T) {
-	e := New(load(t, examples), reference(), Options{})
+	e := New(model.New(load(t, examples)), reference(), Options{})
 	var got []string
 	for _, tg := range e.Targets {
 		var ops []string
@@ -142,7 +143,7 @@ func TestInventoryColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := New(load(t, examples), reference(), Options{Inventory: inv})
+	e := New(model.New(load(t, examples)), reference(), Options{Inventory: inv})
 	for _, tg := range e.Targets {
 		var ops []string
 		for _, o := range tg.Ops {
@@ -217,8 +218,8 @@ func changeLines(cs []*Change) []string {
 // TestDiffExamples: the after copy has one grant, one revoke and one rename; the diff
 // shows exactly their consequences and nothing else.
 func TestDiffExamples(t *testing.T) {
-	before := New(load(t, examples), reference(), Options{})
-	after := New(load(t, "../../testdata/whatif/after"), reference(), Options{})
+	before := New(model.New(load(t, examples)), reference(), Options{})
+	after := New(model.New(load(t, "../../testdata/whatif/after")), reference(), Options{})
 	d := Diff(before, after, Filter{})
 	check := func(name string, got []*Change, want ...string) {
 		t.Helper()
@@ -256,8 +257,8 @@ func TestDiffExamples(t *testing.T) {
 // engine keeps the decisions (two large inputs' decisions held to the end took most of
 // diff's memory).
 func TestDiffKeepsNoDecision(t *testing.T) {
-	before := New(load(t, examples), reference(), Options{})
-	after := New(load(t, "../../testdata/whatif/after"), reference(), Options{})
+	before := New(model.New(load(t, examples)), reference(), Options{})
+	after := New(model.New(load(t, "../../testdata/whatif/after")), reference(), Options{})
 	d := Diff(before, after, Filter{})
 	for _, e := range []*Engine{before, after} {
 		for i, st := range e.state {
@@ -299,13 +300,13 @@ metadata: {name: newcomer, namespace: agents}
 // TestDiffNewPath: a new route to a new backend grants what the gateway allows there,
 // to every identity, including one only the after side knows; denials are not changes.
 func TestDiffNewPath(t *testing.T) {
-	before := New(load(t, examples), reference(), Options{})
+	before := New(model.New(load(t, examples)), reference(), Options{})
 	s := load(t, examples)
 	extra := loadYAML(t, newBackend)
 	s.HTTPRoutes = append(s.HTTPRoutes, extra.HTTPRoutes...)
 	s.XBackends = append(s.XBackends, extra.XBackends...)
 	s.ServiceAccounts = append(s.ServiceAccounts, extra.ServiceAccounts...)
-	after := New(s, reference(), Options{})
+	after := New(model.New(s), reference(), Options{})
 	d := Diff(before, after, Filter{})
 	got := changeLines(d.Granted.List())
 	want := []string{}
@@ -333,7 +334,7 @@ func TestDiffNewPath(t *testing.T) {
 }
 
 func TestWhoCan(t *testing.T) {
-	e := New(load(t, examples), reference(), Options{})
+	e := New(model.New(load(t, examples)), reference(), Options{})
 	res, err := e.WhoCan(Op{Method: "tools/call", Tool: "balance"}, Filter{Backend: "pay/ledger"})
 	if err != nil {
 		t.Fatal(err)
@@ -365,7 +366,7 @@ func TestWhoCan(t *testing.T) {
 }
 
 func TestCanI(t *testing.T) {
-	e := New(load(t, examples), reference(), Options{ExtAuth: explain.ExtAuth{Backend: explain.AnswerAllow}})
+	e := New(model.New(load(t, examples)), reference(), Options{ExtAuth: explain.ExtAuth{Backend: explain.AnswerAllow}})
 	billing := e.Identity("sa:agents/billing")
 	for _, tc := range []struct {
 		id   *Caller
@@ -425,7 +426,7 @@ func TestCanIInventory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := New(load(t, examples), reference(), Options{Inventory: inv})
+	e := New(model.New(load(t, examples)), reference(), Options{Inventory: inv})
 	as, err := e.CanI(e.Identity("sa:agents/support"), Op{Method: "tools/call", Tool: "search_docs"}, Filter{Gateway: "infra/edge"})
 	if err != nil {
 		t.Fatal(err)
@@ -452,7 +453,7 @@ func mustRead(t *testing.T, name string) []byte {
 }
 
 func TestMatrix(t *testing.T) {
-	e := New(load(t, examples), allPresets(t), Options{})
+	e := New(model.New(load(t, examples)), allPresets(t), Options{})
 	m := e.Matrix(Filter{})
 	c := m.Counts()
 	if total := c.Allow + c.Deny + c.Indeterminate; total != len(m.Identities)*(6+5*2+3*2) {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // identityPolicy is a route policy with one rule per identity kind, as Kuadrant's
@@ -70,7 +72,7 @@ subjects: [{kind: User, name: alice}]
 `
 
 func TestDecideIdentities(t *testing.T) {
-	r := Compute(load(t, topo+identityPolicy))
+	r := Compute(topology.BuildGraph(load(t, topo+identityPolicy)))
 	pr, err := r.ForPrefix("infra/gw", "a", "app/all", "named")
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +142,7 @@ kind: Secret
 metadata: {name: k, namespace: app, labels: {app: toys}}
 stringData: {api_key: K}
 `
-	r := Compute(load(t, topo+policy))
+	r := Compute(topology.BuildGraph(load(t, topo+policy)))
 	pr, err := r.ForPrefix("infra/gw", "a", "app/all", "named")
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +182,7 @@ spec:
       zed:
         spicedb: {endpoint: spicedb:50051}
 `
-	r := Compute(load(t, topo+policy))
+	r := Compute(topology.BuildGraph(load(t, topo+policy)))
 	pr, err := r.ForPrefix("infra/gw", "a", "app/all", "named")
 	if err != nil {
 		t.Fatal(err)
@@ -235,7 +237,7 @@ kind: Secret
 metadata: {name: k, namespace: app, labels: {app: toys}}
 stringData: {api_key: K}
 `
-	r := Compute(load(t, topo+policy))
+	r := Compute(topology.BuildGraph(load(t, topo+policy)))
 	pr, err := r.ForPrefix("infra/gw", "a", "app/all", "named")
 	if err != nil {
 		t.Fatal(err)
@@ -279,7 +281,7 @@ spec:
     authorization:
       gold: {patternMatching: {patterns: [{predicate: "has(auth.metadata.m2) && auth.metadata.m2.tier == 'gold'"}]}}
 `
-	r := Compute(load(t, topo+policy))
+	r := Compute(topology.BuildGraph(load(t, topo+policy)))
 	pr, err := r.ForPrefix("infra/gw", "a", "app/all", "named")
 	if err != nil {
 		t.Fatal(err)

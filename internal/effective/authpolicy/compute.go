@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // Enforcement labels.
@@ -79,10 +79,12 @@ type Result struct {
 	byNode map[string][]*Policy
 }
 
-// Compute builds the topology, models and validates every AuthPolicy, folds the
-// effective policy of every full path and derives each policy's enforcement.
-func Compute(s *snapshot.Snapshot) *Result {
-	r := &Result{Topology: BuildTopology(s), Env: NewEnv(s), byRef: map[string]*PolicyResult{}, byNode: map[string][]*Policy{}}
+// Compute builds the topology of g's snapshot, models and validates every AuthPolicy,
+// folds the effective policy of every full path and derives each policy's enforcement.
+// It reads each Gateway's data plane from g.
+func Compute(g *topology.Graph) *Result {
+	s := g.Snapshot()
+	r := &Result{Topology: BuildTopology(s, g.DataPlanes()), Env: NewEnv(s), byRef: map[string]*PolicyResult{}, byNode: map[string][]*Policy{}}
 	for _, ap := range s.AuthPolicies {
 		if ap.IsV1beta2() {
 			continue // kuadrant.io/v1beta2 has semantics of its own (ComputeV1beta2)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 func load(t *testing.T, manifests string) *snapshot.Snapshot {
@@ -49,7 +50,8 @@ spec:
 `
 
 func TestTopologyPaths(t *testing.T) {
-	top := BuildTopology(load(t, topo))
+	s := load(t, topo)
+	top := BuildTopology(s, topology.ClassifyGateways(s))
 	var got []string
 	for _, p := range top.FullPaths() {
 		got = append(got, p.ID())
@@ -108,7 +110,7 @@ spec:
   when: [{predicate: "true"}]
   overrides: {rules: {authentication: {k: {anonymous: {}}}}}
 `)
-	r := Compute(s)
+	r := Compute(topology.BuildGraph(s))
 	cases := map[string]struct {
 		enforcement string
 		reason      string
@@ -179,7 +181,7 @@ spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: all}
   rules: {authorization: {mine: {opa: {rego: "allow = true"}}}}
 `)
-	r := Compute(s)
+	r := Compute(topology.BuildGraph(s))
 	pr := r.Policy("app/route")
 	if pr.Enforcement != Overridden || !reflect.DeepEqual(pr.OverriddenBy, []string{"infra/gw-over"}) {
 		t.Fatalf("route = %s by %v", pr.Enforcement, pr.OverriddenBy)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // TestDecideMetadataOnly: Secrets read from a cluster (metadata only, marked by
@@ -30,14 +31,14 @@ func TestDecideMetadataOnly(t *testing.T) {
 		"bob's key":   {APIKey: &APIKeyIdentity{Secret: "app/bob-key"}},
 		"x509 alice":  {X509: &X509Identity{Subject: X509Subject{CommonName: "alice"}}},
 	}
-	files := Compute(load(t, topo+identityPolicy))
+	files := Compute(topology.BuildGraph(load(t, topo+identityPolicy)))
 	live := load(t, topo+metaOnly)
 	for _, s := range live.Secrets {
 		if !s.DataUnread || s.ObjectMeta.Annotations[snapshot.SecretDataAnnotation] != "" {
 			t.Fatalf("Secret %s: DataUnread=%v annotations=%v, want unread and the marker removed", s.Name, s.DataUnread, s.ObjectMeta.Annotations)
 		}
 	}
-	cluster := Compute(live)
+	cluster := Compute(topology.BuildGraph(live))
 	for name, id := range ids {
 		req := Request{Method: "GET", Host: "api.example.com", Path: "/toys", Headers: map[string]string{}, Identity: id, Time: at}
 		decide := func(r *Result) *Outcome {
@@ -57,7 +58,7 @@ func TestDecideMetadataOnly(t *testing.T) {
 	refused := load(t, topo+identityPolicy)
 	refused.Secrets = nil
 	refused.Warnings = append(refused.Warnings, snapshot.Warning{Kind: "secrets", Message: "cannot list secrets in all namespaces: forbidden"})
-	r := Compute(refused)
+	r := Compute(topology.BuildGraph(refused))
 	pr, err := r.ForPrefix("infra/gw", "a", "app/all", "named")
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	kuadrantv1 "github.com/agpol/agpol/internal/apis/kuadrant/v1"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 const reqPolicies = `
@@ -39,7 +40,7 @@ spec:
 `
 
 func TestRequirements(t *testing.T) {
-	r := Compute(load(t, topo+reqPolicies))
+	r := Compute(topology.BuildGraph(load(t, topo+reqPolicies)))
 	pr, err := r.ForPrefix("infra/gw", "a", "app/all", "named")
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // TargetView is what `agpol effective authpolicy` answers for one target: the paths
@@ -15,12 +16,13 @@ type TargetView struct {
 	V1beta2 []V1beta2TargetPolicy
 }
 
-// ForTarget resolves q against s and computes its view. target is the --target text
+// ForTarget resolves q against g's snapshot and computes its view. target is the --target text
 // (for errors); a q without Kind takes the kind of the only Gateway or HTTPRoute of
 // that name; gateway (--gateway NS/NAME, or a NAME: the only Gateway of that name in
 // s, else the one in the target's namespace) and listener narrow an HTTPRoute's paths.
 // Every error is a mistake in the question.
-func ForTarget(s *snapshot.Snapshot, q Query, target, gateway, listener string) (*TargetView, error) {
+func ForTarget(g *topology.Graph, q Query, target, gateway, listener string) (*TargetView, error) {
+	s := g.Snapshot()
 	q, err := resolveTargetKind(q, target, s)
 	if err != nil {
 		return nil, err
@@ -32,13 +34,13 @@ func ForTarget(s *snapshot.Snapshot, q Query, target, gateway, listener string) 
 	if q.Kind == "Gateway" && q.Listener != "" && q.Section == "" {
 		return nil, fmt.Errorf("--listener narrows httproute targets; for a listener of a gateway use --target gateway/%s/%s#%s", q.Namespace, q.Name, q.Listener)
 	}
-	v := &TargetView{Result: Compute(s)}
+	v := &TargetView{Result: Compute(g)}
 	if v.Paths, err = v.Result.Query(q); err != nil {
 		return nil, err
 	}
 	for _, p := range s.AuthPolicies {
 		if p.IsV1beta2() {
-			v.V1beta2 = ComputeV1beta2(s).ForTarget(q.Kind, q.Namespace+"/"+q.Name)
+			v.V1beta2 = ComputeV1beta2(g).ForTarget(q.Kind, q.Namespace+"/"+q.Name)
 			break
 		}
 	}

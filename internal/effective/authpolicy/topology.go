@@ -174,14 +174,13 @@ type Parent struct {
 // every listener of the Gateway. A link whose listener hostname accepts none of the
 // route's hostnames is left out (Topology.NotProgrammed): the gateway never programs the
 // route there, so no AuthPolicy can apply on that path. Protocols and allowedRoutes are
-// not checked.
-func BuildTopology(s *snapshot.Snapshot) *Topology {
+// not checked. planes is the data plane of each Gateway (topology.Graph.DataPlanes).
+func BuildTopology(s *snapshot.Snapshot, planes map[*snapshot.Gateway]topology.GatewayDataPlane) *Topology {
 	t := &Topology{gateways: map[string]*GatewayNode{}, routes: map[string]*RouteNode{}, nodes: map[string]bool{}}
 	classes := map[string]bool{}
 	for _, c := range s.GatewayClasses {
 		classes[c.Name] = true
 	}
-	planes := topology.ClassifyGateways(s)
 	for _, g := range s.Gateways {
 		ref := nsName(g.Namespace, g.Name)
 		if _, dup := t.gateways[ref]; dup {

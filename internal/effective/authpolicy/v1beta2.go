@@ -40,6 +40,7 @@ import (
 	kuadrantv1 "github.com/agpol/agpol/internal/apis/kuadrant/v1"
 	"github.com/agpol/agpol/internal/apis/kuadrant/v1beta2"
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // Labels of v1beta2 enforcement, beside Enforced, PartiallyEnforced and TargetNotFound.
@@ -132,8 +133,10 @@ type V1beta2Result struct {
 // Policy returns the computed policy "ns/name", or nil.
 func (r *V1beta2Result) Policy(ref string) *V1beta2Policy { return r.byRef[ref] }
 
-// ComputeV1beta2 computes every kuadrant.io/v1beta2 AuthPolicy of the snapshot.
-func ComputeV1beta2(s *snapshot.Snapshot) *V1beta2Result {
+// ComputeV1beta2 computes every kuadrant.io/v1beta2 AuthPolicy of g's snapshot, reading
+// each Gateway's data plane from g.
+func ComputeV1beta2(g *topology.Graph) *V1beta2Result {
+	s := g.Snapshot()
 	r := &V1beta2Result{byRef: map[string]*V1beta2Policy{}, index: map[string]*V1beta2Policy{},
 		byRoute: map[string]*V1beta2Policy{}, byGateway: map[string]*V1beta2Policy{}, gwRoutes: map[string][]*snapshot.HTTPRoute{}, env: NewEnv(s)}
 	gateways := map[string]*snapshot.Gateway{}
@@ -322,7 +325,7 @@ func ComputeV1beta2(s *snapshot.Snapshot) *V1beta2Result {
 			p.fail(NotEnforced, "Unknown", "not computed")
 		}
 	}
-	r.unprogrammed = unprogrammedV1beta2(s)
+	r.unprogrammed = unprogrammedV1beta2(g.DataPlanes())
 	for _, p := range ps {
 		r.applyDataPlanes(p, routes)
 	}

@@ -3,6 +3,8 @@ package authpolicy
 import (
 	"strings"
 	"testing"
+
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // TestV1beta2DecidesIdentity: a v1beta2 policy's AuthConfig decides a request that
@@ -21,7 +23,7 @@ kind: Secret
 metadata: {name: alice-key, namespace: kuadrant-system, labels: {app: toystore}}
 stringData: {api_key: IAMALICE}
 `
-	r := ComputeV1beta2(load(t, v1beta2RouteKeys+secrets))
+	r := ComputeV1beta2(topology.BuildGraph(load(t, v1beta2RouteKeys+secrets)))
 	for _, tc := range []struct {
 		secret, verdict, reason string
 		code                    int

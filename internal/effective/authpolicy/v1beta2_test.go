@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/agpol/agpol/internal/apis/kuadrant/v1beta2"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // TestV1beta2Fixtures checks the Kuadrant Auth doc's own examples (kuadrant-operator
@@ -41,7 +42,7 @@ func TestV1beta2Fixtures(t *testing.T) {
 			if err := yaml.UnmarshalStrict(raw, &want); err != nil {
 				t.Fatal(err)
 			}
-			res := ComputeV1beta2(load(t, string(objs)))
+			res := ComputeV1beta2(topology.BuildGraph(load(t, string(objs))))
 			if len(res.Policies) != len(want.Policies) {
 				t.Errorf("%d policies computed, %d expected", len(res.Policies), len(want.Policies))
 			}
@@ -185,7 +186,7 @@ spec:
         patternMatching:
           patterns: [{selector: request.method, operator: eq, value: GET}]
 `)
-	res := ComputeV1beta2(s)
+	res := ComputeV1beta2(topology.BuildGraph(s))
 	p := res.Policy("app/p")
 	if p == nil || p.Enforcement != Enforced {
 		t.Fatalf("%+v", p)
@@ -258,7 +259,7 @@ spec:
         routeSelectors: [{matches: [{method: POST}]}]
         opa: {rego: "allow = true"}
 `)
-	p := ComputeV1beta2(s).Policy("app/p")
+	p := ComputeV1beta2(topology.BuildGraph(s)).Policy("app/p")
 	if len(p.EmptySelectors) != 1 || p.EmptySelectors[0].Field != "spec.rules.authorization.defaulted.routeSelectors" {
 		t.Errorf("empty selectors: %+v", p.EmptySelectors)
 	}

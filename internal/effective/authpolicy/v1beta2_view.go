@@ -164,9 +164,9 @@ func (p *V1beta2Policy) fillGatewayRules() {
 // Gateway's workload (KO61 controllers/authpolicy_istio_authorizationpolicy.go), so only
 // Istio Gateways run it; as for kuadrant.io/v1, a Gateway whose class is not in the input
 // and that nothing marks as another data plane's is assumed to be one it programs.
-func unprogrammedV1beta2(s *snapshot.Snapshot) map[string]string {
+func unprogrammedV1beta2(planes map[*snapshot.Gateway]topology.GatewayDataPlane) map[string]string {
 	out := map[string]string{}
-	for g, dp := range topology.ClassifyGateways(s) {
+	for g, dp := range planes {
 		if dp.DataPlane == topology.DataPlaneIstio || (dp.DataPlane == topology.DataPlaneGatewayAPI && dp.Assumed) {
 			continue
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // TestV1beta2GatewaySelections: a Gateway policy's conditions are built from the rules of
@@ -68,7 +70,7 @@ spec:
   - matches: [{path: {type: PathPrefix, value: /admin}}]
   rules: {authentication: {k: {anonymous: {}}}}
 `)
-	res := ComputeV1beta2(s)
+	res := ComputeV1beta2(topology.BuildGraph(s))
 	p := res.Policy("infra/gw")
 	refs := func(rs []V1beta2RuleRef) []string {
 		var out []string
@@ -179,7 +181,7 @@ spec:
   targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: istio}
   rules: {authentication: {k: {anonymous: {}}}}
 `)
-	res := ComputeV1beta2(s)
+	res := ComputeV1beta2(topology.BuildGraph(s))
 	for ref, want := range map[string]string{"app/both": PartiallyEnforced, "app/eg-only": NotEnforced, "infra/gw": Enforced} {
 		p := res.Policy(ref)
 		if p.Enforcement != want {

@@ -15,6 +15,7 @@ import (
 	"github.com/agpol/agpol/internal/crds"
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/topology"
 
@@ -293,7 +294,7 @@ func Run(up *Upstream, sc *Scenario) (*Report, error) {
 		}
 	}
 
-	sim := explain.New(snap, []effective.Semantics{sem}, TrustDomain)
+	sim := explain.New(model.New(snap), []effective.Semantics{sem}, TrustDomain)
 	if sc.Sample != nil && sc.Requests == nil {
 		sc.Requests = sc.Sample(objs)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/effective/authpolicy"
 	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -134,7 +135,8 @@ func Run(o *Oracle, sc *Scenario) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agpol cannot load the scenario: %w", err)
 	}
-	res := authpolicy.Compute(snap)
+	m := model.New(snap)
+	res := m.AuthPolicy()
 	disagree := func(kind string, i int, rq Request, format string, args ...any) {
 		rep.Disagreements = append(rep.Disagreements, Disagreement{Scenario: sc.Name, Kind: kind, Request: i, Req: rq, What: fmt.Sprintf(format, args...)})
 	}
@@ -245,7 +247,7 @@ func Run(o *Oracle, sc *Scenario) (*Report, error) {
 			}
 		}
 	}
-	sim := explain.New(snap, []effective.Semantics{effective.Reference()}, effective.DefaultTrustDomain)
+	sim := explain.New(m, []effective.Semantics{effective.Reference()}, effective.DefaultTrustDomain)
 	for i, rq := range sc.Requests {
 		rep.Requests++
 		if i >= len(up.Requests) {
