@@ -147,8 +147,12 @@ type View struct {
 // KindXBackend) ns/name in m's snapshot under sem, with ServiceAccount identities in
 // trust domain td. It fails when the object is not in the snapshot.
 func Build(m *model.Model, sem effective.Semantics, td, kind, ns, name string) (*View, error) {
-	s, g := m.Snapshot, m.Graph()
-	e := effective.NewEngineOn(g, s, sem, td)
+	return build(m, effective.NewEngineOn(m.Graph(), m.Snapshot, sem, td), kind, ns, name)
+}
+
+// build is Build with the engine of the semantics (one for every view of a List).
+func build(m *model.Model, e *effective.Engine, kind, ns, name string) (*View, error) {
+	s, g, sem := m.Snapshot, m.Graph(), e.Semantics
 	d := &View{Target: Target{kind, ns, name}, Kind: kind, Name: ns + "/" + name, Semantics: sem.Name}
 	var target topology.Ref
 	var paths []topology.Path

@@ -19,8 +19,9 @@ func List(m *model.Model, sem effective.Semantics, td, kind string, name []strin
 		names = Names(m.Snapshot, kind, ns)
 	}
 	var views []*View
+	e := effective.NewEngineOn(m.Graph(), m.Snapshot, sem, td)
 	for _, n := range names {
-		v, err := Build(m, sem, td, kind, n[0], n[1])
+		v, err := build(m, e, kind, n[0], n[1])
 		if err != nil {
 			return nil, err
 		}
