@@ -5,18 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/testsupport/difftest"
 )
 
 // The oracle is a separate Go module; building it from a cold cache takes minutes.
@@ -30,51 +27,22 @@ func needOracle(t testing.TB) {
 	}
 }
 
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
-		return v
-	}
-	return def
-}
-
 // generated runs scenarios first..first+n-1 (seed = index) on GOMAXPROCS workers, each
 // with its own oracle process.
 func generated(t testing.TB, first, n, reqs int, mutate func(*Scenario)) *Report {
 	t.Helper()
-	workers := runtime.GOMAXPROCS(0)
-	reports := make([]*Report, n)
-	errs := make([]error, n)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		o, err := StartOracle()
-		if err != nil {
-			t.Fatal(err)
+	reports, err := difftest.Seeds(first, n, StartOracle, func(o *Oracle, seed int) (*Report, error) {
+		sc := Generate(uint64(seed), reqs)
+		if mutate != nil {
+			mutate(sc)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer o.Close()
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= n {
-					return
-				}
-				i := first + k
-				sc := Generate(uint64(i), reqs)
-				if mutate != nil {
-					mutate(sc)
-				}
-				reports[k], errs[k] = Run(o, sc)
-			}
-		}()
+		return Run(o, sc)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	wg.Wait()
 	total := &Report{}
-	for k, r := range reports {
-		if errs[k] != nil {
-			t.Fatalf("seed %d: %v", first+k, errs[k])
-		}
+	for _, r := range reports {
 		total.Add(r)
 	}
 	return total
@@ -135,7 +103,7 @@ func reportDisagreements(t testing.TB, r *Report, max int) {
 // TestGenerated is the fixed seed set.
 func TestGenerated(t *testing.T) {
 	needOracle(t)
-	n := envInt("KUADRANT_DIFF_SCENARIOS", 500)
+	n := difftest.EnvInt("KUADRANT_DIFF_SCENARIOS", 500)
 	if testing.Short() {
 		n = 50
 	}
@@ -148,11 +116,11 @@ func TestGenerated(t *testing.T) {
 // KUADRANT_DIFF_FIRST (default 1,000,000, after the fixed set), in chunks, printing
 // the rate.
 func TestLong(t *testing.T) {
-	n := envInt("KUADRANT_DIFF_N", 0)
+	n := difftest.EnvInt("KUADRANT_DIFF_N", 0)
 	if n == 0 {
 		t.Skip("set KUADRANT_DIFF_N (make differential-kuadrant N=...)")
 	}
-	first := envInt("KUADRANT_DIFF_FIRST", 1_000_000)
+	first := difftest.EnvInt("KUADRANT_DIFF_FIRST", 1_000_000)
 	total := &Report{}
 	start := time.Now()
 	const chunk = 500
@@ -261,14 +229,7 @@ func TestHarnessCanFail(t *testing.T) {
 // TestShrink shrinks the first disagreement of generated scenario KUADRANT_DIFF_SHRINK
 // (a seed) and writes it as a regression case to testdata/kuadrantdiff/seed-N.
 func TestShrink(t *testing.T) {
-	seed := os.Getenv("KUADRANT_DIFF_SHRINK")
-	if seed == "" {
-		t.Skip("set KUADRANT_DIFF_SHRINK=seed")
-	}
-	i, err := strconv.Atoi(seed)
-	if err != nil {
-		t.Fatal(err)
-	}
+	i := difftest.SeedFromEnv(t, "KUADRANT_DIFF_SHRINK")
 	o, err := StartOracle()
 	if err != nil {
 		t.Fatal(err)
@@ -336,14 +297,7 @@ func TestTestdata(t *testing.T) {
 
 // TestDump prints the scenario of seed KUADRANT_DIFF_DUMP and the oracle's answer.
 func TestDump(t *testing.T) {
-	seed := os.Getenv("KUADRANT_DIFF_DUMP")
-	if seed == "" {
-		t.Skip("set KUADRANT_DIFF_DUMP=seed")
-	}
-	i, err := strconv.Atoi(seed)
-	if err != nil {
-		t.Fatal(err)
-	}
+	i := difftest.SeedFromEnv(t, "KUADRANT_DIFF_DUMP")
 	o, err := StartOracle()
 	if err != nil {
 		t.Fatal(err)
