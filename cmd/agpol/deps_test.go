@@ -26,8 +26,7 @@ func TestBinaryDependencies(t *testing.T) {
 		"sigs.k8s.io/controller-runtime/pkg/envtest",
 		"k8s.io/kubernetes",
 		"sigs.k8s.io/kube-agentic-networking/pkg/",
-		"github.com/agpol/agpol/internal/testsupport/differential",
-		"github.com/agpol/agpol/internal/testsupport/kuadrantdiff",
+		"github.com/agpol/agpol/internal/testsupport/", // differential, kuadrantdiff, difftest, testenv
 		"github.com/kuadrant/",
 	}
 	deps := strings.Fields(string(out))

@@ -1,15 +1,9 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 )
 
 // TestPartialReadLive: against a real kube-apiserver holding the example scenario, two
@@ -20,33 +14,13 @@ import (
 func TestPartialReadLive(t *testing.T) {
 	kubeconfig := startLintCluster(t)
 	t.Chdir("../..")
-	dyn := dynamicClient(t, kubeconfig)
-	rbac := func(resource string) dynamic.ResourceInterface {
-		return dyn.Resource(schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: resource})
-	}
-	role := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": "agpol-no-xap"},
-		"rules": []any{
-			map[string]any{"apiGroups": []any{""}, "resources": []any{"services", "serviceaccounts", "namespaces"}, "verbs": []any{"get", "list"}},
-			map[string]any{"apiGroups": []any{"gateway.networking.k8s.io"}, "resources": []any{"gatewayclasses", "gateways", "httproutes", "referencegrants", "listenersets"}, "verbs": []any{"get", "list"}},
-			map[string]any{"apiGroups": []any{"agentic.networking.x-k8s.io"}, "resources": []any{"xbackends"}, "verbs": []any{"get", "list"}},
-			map[string]any{"apiGroups": []any{"kuadrant.io"}, "resources": []any{"authpolicies"}, "verbs": []any{"get", "list"}},
-		},
-	}}
-	binding := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": map[string]any{"name": "agpol-no-xap"},
-		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "agpol-no-xap"},
-		"subjects": []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "no-xap"}},
-	}}
-	if _, err := rbac("clusterroles").Create(context.Background(), role, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := rbac("clusterrolebindings").Create(context.Background(), binding, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
+	users := map[string]func(...string) (string, string, int){
+		"no-xap": restrictedUser(t, kubeconfig, "no-xap", readAllBut("xaccesspolicies")),
+		"nobody": restrictedUser(t, kubeconfig, "nobody", nil),
 	}
 	as := func(user string, args ...string) (string, string, int) {
 		t.Helper()
-		return runDecide(t, "", append(args, "--kubeconfig", kubeconfig, "--as", user)...)
+		return users[user](args...)
 	}
 	const xap = "xaccesspolicies.agentic.networking.x-k8s.io (missing permission: list xaccesspolicies.agentic.networking.x-k8s.io)"
 
@@ -66,22 +40,9 @@ func TestPartialReadLive(t *testing.T) {
 	})
 
 	t.Run("explain: a named object whose kind could not be read is indeterminate, not not-found", func(t *testing.T) {
-		noXB := role.DeepCopy()
-		noXB.SetName("agpol-no-xb")
-		rules := noXB.Object["rules"].([]any)
-		rules[2] = map[string]any{"apiGroups": []any{"agentic.networking.x-k8s.io"}, "resources": []any{"xaccesspolicies"}, "verbs": []any{"get", "list"}}
-		noXBBinding := binding.DeepCopy()
-		noXBBinding.SetName("agpol-no-xb")
-		noXBBinding.Object["roleRef"].(map[string]any)["name"] = "agpol-no-xb"
-		noXBBinding.Object["subjects"] = []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "no-xb"}}
-		if _, err := rbac("clusterroles").Create(context.Background(), noXB, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := rbac("clusterrolebindings").Create(context.Background(), noXBBinding, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		noXB := restrictedUser(t, kubeconfig, "no-xb", readAllBut("xbackends"))
 		args := []string{"explain", "--from", "sa:agents/support", "--gateway", "infra/edge", "--backend", "pay/ledger", "--tool", "refund"}
-		out, errOut, code := as("no-xb", args...)
+		out, errOut, code := noXB(args...)
 		const xb = "xbackends.agentic.networking.x-k8s.io (missing permission: list xbackends.agentic.networking.x-k8s.io)"
 		words := strings.Join(strings.Fields(out), " ") // as wrapped at 100 columns
 		if code != exitIndeterminate || !strings.HasPrefix(out, "INDETERMINATE ") || !strings.Contains(words, "xbackend pay/ledger is not among the objects read") || !strings.Contains(words, xb) {

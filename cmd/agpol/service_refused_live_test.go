@@ -1,15 +1,9 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 )
 
 // TestServiceReadRefusedLive: against a real kube-apiserver holding the example
@@ -21,44 +15,21 @@ import (
 func TestServiceReadRefusedLive(t *testing.T) {
 	kubeconfig := startLintCluster(t)
 	t.Chdir("../..")
-	dyn := dynamicClient(t, kubeconfig)
-	rbac := func(resource string) dynamic.ResourceInterface {
-		return dyn.Resource(schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: resource})
-	}
-	role := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": "agpol-no-svc"},
-		"rules": []any{
-			map[string]any{"apiGroups": []any{""}, "resources": []any{"serviceaccounts", "namespaces"}, "verbs": []any{"get", "list"}},
-			map[string]any{"apiGroups": []any{"gateway.networking.k8s.io"}, "resources": []any{"gatewayclasses", "gateways", "httproutes", "referencegrants", "listenersets"}, "verbs": []any{"get", "list"}},
-			map[string]any{"apiGroups": []any{"agentic.networking.x-k8s.io"}, "resources": []any{"xbackends", "xaccesspolicies"}, "verbs": []any{"get", "list"}},
-			map[string]any{"apiGroups": []any{"kuadrant.io"}, "resources": []any{"authpolicies"}, "verbs": []any{"get", "list"}},
-		},
-	}}
-	binding := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": map[string]any{"name": "agpol-no-svc"},
-		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "agpol-no-svc"},
-		"subjects": []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "no-svc"}},
-	}}
-	if _, err := rbac("clusterroles").Create(context.Background(), role, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := rbac("clusterrolebindings").Create(context.Background(), binding, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	noSvc := restrictedUser(t, kubeconfig, "no-svc", readAllBut("services"))
 	const assumed = "Service pay/ledger-mcp of XBackend pay/ledger exists (read refused"
 	for name, args := range map[string][]string{
 		"routed":  {"explain", "--from", "sa:agents/support", "--gateway", "infra/edge", "--host", "ledger.mcp.example.com", "--tool", "balance"},
 		"backend": {"explain", "--from", "sa:agents/support", "--gateway", "infra/edge", "--backend", "pay/ledger", "--tool", "balance"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			out, errOut, code := runDecide(t, "", append(args, "--kubeconfig", kubeconfig, "--as", "no-svc")...)
+			out, errOut, code := noSvc(args...)
 			head := strings.SplitN(out, "\n  decided by", 2)[0]
 			words := strings.Join(strings.Fields(out), " ") // as wrapped at 100 columns
 			if code != exitOK || !strings.HasPrefix(out, "ALLOW ") || !strings.Contains(head, "xbackend pay/ledger [assumed to exist]") ||
 				!strings.Contains(words, "assumed: "+assumed) {
 				t.Errorf("exit %d, want %d, ALLOW and the assumed Service in the headline and a note:\n%s%s", code, exitOK, out, errOut)
 			}
-			out, errOut, _ = runDecide(t, "", append(args, "--kubeconfig", kubeconfig, "--as", "no-svc", "-o", "json")...)
+			out, errOut, _ = noSvc(append(args, "-o", "json")...)
 			if !strings.Contains(out, `"backendAssumed": "`+assumed) {
 				t.Errorf("JSON has no path.backendAssumed %q:\n%.3000s%s", assumed, out, errOut)
 			}
@@ -70,19 +41,19 @@ func TestServiceReadRefusedLive(t *testing.T) {
 		})
 	}
 	t.Run("can-i", func(t *testing.T) {
-		args := []string{"can-i", "--from", "sa:agents/support", "--tool", "balance", "--gateway", "infra/edge", "--backend", "pay/ledger", "--kubeconfig", kubeconfig}
-		out, errOut, code := runDecide(t, "", append(args, "--as", "no-svc")...)
+		args := []string{"can-i", "--from", "sa:agents/support", "--tool", "balance", "--gateway", "infra/edge", "--backend", "pay/ledger"}
+		out, errOut, code := noSvc(args...)
 		words := strings.Join(strings.Fields(out), " ")
 		if code != exitOK || !strings.HasPrefix(out, "yes") || !strings.Contains(words, "assumed: "+assumed) {
 			t.Errorf("exit %d, want %d, yes and the assumed Service:\n%s%s", code, exitOK, out, errOut)
 		}
-		out, _, _ = runDecide(t, "", append(args, "--as", "no-svc", "-o", "json")...)
+		out, _, _ = noSvc(append(args, "-o", "json")...)
 		if !strings.Contains(out, `"backendAssumed": "`+assumed) {
 			t.Errorf("can-i JSON has no target.backendAssumed:\n%.2000s", out)
 		}
 	})
 	t.Run("simulate", func(t *testing.T) {
-		out, errOut, code := runDecide(t, "", "simulate", "--requests", "testdata/requests.yaml", "-o", "json", "--kubeconfig", kubeconfig, "--as", "no-svc")
+		out, errOut, code := noSvc("simulate", "--requests", "testdata/requests.yaml", "-o", "json")
 		admin, _, adminCode := runDecide(t, "", "simulate", "--requests", "testdata/requests.yaml", "-o", "json", "--kubeconfig", kubeconfig)
 		var got, want simulateJSON
 		if err := json.Unmarshal([]byte(out), &got); err != nil || json.Unmarshal([]byte(admin), &want) != nil || len(got.Results) != len(want.Results) || len(got.Results) == 0 {

@@ -96,7 +96,8 @@ type Condition struct {
 // RequestResult is what the data plane does with one request.
 type RequestResult struct {
 	// ActionSet is the wasm-shim action set the request selects (the route rule's
-	// path ID is in Route/Rule), empty when none: then Kuadrant does not act.
+	// path ID is in PathID), empty when none (then Kuadrant does not act) or when
+	// the choice is not fixed (Tied).
 	ActionSet string `json:"actionSet,omitempty"`
 	PathID    string `json:"pathID,omitempty"`
 	// AuthApplies: the selected action set has an auth action whose predicates hold.
@@ -112,5 +113,11 @@ type RequestResult struct {
 	// Unsupported says why the oracle could not decide (an identity kind it does not
 	// stand in for yet).
 	Unsupported string `json:"unsupported,omitempty"`
-	Error       string `json:"error,omitempty"`
+	// Tied, when set, is what the data plane does with each path whose action set
+	// ties for the request under kuadrant-operator's order
+	// (SortableHTTPRouteMatchConfigs.Less) and whose predicates hold, by path: which
+	// one the wasm-shim runs is not fixed (the operator sorts them with the unstable
+	// sort.Sort over input in map order). The other fields are then empty.
+	Tied  []RequestResult `json:"tied,omitempty"`
+	Error string          `json:"error,omitempty"`
 }

@@ -140,9 +140,9 @@ func run(api *apiServer, ids *stands, sc *Scenario) (res *Result) {
 			acByName[ac.Name] = ac
 		}
 	}
-	wasmByGateway := wasmConfigs(first.writes)
+	wasmShim := newShim(first)
 	predicatesOf := map[string][]string{} // AuthConfig name → auth action predicates
-	for _, c := range wasmByGateway {
+	for _, c := range wasmShim.configs {
 		for _, as := range c.ActionSets {
 			for _, a := range as.Actions {
 				if a.ServiceName == wasm.AuthServiceName {
@@ -187,23 +187,32 @@ func run(api *apiServer, ids *stands, sc *Scenario) (res *Result) {
 		}
 	}
 	for _, rq := range sc.Requests {
-		res.Requests = append(res.Requests, decide(az, ids, wasmByGateway, pathOf, acByName, secrets, rq))
+		res.Requests = append(res.Requests, decide(az, ids, wasmShim, pathOf, acByName, secrets, rq))
 	}
 	return res
 }
 
 // decide is what the data plane does with one request at the auth step.
-func decide(az *authorino, ids *stands, configs map[string]*wasm.Config, pathOf map[string]string, acs map[string]*authorinov1beta3.AuthConfig, secrets []*corev1.Secret, rq Request) RequestResult {
-	out := RequestResult{Status: 200}
-	c := configs[rq.Gateway]
-	if c == nil {
-		return out
-	}
-	as, err := selectActionSet(c, rq)
+func decide(az *authorino, ids *stands, shim *shim, pathOf map[string]string, acs map[string]*authorinov1beta3.AuthConfig, secrets []*corev1.Secret, rq Request) RequestResult {
+	as, tied, err := shim.selectActionSet(rq.Gateway, rq)
 	if err != nil {
-		out.Error = err.Error()
-		return out
+		return RequestResult{Status: 200, Error: err.Error()}
 	}
+	if len(tied) == 0 {
+		return act(az, ids, as, pathOf, acs, secrets, rq)
+	}
+	// Which of the tied paths' actions runs is not fixed: what each would do, by path.
+	out := RequestResult{Status: 200}
+	for _, t := range tied {
+		out.Tied = append(out.Tied, act(az, ids, t, pathOf, acs, secrets, rq))
+	}
+	sort.Slice(out.Tied, func(i, j int) bool { return out.Tied[i].PathID < out.Tied[j].PathID })
+	return out
+}
+
+// act runs the auth action of the action set as (none: Kuadrant does not act).
+func act(az *authorino, ids *stands, as *wasm.ActionSet, pathOf map[string]string, acs map[string]*authorinov1beta3.AuthConfig, secrets []*corev1.Secret, rq Request) RequestResult {
+	out := RequestResult{Status: 200}
 	if as == nil {
 		return out
 	}

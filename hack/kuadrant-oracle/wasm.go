@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/google/cel-go/ext"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	kuadrantgatewayapi "github.com/kuadrant/kuadrant-operator/internal/gatewayapi"
 	"github.com/kuadrant/kuadrant-operator/internal/wasm"
 )
 
@@ -108,8 +111,45 @@ func hostMatches(pattern, host string) (bool, int) {
 	}
 }
 
-// selectActionSet is the wasm-shim's choice of action set for a request.
-func selectActionSet(c *wasm.Config, rq Request) (*wasm.ActionSet, error) {
+// shim is the wasm-shim stand-in: the configuration written for each Gateway
+// ("ns/name") and, per action set name, the route match kuadrant-operator sorted it by.
+type shim struct {
+	configs map[string]*wasm.Config
+	matches map[string]kuadrantgatewayapi.HTTPRouteMatchConfig
+}
+
+// newShim reads the wasm configurations of run's writes and rebuilds, with
+// kuadrant-operator's own wasm.BuildActionSetsForPath, the route match of every
+// action set of the effective AuthPolicies' paths (the only policies scenarios hold).
+func newShim(run *operatorRun) *shim {
+	s := &shim{configs: wasmConfigs(run.writes), matches: map[string]kuadrantgatewayapi.HTTPRouteMatchConfig{}}
+	for pathID, ep := range effective(run) {
+		configs, err := wasm.BuildActionSetsForPath(context.Background(), pathID, ep.Path, nil)
+		if err != nil {
+			continue
+		}
+		for _, c := range configs {
+			s.matches[c.Config.(wasm.ActionSet).Name] = c
+		}
+	}
+	return s
+}
+
+// selectActionSet is the wasm-shim's choice of action set for a request on gateway:
+// the first, in the order written, of the action sets of the most specific matching
+// hostname whose route rule predicates hold. kuadrant-operator writes them sorted by
+// SortableHTTPRouteMatchConfigs.Less (internal/gatewayapi/types.go:42) with the
+// unstable sort.Sort over paths in map order (GrouppedHTTPRouteMatchConfigs.Sorted,
+// :131; istio_extension_reconciler.go:383-548), so among action sets that tie under
+// Less the order differs from one reconcile to the next. When action sets of other
+// paths (other auth scopes) tie with the chosen one and their predicates hold too,
+// tied holds one action set of each such path, the chosen one first: which runs is
+// not fixed.
+func (s *shim) selectActionSet(gateway string, rq Request) (chosen *wasm.ActionSet, tied []*wasm.ActionSet, err error) {
+	c := s.configs[gateway]
+	if c == nil {
+		return nil, nil, nil
+	}
 	host := rq.Host
 	if i := strings.LastIndex(host, ":"); i >= 0 && !strings.Contains(host[i:], "]") {
 		host = host[:i]
@@ -134,16 +174,56 @@ func selectActionSet(c *wasm.Config, rq Request) (*wasm.ActionSet, error) {
 			candidates = append(candidates, as)
 		}
 	}
+	var holding []*wasm.ActionSet
 	for _, as := range candidates {
 		ok, err := allHold(as.RouteRuleConditions.Predicates, rq)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if ok {
-			return as, nil
+			holding = append(holding, as)
 		}
 	}
-	return nil, nil
+	if len(holding) == 0 {
+		return nil, nil, nil
+	}
+	chosen = holding[0]
+	tied = []*wasm.ActionSet{chosen}
+	for _, as := range holding[1:] {
+		t, err := s.tie(chosen, as)
+		if err != nil {
+			return nil, nil, err
+		}
+		if t && !slices.ContainsFunc(tied, func(x *wasm.ActionSet) bool { return authScope(x) == authScope(as) }) {
+			tied = append(tied, as)
+		}
+	}
+	if len(tied) == 1 {
+		tied = nil
+	}
+	return chosen, tied, nil
+}
+
+// tie reports whether neither action set comes before the other under
+// kuadrant-operator's SortableHTTPRouteMatchConfigs.Less.
+func (s *shim) tie(a, b *wasm.ActionSet) (bool, error) {
+	ma, okA := s.matches[a.Name]
+	mb, okB := s.matches[b.Name]
+	if !okA || !okB {
+		return false, fmt.Errorf("the route match of action set %s or %s is not known", a.Name, b.Name)
+	}
+	pair := kuadrantgatewayapi.SortableHTTPRouteMatchConfigs{ma, mb}
+	return !pair.Less(0, 1) && !pair.Less(1, 0), nil
+}
+
+// authScope is the scope (AuthConfig name) of an action set's auth action.
+func authScope(as *wasm.ActionSet) string {
+	for _, a := range as.Actions {
+		if a.ServiceName == wasm.AuthServiceName {
+			return a.Scope
+		}
+	}
+	return ""
 }
 
 var (

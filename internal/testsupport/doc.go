@@ -5,5 +5,7 @@
 //     and Envoy's RBAC (make differential);
 //   - kuadrantdiff: agpol's Kuadrant half against kuadrant-operator and Authorino, through
 //     the hack/kuadrant-oracle process (make differential-kuadrant, make test-kuadrant);
+//   - difftest: what those two share (seeded runs on parallel workers, shrinking,
+//     regression cases as manifest files);
 //   - testenv: a real kube-apiserver and etcd built from their Go modules, for live tests.
 package testsupport

@@ -4,23 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strconv"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/testsupport/difftest"
 )
-
-// envInt reads a positive integer from the environment.
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
-		return v
-	}
-	return def
-}
 
 // generated runs the generated scenarios first..first+n-1 (seed = index) on
 // GOMAXPROCS workers, each with its own upstream controller.
@@ -30,40 +19,19 @@ func generated(t testing.TB, first, n, reqs int) *Report {
 
 func generatedUnder(t testing.TB, first, n, reqs int, sem *effective.Semantics) *Report {
 	t.Helper()
-	workers := runtime.GOMAXPROCS(0)
-	reports := make([]*Report, n)
-	errs := make([]error, n)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		up, err := NewUpstream()
-		if err != nil {
-			t.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= n {
-					return
-				}
-				i := first + k
-				g := NewGenerator(uint64(i))
-				sc := g.Scenario(fmt.Sprintf("seed-%d", i))
-				sc.StoredToAgpol = i%2 == 1
-				sc.Semantics = sem
-				sc.Sample = func(o *UpstreamObjects) []Request { return g.Requests(o, reqs) }
-				reports[k], errs[k] = Run(up, sc)
-			}
-		}()
+	reports, err := difftest.Seeds(first, n, NewUpstream, func(up *Upstream, i int) (*Report, error) {
+		g := NewGenerator(uint64(i))
+		sc := g.Scenario(fmt.Sprintf("seed-%d", i))
+		sc.StoredToAgpol = i%2 == 1
+		sc.Semantics = sem
+		sc.Sample = func(o *UpstreamObjects) []Request { return g.Requests(o, reqs) }
+		return Run(up, sc)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	wg.Wait()
 	total := &Report{}
-	for k, r := range reports {
-		if errs[k] != nil {
-			t.Fatalf("seed %d: %v", first+k, errs[k])
-		}
+	for _, r := range reports {
 		total.Add(r)
 	}
 	return total
@@ -77,7 +45,7 @@ func logReport(t *testing.T, r *Report) {
 
 // TestGenerated is the fixed seed set `make test` runs.
 func TestGenerated(t *testing.T) {
-	n := envInt("DIFFERENTIAL_SCENARIOS", 1000)
+	n := difftest.EnvInt("DIFFERENTIAL_SCENARIOS", 1000)
 	if testing.Short() {
 		n = 100
 	}
@@ -95,11 +63,11 @@ func TestGenerated(t *testing.T) {
 // TestLong is `make differential N=...`: N generated scenarios from DIFFERENTIAL_FIRST
 // (default 1,000,000, after the fixed set), in chunks, printing the rate.
 func TestLong(t *testing.T) {
-	n := envInt("DIFFERENTIAL_N", 0)
+	n := difftest.EnvInt("DIFFERENTIAL_N", 0)
 	if n == 0 {
 		t.Skip("set DIFFERENTIAL_N (make differential N=...)")
 	}
-	first := envInt("DIFFERENTIAL_FIRST", 1_000_000)
+	first := difftest.EnvInt("DIFFERENTIAL_FIRST", 1_000_000)
 	if os.Getenv("DIFFERENTIAL_VALIDATE") == "" {
 		SkipValidation = true
 		defer func() { SkipValidation = false }()
@@ -146,14 +114,7 @@ func TestHarnessTellsSemanticsApart(t *testing.T) {
 // DIFFERENTIAL_SHRINK (a seed) and writes it as a regression case to
 // testdata/differential/seed-N.
 func TestShrink(t *testing.T) {
-	seed := os.Getenv("DIFFERENTIAL_SHRINK")
-	if seed == "" {
-		t.Skip("set DIFFERENTIAL_SHRINK=seed")
-	}
-	i, err := strconv.Atoi(seed)
-	if err != nil {
-		t.Fatal(err)
-	}
+	i := difftest.SeedFromEnv(t, "DIFFERENTIAL_SHRINK")
 	up, err := NewUpstream()
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	kjson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/agpol/agpol/internal/testsupport/difftest"
 )
 
 // Generator builds small random topologies: 1-3 gateways with mixed HTTP/HTTPS
@@ -32,17 +33,7 @@ func meta(name, ns string) obj           { return obj{"name": name, "namespace":
 func ref(group, kind, name string) obj   { return obj{"group": group, "kind": kind, "name": name} }
 
 // u makes the nested maps plain JSON values (what unstructured objects hold).
-func u(m obj) *unstructured.Unstructured {
-	b, err := kjson.Marshal(m)
-	if err != nil {
-		panic(err)
-	}
-	var out map[string]any
-	if err := kjson.Unmarshal(b, &out); err != nil {
-		panic(err)
-	}
-	return &unstructured.Unstructured{Object: out}
-}
+func u(m obj) *unstructured.Unstructured { return difftest.Unstructured(m) }
 func newObj(apiVersion, kind string, md obj) obj {
 	return obj{"apiVersion": apiVersion, "kind": kind, "metadata": md}
 }

@@ -1,35 +1,31 @@
 package differential
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
+
+	"github.com/agpol/agpol/internal/testsupport/difftest"
 )
 
 // Shrink reduces a scenario on which the harness disagrees to a minimal one that
-// still disagrees: it drops objects, then policy rules, targetRefs and route rules
-// and backendRefs, one at a time, while a disagreement of the same request (or of
-// admission, for request -1) remains. It returns the shrunk scenario with the one
-// request kept (none for an admission disagreement).
+// still disagrees: it drops objects, then policy rules, targetRefs, listeners,
+// parentRefs and hostnames, one at a time, while a disagreement of the same request
+// (or of admission, for request -1) remains. It returns the shrunk scenario with the
+// one request kept (none for an admission disagreement).
 func Shrink(up *Upstream, sc *Scenario, d Disagreement) (*Scenario, error) {
-	cur := &Scenario{Name: sc.Name, StoredToAgpol: sc.StoredToAgpol, Semantics: sc.Semantics}
-	for _, o := range sc.Objects {
-		cur.Objects = append(cur.Objects, o.DeepCopy())
-	}
+	requests := []Request{}
 	if d.Request >= 0 {
-		cur.Requests = []Request{d.Req}
+		requests = []Request{d.Req}
 	}
-	fails := func(c *Scenario) bool {
-		c.Requests = cur.Requests
-		if c.Requests == nil {
-			c.Requests = []Request{}
-		}
-		rep, err := Run(up, c)
+	scenario := func(objs []*unstructured.Unstructured) *Scenario {
+		return &Scenario{Name: sc.Name, StoredToAgpol: sc.StoredToAgpol, Semantics: sc.Semantics, Objects: objs, Requests: requests}
+	}
+	fails := func(objs []*unstructured.Unstructured) bool {
+		rep, err := Run(up, scenario(objs))
 		if err != nil {
 			return false
 		}
@@ -40,49 +36,12 @@ func Shrink(up *Upstream, sc *Scenario, d Disagreement) (*Scenario, error) {
 		}
 		return false
 	}
-	if !fails(cur) {
-		return nil, fmt.Errorf("the disagreement does not reproduce on its own")
+	fields := difftest.Fields{Lists: [][]string{{"spec", "rules"}, {"spec", "targetRefs"}, {"spec", "listeners"}, {"spec", "parentRefs"}, {"spec", "hostnames"}}}
+	objs, err := difftest.Shrink(sc.Objects, fields, fails)
+	if err != nil {
+		return nil, err
 	}
-	for changed := true; changed; {
-		changed = false
-		// Whole objects.
-		for i := 0; i < len(cur.Objects); i++ {
-			try := cur.clone()
-			try.Objects = append(try.Objects[:i], try.Objects[i+1:]...)
-			if fails(try) {
-				cur, changed = try, true
-				i--
-			}
-		}
-		// List items inside objects.
-		for oi := range cur.Objects {
-			for _, path := range [][]string{{"spec", "rules"}, {"spec", "targetRefs"}, {"spec", "listeners"}, {"spec", "parentRefs"}, {"spec", "hostnames"}} {
-				for i := 0; ; i++ {
-					items, ok, _ := unstructured.NestedSlice(cur.Objects[oi].Object, path...)
-					if !ok || i >= len(items) {
-						break
-					}
-					try := cur.clone()
-					rest := append(append([]any{}, items[:i]...), items[i+1:]...)
-					_ = unstructured.SetNestedSlice(try.Objects[oi].Object, rest, path...)
-					if fails(try) {
-						cur, changed = try, true
-						i--
-					}
-				}
-			}
-		}
-	}
-	return cur, nil
-}
-
-func (s *Scenario) clone() *Scenario {
-	c := *s
-	c.Objects = nil
-	for _, o := range s.Objects {
-		c.Objects = append(c.Objects, o.DeepCopy())
-	}
-	return &c
+	return scenario(objs), nil
 }
 
 // WriteCase writes a shrunk scenario to dir as manifests.yaml (and request.json when
@@ -91,19 +50,14 @@ func WriteCase(dir string, sc *Scenario, d Disagreement) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "# Shrunk by the differential harness from %s.\n# It disagreed: %s\n", sc.Name, d.What)
+	var objs []*unstructured.Unstructured
 	for _, o := range sc.Objects {
 		o = o.DeepCopy()
 		unstructured.RemoveNestedField(o.Object, "status")
-		b, err := yaml.Marshal(o.Object)
-		if err != nil {
-			return err
-		}
-		buf.WriteString("---\n")
-		buf.Write(b)
+		objs = append(objs, o)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "manifests.yaml"), buf.Bytes(), 0o644); err != nil {
+	header := fmt.Sprintf("Shrunk by the differential harness from %s.\nIt disagreed: %s", sc.Name, d.What)
+	if err := difftest.WriteManifests(filepath.Join(dir, "manifests.yaml"), header, objs); err != nil {
 		return err
 	}
 	if len(sc.Requests) == 1 {

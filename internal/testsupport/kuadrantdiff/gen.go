@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	kjson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/agpol/agpol/internal/testsupport/difftest"
 )
 
 // Generator builds small random Kuadrant topologies: Gateways of Istio, Envoy Gateway
@@ -35,18 +36,8 @@ func (g *Generator) n(k int) int         { return g.r.IntN(k) }
 func (g *Generator) p(pct int) bool      { return g.r.IntN(100) < pct }
 func pick[T any](g *Generator, xs []T) T { return xs[g.r.IntN(len(xs))] }
 
-// u makes nested maps plain JSON values (what unstructured objects hold).
-func u(m obj) *unstructured.Unstructured {
-	b, err := kjson.Marshal(m)
-	if err != nil {
-		panic(err)
-	}
-	var out map[string]any
-	if err := kjson.Unmarshal(b, &out); err != nil {
-		panic(err)
-	}
-	return &unstructured.Unstructured{Object: out}
-}
+// u makes the nested maps plain JSON values (what unstructured objects hold).
+func u(m obj) *unstructured.Unstructured { return difftest.Unstructured(m) }
 
 // Names the generator draws from (small on purpose: collisions are the point).
 var (

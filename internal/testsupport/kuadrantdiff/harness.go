@@ -63,6 +63,12 @@ const (
 	KindStatus    = "status"          // a denial's status: 401, 403 or the response override
 )
 
+// SkipTied counts the requests whose selection is not compared: the action sets of
+// several paths tie in kuadrant-operator's order and all match, so which one the
+// wasm-shim runs is not fixed. agpol's path is one of them; the `when`, verdict and
+// status are compared with what the data plane does when it runs agpol's.
+const SkipTied = "selection: kuadrant-operator's order among equally specific matches is not fixed (agpol's path is one of the tied; the rest compared with it)"
+
 // Disagreement is one difference between upstream and agpol.
 type Disagreement struct {
 	Scenario string
@@ -320,14 +326,47 @@ func compareRequest(rep *Report, i int, rq, mine Request, up OracleRequest, rule
 		// agpol denies it (no route); the client gets 404 from Envoy's router, or the
 		// auth step's denial first when the shim still selects an action set.
 		rep.count(&rep.Skipped, "agpol routes the request nowhere")
-		if up.ActionSet != "" {
+		if up.ActionSet != "" || len(up.Tied) > 0 {
 			rep.count(&rep.Skipped, "agpol routes the request nowhere, the wasm-shim stand-in selects an action set")
 		}
 		return
 	}
 	// Selection: the path whose action the shim runs, against agpol's path.
 	agpolHas := ap != nil && ap.Evaluation != nil && ap.NotProgrammed == ""
-	if up.PathID != "" || agpolHas {
+	tiedSelection := len(up.Tied) > 0
+	if tiedSelection {
+		// kuadrant-operator's order does not fix which of the tied paths' actions the
+		// wasm-shim runs; agpol applies the AuthPolicy of the route rule it routes the
+		// request to, which must be one of them, and the rest compares with what the
+		// data plane does when it runs that one.
+		var tied []string
+		found := false
+		for _, t := range up.Tied {
+			tied = append(tied, t.PathID)
+			if agpolHas && strings.HasSuffix(t.PathID, pathTail(ap.Path)) {
+				up, found = t, true
+			}
+		}
+		if !found {
+			rep.count(&rep.Compared, KindSelection)
+			mine := "no AuthPolicy"
+			if agpolHas {
+				mine = "the AuthPolicy of " + ap.Path
+			}
+			disagree(KindSelection, i, rq, "agpol applies %s, the wasm-shim stand-in one of the tied paths %s", mine, strings.Join(tied, ", "))
+			return
+		}
+		rep.count(&rep.Skipped, SkipTied)
+		if up.Error != "" {
+			disagree(KindVerdict, i, rq, "the oracle could not decide: %s", up.Error)
+			return
+		}
+		if up.Unsupported != "" {
+			rep.count(&rep.Skipped, "oracle: "+up.Unsupported)
+			return
+		}
+	}
+	if !tiedSelection && (up.PathID != "" || agpolHas) {
 		rep.count(&rep.Compared, KindSelection)
 		if up.PathID == "" && agpolHas {
 			disagree(KindSelection, i, rq, "agpol applies the AuthPolicy of %s, the wasm-shim stand-in selects no auth action", ap.Path)

@@ -57,7 +57,10 @@ type OracleRequest struct {
 	Code        int    `json:"code"`
 	Message     string `json:"message,omitempty"`
 	Unsupported string `json:"unsupported,omitempty"`
-	Error       string `json:"error,omitempty"`
+	// Tied is what the data plane does with each path whose action set ties for the
+	// request in kuadrant-operator's order: which one the wasm-shim runs is not fixed.
+	Tied  []OracleRequest `json:"tied,omitempty"`
+	Error string          `json:"error,omitempty"`
 }
 
 // Oracle is one running kuadrant-oracle process; one goroutine uses it at a time.
