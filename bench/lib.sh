@@ -53,10 +53,11 @@ build_agpol_at() {
 	local full src
 	full="$(git rev-parse --verify "$1^{commit}")"
 	src="$out/base-src/$full"
-	if [[ ! -f "$src/go.mod" ]]; then
-		rm -rf "$src"
-		mkdir -p "$src"
-		git archive "$full" | tar -x -C "$src"
+	if [[ ! -d "$src" ]]; then # unpacked beside it, then renamed: never a half tree
+		rm -rf "$src.tmp"
+		mkdir -p "$src.tmp"
+		git archive "$full" | tar -x -C "$src.tmp"
+		mv "$src.tmp" "$src"
 	fi
 	(cd "$src" && go build -buildvcs=false -o "$2" ./cmd/agpol)
 }
