@@ -61,6 +61,8 @@ verdict() { # verdict NAME PASS(0/1) FIGURES
 cpu_model="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 log "machine: $(nproc) cores, ${cpu_model:-unknown CPU}, $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
+# the checkout as built (a commit made during a long run does not rename it)
+head_rev="$(git rev-parse --short HEAD)$([[ -z "$(git status --porcelain --untracked-files=no)" ]] || echo ', with local changes')"
 log "building agpol and the harness"
 go build -o "$out/bin/agpol" ./cmd/agpol
 go build -o "$out/bin/harness" ./bench/harness
@@ -405,7 +407,7 @@ issue32() {
 		printf '%s\0' -c "floor3=$h once -mode floor-stream -dir $L3"
 		cargs lint3
 	)
-	log "issue 32: whole commands on $sz ($runs rounds${base_rev:+; this checkout and $base_rev in turn})"
+	log "issue 32: whole commands on $sz ($runs round(s)${base_rev:+; this checkout and $base_rev in turn})"
 	local res
 	res="$("$h" commands -runs "$runs" "${cmdargs[@]}")"
 	echo "$res" | sed 's/^/issue32: /'
@@ -584,7 +586,7 @@ echo "topologies: hack/gen seed 1; $runs interleaved runs per side, medians"
 printf '%s\n' "${summary[@]}"
 if [[ -n "$base_rev" ]]; then
 	echo
-	echo "this checkout ($(git rev-parse --short HEAD)$([[ -z "$(git status --porcelain --untracked-files=no)" ]] || echo ', with local changes')) vs BASE=$base_rev, issue 32's commands run by both in the same rounds, judged on CPU"
+	echo "this checkout ($head_rev) vs BASE=$base_rev, issue 32's commands run by both in the same rounds, judged on CPU"
 	echo "(OK: this checkout's median is at most $base_rev's plus the noise, the larger spread, slowest less fastest round, of either side; not part of the exit status):"
 	printf '%s\n' "${ab32[@]}"
 	echo "$ab_slower of ${#ab32[@]} commands slower than $base_rev beyond the rounds' noise"
