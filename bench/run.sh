@@ -238,7 +238,7 @@ base_has() {
 	if [[ -z "${base_help[$1]:-}" ]]; then
 		base_help[$1]="$("$out/bin/agpol-base" "$1" --help 2>&1 || true)"
 	fi
-	if grep -q '^Error: unknown command' <<<"${base_help[$1]}"; then
+	if grep -qi '^error: unknown command' <<<"${base_help[$1]}"; then
 		return 1
 	fi
 	[[ -z "${2:-}" ]] || grep -qE -- "^[[:space:]]+(-[[:alnum:]], )?$2([[:space:]]|$)" <<<"${base_help[$1]}"
