@@ -44,3 +44,20 @@ ensure_topology() {
 		gen_stamp >"bench/out/topo/$1.stamp"
 	fi
 }
+
+# build_agpol_at REV BINARY: agpol as it was at revision REV, built from `git archive REV`
+# unpacked under $out/base-src (the checkout, its index and git's worktree list are not
+# touched). -buildvcs=false: the unpacked tree lies inside this checkout, whose revision
+# Go would otherwise stamp on it (and agpol's lint cache keys on that stamp).
+build_agpol_at() {
+	local full src
+	full="$(git rev-parse --verify "$1^{commit}")"
+	src="$out/base-src/$full"
+	if [[ ! -d "$src" ]]; then # unpacked beside it, then renamed: never a half tree
+		rm -rf "$src.tmp"
+		mkdir -p "$src.tmp"
+		git archive "$full" | tar -x -C "$src.tmp"
+		mv "$src.tmp" "$src"
+	fi
+	(cd "$src" && go build -buildvcs=false -o "$2" ./cmd/agpol)
+}

@@ -26,7 +26,9 @@
 # and the live part (SKIP_LIVE=1 still skips it), ONLY=8 only issue 8's, ONLY=live only
 # the live part, ONLY=32 only issue 32's table (no live part),
 # SIM_REQUESTS (requests of issue 19's simulate, default 20000), SIZE19 (its topology,
-# default large; medium for a quick check of the script).
+# default large; medium for a quick check of the script), SIZE32 (issue 32's topology,
+# default SIZE19), BASE=REV (issue 32's table: every command also run with agpol built
+# at REV, in the same rounds, head and REV in turn; see ab32 below).
 # Each side of a ratio runs in its own process, interleaved with the other side, and the
 # median is kept: a busy machine slows both sides alike. Offline time budgets are judged
 # on CPU time (user+system), live ones on wall time; both are printed. Exit status: 0 when every budget
@@ -59,6 +61,8 @@ verdict() { # verdict NAME PASS(0/1) FIGURES
 cpu_model="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 log "machine: $(nproc) cores, ${cpu_model:-unknown CPU}, $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
+# the checkout as built (a commit made during a long run does not rename it)
+head_rev="$(git rev-parse --short HEAD)$([[ -z "$(git status --porcelain --untracked-files=no)" ]] || echo ', with local changes')"
 log "building agpol and the harness"
 go build -o "$out/bin/agpol" ./cmd/agpol
 go build -o "$out/bin/harness" ./bench/harness
@@ -68,10 +72,22 @@ h="$out/bin/harness"
 . bench/lib.sh
 only="${ONLY:-}"
 size19="${SIZE19:-large}"
+size32="${SIZE32:-$size19}"
+base_rev=""
+if [[ -n "${BASE:-}" ]]; then
+	base_rev="$(git rev-parse --short "$BASE^{commit}")"
+	if [[ "$only" != "" && "$only" != 32 ]]; then
+		log "BASE=$BASE: only issue 32's table compares two revisions; ONLY=$only ignores it"
+		base_rev=""
+	else
+		log "building agpol at $base_rev (git archive into bench/out/base-src)"
+		build_agpol_at "$base_rev" "$out/bin/agpol-base"
+	fi
+fi
 if [[ "$only" == live ]]; then
 	ensure_topology "$live_size"
 elif [[ "$only" == 19 || "$only" == 32 ]]; then
-	ensure_topology "$size19"
+	ensure_topology "$([[ "$only" == 32 ]] && echo "$size32" || echo "$size19")"
 	[[ "${SKIP_LIVE:-}" == 1 ]] || ensure_topology "$live_size"
 else
 	for size in small medium large; do
@@ -87,9 +103,9 @@ fi
 # the whole process, against the floor that keeps every object (-mode floor) and
 # against kubectl's (the live part, when it runs on the same objects).
 declare -A c19=()
-# prepare19: the topologies and request files of issues 19 and 32 (3x large, diff's after).
+# prepare19 SIZE: the topologies and request files of issues 19 and 32 (3x SIZE, diff's after).
 prepare19() {
-	local sz="$size19"
+	local sz="$1"
 	local L="$out/topo/$sz" L3="$out/topo/${sz}x3" LA="$out/topo/$sz-after" a="$out/bin/agpol"
 	local n="${SIM_REQUESTS:-20000}"
 	local rq="$out/topo/requests-$sz-$n.yaml"
@@ -121,7 +137,7 @@ prepare19() {
 	gen_stamp >"$out/topo/issue19-$sz.stamp"
 }
 issue19() {
-	prepare19
+	prepare19 "$size19"
 	local sz="$size19"
 	local L="$out/topo/$sz" L3="$out/topo/${sz}x3" LA="$out/topo/$sz-after" a="$out/bin/agpol"
 	local n="${SIM_REQUESTS:-20000}"
@@ -211,6 +227,113 @@ judge19() {
 	done
 }
 
+# With BASE=REV, issue 32's agpol commands run twice in each round: by this checkout's
+# agpol, then by REV's (built by build_agpol_at), so both see the same moments of a busy
+# machine. A command whose flags REV's agpol does not have is not run by REV, and says
+# so; REV's lint has no --no-cache when it has no cache at all: its lint runs without the
+# flag (cold, as every lint of REV is) and its warm row is compared with that run.
+declare -A base_help=()
+# base_has SUB [FLAG]: REV's agpol has the command SUB (and the long flag FLAG).
+base_has() {
+	if [[ -z "${base_help[$1]:-}" ]]; then
+		base_help[$1]="$("$out/bin/agpol-base" "$1" --help 2>&1 || true)"
+	fi
+	if grep -qi '^error: unknown command' <<<"${base_help[$1]}"; then
+		return 1
+	fi
+	[[ -z "${2:-}" ]] || grep -qE -- "^[[:space:]]+(-[[:alnum:]], )?$2([[:space:]]|$)" <<<"${base_help[$1]}"
+}
+# ab32_plan L: for each row of rows32, REV's command line (ab_run[NAME]), or the row of
+# REV's measurement it is compared with (ab_ref[NAME]), or neither; ab_note[NAME] says why.
+ab32_plan() {
+	local L="$1" b="$out/bin/agpol-base" r32 name label args tok cache=1
+	base_has lint --no-cache || cache=0
+	for r32 in "${rows32[@]}"; do
+		IFS='|' read -r name label args <<<"$r32"
+		local argv=() keep=() missing=() dropped=0
+		read -r -a argv <<<"$args"
+		if ! base_has "${argv[0]}"; then
+			ab_note[$name]="$base_rev's agpol has no ${argv[0]} command: not run"
+			continue
+		fi
+		for tok in "${argv[@]}"; do
+			if [[ "$tok" == --* ]] && ! base_has "${argv[0]}" "${tok%%=*}"; then
+				if [[ "$tok" == --no-cache && $cache == 0 ]]; then
+					dropped=1
+					continue
+				fi
+				missing+=("${tok%%=*}")
+			fi
+			keep+=("$tok")
+		done
+		if [[ ${#missing[@]} -gt 0 ]]; then
+			ab_note[$name]="$base_rev's agpol ${argv[0]} has no ${missing[*]}: not run"
+		elif [[ "$name" == lint_warm && $cache == 0 ]]; then
+			ab_ref[$name]=lint_cold
+			ab_note[$name]="$base_rev has no lint cache (its lint has no --no-cache): compared with its one lint run, cold"
+		else
+			ab_run[$name]="$b ${keep[*]}"
+			[[ $dropped == 0 ]] || ab_note[$name]="$base_rev has no lint cache (its lint has no --no-cache): run without the flag, cold"
+		fi
+	done
+	if [[ -n "${ab_run[lint_warm]:-}" ]]; then
+		log "issue 32: filling $base_rev's lint cache (untimed)"
+		"$b" lint -f "$L" -o json --fail-on none >/dev/null || log "issue 32: $base_rev's lint failed while filling its cache"
+	fi
+}
+# spread LIST: slowest less fastest of comma-separated figures.
+spread() { tr ',' '\n' <<<"$1" | awk 'NR == 1 { lo = $1; hi = $1 } { if ($1 < lo) lo = $1; if ($1 > hi) hi = $1 } END { printf "%.0f", hi - lo }'; }
+# pair_range A B: lowest-highest of A's figures over B's, round by round (comma-separated).
+pair_range() {
+	paste -d' ' <(tr ',' '\n' <<<"$1") <(tr ',' '\n' <<<"$2") |
+		awk '$2 > 0 { r = $1 / $2; if (!n++ || r < lo) lo = r; if (n == 1 || r > hi) hi = r } END { if (n) printf "%.2f-%.2f", lo, hi }'
+}
+# ab32_judge: a line per row of rows32 in ab32, this checkout against REV on CPU time.
+declare -a ab32=()
+ab_slower=0
+ab32_judge() {
+	local r32 name label args bn hl bl hc bc noise ratio tag extra
+	for r32 in "${rows32[@]}"; do
+		IFS='|' read -r name label args <<<"$r32"
+		bn=""
+		if [[ -n "${ab_run[$name]:-}" ]]; then
+			bn="${name}_base"
+		elif [[ -n "${ab_ref[$name]:-}" && -n "${ab_run[${ab_ref[$name]}]:-}" ]]; then
+			bn="${ab_ref[$name]}_base"
+		fi
+		hl="${c32[$name]}" bl=""
+		[[ -z "$bn" ]] || bl="${c32[$bn]:-}"
+		if [[ -z "$bl" ]]; then
+			ab32+=("$(printf '%-5s %-44s %s' SKIP "$label" "${ab_note[$name]:-not run at $base_rev}")")
+			continue
+		fi
+		if [[ "$(kv skipped "$bl")" == 1 ]]; then
+			ab32+=("$(printf '%-5s %-44s %s' SKIP "$label" "$base_rev's agpol failed, dropped: ${bl#* reason=}")")
+			continue
+		fi
+		hc="$(kv cpu_ms "$hl")" bc="$(kv cpu_ms "$bl")"
+		noise="$(spread "$(kv rounds_cpu_ms "$hl")")"
+		local bs
+		bs="$(spread "$(kv rounds_cpu_ms "$bl")")"
+		[[ "$(calc "$bs > $noise")" == 0 ]] || noise="$bs"
+		ratio="$(calc "$hc / $bc")"
+		if [[ "$(calc "$hc <= $bc + $noise")" == 1 ]]; then
+			tag=OK
+		elif [[ "$runs" -lt 2 ]]; then
+			tag=SLOW? ab_slower=$((ab_slower + 1))
+		else
+			tag=SLOW ab_slower=$((ab_slower + 1))
+		fi
+		extra=""
+		[[ "$(kv out_bytes "$hl")" == "$(kv out_bytes "$bl")" ]] || extra="; output $(kv out_bytes "$hl") vs $(kv out_bytes "$bl") bytes"
+		[[ -z "${ab_note[$name]:-}" ]] || extra="$extra; ${ab_note[$name]}"
+		[[ "$runs" -ge 2 ]] || extra="$extra; one round: no spread to judge the noise by"
+		ab32+=("$(printf '%-5s %-44s %s' "$tag" "$label" "$(printf 'cpu %.2fx (%s vs %s ms, rounds %s, noise %s ms); wall %s vs %s ms; peak RSS %.0f vs %.0f MB%s' \
+			"$ratio" "$hc" "$bc" "$(pair_range "$(kv rounds_cpu_ms "$hl")" "$(kv rounds_cpu_ms "$bl")")" "$noise" \
+			"$(kv ms "$hl")" "$(kv ms "$bl")" "$(calc "$(kv rss_bytes "$hl") / 1e6")" "$(calc "$(kv rss_bytes "$bl") / 1e6")" "$extra")")")
+	done
+}
+
 # issue32: issue 32's table, whole commands on the large topology in rounds, judged on
 # wall time against the decode floor (streaming) of the same rounds, as the issue
 # measures (2 cores; CPU printed beside); lint cold (--no-cache) and warm (the cache
@@ -220,9 +343,9 @@ judge19() {
 # 3x large for lint cold and the floor; diff's peak RSS against get's.
 declare -A c32=()
 issue32() {
-	prepare19
+	prepare19 "$size32"
 	ensure_topology medium
-	local sz="$size19"
+	local sz="$size32"
 	local L="$out/topo/$sz" L3="$out/topo/${sz}x3" LA="$out/topo/$sz-after" M="$out/topo/medium" a="$out/bin/agpol"
 	local n="${SIM_REQUESTS:-20000}"
 	local rq="$out/topo/requests-$sz-$n.yaml"
@@ -241,23 +364,52 @@ issue32() {
 		"$h" jsonschema -out "$schemas" >/dev/null
 		kcargs=(-c "kubeconform=$kc -summary -skip Namespace,Service,ServiceAccount -schema-location $schemas/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json $L")
 	fi
-	log "issue 32: whole commands on $sz ($runs rounds)"
+	# The agpol commands (NAME|LABEL|ARGS), each run by this checkout's agpol and, with
+	# BASE, right after it by REV's (ab32_plan).
+	rows32=(
+		"idle|version (no input: the binary's own cost)|version"
+		"get|get xap -A -o json|get xap -A -f $L -o json"
+		"describe|describe gateway|describe gateway infra-000/gw-000 -f $L"
+		"lint_cold|lint -o json, cold (--no-cache)|lint -f $L -o json --fail-on none --no-cache"
+		"lint_warm|lint -o json, warm|lint -f $L -o json --fail-on none"
+		"sim_text|simulate $n requests, text|simulate -f $L --requests $rq"
+		"sim_json|simulate $n requests, -o json|simulate -f $L --requests $rq -o json"
+		"matrix|matrix -o csv|matrix -f $L -o csv"
+		"diff|diff --before --after|diff --before $L --after $LA"
+		"lint_medium|lint -o json, cold, medium|lint -f $M -o json --fail-on none --no-cache"
+		"lint3|lint -o json, cold, 3x $sz|lint -f $L3 -o json --fail-on none --no-cache"
+	)
+	local -A row=()
+	local r32 name label args
+	for r32 in "${rows32[@]}"; do
+		IFS='|' read -r name label args <<<"$r32"
+		row[$name]="$a $args"
+	done
+	declare -gA ab_run=() ab_ref=() ab_note=()
+	[[ -z "$base_rev" ]] || ab32_plan "$L"
+	# cargs NAME...: the harness's arguments for these rows (REV's right after each).
+	cargs() {
+		local nm
+		for nm in "$@"; do
+			printf '%s\0' -c "$nm=${row[$nm]}"
+			if [[ -n "${ab_run[$nm]:-}" ]]; then
+				printf '%s\0' -optional "${nm}_base=${ab_run[$nm]}"
+			fi
+		done
+	}
+	local cmdargs=()
+	mapfile -d '' -t cmdargs < <(
+		printf '%s\0' -c "floor=$h once -mode floor-stream -dir $L"
+		cargs idle get describe lint_cold lint_warm sim_text sim_json matrix diff
+		[[ ${#kcargs[@]} == 0 ]] || printf '%s\0' "${kcargs[@]}"
+		printf '%s\0' -c "floor_medium=$h once -mode floor-stream -dir $M"
+		cargs lint_medium
+		printf '%s\0' -c "floor3=$h once -mode floor-stream -dir $L3"
+		cargs lint3
+	)
+	log "issue 32: whole commands on $sz ($runs round(s)${base_rev:+; this checkout and $base_rev in turn})"
 	local res
-	res="$("$h" commands -runs "$runs" \
-		-c "floor=$h once -mode floor-stream -dir $L" \
-		-c "get=$a get xap -A -f $L -o json" \
-		-c "describe=$a describe gateway infra-000/gw-000 -f $L" \
-		-c "lint_cold=$a lint -f $L -o json --fail-on none --no-cache" \
-		-c "lint_warm=$a lint -f $L -o json --fail-on none" \
-		-c "sim_text=$a simulate -f $L --requests $rq" \
-		-c "sim_json=$a simulate -f $L --requests $rq -o json" \
-		-c "matrix=$a matrix -f $L -o csv" \
-		-c "diff=$a diff --before $L --after $LA" \
-		"${kcargs[@]}" \
-		-c "floor_medium=$h once -mode floor-stream -dir $M" \
-		-c "lint_medium=$a lint -f $M -o json --fail-on none --no-cache" \
-		-c "floor3=$h once -mode floor-stream -dir $L3" \
-		-c "lint3=$a lint -f $L3 -o json --fail-on none --no-cache")"
+	res="$("$h" commands -runs "$runs" "${cmdargs[@]}")"
 	echo "$res" | sed 's/^/issue32: /'
 	local line name
 	while read -r line; do
@@ -293,7 +445,8 @@ issue32() {
 	r="$(calc "$(f32 diff rss_bytes) / $(f32 get rss_bytes)")"
 	verdict "32: diff peak RSS <= 1.5x get's" "$(calc "$r <= 1.5")" \
 		"$(printf '%.2fx (%.0f MB vs %.0f MB)' "$r" "$(calc "$(f32 diff rss_bytes) / 1e6")" "$(calc "$(f32 get rss_bytes) / 1e6")")"
-	summary+=("$(printf '      %-44s lint cold %s -> %s -> %s ms wall (%.2fx, %.2fx); the floor %s -> %s -> %s ms (%.2fx, %.2fx)' "scaling medium -> large -> 3x large" \
+	[[ -z "$base_rev" ]] || ab32_judge
+	summary+=("$(printf '      %-44s lint cold %s -> %s -> %s ms wall (%.2fx, %.2fx); the floor %s -> %s -> %s ms (%.2fx, %.2fx)' "scaling medium -> $sz -> 3x $sz" \
 		"$(f32 lint_medium ms)" "$(f32 lint_cold ms)" "$(f32 lint3 ms)" "$(calc "$(f32 lint_cold ms) / $(f32 lint_medium ms)")" "$(calc "$(f32 lint3 ms) / $(f32 lint_cold ms)")" \
 		"$(f32 floor_medium ms)" "$fw" "$(f32 floor3 ms)" "$(calc "$fw / $(f32 floor_medium ms)")" "$(calc "$(f32 floor3 ms) / $fw")")")
 }
@@ -431,4 +584,11 @@ echo "agpol performance budgets (issues 8, 19 and 32${only:+, ONLY=$only}) - $(d
 echo "machine: $(nproc) cores, ${cpu_model:-unknown CPU}, $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "topologies: hack/gen seed 1; $runs interleaved runs per side, medians"
 printf '%s\n' "${summary[@]}"
+if [[ -n "$base_rev" ]]; then
+	echo
+	echo "this checkout ($head_rev) vs BASE=$base_rev, issue 32's commands run by both in the same rounds, judged on CPU"
+	echo "(OK: this checkout's median is at most $base_rev's plus the noise, the larger spread, slowest less fastest round, of either side; not part of the exit status):"
+	printf '%s\n' "${ab32[@]}"
+	echo "$ab_slower of ${#ab32[@]} commands slower than $base_rev beyond the rounds' noise"
+fi
 [[ "$fails" == 0 ]]
