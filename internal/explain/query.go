@@ -6,6 +6,7 @@ import (
 	"github.com/google/cel-go/interpreter"
 
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // Query is a request prepared once for many untraced decisions (Query.Decide: the
@@ -31,7 +32,7 @@ func (sim *Simulator) Query(r *Request) *Query {
 		port = sim.listenerPort(r, PathInfo{Listener: r.Listener})
 	}
 	q := &Query{ans: r.ExtAuth, sim: sim}
-	q.c.init(r, "", port)
+	q.c.init(r, topology.URLPath(r.HTTP.Path), "", port)
 	if len(q.c.headers) == 0 && q.c.time.IsZero() {
 		q.c.cel.act = sim.activations.get(&q.c)
 	}

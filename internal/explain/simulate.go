@@ -343,7 +343,7 @@ func (sim *Simulator) initChoice(c *reqCtx, r *Request, rt *routing, ch *choice)
 	if port == 0 {
 		port = rt.listenerPort(ch.info.Listener)
 	}
-	c.initCaller(r, sim.TrustDomain, ch.info.Protocol == string(gwapiv1.HTTPProtocolType), port)
+	c.initCaller(r, rt.res.URLPath, sim.TrustDomain, ch.info.Protocol == string(gwapiv1.HTTPProtocolType), port)
 }
 
 // requestError names request r in err: by its line in a request file, or by its name
