@@ -171,8 +171,8 @@ func (sim *Simulator) choiceOf(rt *routing, base PathInfo, t *topology.Target, w
 			ch.backend, ch.hasBackend = t.Named, true
 		}
 		if detail {
-			ch.info.Backend, ch.info.BackendAssumed = t.Named.Kind+" "+t.Named.Namespace+"/"+t.Named.Name, t.Assumed
-			ch.pre = assumedStep(topology.BackendTarget{Assumed: t.Assumed})
+			ch.info.Backend, ch.info.BackendAssumption = t.Named.Kind+" "+t.Named.Namespace+"/"+t.Named.Name, assumption(t.Assumed)
+			ch.pre = assumedStep(t.Assumed)
 			if t.Named.Kind == topology.BackendService {
 				ch.pre = append(ch.pre, Step{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo, Event: EventNoBackendLevel})
 			}
@@ -208,7 +208,7 @@ func (sim *Simulator) choiceOf(rt *routing, base PathInfo, t *topology.Target, w
 			w := b.Weight
 			ch.info.Weight = &w
 		}
-		ch.info.Backend, ch.info.BackendAssumed = b.Name, b.Assumed
+		ch.info.Backend, ch.info.BackendAssumption = b.Name, assumption(b.Assumed)
 	}
 	switch {
 	case t.NoBackend.Why != "":
@@ -224,7 +224,7 @@ func (sim *Simulator) choiceOf(rt *routing, base PathInfo, t *topology.Target, w
 			ch.target = b // a pointer into the graph: it keys the chain cache
 		}
 		if detail {
-			ch.pre = assumedStep(*b)
+			ch.pre = assumedStep(b.Assumed)
 		}
 	default:
 		if detail {
@@ -233,7 +233,7 @@ func (sim *Simulator) choiceOf(rt *routing, base PathInfo, t *topology.Target, w
 				kind := topology.Ref{Group: b.Ref.Group, Kind: b.Ref.Kind}
 				st.BackendKind = &kind
 			}
-			ch.pre = append(assumedStep(*b), st)
+			ch.pre = append(assumedStep(b.Assumed), st)
 		}
 	}
 	return ch
@@ -284,11 +284,19 @@ func (sim *Simulator) otherListeners(r *Request, rt *routing, out []*Result) {
 }
 
 // assumedStep notes a backend object that is not in the input and was assumed to exist.
-func assumedStep(b topology.BackendTarget) []Step {
-	if b.Assumed == "" {
+func assumedStep(a topology.Assumption) []Step {
+	if a.Why == "" {
 		return nil
 	}
-	return []Step{{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo, Event: EventBackendAssumed, Note: b.Assumed}}
+	return []Step{{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo, Event: EventBackendAssumed, Assumed: &a}}
+}
+
+// assumption is a, nil when it assumes nothing.
+func assumption(a topology.Assumption) *topology.Assumption {
+	if a.Why == "" {
+		return nil
+	}
+	return &a
 }
 
 // noBackend500 ends the path line of a rule or backendRef the data plane answers 500 for;

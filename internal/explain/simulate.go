@@ -77,8 +77,9 @@ type PathInfo struct {
 	// when its GatewayClass is not in the input (topology.ClassifyGateways).
 	DataPlaneAssumed string `json:"dataPlaneAssumed,omitempty"`
 	// BackendAssumed says which backend object agpol assumed exists, when the input
-	// cannot tell (topology.BackendTarget.Assumed).
-	BackendAssumed string `json:"backendAssumed,omitempty"`
+	// cannot tell; render writes it from BackendAssumption (topology.BackendTarget.Assumed).
+	BackendAssumed    string               `json:"backendAssumed,omitempty"`
+	BackendAssumption *topology.Assumption `json:"-"`
 }
 
 // ListenerVerdict is the decision the same request would get on another listener.

@@ -87,9 +87,9 @@ type Target struct {
 	// Envoy and Go read differently comes first, UncertainRoute; docs/limits.md), ""
 	// when it does not or the rule was taken by name.
 	Uncertain string
-	// Assumed is what agpol assumes of the named backend (AssumedBackend), "" when the
-	// input shows it, the target is routed (see Backend.Assumed) or the query is terse.
-	Assumed string
+	// Assumed is what agpol assumes of the named backend (AssumedBackend): nothing when
+	// the input shows it, the target is routed (see Backend.Assumed) or the query is terse.
+	Assumed Assumption
 }
 
 // Resolution is where a request goes. When Unresolved.Why is set, the fields after it

@@ -100,17 +100,18 @@ func TestResolveUncertain(t *testing.T) {
 	g := BuildGraph(s)
 	anybyte, first, svc := XBackendRef("ns", "anybyte"), XBackendRef("ns", "first"), ServiceRef("ns", "svc")
 	for _, c := range []struct {
-		name             string
-		q                Query
-		uncertain        string // part of the reason, "" for none
-		assumed, urlPath string
+		name      string
+		q         Query
+		uncertain string // part of the reason, "" for none
+		assumed   Assumption
+		urlPath   string
 	}{
 		{name: "named, uncertain", q: Query{RouteRequest: RouteRequest{Host: "a.example.com", Path: "/x"}, Backend: &anybyte}, uncertain: `uses \C (any byte)`,
-			assumed: "Service ns/mcp of XBackend ns/anybyte is not in the input", urlPath: "/x"},
+			assumed: Assumption{Why: AssumedService, Ref: ServiceRef("ns", "mcp"), Of: anybyte}, urlPath: "/x"},
 		{name: "named, certain", q: Query{RouteRequest: RouteRequest{Host: "a.example.com", Path: "/first?q#f"}, Backend: &first},
-			assumed: "Service ns/mcp of XBackend ns/first is not in the input", urlPath: "/first"},
+			assumed: Assumption{Why: AssumedService, Ref: ServiceRef("ns", "mcp"), Of: first}, urlPath: "/first"},
 		{name: "named service, assumed", q: Query{RouteRequest: RouteRequest{Host: "b.example.com", Path: "/b"}, Service: &svc},
-			uncertain: "over Envoy's limit of 100", assumed: "Service ns/svc is not in the input", urlPath: "/b"},
+			uncertain: "over Envoy's limit of 100", assumed: Assumption{Why: AssumedService, Ref: svc}, urlPath: "/b"},
 		{name: "routed after the regex", q: Query{RouteRequest: RouteRequest{Host: "b.example.com", Path: "/b#x?y"}}, uncertain: "over Envoy's limit of 100", urlPath: "/b"},
 		{name: "routed before the regex", q: Query{RouteRequest: RouteRequest{Host: "a.example.com", Path: "/first"}}, urlPath: "/first"},
 	} {
@@ -125,8 +126,8 @@ func TestResolveUncertain(t *testing.T) {
 			if (c.uncertain == "") != (got.Uncertain == "") || !strings.Contains(got.Uncertain, c.uncertain) {
 				t.Errorf("uncertain %q, want %q", got.Uncertain, c.uncertain)
 			}
-			if (c.assumed == "") != (got.Assumed == "") || !strings.Contains(got.Assumed, c.assumed) {
-				t.Errorf("assumed %q, want %q", got.Assumed, c.assumed)
+			if got.Assumed != c.assumed {
+				t.Errorf("assumed %+v, want %+v", got.Assumed, c.assumed)
 			}
 			if res.URLPath != c.urlPath {
 				t.Errorf("URLPath %q, want %q", res.URLPath, c.urlPath)
