@@ -13,10 +13,6 @@ import (
 	"github.com/agpol/agpol/internal/topology"
 )
 
-func (sim *Simulator) gateway(n NamespacedName) *snapshot.Gateway {
-	return sim.Graph.Gateway(topology.GatewayRef(n.Namespace, n.Name))
-}
-
 // listenerPort is the port of the gateway's listener name, 0 without a listener.
 func (rt *routing) listenerPort(name string) int {
 	if name != "" && name == rt.res.Routed.Listener {
@@ -36,18 +32,6 @@ func listenerPort(gw *snapshot.Gateway, name string) int {
 		}
 	}
 	return 0
-}
-
-func (sim *Simulator) listenerPort(r *Request, info PathInfo) int {
-	if info.Listener == "" || r.Gateway == nil {
-		return 0
-	}
-	gw := sim.gateway(*r.Gateway)
-	if p := listenerPort(gw, info.Listener); p != 0 || gw == nil {
-		return p
-	}
-	l, _ := sim.Graph.Listener(topology.GatewayRef(gw.Namespace, gw.Name), info.Listener) // a ListenerSet's
-	return int(l.Port)
 }
 
 // resolve finds the path(s) of a request (topology.Resolve) and makes them rt.choices,
