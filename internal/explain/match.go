@@ -66,13 +66,11 @@ type celResult struct {
 	overBudget bool
 }
 
-func (c *reqCtx) init(r *Request, principal string, port int) {
-	*c = reqCtx{principal: principal, httpMethod: r.HTTP.Method, path: r.HTTP.Path, host: r.HTTP.Host,
+// init prepares c for matching request r, whose path without query is urlPath
+// (topology.Resolution.URLPath), made by a caller with the given principal on port.
+func (c *reqCtx) init(r *Request, urlPath, principal string, port int) {
+	*c = reqCtx{principal: principal, httpMethod: r.HTTP.Method, path: r.HTTP.Path, urlPath: urlPath, host: r.HTTP.Host,
 		headers: r.HTTP.Headers, time: r.HTTP.Time, port: port}
-	c.urlPath = c.path
-	if i := topology.QueryStart(c.urlPath); i >= 0 {
-		c.urlPath = c.urlPath[:i]
-	}
 	if r.MCP != nil {
 		c.hasMCP = true
 		c.mcpMethod, c.tool, c.uri = r.MCP.Method, r.MCP.Tool, r.MCP.URI
@@ -99,17 +97,17 @@ func (c *reqCtx) hostnameOf() string {
 // initCaller is init for the caller r.From as the data plane sees it: anonymous when
 // noCert (a plain-HTTP listener has no client certificate), else r.From's principal
 // under trust domain td, which for a service account is not built (see principal).
-func (c *reqCtx) initCaller(r *Request, td string, noCert bool, port int) {
+func (c *reqCtx) initCaller(r *Request, urlPath, td string, noCert bool, port int) {
 	switch {
 	case noCert:
-		c.init(r, "", port)
+		c.init(r, urlPath, "", port)
 	case r.From.Kind == CallerServiceAccount && r.From.Namespace != "" && r.From.Name != "":
 		// (An incomplete service account, built in code, takes the string path below:
 		// its pieces would read as anonymous.)
-		c.init(r, "", port)
+		c.init(r, urlPath, "", port)
 		c.td, c.saNS, c.saName = td, r.From.Namespace, r.From.Name
 	default:
-		c.init(r, r.From.Principal(td), port)
+		c.init(r, urlPath, r.From.Principal(td), port)
 	}
 }
 

@@ -92,3 +92,28 @@ func TestNotFoundHints(t *testing.T) {
 		})
 	}
 }
+
+// A request that names a route and a path another route takes is an input error naming
+// both routes, read from topology's Unresolved (the named route, where the path goes).
+func TestRoutesElsewhere(t *testing.T) {
+	other := `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: other, namespace: app}
+spec:
+  parentRefs: [{name: gw, namespace: gw}]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /other}}]
+    backendRefs: [{name: svc, port: 80}]
+  - matches: [{path: {type: PathPrefix, value: /more}}]
+    backendRefs: [{name: svc, port: 80}]
+`
+	sim := New(loadYAML(t, baseTopology, other), []effective.Semantics{effective.Reference()}, "")
+	r := call("a", "t")
+	r.Backend, r.Route, r.HTTP.Path = nil, &NamespacedName{"app", "r"}, "/other"
+	_, err := sim.Explain(Full, r)
+	const want = "invalid request: the request routes to app/other, not to app/r; give --backend or --service"
+	if err == nil || err.Error() != want {
+		t.Errorf("err %v, want %q", err, want)
+	}
+}

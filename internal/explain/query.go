@@ -6,6 +6,7 @@ import (
 	"github.com/google/cel-go/interpreter"
 
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // Query is a request prepared once for many untraced decisions (Query.Decide: the
@@ -26,12 +27,13 @@ type Query struct {
 // r.HTTP.Port, or else that of r's listener on r's gateway, as Explain takes it.
 func (sim *Simulator) Query(r *Request) *Query {
 	r.Normalize()
-	port := r.HTTP.Port
-	if port == 0 {
-		port = sim.listenerPort(r, PathInfo{Listener: r.Listener})
+	urlPath, port := topology.URLPath(r.HTTP.Path), r.HTTP.Port
+	if port == 0 && r.Gateway != nil {
+		l, _ := sim.Graph.Listener(topology.GatewayRef(r.Gateway.Namespace, r.Gateway.Name), r.Listener) // its own or a ListenerSet's
+		port = int(l.Port)
 	}
 	q := &Query{ans: r.ExtAuth, sim: sim}
-	q.c.init(r, "", port)
+	q.c.init(r, urlPath, "", port)
 	if len(q.c.headers) == 0 && q.c.time.IsZero() {
 		q.c.cel.act = sim.activations.get(&q.c)
 	}

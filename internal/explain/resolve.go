@@ -13,10 +13,6 @@ import (
 	"github.com/agpol/agpol/internal/topology"
 )
 
-func (sim *Simulator) gateway(n NamespacedName) *snapshot.Gateway {
-	return sim.Graph.Gateway(topology.GatewayRef(n.Namespace, n.Name))
-}
-
 // listenerPort is the port of the gateway's listener name, 0 without a listener.
 func (rt *routing) listenerPort(name string) int {
 	if name != "" && name == rt.res.Routed.Listener {
@@ -36,18 +32,6 @@ func listenerPort(gw *snapshot.Gateway, name string) int {
 		}
 	}
 	return 0
-}
-
-func (sim *Simulator) listenerPort(r *Request, info PathInfo) int {
-	if info.Listener == "" || r.Gateway == nil {
-		return 0
-	}
-	gw := sim.gateway(*r.Gateway)
-	if p := listenerPort(gw, info.Listener); p != 0 || gw == nil {
-		return p
-	}
-	l, _ := sim.Graph.Listener(topology.GatewayRef(gw.Namespace, gw.Name), info.Listener) // a ListenerSet's
-	return int(l.Port)
 }
 
 // resolve finds the path(s) of a request (topology.Resolve) and makes them rt.choices,
@@ -82,7 +66,7 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 		r.Gateway = &NamespacedName{Namespace: res.Gateway.Namespace, Name: res.Gateway.Name}
 	}
 	rt.gw = res.Routed.Gateway
-	if err := sim.unresolved(r, rt); err != nil || res.Unresolved.Why != "" {
+	if err := sim.unresolved(rt); err != nil || res.Unresolved.Why != "" {
 		return err
 	}
 	rt.agentic = res.Agentic
@@ -114,7 +98,7 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 	}
 	base.Resolved = !res.RuleByName
 	for i := range res.Targets {
-		rt.choices = append(rt.choices, sim.choiceOf(r, rt, base, &res.Targets[i], len(res.Targets) > 1, detail))
+		rt.choices = append(rt.choices, sim.choiceOf(rt, base, &res.Targets[i], len(res.Targets) > 1, detail))
 	}
 	if detail && res.IgnoredMethod != nil {
 		note := Step{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo, Event: EventIgnoredMethod, IgnoredMethod: res.IgnoredMethod}
@@ -125,10 +109,12 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 	return nil
 }
 
-// unresolved is the error of a request topology.Resolve could not resolve: an input
-// error, or nil with rt's one choice of a named object agpol could not read (notFound).
-func (sim *Simulator) unresolved(r *Request, rt *routing) error {
+// unresolved is the error of a request topology.Resolve could not resolve (rt.res,
+// rt.q): an input error, or nil with rt's one choice of a named object agpol could not
+// read (notFound).
+func (sim *Simulator) unresolved(rt *routing) error {
 	u := &rt.res.Unresolved
+	named := NamespacedName{Namespace: u.Ref.Namespace, Name: u.Ref.Name}
 	switch u.Why {
 	case "":
 		return nil
@@ -143,47 +129,37 @@ func (sim *Simulator) unresolved(r *Request, rt *routing) error {
 		return fmt.Errorf("%w: no gateway given; candidates: %s", ErrInput, strings.Join(names, ", "))
 	case topology.UnresolvedGateway:
 		rt.gw = nil
-		return sim.notFound(rt, "gateway", gatewaysResource, *r.Gateway)
+		return sim.notFound(rt, "gateway", gatewaysResource, named)
 	case topology.UnresolvedListener:
-		return fmt.Errorf("%w: gateway %s has no listener %q%s", ErrInput, r.Gateway, r.Listener, listenerHint(rt.gw, r.Listener))
+		return fmt.Errorf("%w: gateway %s has no listener %q%s", ErrInput, named, u.Listener, listenerHint(rt.gw, u.Listener))
 	case topology.UnresolvedRoute:
-		return sim.notFound(rt, "httproute", httproutesResource, *r.Route)
+		return sim.notFound(rt, "httproute", httproutesResource, named)
 	case topology.UnresolvedXBackend:
-		return sim.notFound(rt, "xbackend", xbackendsResource, *r.Backend)
+		return sim.notFound(rt, "xbackend", xbackendsResource, named)
 	case topology.UnresolvedRoutesElsewhere:
-		return fmt.Errorf("%w: the request routes to %s/%s, not to %s; give --backend or --service", ErrInput, u.Ref.Namespace, u.Ref.Name, r.Route)
+		return fmt.Errorf("%w: the request routes to %s, not to %s/%s; give --backend or --service", ErrInput, named, rt.q.Route.Namespace, rt.q.Route.Name)
 	}
 	return fmt.Errorf("%w: %s", ErrInput, u.Why)
 }
 
-// choiceOf is the choice of target t of request r: the path base leads to, with its
+// choiceOf is the choice of target t of rt's request: the path base leads to, with its
 // backend, why the data plane refuses it (no route, no backend), and the routing steps
 // of its trace (when detail). weighted: the rule has several backends.
-func (sim *Simulator) choiceOf(r *Request, rt *routing, base PathInfo, t *topology.Target, weighted, detail bool) choice {
-	ch := choice{info: base}
-	if !rt.res.RuleByName {
-		ch.uncertain = rt.res.Routed.Uncertain
-	}
+func (sim *Simulator) choiceOf(rt *routing, base PathInfo, t *topology.Target, weighted, detail bool) choice {
+	ch := choice{info: base, uncertain: t.Uncertain}
 	switch {
-	case r.Backend != nil:
-		ch.info.BackendKind = "XBackend"
+	case t.Named.Kind != "":
+		ch.info.BackendKind = t.Named.Kind
 		ch.info.Resolved = false
-		ch.backend, ch.hasBackend = t.Named, true
-		ch.uncertain = sim.Graph.UncertainRoute(rt.res.Gateway, base.Listener, t.Named)
-		if detail {
-			ch.info.Backend, ch.info.BackendAssumed = "XBackend "+r.Backend.String(), sim.Graph.AssumedBackend(t.Named)
-			ch.pre = assumedStep(topology.BackendTarget{Assumed: ch.info.BackendAssumed})
+		if t.Named.Kind == topology.BackendXBackend {
+			ch.backend, ch.hasBackend = t.Named, true
 		}
-		return ch
-	case r.Service != nil:
-		ch.info.BackendKind = "Service"
-		ch.info.Resolved = false
-		svc := topology.ServiceRef(r.Service.Namespace, r.Service.Name)
-		ch.uncertain = sim.Graph.UncertainRoute(rt.res.Gateway, base.Listener, svc)
 		if detail {
-			ch.info.Backend, ch.info.BackendAssumed = "Service "+r.Service.String(), sim.Graph.AssumedBackend(svc)
-			ch.pre = append(assumedStep(topology.BackendTarget{Assumed: ch.info.BackendAssumed}),
-				Step{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo, Event: EventNoBackendLevel})
+			ch.info.Backend, ch.info.BackendAssumption = t.Named.Kind+" "+t.Named.Namespace+"/"+t.Named.Name, assumption(t.Assumed)
+			ch.pre = assumedStep(t.Assumed)
+			if t.Named.Kind == topology.BackendService {
+				ch.pre = append(ch.pre, Step{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo, Event: EventNoBackendLevel})
+			}
 		}
 		return ch
 	case t.NoBackend.Why == topology.NoBackendNoRoute:
@@ -216,7 +192,7 @@ func (sim *Simulator) choiceOf(r *Request, rt *routing, base PathInfo, t *topolo
 			w := b.Weight
 			ch.info.Weight = &w
 		}
-		ch.info.Backend, ch.info.BackendAssumed = b.Name, b.Assumed
+		ch.info.Backend, ch.info.BackendAssumption = b.Name, assumption(b.Assumed)
 	}
 	switch {
 	case t.NoBackend.Why != "":
@@ -232,7 +208,7 @@ func (sim *Simulator) choiceOf(r *Request, rt *routing, base PathInfo, t *topolo
 			ch.target = b // a pointer into the graph: it keys the chain cache
 		}
 		if detail {
-			ch.pre = assumedStep(*b)
+			ch.pre = assumedStep(b.Assumed)
 		}
 	default:
 		if detail {
@@ -241,7 +217,7 @@ func (sim *Simulator) choiceOf(r *Request, rt *routing, base PathInfo, t *topolo
 				kind := topology.Ref{Group: b.Ref.Group, Kind: b.Ref.Kind}
 				st.BackendKind = &kind
 			}
-			ch.pre = append(assumedStep(*b), st)
+			ch.pre = append(assumedStep(b.Assumed), st)
 		}
 	}
 	return ch
@@ -292,11 +268,19 @@ func (sim *Simulator) otherListeners(r *Request, rt *routing, out []*Result) {
 }
 
 // assumedStep notes a backend object that is not in the input and was assumed to exist.
-func assumedStep(b topology.BackendTarget) []Step {
-	if b.Assumed == "" {
+func assumedStep(a topology.Assumption) []Step {
+	if a.Why == "" {
 		return nil
 	}
-	return []Step{{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo, Event: EventBackendAssumed, Note: b.Assumed}}
+	return []Step{{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo, Event: EventBackendAssumed, Assumed: &a}}
+}
+
+// assumption is a, nil when it assumes nothing.
+func assumption(a topology.Assumption) *topology.Assumption {
+	if a.Why == "" {
+		return nil
+	}
+	return &a
 }
 
 // noBackend500 ends the path line of a rule or backendRef the data plane answers 500 for;

@@ -83,8 +83,9 @@ type PathInfo struct {
 	// when its GatewayClass is not in the input (topology.ClassifyGateways).
 	DataPlaneAssumed string `json:"dataPlaneAssumed,omitempty"`
 	// BackendAssumed says which backend object agpol assumed exists, when the input
-	// cannot tell (topology.BackendTarget.Assumed).
-	BackendAssumed string `json:"backendAssumed,omitempty"`
+	// cannot tell; render writes it from BackendAssumption (topology.BackendTarget.Assumed).
+	BackendAssumed    string               `json:"backendAssumed,omitempty"`
+	BackendAssumption *topology.Assumption `json:"-"`
 }
 
 // ListenerVerdict is the decision the same request would get on another listener.
@@ -349,7 +350,7 @@ func (sim *Simulator) initChoice(c *reqCtx, r *Request, rt *routing, ch *choice)
 	if port == 0 {
 		port = rt.listenerPort(ch.info.Listener)
 	}
-	c.initCaller(r, sim.TrustDomain, ch.info.Protocol == string(gwapiv1.HTTPProtocolType), port)
+	c.initCaller(r, rt.res.URLPath, sim.TrustDomain, ch.info.Protocol == string(gwapiv1.HTTPProtocolType), port)
 }
 
 // requestError names request r in err: by its line in a request file, or by its name

@@ -29,8 +29,10 @@ type Step struct {
 	// Allows is what a matching Allow rule permits (EventAllows).
 	Allows *effective.Permission `json:"allows,omitempty"`
 	// Note is the reason the data plane has no ext_authz filter (EventNoFilter), or
-	// the backend object assumed to exist (EventBackendAssumed).
-	Note string `json:"note,omitempty"`
+	// the backend object assumed to exist (EventBackendAssumed: render writes it from
+	// Assumed).
+	Note    string               `json:"note,omitempty"`
+	Assumed *topology.Assumption `json:"-"`
 	// RuleName and KeptBy: the rule name two policies share and the rule kept
 	// (EventReplaced).
 	RuleName string `json:"ruleName,omitempty"`
@@ -96,7 +98,7 @@ const (
 	EventTLSHandshakeFails = "tls-handshake-fails" // the caller fails the TLS handshake of the listener (Listener, Handshake)
 	EventTLSCAAssumed      = "tls-ca-assumed"      // the listener validates against its own CA, assumed to have issued the caller's SVID (Listener, CA)
 	EventIgnoredMethod     = "ignored-method"      // routing: the rule takes the request though its match names another method (IgnoredMethod)
-	EventBackendAssumed    = "backend-assumed"     // routing: a backend object not in the input is assumed to exist (Note: topology's BackendTarget.Assumed)
+	EventBackendAssumed    = "backend-assumed"     // routing: a backend object not in the input is assumed to exist (Assumed: topology's BackendTarget.Assumed)
 )
 
 // Why a caller fails the TLS handshake of a listener that requires a client certificate

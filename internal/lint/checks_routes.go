@@ -148,7 +148,7 @@ func routeBackends(ctx *Context) []routeBackend {
 		var out []routeBackend
 		for _, gw := range g.Gateways() {
 			for _, p := range g.Paths(topology.GatewayRef(gw.Namespace, gw.Name)) {
-				if (p.Backend.Problem == "" && p.Backend.Assumed == "") || p.Backend.Field == "" {
+				if (p.Backend.Problem == "" && p.Backend.Assumed.Why == "") || p.Backend.Field == "" {
 					continue
 				}
 				// A route on Gateways of two data planes can have a problem on each.

@@ -72,8 +72,8 @@ func TestServiceReadRefused(t *testing.T) {
 				t.Fatalf("results %+v, want one ALLOW", results)
 			}
 			const assumed = "Service pay/ledger-mcp of XBackend pay/ledger exists (read refused"
-			if !strings.HasPrefix(results[0].Path.BackendAssumed, assumed) {
-				t.Errorf("path.backendAssumed = %q, want it to start %q", results[0].Path.BackendAssumed, assumed)
+			if got := Sentences(results[0]).Path.BackendAssumed; !strings.HasPrefix(got, assumed) {
+				t.Errorf("path.backendAssumed = %q, want it to start %q", got, assumed)
 			}
 			var text, doc bytes.Buffer
 			if err := ExplainText(&text, results, Styler{}); err != nil {

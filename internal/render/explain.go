@@ -30,7 +30,7 @@ func PathLine(p explain.PathInfo) string {
 		if p.Weight != nil {
 			b += fmt.Sprintf(" (weight %d)", *p.Weight)
 		}
-		if p.BackendAssumed != "" {
+		if p.BackendAssumed != "" || p.BackendAssumption != nil {
 			b += " [assumed to exist]" // not in the input: see writeListenerNotes
 		}
 		parts = append(parts, b)
@@ -103,8 +103,8 @@ func writeListenerNotes(w io.Writer, r *explain.Result, st Styler) {
 	if a := listenerAssumed(r); a != "" {
 		writeWrapped(w, "  ", "assumed: "+a, st.Dim)
 	}
-	if r.Path.BackendAssumed != "" {
-		writeWrapped(w, "  ", "assumed: "+r.Path.BackendAssumed, st.Dim)
+	if a := backendAssumed(&r.Path); a != "" {
+		writeWrapped(w, "  ", "assumed: "+a, st.Dim)
 	}
 	for _, o := range r.OtherListeners {
 		writeWrapped(w, "  ", otherListener(o), st.Yellow)

@@ -15,6 +15,7 @@ func Sentences(r *explain.Result) *explain.Result {
 	v := *r
 	v.Reason = DecisionReason(&r.Decision)
 	v.Path.ListenerAssumed = listenerAssumed(r)
+	v.Path.BackendAssumed = backendAssumed(&r.Path)
 	v.Trace = filledSteps(r.Trace)
 	if r.Cause != nil {
 		c := *r.Cause
@@ -39,6 +40,9 @@ func filledSteps(steps []explain.Step) []explain.Step {
 
 func fillStep(s *explain.Step) {
 	s.Reason, s.Source = StepReason(*s), stepSource(*s)
+	if s.Assumed != nil {
+		s.Note = AssumedText(*s.Assumed) // -o json carries the text, as before
+	}
 }
 
 // stepSource is where the step's rule or policy is written, as text.
@@ -187,7 +191,10 @@ func StepReason(s explain.Step) string {
 	case explain.EventIgnoredMethod:
 		return ignoredMethodText(s.IgnoredMethod)
 	case explain.EventBackendAssumed:
-		return s.Note // topology's BackendTarget.Assumed
+		if s.Assumed != nil {
+			return AssumedText(*s.Assumed)
+		}
+		return s.Note
 	}
 	return s.Event
 }

@@ -108,8 +108,8 @@ func TargetHeading(t *whatif.Target) string {
 	if t.UncertainRoute != "" {
 		s += "; ? by uncertain-route: Envoy may route its calls otherwise: " + t.UncertainRoute
 	}
-	if t.BackendAssumed != "" {
-		s += "; assumed: " + t.BackendAssumed
+	if a := AssumedText(t.BackendAssumed); a != "" {
+		s += "; assumed: " + a
 	}
 	return s + ")"
 }

@@ -26,7 +26,7 @@ func CanIListText(w io.Writer, l *whatif.CanIList) error {
 		c := e.Outcome.Primary()
 		by := decidedText(c) + branchesSuffix(c)
 		backend := e.Target.BackendKind + " " + e.Target.Backend
-		if e.Target.BackendAssumed != "" {
+		if e.Target.BackendAssumed.Why != "" {
 			backend += " [assumed to exist]" // the target's JSON says which object and why
 		}
 		t.Rows = append(t.Rows, []string{e.Target.Gateway, e.Target.Listener, backend, opText(e.Op), CellText(e.Outcome), by})
@@ -94,7 +94,7 @@ func CanIText(w io.Writer, sems []string, op whatif.Op, answers []whatif.Answer,
 	fmt.Fprintln(w, wrapLine(CanIHeadline(answers), TextWidth))
 	seen := map[string]bool{}
 	for _, a := range answers {
-		if n := a.Target.BackendAssumed; n != "" && !seen[n] {
+		if n := AssumedText(a.Target.BackendAssumed); n != "" && !seen[n] {
 			seen[n] = true
 			fmt.Fprintln(w, wrapLine("  assumed: "+n, TextWidth))
 		}

@@ -22,6 +22,29 @@ const (
 	BackendNone = "None"
 )
 
+// Assumption is what agpol assumes of a backend object the input cannot show, as data
+// (docs/routing.md); render writes its sentence. The zero Assumption assumes nothing.
+type Assumption struct {
+	// Why is an Assumed* constant, "" when nothing is assumed.
+	Why string
+	// Ref is the object assumed to exist (an XBackend, a Service), or, for
+	// AssumedKindSupported, the backendRef's group (as written) and kind.
+	Ref Ref
+	// Of is the XBackend whose spec.mcp.serviceName names the Service Ref (Kind set), the
+	// zero Ref otherwise.
+	Of Ref
+	// DataPlane is the data plane of the Gateway (AssumedKindSupported).
+	DataPlane DataPlane
+}
+
+// What agpol assumes of a backend object (Assumption.Why).
+const (
+	AssumedXBackend       = "xbackend"        // an XBackend absent from manifests given as files exists
+	AssumedService        = "service"         // a Service of a namespace the input carries no Service of exists
+	AssumedServiceRefused = "service-refused" // a Service exists: a live read was refused the Services of its namespace
+	AssumedKindSupported  = "kind-supported"  // a backend kind agpol does not know of the data plane is supported
+)
+
 // resolveBackends resolves a rule's backendRefs as data plane p does. The reference
 // translator (backend.go isServiceRef, fetchBackend, fetchServiceBackend; httproute.go
 // buildHTTPRouteAction; docs/semantics.md#routing-rules):
@@ -74,18 +97,18 @@ func (g *Graph) resolveBackends(ri *routeInfo, rl *ruleInfo, p DataPlane) ruleBa
 			case ns != routeNS && !g.referenceGranted(routeNS, ns, name):
 				t.Problem = fmt.Sprintf("cross-namespace reference from HTTPRoute %s to Service %s/%s is not permitted by a ReferenceGrant in namespace %s (RefNotPermitted)", ri.key, ns, name, ns)
 			case t.Service == nil:
-				t.Problem, t.Assumed = g.missingService(ns, name, "")
+				t.Problem, t.Assumed = g.missingService(ns, name, Ref{})
 			}
 		case xbackend && p == DataPlaneAgentic:
 			t.Kind, t.Ref = BackendXBackend, XBackendRef(ns, name)
 			t.XBackend = g.xbackends[nsName{ns, name}]
 			switch {
 			case t.XBackend == nil && !g.snap.Complete:
-				t.Assumed = fmt.Sprintf("XBackend %s/%s is not in the input; assumed to exist", ns, name)
+				t.Assumed = Assumption{Why: AssumedXBackend, Ref: t.Ref}
 			case t.XBackend == nil:
 				t.Problem = fmt.Sprintf("XBackend %s/%s not found (BackendNotFound)", ns, name)
 			case t.XBackend.Spec.MCP.ServiceName != nil && g.services[nsName{ns, *t.XBackend.Spec.MCP.ServiceName}] == nil:
-				t.Problem, t.Assumed = g.missingService(ns, *t.XBackend.Spec.MCP.ServiceName, fmt.Sprintf(" of XBackend %s/%s", ns, name))
+				t.Problem, t.Assumed = g.missingService(ns, *t.XBackend.Spec.MCP.ServiceName, t.Ref)
 			}
 		default:
 			t.Kind = BackendUnsupported
@@ -99,7 +122,7 @@ func (g *Graph) resolveBackends(ri *routeInfo, rl *ruleInfo, p DataPlane) ruleBa
 				t.Kind = BackendOther
 			case !known && !xbackend:
 				t.Kind = BackendOther
-				t.Assumed = fmt.Sprintf("backend kind %s is not one agpol knows of the data plane (%s); assumed supported", kindName(group, kind), p)
+				t.Assumed = Assumption{Why: AssumedKindSupported, Ref: Ref{Group: group, Kind: kind}, DataPlane: p}
 			case xbackend:
 				t.Problem = fmt.Sprintf("unsupported backend kind XBackend on a Gateway of the %s data plane: only kube-agentic-networking serves XBackends (InvalidKind)", p)
 			default:
@@ -128,21 +151,27 @@ func (g *Graph) resolveBackends(ri *routeInfo, rl *ruleInfo, p DataPlane) ruleBa
 const ServicesResource = "services"
 
 // missingService says what a backendRef to a Service absent from the input meets (of is
-// " of XBackend ns/name" for an XBackend's Service): a 500 (BackendNotFound, Gateway API
-// HTTPBackendRef: "the route rule... must return a 500") where agpol knows the Services
-// of the namespace (a complete snapshot, or an input that carries Services of that
-// namespace); otherwise the Service is assumed to exist, as when a live read was refused
-// the Services of the namespace, and assumed says so (docs/routing.md).
-func (g *Graph) missingService(ns, name, of string) (problem, assumed string) {
+// the XBackend whose Service it is, zero for a Service backendRef): a 500
+// (BackendNotFound, Gateway API HTTPBackendRef: "the route rule... must return a 500")
+// where agpol knows the Services of the namespace (a complete snapshot, or an input that
+// carries Services of that namespace); otherwise the Service is assumed to exist, as when
+// a live read was refused the Services of the namespace, and assumed says so
+// (docs/routing.md).
+func (g *Graph) missingService(ns, name string, of Ref) (problem string, assumed Assumption) {
+	ofText := ""
+	if of.Kind != "" {
+		ofText = fmt.Sprintf(" of XBackend %s/%s", of.Namespace, of.Name)
+	}
+	svc := ServiceRef(ns, name)
 	switch {
 	case g.snap.Complete:
-		return fmt.Sprintf("Service %s/%s%s not found (BackendNotFound)", ns, name, of), ""
+		return fmt.Sprintf("Service %s/%s%s not found (BackendNotFound)", ns, name, ofText), Assumption{}
 	case g.servicesRefusedIn(ns):
-		return "", fmt.Sprintf("Service %s/%s%s exists (read refused: agpol may not list Services in namespace %s, so it cannot tell)", ns, name, of, ns)
+		return "", Assumption{Why: AssumedServiceRefused, Ref: svc, Of: of}
 	case g.serviceNamespaces[ns]:
-		return fmt.Sprintf("Service %s/%s%s not found: the input carries the Services of namespace %s, not this one (BackendNotFound)", ns, name, of, ns), ""
+		return fmt.Sprintf("Service %s/%s%s not found: the input carries the Services of namespace %s, not this one (BackendNotFound)", ns, name, ofText, ns), Assumption{}
 	}
-	return "", fmt.Sprintf("Service %s/%s%s is not in the input, which carries no Service of namespace %s: assumed to exist", ns, name, of, ns)
+	return "", Assumption{Why: AssumedService, Ref: svc, Of: of}
 }
 
 // servicesRefusedIn reports whether a live read was refused the Services of namespace ns.
@@ -157,33 +186,25 @@ func (g *Graph) servicesRefusedIn(ns string) bool {
 
 // AssumedBackend says what agpol assumes of a backend a request names (not one routing
 // chose): of XBackend ref, that its Service (spec.mcp.serviceName) exists; of Service ref,
-// that it exists; "" when the input holds it or shows it missing. The same assumption as
-// a routed backendRef's (BackendTarget.Assumed, missingService).
-func (g *Graph) AssumedBackend(ref Ref) string {
+// that it exists; nothing when the input holds it or shows it missing. The same
+// assumption as a routed backendRef's (BackendTarget.Assumed, missingService).
+func (g *Graph) AssumedBackend(ref Ref) Assumption {
 	switch {
 	case refIs(ref, "", "Service"):
 		if g.services[nsName{ref.Namespace, ref.Name}] != nil {
-			return ""
+			return Assumption{}
 		}
-		_, assumed := g.missingService(ref.Namespace, ref.Name, "")
+		_, assumed := g.missingService(ref.Namespace, ref.Name, Ref{})
 		return assumed
 	case refIs(ref, agentic.GroupName, agentic.KindXBackend):
 		xb := g.xbackends[nsName{ref.Namespace, ref.Name}]
 		if xb == nil || xb.Spec.MCP.ServiceName == nil || g.services[nsName{ref.Namespace, *xb.Spec.MCP.ServiceName}] != nil {
-			return ""
+			return Assumption{}
 		}
-		_, assumed := g.missingService(ref.Namespace, *xb.Spec.MCP.ServiceName, fmt.Sprintf(" of XBackend %s/%s", ref.Namespace, ref.Name))
+		_, assumed := g.missingService(ref.Namespace, *xb.Spec.MCP.ServiceName, XBackendRef(ref.Namespace, ref.Name))
 		return assumed
 	}
-	return ""
-}
-
-// kindName is "Kind" for a core kind and "Kind.group" otherwise.
-func kindName(group, kind string) string {
-	if group == "" || group == "core" {
-		return kind
-	}
-	return kind + "." + group
+	return Assumption{}
 }
 
 // backendsOn returns a rule's backends as data plane p resolves them.

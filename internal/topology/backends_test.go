@@ -177,8 +177,8 @@ func TestBackendsAssumedInPartialSnapshot(t *testing.T) {
 			byRule[p.RuleName] = p.Backend
 		}
 	}
-	if b := byRule["xb-missing"]; b.Problem != "" || !strings.Contains(b.Assumed, "is not in the input; assumed to exist") {
-		t.Errorf("xb-missing: problem %q, assumed %q; want no problem and an assumption", b.Problem, b.Assumed)
+	if b := byRule["xb-missing"]; b.Problem != "" || b.Assumed.Why != AssumedXBackend || b.Assumed.Ref != b.Ref {
+		t.Errorf("xb-missing: problem %q, assumed %+v; want no problem and an assumption", b.Problem, b.Assumed)
 	}
 	// The input carries Services of namespace app: a Service of app it lacks is missing.
 	for _, rule := range []string{"missing-svc", "xb-broken-service"} {
@@ -186,8 +186,8 @@ func TestBackendsAssumedInPartialSnapshot(t *testing.T) {
 		if !ok {
 			t.Fatalf("no path for rule %s", rule)
 		}
-		if b.Assumed != "" || !strings.Contains(b.Problem, "the input carries the Services of namespace app, not this one (BackendNotFound)") {
-			t.Errorf("%s: problem %q, assumed %q; want BackendNotFound", rule, b.Problem, b.Assumed)
+		if b.Assumed.Why != "" || !strings.Contains(b.Problem, "the input carries the Services of namespace app, not this one (BackendNotFound)") {
+			t.Errorf("%s: problem %q, assumed %+v; want BackendNotFound", rule, b.Problem, b.Assumed)
 		}
 	}
 	if b := byRule["unsupported"]; b.Problem == "" {
@@ -207,16 +207,16 @@ func TestMissingService(t *testing.T) {
 		return BackendTarget{}
 	}
 	b := backend(BuildGraph(loadPartial(t, "missing-service.yaml")))
-	if b.Problem != "" || b.Assumed != "Service ms/absent is not in the input, which carries no Service of namespace ms: assumed to exist" {
-		t.Errorf("no Services: problem %q, assumed %q", b.Problem, b.Assumed)
+	if b.Problem != "" || b.Assumed != (Assumption{Why: AssumedService, Ref: ServiceRef("ms", "absent")}) {
+		t.Errorf("no Services: problem %q, assumed %+v", b.Problem, b.Assumed)
 	}
 	b = backend(BuildGraph(loadPartial(t, "missing-service.yaml", "missing-service-other.yaml")))
-	if b.Assumed != "" || !strings.Contains(b.Problem, "Service ms/absent not found") {
-		t.Errorf("other Services: problem %q, assumed %q", b.Problem, b.Assumed)
+	if b.Assumed.Why != "" || !strings.Contains(b.Problem, "Service ms/absent not found") {
+		t.Errorf("other Services: problem %q, assumed %+v", b.Problem, b.Assumed)
 	}
 	b = backend(BuildGraph(load(t, "missing-service.yaml")))
-	if b.Assumed != "" || b.Problem != "Service ms/absent not found (BackendNotFound)" {
-		t.Errorf("complete: problem %q, assumed %q", b.Problem, b.Assumed)
+	if b.Assumed.Why != "" || b.Problem != "Service ms/absent not found (BackendNotFound)" {
+		t.Errorf("complete: problem %q, assumed %+v", b.Problem, b.Assumed)
 	}
 }
 
@@ -227,20 +227,20 @@ func TestMissingServiceReadRefused(t *testing.T) {
 	refused := func(ns string, nss ...string) snapshot.Warning {
 		return snapshot.Warning{Kind: ServicesResource, Namespace: ns, Namespaces: nss, Message: "cannot list services: forbidden"}
 	}
-	const assumed = "Service ms/absent exists (read refused: agpol may not list Services in namespace ms, so it cannot tell)"
+	assumed := Assumption{Why: AssumedServiceRefused, Ref: ServiceRef("ms", "absent")}
 	for _, c := range []struct {
 		name        string
 		other       bool // the snapshot holds another Service of namespace ms
 		warning     snapshot.Warning
-		wantAssumed string
+		wantAssumed Assumption
 		wantProblem string
 	}{
 		{"refused everywhere", false, refused(""), assumed, ""},
 		{"refused in ms", false, refused("ms"), assumed, ""},
 		{"refused namespace by namespace, ms among them", true, refused("", "a", "ms"), assumed, ""},
-		{"refused in another namespace, ms read", true, refused("", "a"), "", "Service ms/absent not found: the input carries the Services of namespace ms"},
-		{"refused in another namespace", true, refused("a"), "", "Service ms/absent not found: the input carries the Services of namespace ms"},
-		{"another kind refused", true, snapshot.Warning{Kind: "xbackends.agentic.networking.x-k8s.io", Message: "forbidden"}, "", "not found"},
+		{"refused in another namespace, ms read", true, refused("", "a"), Assumption{}, "Service ms/absent not found: the input carries the Services of namespace ms"},
+		{"refused in another namespace", true, refused("a"), Assumption{}, "Service ms/absent not found: the input carries the Services of namespace ms"},
+		{"another kind refused", true, snapshot.Warning{Kind: "xbackends.agentic.networking.x-k8s.io", Message: "forbidden"}, Assumption{}, "not found"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			files := []string{"missing-service.yaml"}
@@ -255,11 +255,11 @@ func TestMissingServiceReadRefused(t *testing.T) {
 				b = p.Backend
 			}
 			if b.Assumed != c.wantAssumed || (c.wantProblem == "") != (b.Problem == "") || !strings.Contains(b.Problem, c.wantProblem) {
-				t.Errorf("problem %q, assumed %q; want problem %q, assumed %q", b.Problem, b.Assumed, c.wantProblem, c.wantAssumed)
+				t.Errorf("problem %q, assumed %+v; want problem %q, assumed %+v", b.Problem, b.Assumed, c.wantProblem, c.wantAssumed)
 			}
 			// A request naming the Service makes the same assumption.
 			if got := g.AssumedBackend(ServiceRef("ms", "absent")); got != c.wantAssumed {
-				t.Errorf("AssumedBackend = %q, want %q", got, c.wantAssumed)
+				t.Errorf("AssumedBackend = %+v, want %+v", got, c.wantAssumed)
 			}
 		})
 	}

@@ -46,8 +46,9 @@ func TestClassifyGateways(t *testing.T) {
 func TestRoutingOnOtherDataPlanes(t *testing.T) {
 	g := BuildGraph(loadPartial(t, "dataplanes.yaml"))
 	type want struct {
-		rule, kind, problem, assumed string
-		ignored                      string
+		rule, kind, problem string
+		assumed             Assumption
+		ignored             string
 	}
 	cases := []struct {
 		gateway, method, path string
@@ -63,9 +64,9 @@ func TestRoutingOnOtherDataPlanes(t *testing.T) {
 		{"istio", "GET", "/hostname", want{rule: "hostname", kind: BackendOther}},
 		{"eg", "GET", "/hostname", want{rule: "hostname", kind: BackendUnsupported, problem: "unsupported backend kind Hostname (InvalidKind)"}},
 		{"eg", "GET", "/eg", want{rule: "eg-backend", kind: BackendOther}},
-		{"acme", "GET", "/hostname", want{rule: "hostname", kind: BackendOther, assumed: "not one agpol knows of the data plane (gateway-api); assumed supported"}},
+		{"acme", "GET", "/hostname", want{rule: "hostname", kind: BackendOther, assumed: Assumption{Why: AssumedKindSupported, Ref: Ref{Group: "networking.istio.io", Kind: "Hostname"}, DataPlane: DataPlaneGatewayAPI}}},
 		// XBackends exist only on the reference data plane.
-		{"agentic", "GET", "/x", want{rule: "xbackend", kind: BackendXBackend, assumed: "XBackend app/mcp is not in the input"}},
+		{"agentic", "GET", "/x", want{rule: "xbackend", kind: BackendXBackend, assumed: Assumption{Why: AssumedXBackend, Ref: XBackendRef("app", "mcp")}}},
 		{"istio", "GET", "/x", want{rule: "xbackend", kind: BackendUnsupported, problem: "only kube-agentic-networking serves XBackends"}},
 	}
 	for _, tt := range cases {
@@ -84,8 +85,8 @@ func TestRoutingOnOtherDataPlanes(t *testing.T) {
 				t.Fatalf("backends = %+v", res.Backends)
 			}
 			b := res.Backends[0]
-			if b.Kind != tt.want.kind || !contains(b.Problem, tt.want.problem) || !contains(b.Assumed, tt.want.assumed) {
-				t.Errorf("backend %+v, want kind %s problem %q assumed %q", b, tt.want.kind, tt.want.problem, tt.want.assumed)
+			if b.Kind != tt.want.kind || !contains(b.Problem, tt.want.problem) || b.Assumed != tt.want.assumed {
+				t.Errorf("backend %+v, want kind %s problem %q assumed %+v", b, tt.want.kind, tt.want.problem, tt.want.assumed)
 			}
 			if (tt.want.problem == "") != (res.RuleProblem == "") {
 				t.Errorf("rule problem %q, want one: %v", res.RuleProblem, tt.want.problem != "")

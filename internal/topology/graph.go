@@ -144,8 +144,8 @@ type BackendTarget struct {
 	Field string
 	// Assumed is set when an object the backendRef needs is not in an incomplete snapshot
 	// (manifests given as files are usually a part of the cluster): it is assumed to exist,
-	// and Assumed says which, e.g. "Service pay/ledger-mcp is not in the input; assumed to exist".
-	Assumed string
+	// and Assumed says which and why (render writes the sentence).
+	Assumed Assumption
 }
 
 // Path is one (gateway, listener, route rule, backend) path.

@@ -83,6 +83,13 @@ type Target struct {
 	// NoBackend says why the way reaches no backend (Why "" when it reaches one, or may:
 	// a named backend); Why NoBackendNoRoute: no route takes the request.
 	NoBackend NoBackend
+	// Uncertain says why Route answers the way to this target only uncertainly (a match
+	// Envoy and Go read differently comes first, UncertainRoute; docs/limits.md), ""
+	// when it does not or the rule was taken by name.
+	Uncertain string
+	// Assumed is what agpol assumes of the named backend (AssumedBackend): nothing when
+	// the input shows it, the target is routed (see Backend.Assumed) or the query is terse.
+	Assumed Assumption
 }
 
 // Resolution is where a request goes. When Unresolved.Why is set, the fields after it
@@ -93,6 +100,9 @@ type Resolution struct {
 	Gateway Ref
 	// Request is what was routed: the query's, with the listener chosen (chooseListener).
 	Request RouteRequest
+	// URLPath is the request's path without its query or fragment (QueryStart): what
+	// path matches read.
+	URLPath string
 	// Routed is routing's answer for Request.
 	Routed RouteResult
 	// Agentic: the reference data plane serves the gateway (its XAccessPolicies run).
@@ -132,7 +142,7 @@ type Resolution struct {
 // into res, whose buffers it reuses, so that a terse query that reaches a backend
 // allocates nothing.
 func (g *Graph) Resolve(q *Query, res *Resolution) {
-	*res = Resolution{Options: res.Options[:0], Targets: res.Targets[:0], named: res.named[:0]}
+	*res = Resolution{Options: res.Options[:0], Targets: res.Targets[:0], named: res.named[:0], URLPath: URLPath(q.Path)}
 	if q.Gateway == (Ref{}) {
 		cands := g.InferGateway(q.Route, q.Backend)
 		if len(cands) != 1 {
@@ -188,10 +198,10 @@ func (g *Graph) Resolve(q *Query, res *Resolution) {
 			res.Unresolved = Unresolved{Why: UnresolvedXBackend, Ref: *q.Backend}
 			return
 		}
-		res.Targets = append(res.Targets, Target{Named: *q.Backend})
+		res.Targets = append(res.Targets, g.namedTarget(q, res, *q.Backend))
 		return
 	case q.Service != nil:
-		res.Targets = append(res.Targets, Target{Named: *q.Service})
+		res.Targets = append(res.Targets, g.namedTarget(q, res, *q.Service))
 		return
 	}
 	if routed.Route == nil || (q.Route != nil && (routed.Route.Namespace != q.Route.Namespace || routed.Route.Name != q.Route.Name)) {
@@ -206,7 +216,7 @@ func (g *Graph) Resolve(q *Query, res *Resolution) {
 		if q.Route == nil && !q.Terse {
 			nb.HostsThatRoute, nb.Host = g.hostsThatRoute(res.Gateway, StripPort(q.Host)), q.Host
 		}
-		res.Targets = append(res.Targets, Target{NoBackend: nb})
+		res.Targets = append(res.Targets, Target{NoBackend: nb, Uncertain: routed.Uncertain})
 		return
 	}
 	res.Rule, res.RuleIndex, res.RuleName = true, routed.RuleIndex, routed.RuleName
@@ -214,6 +224,9 @@ func (g *Graph) Resolve(q *Query, res *Resolution) {
 		res.Listener = routed.RouteListener
 	}
 	res.targets(routed.Backends, routed.RuleProblem, routed.Redirect)
+	for i := range res.Targets {
+		res.Targets[i].Uncertain = routed.Uncertain
+	}
 	if routed.IgnoredMethod != "" && !q.Terse {
 		rule := routed.RuleName
 		if rule == "" {
@@ -221,6 +234,17 @@ func (g *Graph) Resolve(q *Query, res *Resolution) {
 		}
 		res.IgnoredMethod = &IgnoredMethod{Route: routed.RouteKey, Rule: rule, Method: routed.IgnoredMethod, RequestMethod: q.Method}
 	}
+}
+
+// namedTarget is the one end of a way to a backend the query names (an XBackend or a
+// Service): whether routing to it is uncertain on the way's listener, and (unless
+// terse) what agpol assumes of it.
+func (g *Graph) namedTarget(q *Query, res *Resolution, named Ref) Target {
+	t := Target{Named: named, Uncertain: g.UncertainRoute(res.Gateway, res.Listener, named)}
+	if !q.Terse {
+		t.Assumed = g.AssumedBackend(named)
+	}
+	return t
 }
 
 // targets appends the ends of a rule's way: one per backendRef, or one that reaches no

@@ -154,6 +154,14 @@ func QueryStart(path string) int {
 	return q
 }
 
+// URLPath is a request path without its query and fragment (QueryStart).
+func URLPath(path string) string {
+	if i := QueryStart(path); i >= 0 {
+		return path[:i]
+	}
+	return path
+}
+
 // ErrGatewayNotFound is returned by Route for a gateway missing from the snapshot.
 var ErrGatewayNotFound = errors.New("gateway not found")
 

@@ -84,3 +84,69 @@ func TestUncertainRoute(t *testing.T) {
 		t.Errorf("missing gateway: %q", got)
 	}
 }
+
+// TestResolveUncertain: Resolve puts on each target why its way is uncertain, for a
+// backend the request names (UncertainRoute on the way's listener) as for a routed one
+// (Route's answer), and what agpol assumes of a named backend, so explain reads both.
+func TestResolveUncertain(t *testing.T) {
+	objs, pos, err := cluster.ReadFiles(cluster.FileOptions{Filenames: []string{"-"}, Stdin: strings.NewReader(uncertainYAML + xbackendsYAML)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := cluster.Build(objs, pos, "files")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := BuildGraph(s)
+	anybyte, first, svc := XBackendRef("ns", "anybyte"), XBackendRef("ns", "first"), ServiceRef("ns", "svc")
+	for _, c := range []struct {
+		name      string
+		q         Query
+		uncertain string // part of the reason, "" for none
+		assumed   Assumption
+		urlPath   string
+	}{
+		{name: "named, uncertain", q: Query{RouteRequest: RouteRequest{Host: "a.example.com", Path: "/x"}, Backend: &anybyte}, uncertain: `uses \C (any byte)`,
+			assumed: Assumption{Why: AssumedService, Ref: ServiceRef("ns", "mcp"), Of: anybyte}, urlPath: "/x"},
+		{name: "named, certain", q: Query{RouteRequest: RouteRequest{Host: "a.example.com", Path: "/first?q#f"}, Backend: &first},
+			assumed: Assumption{Why: AssumedService, Ref: ServiceRef("ns", "mcp"), Of: first}, urlPath: "/first"},
+		{name: "named service, assumed", q: Query{RouteRequest: RouteRequest{Host: "b.example.com", Path: "/b"}, Service: &svc},
+			uncertain: "over Envoy's limit of 100", assumed: Assumption{Why: AssumedService, Ref: svc}, urlPath: "/b"},
+		{name: "routed after the regex", q: Query{RouteRequest: RouteRequest{Host: "b.example.com", Path: "/b#x?y"}}, uncertain: "over Envoy's limit of 100", urlPath: "/b"},
+		{name: "routed before the regex", q: Query{RouteRequest: RouteRequest{Host: "a.example.com", Path: "/first"}}, urlPath: "/first"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.q.Gateway = GatewayRef("ns", "gw")
+			var res Resolution
+			g.Resolve(&c.q, &res)
+			if res.Unresolved.Why != "" || len(res.Targets) != 1 {
+				t.Fatalf("unresolved %+v, targets %+v", res.Unresolved, res.Targets)
+			}
+			got := res.Targets[0]
+			if (c.uncertain == "") != (got.Uncertain == "") || !strings.Contains(got.Uncertain, c.uncertain) {
+				t.Errorf("uncertain %q, want %q", got.Uncertain, c.uncertain)
+			}
+			if got.Assumed != c.assumed {
+				t.Errorf("assumed %+v, want %+v", got.Assumed, c.assumed)
+			}
+			if res.URLPath != c.urlPath {
+				t.Errorf("URLPath %q, want %q", res.URLPath, c.urlPath)
+			}
+		})
+	}
+}
+
+// xbackendsYAML: the XBackends anybyte and first of uncertainYAML, whose Service is not
+// in the input.
+const xbackendsYAML = `
+---
+apiVersion: agentic.networking.x-k8s.io/v0alpha0
+kind: XBackend
+metadata: {name: anybyte, namespace: ns}
+spec: {mcp: {serviceName: mcp, port: 8080}}
+---
+apiVersion: agentic.networking.x-k8s.io/v0alpha0
+kind: XBackend
+metadata: {name: first, namespace: ns}
+spec: {mcp: {serviceName: mcp, port: 8080}}
+`

@@ -1,12 +1,12 @@
 package whatif
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // A live read refused the Services: the targets to backends whose Service agpol could
@@ -20,8 +20,9 @@ func TestTargetBackendAssumed(t *testing.T) {
 	for _, tg := range e.Targets {
 		if tg.BackendKind == "XBackend" && tg.Backend == "pay/ledger" {
 			n++
-			if !strings.HasPrefix(tg.BackendAssumed, "Service pay/ledger-mcp of XBackend pay/ledger exists (read refused") {
-				t.Errorf("%s: backendAssumed %q", tg.Label(), tg.BackendAssumed)
+			want := topology.Assumption{Why: topology.AssumedServiceRefused, Ref: topology.ServiceRef("pay", "ledger-mcp"), Of: topology.XBackendRef("pay", "ledger")}
+			if tg.BackendAssumed != want {
+				t.Errorf("%s: backendAssumed %+v, want %+v", tg.Label(), tg.BackendAssumed, want)
 			}
 		}
 	}

@@ -81,8 +81,9 @@ type Target struct {
 	// Routes are the HTTPRoutes (NS/NAME) whose rules reach the backend on this listener.
 	Routes []string `json:"routes"`
 	// BackendAssumed says which object of the backend agpol assumed exists, when the
-	// input cannot tell (topology.BackendTarget.Assumed: files without it, a refused read).
-	BackendAssumed string `json:"backendAssumed,omitempty"`
+	// input cannot tell (topology.BackendTarget.Assumed: files without it, a refused read);
+	// render writes it.
+	BackendAssumed topology.Assumption `json:"-"`
 	// ToolsFrom is "inventory" or "policies" (names the policies mention, plus <other tool>).
 	ToolsFrom string `json:"toolsFrom"`
 	Ops       []Op   `json:"ops"`
