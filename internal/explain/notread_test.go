@@ -108,7 +108,7 @@ spec:
   - matches: [{path: {type: PathPrefix, value: /more}}]
     backendRefs: [{name: svc, port: 80}]
 `
-	sim := New(loadYAML(t, baseTopology, other), []effective.Semantics{effective.Reference()}, "")
+	sim := New(model.New(loadYAML(t, baseTopology, other)), []effective.Semantics{effective.Reference()}, "")
 	r := call("a", "t")
 	r.Backend, r.Route, r.HTTP.Path = nil, &NamespacedName{"app", "r"}, "/other"
 	_, err := sim.Explain(Full, r)
