@@ -307,6 +307,9 @@ type Validator struct {
 	checkErr  error
 	openapi   apiservervalidation.SchemaValidator
 	cel       *schemacel.Validator
+	// limits are the schema's paths to a maxItems (LongLists), built on first use.
+	limitsOnce sync.Once
+	limits     *listLimits
 }
 
 // checkers builds the schema and CEL validators, once.
