@@ -17,14 +17,20 @@ import (
 // without an embedded CRD for their version (core kinds, the legacy agentic group, a
 // version no CRD serves) are left as they are: their problems are reported elsewhere
 // (AGP103, decoding errors).
-func admit(u *unstructured.Unstructured) []snapshot.DroppedField {
+//
+// atVersion, when set, sees the object as decoded at its own version (crds.AdmitWith).
+func admit(u *unstructured.Unstructured, atVersion func(*crds.Validator, crds.Decoding)) []snapshot.DroppedField {
 	gvk := u.GroupVersionKind()
 	v := crds.ForAdmission(gvk)
 	if v == nil {
 		return nil
 	}
 	tools := legacyTools(u)
-	a, err := v.Admit(u)
+	var hook func(crds.Decoding)
+	if atVersion != nil {
+		hook = func(d crds.Decoding) { atVersion(v, d) }
+	}
+	a, err := v.AdmitWith(u, hook)
 	if err != nil {
 		return nil // metadata the API server cannot read: typing reports it
 	}

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/agpol/agpol/internal/crds"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -105,7 +106,7 @@ func (o RawObject) typeInto(s *snapshot.Snapshot) error {
 		// Typed as the API server would store it; the object as read stays as it is
 		// (lint validates it, a snapshot writes it).
 		u = u.DeepCopy()
-		dropped = admit(u)
+		dropped = admit(u, nil)
 	}
 	t, err := snapshot.Decode(u)
 	s.Append(t, snapshot.NewOrigin(o.Source, o.r.raw))
@@ -189,7 +190,14 @@ func readObject(u *unstructured.Unstructured, src snapshot.Source, lazy lazyObje
 		if inspect != nil {
 			inspected = inspect.of(u, id)
 		}
-		dropped = admit(u) // in place: the object as read is decoded again from the file
+		var atVersion func(*crds.Validator, crds.Decoding)
+		if ai, ok := inspected.(DecodingInspector); ok {
+			atVersion = func(v *crds.Validator, d crds.Decoding) {
+				d.Object = inspect.namespaced(d.Object, id)
+				ai.InspectDecoding(v, d)
+			}
+		}
+		dropped = admit(u, atVersion) // in place: the object as read is decoded again from the file
 	}
 	t, err := snapshot.Decode(u)
 	if err != nil {
@@ -209,11 +217,25 @@ type inspection struct {
 	namespace string
 }
 
+// DecodingInspector is implemented by what FileOptions.Inspect returns when it would
+// also see the object as the API server decodes it at its own version, during its
+// admission (crds.Validator.AdmitWith), to validate it without decoding it again
+// (crds.Validator.ValidateDecoded). The object has the namespace DefaultNamespace will
+// give it, as Inspect's has; InspectDecoding must not change it.
+type DecodingInspector interface {
+	InspectDecoding(v *crds.Validator, d crds.Decoding)
+}
+
 // of inspects u, the object as read whose reference is id, with the namespace
-// DefaultNamespace will give it. Inspect does not change what it is given (it copies what
-// it would change), so u is not copied: when a namespace is set, the top level and
-// metadata are, the rest is shared.
+// DefaultNamespace will give it (namespaced).
 func (in *inspection) of(u *unstructured.Unstructured, id snapshot.Ref) any {
+	return in.fn(in.namespaced(u, id))
+}
+
+// namespaced is u with the namespace DefaultNamespace will give it. Inspect does not
+// change what it is given (it copies what it would change), so u is not copied: when a
+// namespace is set, the top level and metadata are, the rest is shared.
+func (in *inspection) namespaced(u *unstructured.Unstructured, id snapshot.Ref) *unstructured.Unstructured {
 	if id.Namespace == "" && in.namespace != "" && defaultsNamespace(id.Group, id.Kind) {
 		c := &unstructured.Unstructured{Object: maps.Clone(u.Object)}
 		if md, ok := u.Object["metadata"].(map[string]any); ok {
@@ -222,7 +244,7 @@ func (in *inspection) of(u *unstructured.Unstructured, id snapshot.Ref) any {
 		c.SetNamespace(in.namespace)
 		u = c
 	}
-	return in.fn(u)
+	return u
 }
 
 // header is the header of the object as recorded at reading (with the namespace

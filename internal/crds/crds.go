@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"sort"
 	"strings"
@@ -307,6 +308,9 @@ type Validator struct {
 	checkErr  error
 	openapi   apiservervalidation.SchemaValidator
 	cel       *schemacel.Validator
+	// limits are the schema's paths to a maxItems (LongLists), built on first use.
+	limitsOnce sync.Once
+	limits     *listLimits
 }
 
 // checkers builds the schema and CEL validators, once.
@@ -422,6 +426,34 @@ func (v *Validator) DefaultOwned(u *unstructured.Unstructured) Result {
 	return res
 }
 
+// ValidateDecoded is what ValidateOwned returns for the object as read that d decoded
+// (AdmitWith): the same checks, on d.Object without its status when the CRD has a status
+// subresource, without decoding again and without changing d.Object. Decoding does not
+// change apiVersion and kind, so checking them on d.Object is checking them as read.
+// Result.Defaulted shares d.Object's fields, which the rest of the admission changes.
+func (v *Validator) ValidateDecoded(ctx context.Context, d Decoding) Result {
+	var res Result
+	if errs := v.validateTypeMeta(d.Object); len(errs) > 0 {
+		res.Errors = errs
+		return res
+	}
+	res.Unknown = d.Unknown
+	if d.Err != nil {
+		res.Errors = field.ErrorList{d.Err}
+		return res
+	}
+	u := d.Object
+	if _, has := u.Object["status"]; has && v.hasStatus {
+		// PrepareForCreate: create cannot set status. A shallow copy: validation reads only.
+		top := maps.Clone(u.Object)
+		delete(top, "status")
+		u = &unstructured.Unstructured{Object: top}
+	}
+	res.Defaulted = u
+	res.Errors = v.validate(ctx, u)
+	return res
+}
+
 // decode is what the API server does to a custom resource it decodes
 // (customresource_handler.go): metadata coercion, pruning of unknown fields,
 // defaulting. It returns the dropped fields' paths, sorted.
@@ -473,9 +505,28 @@ type Admission struct {
 // record it). It does not validate; an error means the object's metadata could not be
 // read, and u is then left partly admitted.
 func (v *Validator) Admit(u *unstructured.Unstructured) (Admission, error) {
+	return v.AdmitWith(u, nil)
+}
+
+// Decoding is an object as the API server decodes it at its own version: metadata
+// coerced, unknown fields pruned, defaults set, status kept (Admit's first step).
+type Decoding struct {
+	Object *unstructured.Unstructured
+	// Unknown are the fields dropped, sorted; Err is why decoding failed (nil if it did not).
+	Unknown []string
+	Err     *field.Error
+}
+
+// AdmitWith is Admit, calling atVersion (when set) with u as decoded at its own version,
+// before the storage version's step, so that the caller can validate it
+// (ValidateDecoded) without decoding it again. atVersion must not change the object.
+func (v *Validator) AdmitWith(u *unstructured.Unstructured, atVersion func(Decoding)) (Admission, error) {
 	var a Admission
 	dropped, ferr := v.decode(u)
 	a.Dropped = dropped
+	if atVersion != nil {
+		atVersion(Decoding{Object: u, Unknown: dropped, Err: ferr})
+	}
 	if ferr != nil {
 		return a, ferr
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -409,5 +410,50 @@ spec:
 	}
 	if len(res.Errors) == 0 || res.Errors[0].Field != "spec.when[0].operator" {
 		t.Errorf("errors: %v", res.Errors)
+	}
+}
+
+// TestValidateDecodedIsValidateOwned: validating an object as AdmitWith decodes it at its
+// own version gives what validating the object as read gives (errors, unknown fields and
+// the object validated), on every example and lint fixture, and does not change the
+// decoded object, which admission goes on with.
+func TestValidateDecodedIsValidateOwned(t *testing.T) {
+	dirs := []string{"../../testdata/examples", "../../testdata/lint/upstream/valid", "../../testdata/lint/upstream/invalid", "../../testdata/lint/checks"}
+	compared := 0
+	for _, o := range readObjects(t, dirs...) {
+		u := o.Object()
+		v := ForAdmission(u.GroupVersionKind())
+		if v == nil {
+			continue
+		}
+		want := v.ValidateOwned(context.Background(), u.DeepCopy())
+		var got Result
+		called := false
+		admitted := u.DeepCopy()
+		_, _ = v.AdmitWith(admitted, func(d Decoding) {
+			called = true
+			before := d.Object.DeepCopy()
+			got = v.ValidateDecoded(context.Background(), d)
+			if got.Defaulted != nil {
+				got.Defaulted = got.Defaulted.DeepCopy() // admission goes on changing d.Object
+			}
+			if !reflect.DeepEqual(d.Object, before) {
+				t.Errorf("%s %s: ValidateDecoded changed the decoded object", u.GetKind(), u.GetName())
+			}
+		})
+		if !called {
+			t.Errorf("%s %s: AdmitWith did not call atVersion", u.GetKind(), u.GetName())
+			continue
+		}
+		compared++
+		if fmt.Sprint(got.Errors) != fmt.Sprint(want.Errors) || !reflect.DeepEqual(got.Unknown, want.Unknown) {
+			t.Errorf("%s %s:\n got errors %v unknown %v\nwant errors %v unknown %v", u.GetKind(), u.GetName(), got.Errors, got.Unknown, want.Errors, want.Unknown)
+		}
+		if (got.Defaulted == nil) != (want.Defaulted == nil) || got.Defaulted != nil && !reflect.DeepEqual(got.Defaulted.Object, want.Defaulted.Object) {
+			t.Errorf("%s %s: validated\n%v\nwant\n%v", u.GetKind(), u.GetName(), got.Defaulted, want.Defaulted)
+		}
+	}
+	if compared < 50 {
+		t.Errorf("only %d objects compared", compared)
 	}
 }

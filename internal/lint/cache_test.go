@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/agpol/agpol/internal/cluster"
+	"github.com/agpol/agpol/internal/crds"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -152,7 +153,7 @@ func TestCacheSameFindings(t *testing.T) {
 // read (Inspect, as agpol lint does) reports byte for byte what validating them after
 // the load does, with and without a cache; and most objects are validated at reading.
 func TestInspectSameFindings(t *testing.T) {
-	inspected := 0
+	validatedAtReading := 0
 	for _, files := range scenarios(t) {
 		want := findingsJSON(t, nil, files...)
 		if want == "" {
@@ -160,8 +161,8 @@ func TestInspectSameFindings(t *testing.T) {
 		}
 		ctx := tryContextInspected(Inspect(nil), files...)
 		for _, o := range ctx.Origins() {
-			if o.Inspected() != nil {
-				inspected++
+			if in, ok := o.Inspected().(*inspected); ok && in.schema != nil {
+				validatedAtReading++ // validated as its admission decoded it
 			}
 		}
 		if got := reportJSON(t, ctx, nil); got != want {
@@ -174,8 +175,8 @@ func TestInspectSameFindings(t *testing.T) {
 			}
 		}
 	}
-	if inspected < 100 {
-		t.Errorf("only %d objects validated as they were read over every scenario", inspected)
+	if validatedAtReading < 100 {
+		t.Errorf("only %d objects validated as they were read over every scenario", validatedAtReading)
 	}
 }
 
@@ -317,7 +318,8 @@ func countEntries(dir string) int {
 }
 
 // TestInspectLeavesObject: Inspect is given the object as read, shared with the loader,
-// and validates a copy: pruning, defaulting and dropping status leave it as it was.
+// and leaves it as it was; the object's admission validates it (InspectDecoding), which
+// leaves the decoded object as admission decoded it.
 func TestInspectLeavesObject(t *testing.T) {
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "gateway.networking.k8s.io/v1",
@@ -332,10 +334,22 @@ func TestInspectLeavesObject(t *testing.T) {
 	}}
 	before := u.DeepCopy()
 	in, ok := Inspect(nil)(u).(*inspected)
-	if !ok || in.schema == nil || len(in.schema.result.Unknown) == 0 {
-		t.Fatalf("not validated, or spec.bogus not found: %+v", in)
+	if !ok || in.pending == nil {
+		t.Fatalf("no validation pending: %+v", in)
 	}
 	if !reflect.DeepEqual(u.Object, before.Object) {
 		t.Errorf("Inspect changed the object:\n%v\nwant\n%v", u.Object, before.Object)
+	}
+	// The admission of a copy (as cluster admits the object) validates it on the way.
+	v := crds.ForAdmission(u.GroupVersionKind())
+	_, _ = v.AdmitWith(u.DeepCopy(), func(d crds.Decoding) {
+		decoded := d.Object.DeepCopy()
+		in.InspectDecoding(v, d)
+		if !reflect.DeepEqual(d.Object, decoded) {
+			t.Errorf("InspectDecoding changed the decoded object")
+		}
+	})
+	if in.schema == nil || len(in.schema.result.Unknown) == 0 {
+		t.Fatalf("not validated, or spec.bogus not found: %+v", in)
 	}
 }

@@ -204,13 +204,13 @@ func validateItems(items []schemaItem, todo []int, cache *Cache) {
 		if it.relabel {
 			obj.SetAPIVersion(it.gvk.GroupVersion().String())
 		}
-		it.result = validate(v, obj, it.gvk, cache, true)
+		it.result = validate(v, obj, it.gvk, cache)
 	})
 }
 
-// validate validates obj as gvk with v, or takes the result from the cache. owned says
-// obj is the caller's to change; otherwise a copy is validated on a cache miss.
-func validate(v *crds.Validator, obj *unstructured.Unstructured, gvk schema.GroupVersionKind, cache *Cache, owned bool) schemaResult {
+// validate validates obj, which the caller owns (validation prunes and defaults it), as
+// gvk with v, or takes the result from the cache.
+func validate(v *crds.Validator, obj *unstructured.Unstructured, gvk schema.GroupVersionKind, cache *Cache) schemaResult {
 	var key string
 	if cache != nil {
 		var ok bool
@@ -219,11 +219,6 @@ func validate(v *crds.Validator, obj *unstructured.Unstructured, gvk schema.Grou
 				return r
 			}
 		}
-	}
-	// Lint reads only the errors and unknown fields: not keeping a defaulted copy of
-	// every object leaves the garbage collector less to scan.
-	if !owned {
-		obj = obj.DeepCopy() // validation prunes and defaults the object it is given
 	}
 	r := resultOf(v.ValidateOwned(context.Background(), obj))
 	if key != "" {
@@ -244,21 +239,60 @@ type validated struct {
 type inspected struct {
 	schema *validated
 	hidden []hiddenField
+	// pending is set while the schema result is to come from the object's admission
+	// (InspectDecoding): not in the cache.
+	pending *pendingValidation
+}
+
+// pendingValidation is an object Inspect found no cached result for.
+type pendingValidation struct {
+	gvk   schema.GroupVersionKind
+	cache *Cache
+	key   string // "" when there is no cache (or no key)
 }
 
 // Inspect looks at an object read from a file as it is read (cluster.FileOptions.Inspect),
-// so that lint need not decode it again: it validates it against its CRD schema (the result
-// for validateItems) and finds its hidden characters (for AGP107). u is the object as
-// read, which it does not change (it validates a copy); cache is lint's (nil for none).
+// so that lint need not decode it again: it finds its hidden characters (for AGP107) and
+// takes its CRD schema validation (the result for validateItems) from the cache, else
+// from the object's admission, which decodes it as validation would (InspectDecoding).
+// u is the object as read, which it does not change; cache is lint's (nil for none).
 func Inspect(cache *Cache) func(u *unstructured.Unstructured) any {
 	return func(u *unstructured.Unstructured) any {
 		in := &inspected{hidden: hiddenFields(u.Object)}
 		gvk := u.GroupVersionKind()
-		if v := crds.ForAdmission(gvk); v != nil {
-			in.schema = &validated{gvk: gvk, result: validate(v, u, gvk, cache, false)}
+		if crds.ForAdmission(gvk) == nil {
+			return in
 		}
+		p := &pendingValidation{gvk: gvk, cache: cache}
+		if cache != nil {
+			if key, ok := cache.key(u, gvk); ok {
+				if r, hit := cache.get(key); hit {
+					in.schema = &validated{gvk: gvk, result: r}
+					return in
+				}
+				p.key = key
+			}
+		}
+		in.pending = p
 		return in
 	}
+}
+
+// InspectDecoding validates the object Inspect found no cached result for, as the API
+// server decodes it at its own version during its admission (cluster.DecodingInspector):
+// the answer validating the object as read gives, without decoding it a second time.
+// An object it is not called for is validated by validateItems.
+func (in *inspected) InspectDecoding(v *crds.Validator, d crds.Decoding) {
+	p := in.pending
+	if p == nil || v.GroupVersionKind() != p.gvk {
+		return
+	}
+	r := resultOf(v.ValidateDecoded(context.Background(), d))
+	if p.key != "" {
+		p.cache.put(p.key, r)
+	}
+	in.schema = &validated{gvk: p.gvk, result: r}
+	in.pending = nil
 }
 
 func runSchemaErrors(ctx *Context) []Finding {
