@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/render"
 	"github.com/agpol/agpol/internal/whatif"
@@ -17,15 +18,21 @@ type diffOptions struct {
 
 	// bySemantics compares two --semantics on one input instead of two inputs.
 	bySemantics bool
+	// shared holds the files of --before, read once when --after has them too.
+	shared *cluster.SharedFiles
 }
 
 // sideFlags turns a --before/--after value into load flags: "live" is the cluster,
-// anything else a file or directory (read recursively).
+// anything else a file or directory (read recursively), whose files that both sides
+// hold with the same bytes at the same path are read once.
 func (o *diffOptions) sideFlags(v string) *loadFlags {
 	if v == "live" {
 		return &loadFlags{namespace: o.namespace}
 	}
-	return &loadFlags{files: []string{v}, recursive: true, namespace: o.namespace}
+	if o.shared == nil {
+		o.shared = cluster.NewSharedFiles()
+	}
+	return &loadFlags{files: []string{v}, recursive: true, namespace: o.namespace, shared: o.shared}
 }
 
 func (o *diffOptions) Complete(*cobra.Command, []string) error {

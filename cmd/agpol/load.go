@@ -38,6 +38,9 @@ type loadFlags struct {
 	// inspect, when set, sees each object read from a file as read (lint validates it
 	// there, cluster.FileOptions.Inspect).
 	inspect func(u *unstructured.Unstructured) any
+	// shared, when set, reads the files this load has in common with another load once
+	// (diff's two inputs, cluster.SharedFiles).
+	shared *cluster.SharedFiles
 	// reportsDropped is set by a command that reports each field the API server would
 	// drop (lint: AGP102); other commands print one warning that they were left out.
 	reportsDropped bool
@@ -90,6 +93,7 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*model.Model, error) {
 		Getter: a.config, AllNamespaces: l.allNamespaces || l.wholeCluster,
 		Namespace: l.liveNamespace, DefaultNamespace: ns, SkipUndecodable: l.skipUndecodable,
 		ClassDataPlanes: planes, SnapshotOut: l.snapshotOut, Stage: a.progress.Stage, Inspect: l.inspect,
+		Shared: l.shared,
 	}
 	if len(l.files) == 0 || l.live {
 		if opts.Deadline, err = a.liveDeadline(); err != nil {

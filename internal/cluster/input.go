@@ -4,6 +4,7 @@ package cluster
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -86,6 +87,10 @@ type FileOptions struct {
 	// need not decode the object again. It must be safe for concurrent use.
 	Inspect          func(u *unstructured.Unstructured) any
 	DefaultNamespace string
+	// Shared, when set and Inspect is not, takes the objects of a file that another load
+	// with Shared read with the same bytes at the same path from there instead of
+	// parsing it again, and keeps this load's files for the next (SharedFiles).
+	Shared *SharedFiles
 }
 
 // ReadFiles reads every object of the named files, directories and "-" in order.
@@ -109,6 +114,8 @@ func readFiles(opts FileOptions, unitBytes int) ([]RawObject, *FilePositions, er
 	type input struct {
 		name string
 		data []byte
+		// key names the file for opts.Shared ("" for stdin).
+		key string
 	}
 	var (
 		inputs []input
@@ -116,17 +123,17 @@ func readFiles(opts FileOptions, unitBytes int) ([]RawObject, *FilePositions, er
 		// stop is what ended reading early, reported if the files read before it parse.
 		stop error
 	)
-	add := func(name string, data []byte) bool {
+	add := func(name string, data []byte, key string) bool {
 		total += int64(len(data))
 		if total > lim.MaxTotalBytes {
 			stop = &InputError{File: name, Err: fmt.Errorf("input is larger than %s in all", byteSize(lim.MaxTotalBytes))}
 			return false
 		}
-		inputs = append(inputs, input{name, data})
+		inputs = append(inputs, input{name, data, key})
 		return true
 	}
 read:
-	for _, name := range opts.Filenames {
+	for arg, name := range opts.Filenames {
 		if name == "-" {
 			in := opts.Stdin
 			if in == nil {
@@ -137,7 +144,7 @@ read:
 				stop = &InputError{File: "<stdin>", Err: err}
 				break
 			}
-			if !add("<stdin>", data) {
+			if !add("<stdin>", data, "") {
 				break
 			}
 			continue
@@ -153,7 +160,7 @@ read:
 				stop = err
 				break read
 			}
-			if !add(f, data) {
+			if !add(f, data, sharedKey(arg, relativeTo(name, f))) {
 				break read
 			}
 		}
@@ -163,8 +170,20 @@ read:
 		insp = &inspection{fn: opts.Inspect, namespace: opts.DefaultNamespace}
 	}
 	parsed := make([]*fileReader, len(inputs))
+	sums := make([][sha256.Size]byte, len(inputs))
+	share := opts.Shared
+	if insp != nil {
+		share = nil // what Inspect returned for another load is not this load's
+	}
 	shared := &internTable{m: map[string]string{}}
 	parallel.For(len(inputs), func(i int) {
+		if share != nil && inputs[i].key != "" {
+			sums[i] = sha256.Sum256(inputs[i].data)
+			if f := share.lookup(inputs[i].key, sums[i], opts.DefaultNamespace); f != nil {
+				parsed[i] = &fileReader{file: f.file, docs: f.docs, out: f.readAs(inputs[i].name)}
+				return
+			}
+		}
 		r := &fileReader{lim: lim, shared: shared, inspect: insp, unitBytes: unitBytes}
 		r.err = r.parse(inputs[i].name, inputs[i].data)
 		// The file's own intern table is not needed past its parse: dropped here, not
@@ -189,14 +208,33 @@ read:
 			return nil, nil, r.err
 		}
 		docs += r.docs
-		positions.keep(r.file)
+		positions.keepAs(inputs[i].name, r.file)
 		out = append(out, r.out...)
-		parsed[i] = nil
+		if share == nil || inputs[i].key == "" {
+			parsed[i] = nil
+		}
 	}
 	if stop != nil {
 		return nil, nil, stop
 	}
+	// Only a load that succeeds shares its files.
+	for i, r := range parsed {
+		if r != nil && r.file.name == inputs[i].name { // parsed here, not shared
+			share.record(inputs[i].key, &sharedFile{sum: sums[i], namespace: opts.DefaultNamespace, file: r.file, objs: r.out, docs: r.docs})
+		}
+	}
 	return out, positions, nil
+}
+
+// relativeTo returns the path of file f below argument arg ("" for arg itself).
+func relativeTo(arg, f string) string {
+	if f == arg {
+		return ""
+	}
+	if rel, err := filepath.Rel(arg, f); err == nil {
+		return rel
+	}
+	return f
 }
 
 // expand turns a path into the files to read: a file as is; a directory's .yaml, .yml

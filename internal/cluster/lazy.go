@@ -163,6 +163,9 @@ type lazyObject interface {
 	transient() *unstructured.Unstructured
 	// setNamespace records the namespace DefaultNamespace gave the object.
 	setNamespace(ns string)
+	// clone returns a lazyObject rebuilding the same object whose namespace is set apart
+	// (SharedFiles: the same file's object in another load).
+	clone() lazyObject
 }
 
 // docRef is an object that is a whole document.
@@ -189,6 +192,8 @@ func withNamespace(obj map[string]any, ns string) *unstructured.Unstructured {
 func (d *docRef) transient() *unstructured.Unstructured { return d.object() }
 
 func (d *docRef) setNamespace(ns string) { d.ns = ns }
+
+func (d *docRef) clone() lazyObject { c := *d; return &c }
 
 // listRef is a v1 List document, decoded once for all its items.
 type listRef struct {
@@ -219,6 +224,9 @@ func (it *itemRef) transient() *unstructured.Unstructured { return nil }
 
 func (it *itemRef) setNamespace(ns string) { it.ns = ns }
 
+// clone shares the List decoded once (its items are read, never changed).
+func (it *itemRef) clone() lazyObject { c := *it; return &c }
+
 // itemSpan is an item of a List read item by item (splitFile): it is decoded alone.
 type itemSpan struct {
 	items *listItems
@@ -244,3 +252,5 @@ func (it *itemSpan) object() *unstructured.Unstructured {
 func (it *itemSpan) transient() *unstructured.Unstructured { return it.object() }
 
 func (it *itemSpan) setNamespace(ns string) { it.ns = ns }
+
+func (it *itemSpan) clone() lazyObject { c := *it; return &c }

@@ -48,6 +48,9 @@ type LoadOptions struct {
 	SnapshotOut string
 	// Inspect is FileOptions.Inspect for Files.
 	Inspect func(u *unstructured.Unstructured) any
+	// Shared is FileOptions.Shared for Files: the files this load has in common with
+	// another load are read once (diff's before and after).
+	Shared *SharedFiles
 	// Stage, when set, is called as a long stage starts; it returns the function that
 	// ends the stage (progress on a terminal).
 	Stage func(name string) (end func())
@@ -111,7 +114,7 @@ func Load(ctx context.Context, opts LoadOptions) (*Loaded, error) {
 			ns = "default"
 		}
 		fileObjs, pos, err := ReadFiles(FileOptions{Filenames: opts.Files, Recursive: opts.Recursive, Stdin: opts.Stdin,
-			Inspect: opts.Inspect, DefaultNamespace: ns})
+			Inspect: opts.Inspect, DefaultNamespace: ns, Shared: opts.Shared})
 		end()
 		if err != nil {
 			return nil, err

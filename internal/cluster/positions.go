@@ -47,7 +47,9 @@ func newFilePositions() *FilePositions {
 	return &FilePositions{files: map[string]*keptFile{}, whole: map[string][]*yaml.Node{}}
 }
 
-func (p *FilePositions) keep(f *keptFile) { p.files[f.name] = f }
+// keepAs keeps f as file name: its own name, or that of another file with the same
+// bytes (SharedFiles).
+func (p *FilePositions) keepAs(name string, f *keptFile) { p.files[name] = f }
 
 // Position implements snapshot.PositionResolver. A nil *FilePositions knows no position.
 func (p *FilePositions) Position(src snapshot.Source, fieldPath string) (int, int, bool) {

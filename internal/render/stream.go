@@ -1,10 +1,12 @@
 package render
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -40,6 +42,23 @@ type ListWriter struct {
 // NewListWriter starts doc (its list field, key, empty) on w and returns the writer of
 // the list's items.
 func NewListWriter(w io.Writer, format Format, key string, doc any) (*ListWriter, error) {
+	l, err := newListWriter(w, format, key)
+	if err != nil {
+		return nil, err
+	}
+	out, err := render(format, doc)
+	if err != nil {
+		return nil, err
+	}
+	i, err := l.find(out)
+	if err != nil {
+		return nil, err
+	}
+	_, err = io.WriteString(w, out[1:i+l.open()])
+	return l, err
+}
+
+func newListWriter(w io.Writer, format Format, key string) (*ListWriter, error) {
 	l := &ListWriter{w: w, format: format, key: key}
 	switch format {
 	case FormatJSON:
@@ -49,30 +68,48 @@ func NewListWriter(w io.Writer, format Format, key string, doc any) (*ListWriter
 	default:
 		return nil, fmt.Errorf("unknown streamed format %q", format)
 	}
-	head, _, err := l.split(doc)
-	if err != nil {
-		return nil, err
-	}
-	_, err = io.WriteString(w, head)
-	return l, err
+	return l, nil
 }
 
-// split renders doc and cuts it around its empty list.
-func (l *ListWriter) split(doc any) (head, tail string, err error) {
+// render renders doc after a newline, so that a list on the first line is found as
+// one at the start of a line.
+func render(format Format, doc any) (string, error) {
 	var b bytes.Buffer
-	if err = l.format.Encode(&b, doc); err != nil {
-		return "", "", err
+	if err := format.Encode(&b, doc); err != nil {
+		return "", err
 	}
-	out := "\n" + b.String()
+	return "\n" + b.String(), nil
+}
+
+// find returns where the empty list is in out (rendered).
+func (l *ListWriter) find(out string) (int, error) {
 	i := strings.Index(out, l.marker)
 	if i < 0 || strings.Count(out, l.marker) != 1 {
-		return "", "", fmt.Errorf("report: the list is not where a streamed report expects it")
+		return 0, fmt.Errorf("report: the list %q is not where a streamed report expects it", l.key)
 	}
-	open := len(l.marker) - len("]") // json: the head ends with "["
+	return i, nil
+}
+
+// open is the length of the empty list's marker up to where the items go: json ends
+// with "[", yaml with "key:".
+func (l *ListWriter) open() int {
 	if l.format == FormatYAML {
-		open = len(l.marker) - len(" []\n") // yaml: with "key:"
+		return len(l.marker) - len(" []\n")
 	}
-	return out[1 : i+open], out[i+open:], nil
+	return len(l.marker) - len("]")
+}
+
+// end is what ends the items, and how many bytes of the rendered document after open
+// it replaces: the empty list's "]" (json) or " []" (yaml) gives way to the items'
+// close.
+func (l *ListWriter) end() (string, int) {
+	switch {
+	case l.n == 0:
+		return "", 0
+	case l.format == FormatJSON:
+		return "\n  ]", len("]")
+	}
+	return "", len(" []")
 }
 
 // Add writes one item of the list.
@@ -129,18 +166,71 @@ func (l *ListWriter) Add(item any) error {
 
 // Close ends the list and writes the rest of doc (its list field empty again).
 func (l *ListWriter) Close(doc any) error {
-	_, tail, err := l.split(doc)
+	out, err := render(l.format, doc)
 	if err != nil {
 		return err
 	}
-	if l.n > 0 {
-		// The empty list's "]" (json) or " []" (yaml) gives way to the items' close.
-		if l.format == FormatJSON {
-			tail = "\n  ]" + strings.TrimPrefix(tail, "]")
-		} else {
-			tail = strings.TrimPrefix(tail, " []")
-		}
+	i, err := l.find(out)
+	if err != nil {
+		return err
 	}
-	_, err = io.WriteString(l.w, tail)
+	end, skip := l.end()
+	_, err = io.WriteString(l.w, end+out[i+l.open()+skip:])
 	return err
+}
+
+// StreamedList is a list field of a report document whose items are written one by
+// one: Items passes each to add as it is made.
+type StreamedList struct {
+	Key   string
+	Items func(add func(item any) error) error
+}
+
+// WriteDocument writes doc as format (json or yaml) with the items of each of lists
+// written one by one where doc has that list empty: the bytes are those of doc with its
+// lists full, and no list is held whole. Every other field of doc is known before the
+// first item. The lists are written in the order the document has them (YAML's keys
+// are sorted).
+func WriteDocument(w io.Writer, format Format, doc any, lists ...StreamedList) error {
+	out, err := render(format, doc)
+	if err != nil {
+		return err
+	}
+	type at struct {
+		l    *ListWriter
+		i    int
+		list StreamedList
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	order := make([]at, len(lists))
+	for k, list := range lists {
+		l, err := newListWriter(bw, format, list.Key)
+		if err != nil {
+			return err
+		}
+		i, err := l.find(out)
+		if err != nil {
+			return err
+		}
+		order[k] = at{l, i, list}
+	}
+	slices.SortFunc(order, func(a, b at) int { return a.i - b.i })
+	pos := 1 // out starts with the newline render adds
+	for _, x := range order {
+		if _, err := bw.WriteString(out[pos : x.i+x.l.open()]); err != nil {
+			return err
+		}
+		if err := x.list.Items(x.l.Add); err != nil {
+			return err
+		}
+		end, skip := x.l.end()
+		if _, err := bw.WriteString(end); err != nil {
+			return err
+		}
+		pos = x.i + x.l.open() + skip
+	}
+	if _, err := bw.WriteString(out[pos:]); err != nil {
+		return err
+	}
+	return bw.Flush()
 }

@@ -84,3 +84,67 @@ func TestListWriterJSONAsEncodingJSON(t *testing.T) {
 		t.Errorf("the cases were not written as expected:\n%s", got.String())
 	}
 }
+
+// TestWriteDocument: a document whose lists are written item by item has the bytes of
+// the whole document, in JSON and YAML, whichever lists are empty, first or last.
+func TestWriteDocument(t *testing.T) {
+	type doc struct {
+		Kind  string         `json:"kind"`
+		A     []any          `json:"a"`
+		Mid   map[string]int `json:"mid"`
+		B     []any          `json:"b"`
+		C     *[]any         `json:"c,omitempty"`
+		After []string       `json:"after,omitempty"`
+	}
+	items := []any{map[string]any{"x": "a long string that YAML might fold at its column: " + strings.Repeat("word ", 30), "y": []any{1, "<&>"}}, "plain", 3, []any{}}
+	ptr := func(v []any) *[]any { return &v }
+	tests := []struct {
+		name    string
+		a, b, c []any
+		cNil    bool
+		after   []string
+	}{
+		{name: "all full", a: items, b: items[1:], c: items[:1], after: []string{"z"}},
+		{name: "all empty", a: nil, b: nil, c: nil},
+		{name: "middle empty, c omitted", a: items, cNil: true},
+		{name: "only the last", c: items},
+	}
+	for _, tt := range tests {
+		for _, format := range []Format{FormatJSON, FormatYAML} {
+			t.Run(tt.name+"/"+string(format), func(t *testing.T) {
+				whole := doc{Kind: "D", A: append([]any{}, tt.a...), Mid: map[string]int{"k": 1}, B: append([]any{}, tt.b...), After: tt.after}
+				head := doc{Kind: "D", A: []any{}, Mid: map[string]int{"k": 1}, B: []any{}, After: tt.after}
+				lists := []StreamedList{streamed("a", tt.a), streamed("b", tt.b)}
+				if !tt.cNil {
+					whole.C, head.C = ptr(append([]any{}, tt.c...)), ptr([]any{})
+					lists = append(lists, streamed("c", tt.c))
+				}
+				var want, got bytes.Buffer
+				if err := format.Encode(&want, whole); err != nil {
+					t.Fatal(err)
+				}
+				if err := WriteDocument(&got, format, head, lists...); err != nil {
+					t.Fatal(err)
+				}
+				if got.String() != want.String() {
+					t.Errorf("streamed:\n%s\nwant:\n%s", got.String(), want.String())
+				}
+			})
+		}
+	}
+	// A list the document does not hold empty is an error, not a wrong document.
+	if err := WriteDocument(&bytes.Buffer{}, FormatJSON, doc{A: []any{1}}, streamed("a", nil)); err == nil {
+		t.Error("a list that is not empty in the document was written over")
+	}
+}
+
+func streamed(key string, items []any) StreamedList {
+	return StreamedList{Key: key, Items: func(add func(any) error) error {
+		for _, it := range items {
+			if err := add(it); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+}

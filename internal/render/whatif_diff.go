@@ -209,13 +209,14 @@ type DiffReport struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Completeness
-	Semantics      []string    `json:"semantics"`
-	Compared       int         `json:"compared"`
-	Granted        []ChangeDoc `json:"granted"`
-	Revoked        []ChangeDoc `json:"revoked"`
-	DecidedBy      []ChangeDoc `json:"decidedBy"`
-	OtherSemantics []ChangeDoc `json:"otherSemantics,omitempty"`
-	Differs        []string    `json:"differs,omitempty"`
+	Semantics []string    `json:"semantics"`
+	Compared  int         `json:"compared"`
+	Granted   []ChangeDoc `json:"granted"`
+	Revoked   []ChangeDoc `json:"revoked"`
+	DecidedBy []ChangeDoc `json:"decidedBy"`
+	// OtherSemantics is nil when no change is seen only by other semantics.
+	OtherSemantics *[]ChangeDoc `json:"otherSemantics,omitempty"`
+	Differs        []string     `json:"differs,omitempty"`
 }
 
 // ChangeDoc is one change in JSON.
@@ -228,19 +229,31 @@ type ChangeDoc struct {
 	Semantics []whatif.SemanticsChange `json:"otherSemantics,omitempty"`
 }
 
-// NewDiffReport builds the JSON document of a diff.
-func NewDiffReport(d *whatif.DiffResult) *DiffReport {
-	conv := func(cs *whatif.Changes) []ChangeDoc {
-		out := make([]ChangeDoc, 0, cs.Len())
-		for id, c := range cs.All() {
-			out = append(out, ChangeDoc{Identity: id.ID, Target: targetDoc(c.Target, false), Op: c.Op, Before: c.Before, After: c.After, Semantics: c.Semantics})
-		}
-		return out
-	}
+// DiffDocument writes the JSON or YAML document of a diff with the completeness c, each
+// change written as it is converted (a large diff has hundreds of thousands).
+func DiffDocument(w io.Writer, format Format, d *whatif.DiffResult, c Completeness) error {
 	r := &DiffReport{APIVersion: ReportAPIVersion, Kind: "AccessDiff", Semantics: d.Semantics, Compared: d.Compared,
-		Granted: conv(&d.Granted), Revoked: conv(&d.Revoked), DecidedBy: conv(&d.DecidedBy), Differs: d.Differs}
-	if d.OtherSemantics.Len() > 0 {
-		r.OtherSemantics = conv(&d.OtherSemantics)
+		Granted: []ChangeDoc{}, Revoked: []ChangeDoc{}, DecidedBy: []ChangeDoc{}, Differs: d.Differs}
+	r.SetCompleteness(c)
+	list := func(key string, cs *whatif.Changes) StreamedList {
+		return StreamedList{Key: key, Items: func(add func(any) error) error {
+			for id, c := range cs.All() {
+				if err := add(changeDoc(id, c)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}}
 	}
-	return r
+	lists := []StreamedList{list("granted", &d.Granted), list("revoked", &d.Revoked), list("decidedBy", &d.DecidedBy)}
+	if d.OtherSemantics.Len() > 0 {
+		r.OtherSemantics = &[]ChangeDoc{}
+		lists = append(lists, list("otherSemantics", &d.OtherSemantics))
+	}
+	return WriteDocument(w, format, r, lists...)
+}
+
+// changeDoc is the document of the change of identity id.
+func changeDoc(id *whatif.Caller, c *whatif.Change) ChangeDoc {
+	return ChangeDoc{Identity: id.ID, Target: targetDoc(c.Target, false), Op: c.Op, Before: c.Before, After: c.After, Semantics: c.Semantics}
 }

@@ -51,7 +51,7 @@ func Matrix(w io.Writer, format Format, s *snapshot.Snapshot, m *whatif.Matrix, 
 func Diff(w io.Writer, format Format, before, after *snapshot.Snapshot, d *whatif.DiffResult) error {
 	switch {
 	case format.Document():
-		return Report(w, format, NewDiffReport(d), CompletenessOfSides([]string{"before", "after"}, before, after))
+		return DiffDocument(w, format, d, CompletenessOfSides([]string{"before", "after"}, before, after))
 	case format == FormatMarkdown:
 		return DiffMarkdown(w, d)
 	}

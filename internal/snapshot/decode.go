@@ -206,6 +206,23 @@ func Decode(u *unstructured.Unstructured) (Typed, error) {
 	return t, nil
 }
 
+// Copy returns a Typed holding a copy of the typed object's top-level struct (its
+// fields, Origin included, shared with the original), to be appended to another
+// snapshot with an Origin of its own: loaders share an object read from the same bytes
+// twice (cluster.SharedFiles). Neither copy may be modified past appending.
+func (t Typed) Copy() Typed {
+	if t.obj == nil {
+		return t
+	}
+	v := reflect.ValueOf(t.obj)
+	if v.Kind() != reflect.Pointer {
+		panic(fmt.Sprintf("snapshot: a typed %T is not a pointer", t.obj))
+	}
+	c := reflect.New(v.Elem().Type())
+	c.Elem().Set(v.Elem())
+	return Typed{obj: c.Interface(), skipped: t.skipped}
+}
+
 // SetNamespace sets the namespace of the typed object, as decoding it with
 // metadata.namespace set to ns would have (loaders default namespaces after reading).
 func (t Typed) SetNamespace(ns string) {
