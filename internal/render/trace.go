@@ -215,17 +215,20 @@ func mismatchText(m *explain.Mismatch) string {
 		if m.Test == "nobody" {
 			return "source: " + m.Note
 		}
-		saw, _ := m.Saw.(string)
-		if saw == "" {
+		wantID, _ := m.Wants.(string)
+		sawID, _ := m.Saw.(string)
+		wants, saw := identityText(wantID), identityText(sawID)
+		if wants == saw && wantID != sawID {
+			// The same sa:NS/NAME in another trust domain: only the SPIFFE IDs show the difference.
+			wants, saw = wantID, sawID
+		}
+		if sawID == "" {
 			saw = "no client certificate (anonymous)"
-		} else {
-			saw = identityText(saw)
 		}
-		wants, _ := m.Wants.(string)
 		if m.Test == "namespace-defaulted" {
-			return fmt.Sprintf("source: wants %s (the ServiceAccount names no namespace: it defaults to the policy's, %s); caller is %s", identityText(wants), m.Note, saw)
+			return fmt.Sprintf("source: wants %s (the ServiceAccount names no namespace: it defaults to the policy's, %s); caller is %s", wants, m.Note, saw)
 		}
-		return fmt.Sprintf("source: wants %s; caller is %s", identityText(wants), saw)
+		return fmt.Sprintf("source: wants %s; caller is %s", wants, saw)
 	case "cel":
 		switch m.Test {
 		case "tools-call-only":
