@@ -83,7 +83,7 @@ func DecisionReason(d *explain.Decision) string {
 	case explain.CauseNoRuleMatches:
 		s := fmt.Sprintf("no Allow rule at %s level matches", d.Level)
 		if len(c.Near) == 0 {
-			caller := c.Caller
+			caller := identityText(c.Caller)
 			if caller == "" {
 				caller = "without client certificate"
 			}

@@ -85,6 +85,8 @@ func TestDecisionReason(t *testing.T) {
 			"depends on the gateway authorizer behind ns/ea; outcome per answer: gateway authorizer allow → ALLOW (ns/p#r); gateway authorizer deny → DENY (ns/ea)"},
 		{explain.Decision{Level: "backend", Cause: &explain.Cause{Event: explain.CauseNoRuleMatches}}, "no Allow rule at backend level matches; no rule selects caller without client certificate"},
 		{explain.Decision{Level: "backend", Cause: &explain.Cause{Event: explain.CauseNoRuleMatches, Caller: "spiffe://c"}}, "no Allow rule at backend level matches; no rule selects caller spiffe://c"},
+		{explain.Decision{Level: "backend", Cause: &explain.Cause{Event: explain.CauseNoRuleMatches, Caller: "spiffe://cluster.local/ns/agents/sa/billing"}},
+			"no Allow rule at backend level matches; no rule selects caller sa:agents/billing"},
 		{explain.Decision{Level: "backend", Cause: &explain.Cause{Event: explain.CauseNoRuleMatches, Near: near}},
 			`no Allow rule at backend level matches; rule "r1" (p.yaml:7) source: wants spiffe://a; caller is spiffe://b`},
 		{explain.Decision{Level: "gateway", DecidedBy: "ns/p", Cause: &explain.Cause{Event: explain.CausePolicyMatchesNothing, Near: append(near, near...)}},
