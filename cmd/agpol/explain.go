@@ -121,6 +121,14 @@ func (o *explainOptions) Validate() error {
 	if o.port < 0 || o.port > 65535 {
 		return usagef("--port must be 1-65535")
 	}
+	if _, ok := explain.HTTPMethod(o.method); !ok {
+		hint := ""
+		if strings.Contains(o.method, "/") || o.method == "initialize" || o.method == "ping" {
+			// can-i and who-can take the MCP method as --method; explain as --mcp-method.
+			hint = "; for the MCP method give --mcp-method " + o.method
+		}
+		return usagef("--method %q is not an HTTP method (GET, HEAD, POST, PUT, DELETE, CONNECT, OPTIONS, TRACE or PATCH)%s", o.method, hint)
+	}
 	return o.load.validate()
 }
 

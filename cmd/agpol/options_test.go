@@ -152,6 +152,8 @@ func TestNewCmdExplain(t *testing.T) {
 		{argv: []string{"explain", "--from", "anonymous", "--backend", "pay/ledger", "--service", "pay/ledger"}, wantErr: "[backend service] were all set"},
 		{argv: []string{"explain", "--from", "anonymous", "--path", "mcp"}, wantErr: "--path must start with /"},
 		{argv: []string{"explain", "--from", "anonymous", "--port", "70000"}, wantErr: "--port must be 1-65535"},
+		{argv: []string{"explain", "--from", "anonymous", "--method", "tools/list"}, wantErr: `--method "tools/list" is not an HTTP method (GET, HEAD, POST, PUT, DELETE, CONNECT, OPTIONS, TRACE or PATCH); for the MCP method give --mcp-method tools/list`},
+		{argv: []string{"explain", "--from", "anonymous", "--method", "GE T"}, wantErr: `--method "GE T" is not an HTTP method (GET, HEAD, POST, PUT, DELETE, CONNECT, OPTIONS, TRACE or PATCH)`},
 		{argv: []string{"explain", "--from", "anonymous", "--header", "novalue"}, wantErr: `--header "novalue": use NAME=VALUE`},
 		{argv: []string{"explain", "--from", "anonymous", "--time", "tomorrow"}, wantErr: `--time "tomorrow"`},
 		{argv: []string{"explain", "--from", "anonymous", "--extauth", "maybe"}, wantErr: `--extauth "maybe"`},

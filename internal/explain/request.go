@@ -118,6 +118,17 @@ func ValidHeaderName(name string) error {
 	return nil
 }
 
+// HTTPMethod is s as the method of a request (upper case), and whether it is one of the
+// methods a request of agpol may carry: RFC 9110's eight and PATCH. Request files and
+// explain's --method take the same.
+func HTTPMethod(s string) (string, bool) {
+	switch m := strings.ToUpper(s); m {
+	case "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH":
+		return m, true
+	}
+	return "", false
+}
+
 // Principal is the peer principal the data plane sees as a SPIFFE ID ("" without a
 // client certificate, and for a certificate without a SPIFFE ID: no rule source can
 // name it, translator accesspolicy.go:593-610).

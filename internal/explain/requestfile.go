@@ -445,8 +445,7 @@ func (p *parser) http(n *yaml.Node, h *HTTP) error {
 			if err != nil {
 				return err
 			}
-			switch m := strings.ToUpper(s); m {
-			case "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH":
+			if m, ok := HTTPMethod(s); ok {
 				h.Method = p.intern(m)
 				return nil
 			}

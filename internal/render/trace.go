@@ -87,7 +87,7 @@ func DecisionReason(d *explain.Decision) string {
 	case explain.CauseNoRuleMatches:
 		s := fmt.Sprintf("no Allow rule at %s level matches", d.Level)
 		if len(c.Near) == 0 {
-			caller := c.Caller
+			caller := identityText(c.Caller)
 			if caller == "" {
 				caller = "without client certificate"
 			}
@@ -222,17 +222,20 @@ func mismatchText(m *explain.Mismatch) string {
 		if m.Test == "nobody" {
 			return "source: " + m.Note
 		}
-		saw, _ := m.Saw.(string)
-		if saw == "" {
+		wantID, _ := m.Wants.(string)
+		sawID, _ := m.Saw.(string)
+		wants, saw := identityText(wantID), identityText(sawID)
+		if wants == saw && wantID != sawID {
+			// The same sa:NS/NAME in another trust domain: only the SPIFFE IDs show the difference.
+			wants, saw = wantID, sawID
+		}
+		if sawID == "" {
 			saw = "no client certificate (anonymous)"
-		} else {
-			saw = identityText(saw)
 		}
-		wants, _ := m.Wants.(string)
 		if m.Test == "namespace-defaulted" {
-			return fmt.Sprintf("source: wants %s (the ServiceAccount names no namespace: it defaults to the policy's, %s); caller is %s", identityText(wants), m.Note, saw)
+			return fmt.Sprintf("source: wants %s (the ServiceAccount names no namespace: it defaults to the policy's, %s); caller is %s", wants, m.Note, saw)
 		}
-		return fmt.Sprintf("source: wants %s; caller is %s", identityText(wants), saw)
+		return fmt.Sprintf("source: wants %s; caller is %s", wants, saw)
 	case "cel":
 		switch m.Test {
 		case "tools-call-only":

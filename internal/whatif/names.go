@@ -55,7 +55,8 @@ func (n *Names) Request(r *explain.Request, source string) []Warning {
 			}
 		}
 		if len(n.callersL) > 0 && !n.callers[id] {
-			out = append(out, Warning{Kind: UnknownCaller, Source: sourced(source, "from", "--from"), Name: id, Nearest: nearestOther(id, n.callersL)})
+			// Named as it was typed (a SPIFFE ID stays one); compared as sa:NS/NAME.
+			out = append(out, Warning{Kind: UnknownCaller, Source: sourced(source, "from", "--from"), Name: c.String(), Nearest: nearestOther(id, n.callersL)})
 		}
 	}
 	if m := r.MCP; m != nil && m.Method == "tools/call" && m.Tool != "" && len(n.toolL) > 0 && !n.tools[m.Tool] {
