@@ -65,7 +65,7 @@ func refusedText(nb *topology.NoBackend, before string) string {
 			if nb.Host != "" {
 				s = "no route takes host " + nb.Host
 			}
-			s += " (routes here take " + hostList(nb.HostsThatRoute) + "; give --host, --route or --backend): the data plane answers 404"
+			s += " (routes here take " + hostList(nb.HostsThatRoute) + "; name a host, a route or a backend): the data plane answers 404"
 		}
 	case nb != nil:
 		s = "the request reaches no backend: " + noBackendWhy(nb)
