@@ -3,7 +3,6 @@ package explain
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/suggest"
@@ -73,40 +72,27 @@ func coversAny(w snapshot.Warning, namespaces []string) bool {
 const UnreadBy = "unread-objects"
 
 // UnreadDecision is d made indeterminate because it depends on kinds agpol could not
-// read: its reason names each kind and the permission missing, and its trace keeps
-// what the decision would be on the objects that were read.
+// read: its cause names each kind (render says which permission is missing), and keeps
+// what the decision would be on the objects that were read, as does its first step.
 func UnreadDecision(d Decision, unread []snapshot.Warning) Decision {
-	what, msgs := unreadKinds(unread)
-	was := fmt.Sprintf("on the objects that could be read: %s by %s at level %s", strings.ToUpper(d.Verdict), d.DecidedBy, d.Level)
-	trace := append([]Step{{Level: "none", Phase: "read", Outcome: OutcomeInfo,
-		Reason: strings.Join(msgs, "; ") + "; " + was}}, d.Trace...)
+	was := &Was{Verdict: d.Verdict, DecidedBy: d.DecidedBy, Level: d.Level}
+	trace := append([]Step{{Level: "none", Phase: "read", Outcome: OutcomeInfo, Event: EventUnread, Unread: unread, Was: was}}, d.Trace...)
 	return Decision{
 		Verdict:   Indeterminate,
 		Level:     "none",
 		DecidedBy: UnreadBy,
 		Semantics: d.Semantics,
-		Reason:    fmt.Sprintf("cannot decide: agpol could not read %s; the answer depends on them (%s)", strings.Join(what, ", "), was),
+		Cause:     &Cause{Event: CauseUnread, Unread: unread, Was: was},
 		Trace:     trace,
 	}
 }
 
-// unreadKinds names each unread kind with the permission missing, and gives the
-// warnings' messages.
-func unreadKinds(unread []snapshot.Warning) (what, msgs []string) {
-	what = make([]string, len(unread))
-	msgs = make([]string, len(unread))
-	for i, w := range unread {
-		msgs[i] = w.Message
-		switch {
-		case strings.Contains(w.Message, "forbidden") && w.Namespace != "":
-			what[i] = fmt.Sprintf("%s (missing permission: list %s in namespace %s)", w.Kind, w.Kind, w.Namespace)
-		case strings.Contains(w.Message, "forbidden"):
-			what[i] = fmt.Sprintf("%s (missing permission: list %s)", w.Kind, w.Kind)
-		default:
-			what[i] = fmt.Sprintf("%s (%s)", w.Kind, w.Message)
-		}
-	}
-	return what, msgs
+// Was is what a decision made indeterminate by unread kinds would be on the objects that
+// were read (Cause.Was, Step.Was).
+type Was struct {
+	Verdict   string `json:"decision"`
+	DecidedBy string `json:"decidedBy"`
+	Level     string `json:"level"`
 }
 
 // unread is Unread for the path of choice ch through gateway gw.
@@ -183,14 +169,13 @@ func listenerHint(gw *snapshot.Gateway, name string) string {
 }
 
 // NotReadDecision is the decision on a request that names an object agpol could not
-// read: indeterminate, naming the kind and the missing permission.
+// read: indeterminate, its cause naming the object and the kinds unread.
 func NotReadDecision(p PathInfo, unread []snapshot.Warning) Decision {
-	what, msgs := unreadKinds(unread)
 	return Decision{
 		Verdict:   Indeterminate,
 		Level:     "none",
 		DecidedBy: UnreadBy,
-		Reason:    fmt.Sprintf("cannot decide: %s is not among the objects read, and agpol could not read %s", p.Gateway, strings.Join(what, ", ")),
-		Trace:     []Step{{Level: "none", Phase: "read", Outcome: OutcomeInfo, Reason: strings.Join(msgs, "; ")}},
+		Cause:     &Cause{Event: CauseNotRead, Object: p.Gateway, Unread: unread},
+		Trace:     []Step{{Level: "none", Phase: "read", Outcome: OutcomeInfo, Event: EventUnread, Unread: unread}},
 	}
 }

@@ -8,8 +8,8 @@ import (
 
 // Step is one entry of a trace: what was considered, where, and what it found, as data.
 // The evaluator fills Event and the fields it names; render writes the sentence
-// (render.StepReason) and the position as text. Steps of unread objects and of
-// Kuadrant's AuthPolicy still carry their sentence in Reason and no Event.
+// (render.StepReason) and the position as text. Steps of Kuadrant's AuthPolicy still
+// carry their sentence in Reason and no Event.
 type Step struct {
 	Level   string `json:"level"`
 	Phase   string `json:"phase"` // route, extauth, allow, default
@@ -63,6 +63,10 @@ type Step struct {
 	// IgnoredMethod is the route rule that takes the request though its match names
 	// another method (EventIgnoredMethod).
 	IgnoredMethod *topology.IgnoredMethod `json:"ignoredMethod,omitempty"`
+	// Unread are the kinds a live read could not read, and Was the decision on the
+	// objects that were read (nil for a request naming an object not read) (EventUnread).
+	Unread []snapshot.Warning `json:"unread,omitempty"`
+	Was    *Was               `json:"was,omitempty"`
 }
 
 // Events of trace steps.
@@ -97,6 +101,7 @@ const (
 	EventTLSCAAssumed      = "tls-ca-assumed"      // the listener validates against its own CA, assumed to have issued the caller's SVID (Listener, CA)
 	EventIgnoredMethod     = "ignored-method"      // routing: the rule takes the request though its match names another method (IgnoredMethod)
 	EventBackendAssumed    = "backend-assumed"     // routing: a backend object not in the input is assumed to exist (Note: topology's BackendTarget.Assumed)
+	EventUnread            = "unread"              // kinds a live read could not read (Unread, Was)
 )
 
 // Why a caller fails the TLS handshake of a listener that requires a client certificate
@@ -169,6 +174,12 @@ type Cause struct {
 	// why, a Handshake* constant (CauseTLSHandshake).
 	Listener  string `json:"listener,omitempty"`
 	Handshake string `json:"handshake,omitempty"`
+	// Unread, Was and Object: the kinds a live read could not read, the decision on the
+	// objects that were read (CauseUnread), the object a request names that is not
+	// among those read, e.g. "xbackend pay/ledger" (CauseNotRead).
+	Unread []snapshot.Warning `json:"unread,omitempty"`
+	Was    *Was               `json:"was,omitempty"`
+	Object string             `json:"object,omitempty"`
 }
 
 // Causes of decisions.
@@ -188,4 +199,6 @@ const (
 	CauseOtherDataPlane       = "other-data-plane"       // another data plane serves the gateway: no XAccessPolicy runs (Note)
 	CauseRefused              = "refused"                // the data plane answers the request itself: no route, no backend (NoBackend, Before)
 	CauseTLSHandshake         = "tls-handshake"          // the caller fails the TLS handshake of the listener (Listener, Handshake)
+	CauseUnread               = "unread"                 // the decision depends on kinds a live read could not read (Unread, Was)
+	CauseNotRead              = "not-read"               // the request names an object whose kind could not be read (Object, Unread)
 )

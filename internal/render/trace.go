@@ -98,6 +98,8 @@ func DecisionReason(d *explain.Decision) string {
 		return refusedText(c.NoBackend, c.Before)
 	case explain.CauseTLSHandshake:
 		return handshakeText(c.Listener, c.Handshake)
+	case explain.CauseUnread, explain.CauseNotRead:
+		return unreadCause(c)
 	}
 	return c.Event
 }
@@ -180,6 +182,8 @@ func StepReason(s explain.Step) string {
 		return noBackendLevelText(s.BackendKind)
 	case explain.EventPlainHTTP:
 		return fmt.Sprintf("listener %s is plain HTTP: no client certificate, the caller %s is seen as anonymous", s.Listener, s.Caller)
+	case explain.EventUnread:
+		return unreadStep(s)
 	case explain.EventTLSHandshakeFails:
 		return handshakeText(s.Listener, s.Handshake)
 	case explain.EventTLSCAAssumed:
