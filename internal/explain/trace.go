@@ -8,8 +8,7 @@ import (
 
 // Step is one entry of a trace: what was considered, where, and what it found, as data.
 // The evaluator fills Event and the fields it names; render writes the sentence
-// (render.StepReason) and the position as text. Steps of Kuadrant's AuthPolicy still
-// carry their sentence in Reason and no Event.
+// (render.StepReason) and the position as text.
 type Step struct {
 	Level   string `json:"level"`
 	Phase   string `json:"phase"` // route, extauth, allow, default
@@ -63,6 +62,9 @@ type Step struct {
 	// IgnoredMethod is the route rule that takes the request though its match names
 	// another method (EventIgnoredMethod).
 	IgnoredMethod *topology.IgnoredMethod `json:"ignoredMethod,omitempty"`
+	// AuthPolicy is what Kuadrant's AuthPolicy decided (CauseAuthPolicy* and
+	// CauseAuthorino events: the step says what the decision's cause says).
+	AuthPolicy *AuthPolicyCause `json:"authPolicy,omitempty"`
 	// Unread are the kinds a live read could not read, and Was the decision on the
 	// objects that were read (nil for a request naming an object not read) (EventUnread).
 	Unread []snapshot.Warning `json:"unread,omitempty"`
@@ -180,6 +182,9 @@ type Cause struct {
 	Unread []snapshot.Warning `json:"unread,omitempty"`
 	Was    *Was               `json:"was,omitempty"`
 	Object string             `json:"object,omitempty"`
+	// AuthPolicy is what Kuadrant's AuthPolicy decided (CauseAuthPolicy*,
+	// CauseAuthorino).
+	AuthPolicy *AuthPolicyCause `json:"authPolicy,omitempty"`
 }
 
 // Causes of decisions.
@@ -201,4 +206,12 @@ const (
 	CauseTLSHandshake         = "tls-handshake"          // the caller fails the TLS handshake of the listener (Listener, Handshake)
 	CauseUnread               = "unread"                 // the decision depends on kinds a live read could not read (Unread, Was)
 	CauseNotRead              = "not-read"               // the request names an object whose kind could not be read (Object, Unread)
+	// Kuadrant's AuthPolicy decides on a Gateway another data plane serves (AuthPolicy;
+	// the trace's last step has the same event and data).
+	CauseAuthPolicyNotFound    = "authpolicy-not-found"           // v1beta2: no AuthConfig holds the host; Authorino answers NOT_FOUND (Policies, Found)
+	CauseAuthPolicyNoIdentity  = "authpolicy-no-identity"         // every authentication rule is skipped by its when: 401 (Policies)
+	CauseAuthPolicyAuthzFails  = "authpolicy-authorization-fails" // an authorization rule runs and fails: 403 (Rule, Source)
+	CauseAuthPolicyUnknown     = "authpolicy-unknown"             // the verdict depends on what cannot be known offline (Policies, Unknown)
+	CauseAuthPolicyUnevaluated = "authpolicy-unevaluated"         // the request names the backend: the AuthPolicies on its routes are not evaluated (Policies)
+	CauseAuthorino             = "authpolicy-authorino"           // Authorino's answer to a request carrying an identity (Policies, Outcome)
 )

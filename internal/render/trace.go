@@ -101,6 +101,9 @@ func DecisionReason(d *explain.Decision) string {
 	case explain.CauseUnread, explain.CauseNotRead:
 		return unreadCause(c)
 	}
+	if t := authPolicyText(c.Event, c.AuthPolicy); t != "" {
+		return t
+	}
 	return c.Event
 }
 
@@ -192,6 +195,9 @@ func StepReason(s explain.Step) string {
 		return ignoredMethodText(s.IgnoredMethod)
 	case explain.EventBackendAssumed:
 		return s.Note // topology's BackendTarget.Assumed
+	}
+	if t := authPolicyText(s.Event, s.AuthPolicy); t != "" {
+		return t
 	}
 	return s.Event
 }
