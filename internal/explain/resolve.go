@@ -190,7 +190,7 @@ func (sim *Simulator) choiceOf(r *Request, rt *routing, base PathInfo, t *topolo
 		ch.info.Route, ch.refused = "", DecidedNoRoute
 		if detail {
 			nb := t.NoBackend
-			ch.info.Problem = "no route"
+			ch.info.NoBackend = nb.Why
 			if len(nb.HostsThatRoute) > 0 {
 				ch.noBackend = &nb // the headline says the request names no host
 			}
@@ -201,7 +201,7 @@ func (sim *Simulator) choiceOf(r *Request, rt *routing, base PathInfo, t *topolo
 		ch.refused = DecidedNoBackend
 		if detail {
 			nb := t.NoBackend
-			ch.info.Problem, ch.noBackend = noBackendProblem(nb.Why), &nb
+			ch.info.NoBackend, ch.noBackend = nb.Why, &nb
 			ch.pre = []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo, Event: EventNoBackend, NoBackend: &nb}}
 		}
 		return ch
@@ -223,7 +223,7 @@ func (sim *Simulator) choiceOf(r *Request, rt *routing, base PathInfo, t *topolo
 		ch.refused = DecidedNoBackend
 		if detail {
 			nb := t.NoBackend
-			ch.info.Problem, ch.noBackend = noBackend500, &nb
+			ch.info.NoBackend, ch.noBackend = nb.Why, &nb
 			ch.pre = []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo, Event: EventNoBackend, NoBackend: ch.noBackend}}
 		}
 	case b.Kind == topology.BackendXBackend:
@@ -245,17 +245,6 @@ func (sim *Simulator) choiceOf(r *Request, rt *routing, base PathInfo, t *topolo
 		}
 	}
 	return ch
-}
-
-// noBackendProblem ends the path line of a rule that reaches no backend.
-func noBackendProblem(why string) string {
-	switch why {
-	case topology.NoBackendRedirect:
-		return "the rule answers with a redirect (no backend)"
-	case topology.NoBackendNone:
-		return "the rule has no backend"
-	}
-	return noBackend500
 }
 
 // otherListeners decides r on each other listener of rt.options that reaches a route
@@ -298,7 +287,3 @@ func assumedStep(b topology.BackendTarget) []Step {
 	}
 	return []Step{{Level: string(effective.LevelBackend), Phase: "route", Outcome: OutcomeInfo, Event: EventBackendAssumed, Note: b.Assumed}}
 }
-
-// noBackend500 ends the path line of a rule or backendRef the data plane answers 500 for;
-// the reason is in the decision (refuse) or, when the gateway denies first, in the trace.
-const noBackend500 = "no backend (500)"

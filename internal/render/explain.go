@@ -35,8 +35,8 @@ func PathLine(p explain.PathInfo) string {
 		}
 		parts = append(parts, b)
 	}
-	if p.Problem != "" {
-		parts = append(parts, p.Problem)
+	if t := PathProblem(p); t != "" {
+		parts = append(parts, t)
 	}
 	return strings.Join(parts, " → ")
 }

@@ -15,6 +15,7 @@ func Sentences(r *explain.Result) *explain.Result {
 	v := *r
 	v.Reason = DecisionReason(&r.Decision)
 	v.Path.ListenerAssumed = listenerAssumed(r)
+	v.Path.Problem = PathProblem(r.Path)
 	v.Trace = filledSteps(r.Trace)
 	if r.Cause != nil {
 		c := *r.Cause
