@@ -68,18 +68,19 @@ func (sim *Simulator) authPolicyFor(r *Request, p PathInfo) *AuthPolicyInfo {
 	if len(sim.Snapshot.AuthPolicies) == 0 || p.Route == "" || p.RuleIndex == nil {
 		return nil
 	}
+	req := authRequest(r) // the request as Kuadrant sees it, made once before effective/authpolicy is asked
 	sim.kuadrant.once.Do(func() { sim.kuadrant.result = authpolicy.Compute(sim.Snapshot) })
 	rule := authpolicy.RuleName(*p.RuleIndex, p.RuleName)
 	pr := sim.kuadrant.forPrefix(p.Gateway, p.Listener, p.Route, rule)
 	if pr == nil {
-		return sim.v1beta2For(r, p)
+		return sim.v1beta2For(req, p)
 	}
 	info := &AuthPolicyInfo{Path: pr.Path.StringWithRule(p.RouteRule()), NotProgrammed: pr.Unprogrammed}
 	for _, pol := range pr.Effective.Policies {
 		info.Policies = append(info.Policies, pol.Ref)
 	}
-	info.Evaluation = authpolicy.Decide(pr.Effective, authRequest(r), sim.kuadrant.result.Env)
-	if v := sim.v1beta2For(r, p); v != nil && v.V1beta2 != nil {
+	info.Evaluation = authpolicy.Decide(pr.Effective, req, sim.kuadrant.result.Env)
+	if v := sim.v1beta2For(req, p); v != nil && v.V1beta2 != nil {
 		// Mixed input: say that the v1beta2 policy is left out, rather than drop it.
 		d := *v.V1beta2
 		d.Ignored, d.Evaluation, d.NotFound = true, nil, false
@@ -90,8 +91,8 @@ func (sim *Simulator) authPolicyFor(r *Request, p PathInfo) *AuthPolicyInfo {
 }
 
 // v1beta2For is authPolicyFor for kuadrant.io/v1beta2 AuthPolicies, used where no v1
-// AuthPolicy applies.
-func (sim *Simulator) v1beta2For(r *Request, p PathInfo) *AuthPolicyInfo {
+// AuthPolicy applies; req is the request as Kuadrant sees it.
+func (sim *Simulator) v1beta2For(req authpolicy.Request, p PathInfo) *AuthPolicyInfo {
 	hasV1beta2 := false
 	for _, ap := range sim.Snapshot.AuthPolicies {
 		if ap.IsV1beta2() {
@@ -103,7 +104,7 @@ func (sim *Simulator) v1beta2For(r *Request, p PathInfo) *AuthPolicyInfo {
 		return nil
 	}
 	sim.kuadrant.v1b2Once.Do(func() { sim.kuadrant.v1beta2 = authpolicy.ComputeV1beta2(sim.Snapshot) })
-	d := sim.kuadrant.v1beta2.ForRequest(p.Gateway, p.Route, authRequest(r))
+	d := sim.kuadrant.v1beta2.ForRequest(p.Gateway, p.Route, req)
 	if d == nil {
 		return nil
 	}
