@@ -145,7 +145,7 @@ func (sim *Simulator) unresolved(r *Request, rt *routing) error {
 		rt.gw = nil
 		return sim.notFound(rt, "gateway", gatewaysResource, *r.Gateway)
 	case topology.UnresolvedListener:
-		return fmt.Errorf("%w: gateway %s has no listener %q%s", ErrInput, r.Gateway, r.Listener, listenerHint(rt.gw, r.Listener))
+		return sim.notFound(rt, "listener", "", NamespacedName{Name: r.Listener})
 	case topology.UnresolvedRoute:
 		return sim.notFound(rt, "httproute", httproutesResource, *r.Route)
 	case topology.UnresolvedXBackend:
