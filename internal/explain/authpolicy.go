@@ -81,10 +81,10 @@ func (sim *Simulator) authPolicyFor(r *Request, p PathInfo) *AuthPolicyInfo {
 	}
 	info.Evaluation = authpolicy.Decide(pr.Effective, req, sim.kuadrant.result.Env)
 	if v := sim.v1beta2For(req, p); v != nil && v.V1beta2 != nil {
-		// Mixed input: say that the v1beta2 policy is left out, rather than drop it.
+		// Mixed input: the v1beta2 policy is left out (Ignored; render says so), rather
+		// than dropped.
 		d := *v.V1beta2
 		d.Ignored, d.Evaluation, d.NotFound = true, nil, false
-		d.Reason = "left out: " + d.Reason + "; kuadrant.io/v1 AuthPolicies apply on this path too, and no Kuadrant release enforces both versions together: agpol decides with the kuadrant.io/v1 ones"
 		info.V1beta2 = &d
 	}
 	return info

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agpol/agpol/internal/effective/authpolicy"
 	"github.com/agpol/agpol/internal/explain"
 )
 
@@ -46,6 +47,15 @@ func authPolicyText(event string, a *explain.AuthPolicyCause) string {
 		return t
 	}
 	return ""
+}
+
+// v1beta2Reason is how the kuadrant.io/v1beta2 AuthPolicy of a request's path was found,
+// or, where kuadrant.io/v1 AuthPolicies apply too (Ignored), why it is left out.
+func v1beta2Reason(d *authpolicy.V1beta2Decision) string {
+	if !d.Ignored {
+		return d.Reason
+	}
+	return "left out: " + d.Reason + "; kuadrant.io/v1 AuthPolicies apply on this path too, and no Kuadrant release enforces both versions together: agpol decides with the kuadrant.io/v1 ones"
 }
 
 // authPolicyUnknownText names one thing an AuthPolicy's verdict depends on that cannot be

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/agpol/agpol/internal/effective/authpolicy"
@@ -40,5 +41,28 @@ func TestAuthPolicySentences(t *testing.T) {
 		if got := StepReason(explain.Step{Event: tt.event, AuthPolicy: tt.a}); got != tt.want {
 			t.Errorf("StepReason(%s)\n got %q\nwant %q", tt.event, got, tt.want)
 		}
+	}
+}
+
+// A kuadrant.io/v1beta2 AuthPolicy left out for kuadrant.io/v1 ones says why in render's
+// view (-o json) and text; explain's result keeps effective/authpolicy's reason.
+func TestV1beta2LeftOut(t *testing.T) {
+	const found = "HTTPRoute app/blog has no AuthPolicy of its own"
+	r := &explain.Result{AuthPolicy: &explain.AuthPolicyInfo{Path: "p", V1beta2: &authpolicy.V1beta2Decision{Reason: found, Ignored: true}}}
+	want := "left out: " + found + "; kuadrant.io/v1 AuthPolicies apply on this path too, and no Kuadrant release enforces both versions together: agpol decides with the kuadrant.io/v1 ones"
+	if got := Sentences(r).AuthPolicy.V1beta2.Reason; got != want {
+		t.Errorf("Sentences: v1beta2 reason %q, want %q", got, want)
+	}
+	if r.AuthPolicy.V1beta2.Reason != found {
+		t.Errorf("Sentences edited explain's result: %q", r.AuthPolicy.V1beta2.Reason)
+	}
+	var b strings.Builder
+	writeAuthPolicy(&b, r.AuthPolicy, Styler{})
+	if words := strings.Join(strings.Fields(b.String()), " "); !strings.Contains(words, "kuadrant.io/v1beta2: "+want) {
+		t.Errorf("text:\n%s\nwant the left-out reason", b.String())
+	}
+	r.AuthPolicy.V1beta2.Ignored = false
+	if got := Sentences(r).AuthPolicy.V1beta2.Reason; got != found {
+		t.Errorf("not left out: reason %q, want %q", got, found)
 	}
 }

@@ -9,7 +9,8 @@ import (
 )
 
 // Sentences is the view of a result that -o json|yaml prints: a copy of r with its text
-// written (the decision's Reason, each trace step's Reason and Source). r is left as
+// written (the decision's Reason, each trace step's Reason and Source, the path's
+// Problem and ListenerAssumed, a left-out v1beta2 AuthPolicy's reason). r is left as
 // explain made it: render builds its own view and never edits explain's data.
 func Sentences(r *explain.Result) *explain.Result {
 	v := *r
@@ -17,6 +18,12 @@ func Sentences(r *explain.Result) *explain.Result {
 	v.Path.ListenerAssumed = listenerAssumed(r)
 	v.Path.Problem = PathProblem(r.Path)
 	v.Trace = filledSteps(r.Trace)
+	if ap := r.AuthPolicy; ap != nil && ap.V1beta2 != nil && ap.V1beta2.Ignored {
+		a, d := *ap, *ap.V1beta2
+		d.Reason = v1beta2Reason(&d)
+		a.V1beta2 = &d
+		v.AuthPolicy = &a
+	}
 	if r.Cause != nil {
 		c := *r.Cause
 		c.Near = filledSteps(c.Near)
