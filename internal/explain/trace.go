@@ -27,8 +27,9 @@ type Step struct {
 	Mismatch *Mismatch `json:"mismatch,omitempty"`
 	// Allows is what a matching Allow rule permits (EventAllows).
 	Allows *effective.Permission `json:"allows,omitempty"`
-	// Note is the reason the data plane has no ext_authz filter (EventNoFilter), or
-	// the backend object assumed to exist (EventBackendAssumed).
+	// Note is the reason the data plane has no ext_authz filter (EventNoFilter), the
+	// backend object assumed to exist (EventBackendAssumed), or why Envoy may route the
+	// request otherwise (EventUncertainRoute): topology's text, carried as it is.
 	Note string `json:"note,omitempty"`
 	// RuleName and KeptBy: the rule name two policies share and the rule kept
 	// (EventReplaced).
@@ -66,7 +67,8 @@ type Step struct {
 	// CauseAuthorino events: the step says what the decision's cause says).
 	AuthPolicy *AuthPolicyCause `json:"authPolicy,omitempty"`
 	// Unread are the kinds a live read could not read, and Was the decision on the
-	// objects that were read (nil for a request naming an object not read) (EventUnread).
+	// objects that were read (nil for a request naming an object not read) (EventUnread),
+	// or on agpol's own routing (EventUncertainRoute).
 	Unread []snapshot.Warning `json:"unread,omitempty"`
 	Was    *Was               `json:"was,omitempty"`
 }
@@ -104,6 +106,7 @@ const (
 	EventIgnoredMethod     = "ignored-method"      // routing: the rule takes the request though its match names another method (IgnoredMethod)
 	EventBackendAssumed    = "backend-assumed"     // routing: a backend object not in the input is assumed to exist (Note: topology's BackendTarget.Assumed)
 	EventUnread            = "unread"              // kinds a live read could not read (Unread, Was)
+	EventUncertainRoute    = "uncertain-route"     // routing: Envoy may route the request otherwise (Note: topology's why; Was: the decision on agpol's routing)
 )
 
 // Why a caller fails the TLS handshake of a listener that requires a client certificate
@@ -166,7 +169,8 @@ type Cause struct {
 	Caller string `json:"caller,omitempty"`
 	// CEL lists the CEL expressions whose outcome is unknown (CauseCELUnknown).
 	CEL []string `json:"cel,omitempty"`
-	// Note says why no XAccessPolicy runs on the gateway (CauseOtherDataPlane).
+	// Note says why no XAccessPolicy runs on the gateway (CauseOtherDataPlane), or why
+	// Envoy may route the request otherwise (CauseUncertainRoute, with Was).
 	Note string `json:"note,omitempty"`
 	// NoBackend and Before: why the data plane refuses the request and what the chain
 	// decided before (CauseRefused; NoBackend nil: no route takes it).
@@ -206,6 +210,7 @@ const (
 	CauseTLSHandshake         = "tls-handshake"          // the caller fails the TLS handshake of the listener (Listener, Handshake)
 	CauseUnread               = "unread"                 // the decision depends on kinds a live read could not read (Unread, Was)
 	CauseNotRead              = "not-read"               // the request names an object whose kind could not be read (Object, Unread)
+	CauseUncertainRoute       = "uncertain-route"        // Envoy may route the request otherwise (Note: topology's why; Was)
 	// Kuadrant's AuthPolicy decides on a Gateway another data plane serves (AuthPolicy;
 	// the trace's last step has the same event and data).
 	CauseAuthPolicyNotFound    = "authpolicy-not-found"           // v1beta2: no AuthConfig holds the host; Authorino answers NOT_FOUND (Policies, Found)

@@ -108,6 +108,8 @@ func DecisionReason(d *explain.Decision) string {
 		return handshakeText(c.Listener, c.Handshake)
 	case explain.CauseUnread, explain.CauseNotRead:
 		return unreadCause(c)
+	case explain.CauseUncertainRoute:
+		return fmt.Sprintf("cannot decide: Envoy may route the request otherwise: %s (%s)", c.Note, routedText(c.Was))
 	}
 	if t := authPolicyText(c.Event, c.AuthPolicy); t != "" {
 		return t
@@ -195,6 +197,8 @@ func StepReason(s explain.Step) string {
 		return fmt.Sprintf("listener %s is plain HTTP: no client certificate, the caller %s is seen as anonymous", s.Listener, s.Caller)
 	case explain.EventUnread:
 		return unreadStep(s)
+	case explain.EventUncertainRoute:
+		return s.Note + "; " + routedText(s.Was) // topology's why
 	case explain.EventTLSHandshakeFails:
 		return handshakeText(s.Listener, s.Handshake)
 	case explain.EventTLSCAAssumed:

@@ -32,6 +32,14 @@ func unreadStep(s explain.Step) string {
 	return t
 }
 
+// routedText is what agpol decided on its own routing, when Envoy may route otherwise.
+func routedText(w *explain.Was) string {
+	if w == nil {
+		return ""
+	}
+	return fmt.Sprintf("as agpol routes it: %s by %s at level %s", strings.ToUpper(w.Verdict), w.DecidedBy, w.Level)
+}
+
 func wasText(w *explain.Was) string {
 	if w == nil {
 		return ""
