@@ -304,7 +304,7 @@ func (e ExtAuth) String() string {
 func (ev *evaluator) run() {
 	cc := ev.cc
 	if cc.chain.NotEnforced != "" {
-		ev.step(Step{Level: string(effective.LevelNone), Phase: "default", Outcome: OutcomeInfo, Reason: cc.chain.NotEnforced})
+		ev.step(Step{Level: string(effective.LevelNone), Phase: "default", Outcome: OutcomeInfo, Event: EventOtherDataPlane, Note: cc.chain.NotEnforced})
 		ev.finish(Allow, false, string(effective.LevelNone), DecidedOtherDataPlane, func() *Cause {
 			return &Cause{Event: CauseOtherDataPlane, Note: cc.chain.NotEnforced}
 		})

@@ -29,7 +29,8 @@ type Step struct {
 	Allows *effective.Permission `json:"allows,omitempty"`
 	// Note is the reason the data plane has no ext_authz filter (EventNoFilter), the
 	// backend object assumed to exist (EventBackendAssumed), or why Envoy may route the
-	// request otherwise (EventUncertainRoute): topology's text, carried as it is.
+	// request otherwise (EventUncertainRoute), or why no XAccessPolicy runs on the
+	// gateway (EventOtherDataPlane): a lower stage's text, carried as it is.
 	Note string `json:"note,omitempty"`
 	// RuleName and KeptBy: the rule name two policies share and the rule kept
 	// (EventReplaced).
@@ -107,6 +108,7 @@ const (
 	EventBackendAssumed    = "backend-assumed"     // routing: a backend object not in the input is assumed to exist (Note: topology's BackendTarget.Assumed)
 	EventUnread            = "unread"              // kinds a live read could not read (Unread, Was)
 	EventUncertainRoute    = "uncertain-route"     // routing: Envoy may route the request otherwise (Note: topology's why; Was: the decision on agpol's routing)
+	EventOtherDataPlane    = "other-data-plane"    // another data plane serves the gateway: no XAccessPolicy runs (Note: effective's Chain.NotEnforced)
 )
 
 // Why a caller fails the TLS handshake of a listener that requires a client certificate

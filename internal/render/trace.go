@@ -197,6 +197,8 @@ func StepReason(s explain.Step) string {
 		return fmt.Sprintf("listener %s is plain HTTP: no client certificate, the caller %s is seen as anonymous", s.Listener, s.Caller)
 	case explain.EventUnread:
 		return unreadStep(s)
+	case explain.EventOtherDataPlane:
+		return s.Note // effective's Chain.NotEnforced
 	case explain.EventUncertainRoute:
 		return s.Note + "; " + routedText(s.Was) // topology's why
 	case explain.EventTLSHandshakeFails:

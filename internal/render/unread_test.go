@@ -19,3 +19,11 @@ func TestUncertainRouteSentences(t *testing.T) {
 		t.Errorf("StepReason\n got %q\nwant %q", got, want)
 	}
 }
+
+// The step of a gateway another data plane serves says effective's why as it is.
+func TestOtherDataPlaneStep(t *testing.T) {
+	const why = "XAccessPolicies are not enforced on Gateway a/b: the istio data plane serves it (GatewayClass c)"
+	if got := StepReason(explain.Step{Event: explain.EventOtherDataPlane, Note: why}); got != why {
+		t.Errorf("StepReason = %q, want %q", got, why)
+	}
+}
