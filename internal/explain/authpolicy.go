@@ -1,7 +1,6 @@
 package explain
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -69,30 +68,31 @@ func (sim *Simulator) authPolicyFor(r *Request, p PathInfo) *AuthPolicyInfo {
 	if len(sim.Snapshot.AuthPolicies) == 0 || p.Route == "" || p.RuleIndex == nil {
 		return nil
 	}
+	req := authRequest(r) // the request as Kuadrant sees it, made once before effective/authpolicy is asked
 	sim.kuadrant.once.Do(func() { sim.kuadrant.result = sim.Model.AuthPolicy() })
 	rule := authpolicy.RuleName(*p.RuleIndex, p.RuleName)
 	pr := sim.kuadrant.forPrefix(p.Gateway, p.Listener, p.Route, rule)
 	if pr == nil {
-		return sim.v1beta2For(r, p)
+		return sim.v1beta2For(req, p)
 	}
 	info := &AuthPolicyInfo{Path: pr.Path.StringWithRule(p.RouteRule()), NotProgrammed: pr.Unprogrammed}
 	for _, pol := range pr.Effective.Policies {
 		info.Policies = append(info.Policies, pol.Ref)
 	}
-	info.Evaluation = authpolicy.Decide(pr.Effective, authRequest(r), sim.kuadrant.result.Env)
-	if v := sim.v1beta2For(r, p); v != nil && v.V1beta2 != nil {
-		// Mixed input: say that the v1beta2 policy is left out, rather than drop it.
+	info.Evaluation = authpolicy.Decide(pr.Effective, req, sim.kuadrant.result.Env)
+	if v := sim.v1beta2For(req, p); v != nil && v.V1beta2 != nil {
+		// Mixed input: the v1beta2 policy is left out (Ignored; render says so), rather
+		// than dropped.
 		d := *v.V1beta2
 		d.Ignored, d.Evaluation, d.NotFound = true, nil, false
-		d.Reason = "left out: " + d.Reason + "; kuadrant.io/v1 AuthPolicies apply on this path too, and no Kuadrant release enforces both versions together: agpol decides with the kuadrant.io/v1 ones"
 		info.V1beta2 = &d
 	}
 	return info
 }
 
 // v1beta2For is authPolicyFor for kuadrant.io/v1beta2 AuthPolicies, used where no v1
-// AuthPolicy applies.
-func (sim *Simulator) v1beta2For(r *Request, p PathInfo) *AuthPolicyInfo {
+// AuthPolicy applies; req is the request as Kuadrant sees it.
+func (sim *Simulator) v1beta2For(req authpolicy.Request, p PathInfo) *AuthPolicyInfo {
 	hasV1beta2 := false
 	for _, ap := range sim.Snapshot.AuthPolicies {
 		if ap.IsV1beta2() {
@@ -104,7 +104,7 @@ func (sim *Simulator) v1beta2For(r *Request, p PathInfo) *AuthPolicyInfo {
 		return nil
 	}
 	sim.kuadrant.v1b2Once.Do(func() { sim.kuadrant.v1beta2 = sim.Model.V1beta2() })
-	d := sim.kuadrant.v1beta2.ForRequest(p.Gateway, p.Route, authRequest(r))
+	d := sim.kuadrant.v1beta2.ForRequest(p.Gateway, p.Route, req)
 	if d == nil {
 		return nil
 	}
@@ -124,16 +124,15 @@ func (sim *Simulator) v1beta2For(r *Request, p PathInfo) *AuthPolicyInfo {
 // or an external service leaves the verdict indeterminate; a policy that is skipped, or
 // no policy, leaves the allow. d is the allow of DecidedOtherDataPlane; other decisions
 // are left as they are.
-func kuadrantDecides(d *Decision, ap *AuthPolicyInfo, text bool) {
+func kuadrantDecides(d *Decision, ap *AuthPolicyInfo, traced bool) {
 	if d.DecidedBy != DecidedOtherDataPlane || ap == nil || ap.NotProgrammed != "" {
 		return
 	}
 	if ap.V1beta2 != nil && ap.V1beta2.NotFound {
 		ap.Decides = true
 		d.Verdict, d.Explicit, d.Level, d.DecidedBy = Deny, true, LevelAuthPolicy, ap.V1beta2.CheckedBy
-		if text {
-			d.Reason = "Kuadrant AuthPolicy " + ap.V1beta2.CheckedBy + " (v1beta2): " + ap.V1beta2.Reason
-			d.Trace = append(d.Trace, Step{Level: LevelAuthPolicy, Phase: "authpolicy", Outcome: OutcomeMatched, Reason: d.Reason})
+		if traced {
+			authPolicyCause(d, "authpolicy", OutcomeMatched, CauseAuthPolicyNotFound, &AuthPolicyCause{Policies: []string{ap.V1beta2.CheckedBy}, Found: ap.V1beta2.Reason})
 		}
 		return
 	}
@@ -143,20 +142,19 @@ func kuadrantDecides(d *Decision, ap *AuthPolicyInfo, text bool) {
 	ap.Decides = true
 	ev := ap.Evaluation
 	if o := ev.Outcome; o != nil && ev.Applies == authpolicy.True {
-		authorinoDecides(d, ap, o, text)
+		authorinoDecides(d, ap, o, traced)
 		return
 	}
-	var unknown []string
+	var unknown []AuthPolicyUnknown
 	if ev.Applies == authpolicy.Unknown {
-		unknown = append(unknown, "whether the policy's when conditions hold")
+		unknown = append(unknown, AuthPolicyUnknown{What: UnknownWhen})
 	}
 	if ev.Applies == authpolicy.True && len(ev.Authentication) > 0 && allSkipped(ev.Authentication) {
 		// Authorino's identity phase fails when no identity rule succeeds, also when
 		// every one is skipped by its when (docs/kuadrant-differential.md).
 		d.Verdict, d.Explicit, d.Level, d.DecidedBy = Deny, true, LevelAuthPolicy, strings.Join(ap.Policies, ",")
-		if text {
-			d.Reason = fmt.Sprintf("every authentication rule of Kuadrant AuthPolicy %s is skipped by its when conditions: Authorino finds no identity and the data plane answers 401", strings.Join(ap.Policies, ", "))
-			d.Trace = append(d.Trace, Step{Level: LevelAuthPolicy, Phase: "authentication", Outcome: OutcomeMatched, Reason: d.Reason})
+		if traced {
+			authPolicyCause(d, "authentication", OutcomeMatched, CauseAuthPolicyNoIdentity, &AuthPolicyCause{Policies: ap.Policies})
 		}
 		return
 	}
@@ -166,14 +164,13 @@ func kuadrantDecides(d *Decision, ap *AuthPolicyInfo, text bool) {
 		}
 		if r.Runs == authpolicy.True && r.Passes == authpolicy.False && ev.Applies == authpolicy.True {
 			d.Verdict, d.Explicit, d.Level, d.DecidedBy = Deny, true, LevelAuthPolicy, r.Source
-			if text {
-				d.Reason = fmt.Sprintf("authorization %s of Kuadrant AuthPolicy %s fails: the data plane answers 403", r.Name, r.Source)
-				d.Trace = append(d.Trace, Step{Level: LevelAuthPolicy, Phase: "authorization", Outcome: OutcomeMatched, Reason: d.Reason})
+			if traced {
+				authPolicyCause(d, "authorization", OutcomeMatched, CauseAuthPolicyAuthzFails, &AuthPolicyCause{Policies: ap.Policies, Rule: r.Name, Source: r.Source})
 			}
 			return
 		}
 		if r.Passes != authpolicy.True {
-			unknown = append(unknown, fmt.Sprintf("authorization %s: %s", r.Name, r.Present))
+			unknown = append(unknown, AuthPolicyUnknown{What: UnknownAuthorization, Rules: []string{r.Name}, Present: r.Present})
 		}
 	}
 	var auth []string
@@ -183,15 +180,14 @@ func kuadrantDecides(d *Decision, ap *AuthPolicyInfo, text bool) {
 		}
 	}
 	if len(auth) > 0 {
-		unknown = append([]string{fmt.Sprintf("authentication %s (the request's credentials)", strings.Join(auth, " or "))}, unknown...)
+		unknown = append([]AuthPolicyUnknown{{What: UnknownAuthentication, Rules: auth}}, unknown...)
 	}
 	if len(unknown) == 0 {
 		return
 	}
 	d.Verdict, d.Explicit, d.Level, d.DecidedBy = Indeterminate, false, LevelAuthPolicy, strings.Join(ap.Policies, ",")
-	if text {
-		d.Reason = fmt.Sprintf("Kuadrant AuthPolicy %s decides on this Gateway, and cannot be known offline: %s", strings.Join(ap.Policies, ", "), strings.Join(unknown, "; "))
-		d.Trace = append(d.Trace, Step{Level: LevelAuthPolicy, Phase: "authpolicy", Outcome: OutcomeInfo, Reason: d.Reason})
+	if traced {
+		authPolicyCause(d, "authpolicy", OutcomeInfo, CauseAuthPolicyUnknown, &AuthPolicyCause{Policies: ap.Policies, Unknown: unknown})
 	}
 }
 
@@ -282,15 +278,14 @@ func (sim *Simulator) hasV1beta2() bool {
 // credentials): no XAccessPolicy runs there, so the AuthPolicies decide, and the verdict
 // is indeterminate, naming them. Decisions other than the other-data-plane allow are
 // left as they are.
-func authPolicyUnevaluated(d *Decision, policies []string, text bool) {
+func authPolicyUnevaluated(d *Decision, policies []string, traced bool) {
 	if d.DecidedBy != DecidedOtherDataPlane || len(policies) == 0 {
 		return
 	}
 	d.Verdict, d.Explicit, d.Level, d.DecidedBy = Indeterminate, false, LevelAuthPolicy, strings.Join(policies, ",")
 	d.Branches = nil
-	if text {
-		d.Reason = "Kuadrant AuthPolicy " + strings.Join(policies, ", ") + " decides on this Gateway (no XAccessPolicy runs on its data plane) on the routes to this backend, and its outcome depends on the caller's credentials, which are not known: name the request's host and path instead of the backend to see what it asks"
-		d.Trace = append(d.Trace, Step{Level: LevelAuthPolicy, Phase: "authpolicy", Outcome: OutcomeInfo, Reason: d.Reason})
+	if traced {
+		authPolicyCause(d, "authpolicy", OutcomeInfo, CauseAuthPolicyUnevaluated, &AuthPolicyCause{Policies: policies})
 	}
 }
 
@@ -300,7 +295,7 @@ const LevelAuthPolicy = "authpolicy"
 // authorinoDecides makes Authorino's answer to a request that carries an identity the
 // decision (authpolicy.Outcome): allow, deny with 401/403 (or the policy's override), or
 // indeterminate, with the reason and what surprises.
-func authorinoDecides(d *Decision, ap *AuthPolicyInfo, o *authpolicy.Outcome, text bool) {
+func authorinoDecides(d *Decision, ap *AuthPolicyInfo, o *authpolicy.Outcome, traced bool) {
 	policies := strings.Join(ap.Policies, ",")
 	switch o.Verdict {
 	case authpolicy.OutcomeAllow:
@@ -314,20 +309,57 @@ func authorinoDecides(d *Decision, ap *AuthPolicyInfo, o *authpolicy.Outcome, te
 	default:
 		d.Verdict, d.Explicit, d.Level, d.DecidedBy = Indeterminate, false, LevelAuthPolicy, policies
 	}
-	if !text {
+	if !traced {
 		return
-	}
-	code := ""
-	if o.Code != 0 {
-		code = fmt.Sprintf(" (HTTP %d)", o.Code)
-	}
-	d.Reason = fmt.Sprintf("Kuadrant AuthPolicy %s, as Authorino decides it: %s%s: %s", strings.Join(ap.Policies, ", "), o.Verdict, code, o.Reason)
-	if len(o.Notes) > 0 {
-		d.Reason += "; note: " + strings.Join(o.Notes, "; ")
 	}
 	outcome := OutcomeInfo
 	if o.Verdict == authpolicy.OutcomeDeny {
 		outcome = OutcomeMatched
 	}
-	d.Trace = append(d.Trace, Step{Level: LevelAuthPolicy, Phase: "authpolicy", Outcome: outcome, Reason: d.Reason})
+	authPolicyCause(d, "authpolicy", outcome, CauseAuthorino, &AuthPolicyCause{Policies: ap.Policies, Outcome: o})
 }
+
+// authPolicyCause gives d, which Kuadrant's AuthPolicy decided, its cause and the trace
+// step saying the same (event and data; render writes the sentence of both).
+func authPolicyCause(d *Decision, phase, outcome, event string, a *AuthPolicyCause) {
+	d.Reason, d.Cause = "", &Cause{Event: event, AuthPolicy: a}
+	d.Trace = append(d.Trace, Step{Level: LevelAuthPolicy, Phase: phase, Outcome: outcome, Event: event, AuthPolicy: a})
+}
+
+// AuthPolicyCause is what Kuadrant's AuthPolicy decided, as data (Cause.AuthPolicy and
+// Step.AuthPolicy of the CauseAuthPolicy* and CauseAuthorino events).
+type AuthPolicyCause struct {
+	// Policies are the AuthPolicies that decide.
+	Policies []string `json:"policies"`
+	// Rule and Source: the authorization rule that fails and its policy
+	// (CauseAuthPolicyAuthzFails).
+	Rule   string `json:"rule,omitempty"`
+	Source string `json:"source,omitempty"`
+	// Unknown is what cannot be known offline (CauseAuthPolicyUnknown).
+	Unknown []AuthPolicyUnknown `json:"unknown,omitempty"`
+	// Found is how the kuadrant.io/v1beta2 policy was found, as effective/authpolicy
+	// says it (CauseAuthPolicyNotFound: V1beta2Decision.Reason).
+	Found string `json:"found,omitempty"`
+	// Outcome is Authorino's answer to a request that carries an identity
+	// (CauseAuthorino); -o json shows it under authPolicy.evaluation.outcome.
+	Outcome *authpolicy.Outcome `json:"-"`
+}
+
+// AuthPolicyUnknown is one thing a Kuadrant AuthPolicy's verdict depends on that cannot
+// be known offline.
+type AuthPolicyUnknown struct {
+	// What is an Unknown* constant.
+	What string `json:"what"`
+	// Rules are the authentication rules that run (UnknownAuthentication, any of
+	// them), or the authorization rule (UnknownAuthorization).
+	Rules []string `json:"rules,omitempty"`
+	// Present is what the authorization rule asks of the request (UnknownAuthorization).
+	Present string `json:"present,omitempty"`
+}
+
+// What a Kuadrant AuthPolicy's verdict depends on (AuthPolicyUnknown.What).
+const (
+	UnknownWhen           = "when"           // whether the policy's when conditions hold
+	UnknownAuthentication = "authentication" // the request's credentials
+	UnknownAuthorization  = "authorization"  // an authorization rule's outcome
+)

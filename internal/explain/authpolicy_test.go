@@ -142,3 +142,44 @@ func TestExplainWithoutAuthPolicy(t *testing.T) {
 		t.Errorf("AuthPolicy = %+v, want nil", res[0].AuthPolicy)
 	}
 }
+
+// Where Kuadrant's AuthPolicy decides (a Gateway another data plane serves), the decision
+// says why as data, and its last trace step says the same: explain writes no sentence.
+func TestAuthPolicyDecidesAsData(t *testing.T) {
+	class := "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: x}\nspec: {controllerName: istio.io/gateway-controller}"
+	sim := New(model.New(loadYAML(t, kuadrantTopology, kuadrantPolicies, class)), []effective.Semantics{effective.Reference()}, "")
+	gw := &NamespacedName{Namespace: "infra", Name: "gw"}
+	for _, tt := range []struct {
+		name  string
+		req   *Request
+		event string
+		check func(a *AuthPolicyCause) bool
+	}{
+		{"credentials unknown", &Request{From: Caller{Kind: CallerAnonymous}, Gateway: gw, HTTP: HTTP{Method: "GET", Path: "/admin", Host: "api.example.com"}},
+			CauseAuthPolicyUnknown, func(a *AuthPolicyCause) bool {
+				return len(a.Unknown) == 1 && a.Unknown[0].What == UnknownAuthentication && strings.Join(a.Unknown[0].Rules, ",") == "admins,api-key"
+			}},
+		{"backend named", &Request{From: Caller{Kind: CallerAnonymous}, Gateway: gw, Service: &NamespacedName{Namespace: "app", Name: "admin"}, HTTP: HTTP{Method: "GET"}},
+			CauseAuthPolicyUnevaluated, func(a *AuthPolicyCause) bool {
+				return strings.Join(a.Policies, ",") == "app/admin-jwt,infra/gw-keys"
+			}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := sim.Explain(Full, tt.req)
+			if err != nil || len(res) != 1 {
+				t.Fatalf("Explain: %v %v", res, err)
+			}
+			d := res[0].Decision
+			if d.Verdict != Indeterminate || d.Level != LevelAuthPolicy || d.Reason != "" {
+				t.Errorf("%s at %s, reason %q: want indeterminate at %s, no sentence", d.Verdict, d.Level, d.Reason, LevelAuthPolicy)
+			}
+			if d.Cause == nil || d.Cause.Event != tt.event || d.Cause.AuthPolicy == nil || !tt.check(d.Cause.AuthPolicy) {
+				t.Fatalf("cause %+v (authPolicy %+v), want %s with its data", d.Cause, d.Cause.AuthPolicy, tt.event)
+			}
+			last := d.Trace[len(d.Trace)-1]
+			if last.Event != tt.event || last.AuthPolicy != d.Cause.AuthPolicy || last.Reason != "" {
+				t.Errorf("last step %+v, want event %s with the cause's data", last, tt.event)
+			}
+		})
+	}
+}

@@ -55,9 +55,9 @@ type Decision struct {
 	DecidedBy string `json:"decidedBy"`
 	Semantics string `json:"semantics"`
 	// Reason is the one-line why, written by render from Cause (empty from Decide,
-	// which builds no text). Route resolution and unread objects give it as text.
+	// which builds no text). An uncertain route and Kuadrant's AuthPolicy give it as text.
 	Reason string `json:"reason"`
-	// Cause is why, as data (nil from Decide).
+	// Cause is why, as data (nil from Decide but for unread objects).
 	Cause    *Cause   `json:"cause,omitempty"`
 	Branches []Branch `json:"branches,omitempty"`
 	Trace    []Step   `json:"trace"`
@@ -304,7 +304,7 @@ func (e ExtAuth) String() string {
 func (ev *evaluator) run() {
 	cc := ev.cc
 	if cc.chain.NotEnforced != "" {
-		ev.step(Step{Level: string(effective.LevelNone), Phase: "default", Outcome: OutcomeInfo, Reason: cc.chain.NotEnforced})
+		ev.step(Step{Level: string(effective.LevelNone), Phase: "default", Outcome: OutcomeInfo, Event: EventOtherDataPlane, Note: cc.chain.NotEnforced})
 		ev.finish(Allow, false, string(effective.LevelNone), DecidedOtherDataPlane, func() *Cause {
 			return &Cause{Event: CauseOtherDataPlane, Note: cc.chain.NotEnforced}
 		})

@@ -30,7 +30,7 @@ func TestIgnoredMethodMatch(t *testing.T) {
 			t.Fatal(err)
 		}
 		if res[0].Path.Backend != "XBackend app/xb" {
-			t.Fatalf("%s /mcp went to %q (%s), want XBackend app/xb", tc.method, res[0].Path.Backend, res[0].Path.Problem)
+			t.Fatalf("%s /mcp went to %q (%s), want XBackend app/xb", tc.method, res[0].Path.Backend, res[0].Path.NoBackend)
 		}
 		found := false
 		want := topology.IgnoredMethod{Route: "app/r", Rule: "0", Method: "GET", RequestMethod: "POST"}

@@ -44,8 +44,8 @@ spec:
 		t.Fatalf("results %+v, want one deny by %s", *res[0], DecidedNoBackend)
 	}
 	d := res[0]
-	if d.Path.Problem != "no backend (500)" {
-		t.Errorf("path problem %q, want %q", d.Path.Problem, "no backend (500)")
+	if d.Path.NoBackend != topology.NoBackendRule || d.Path.Problem != "" {
+		t.Errorf("path: no backend %q, problem %q; want %q as data, no text", d.Path.NoBackend, d.Path.Problem, topology.NoBackendRule)
 	}
 	if d.Cause == nil || d.Cause.NoBackend == nil {
 		t.Fatalf("cause %+v, want the refusal's why as data", d.Cause)

@@ -44,8 +44,9 @@ spec:
 	if x := res[0].Expect; x == nil || x.Passed {
 		t.Errorf("expectation %+v: an expected allow fails on an unread gateway", x)
 	}
-	if !strings.Contains(res[0].Reason, "gateway infra/edge is not among the objects read") || !strings.Contains(res[0].Reason, "missing permission: list "+gatewaysResource) {
-		t.Errorf("reason %q", res[0].Reason)
+	if c := res[0].Cause; res[0].Reason != "" || c == nil || c.Event != CauseNotRead || c.Object != "gateway infra/edge" ||
+		len(c.Unread) != 1 || c.Unread[0].Kind != gatewaysResource {
+		t.Errorf("reason %q, cause %+v: want the cause %s naming gateway infra/edge and %s as data", res[0].Reason, res[0].Cause, CauseNotRead, gatewaysResource)
 	}
 	n := 0
 	each := Full

@@ -3,7 +3,6 @@ package explain
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/agpol/agpol/internal/snapshot"
 	"github.com/agpol/agpol/internal/suggest"
@@ -73,40 +72,27 @@ func coversAny(w snapshot.Warning, namespaces []string) bool {
 const UnreadBy = "unread-objects"
 
 // UnreadDecision is d made indeterminate because it depends on kinds agpol could not
-// read: its reason names each kind and the permission missing, and its trace keeps
-// what the decision would be on the objects that were read.
+// read: its cause names each kind (render says which permission is missing), and keeps
+// what the decision would be on the objects that were read, as does its first step.
 func UnreadDecision(d Decision, unread []snapshot.Warning) Decision {
-	what, msgs := unreadKinds(unread)
-	was := fmt.Sprintf("on the objects that could be read: %s by %s at level %s", strings.ToUpper(d.Verdict), d.DecidedBy, d.Level)
-	trace := append([]Step{{Level: "none", Phase: "read", Outcome: OutcomeInfo,
-		Reason: strings.Join(msgs, "; ") + "; " + was}}, d.Trace...)
+	was := &Was{Verdict: d.Verdict, DecidedBy: d.DecidedBy, Level: d.Level}
+	trace := append([]Step{{Level: "none", Phase: "read", Outcome: OutcomeInfo, Event: EventUnread, Unread: unread, Was: was}}, d.Trace...)
 	return Decision{
 		Verdict:   Indeterminate,
 		Level:     "none",
 		DecidedBy: UnreadBy,
 		Semantics: d.Semantics,
-		Reason:    fmt.Sprintf("cannot decide: agpol could not read %s; the answer depends on them (%s)", strings.Join(what, ", "), was),
+		Cause:     &Cause{Event: CauseUnread, Unread: unread, Was: was},
 		Trace:     trace,
 	}
 }
 
-// unreadKinds names each unread kind with the permission missing, and gives the
-// warnings' messages.
-func unreadKinds(unread []snapshot.Warning) (what, msgs []string) {
-	what = make([]string, len(unread))
-	msgs = make([]string, len(unread))
-	for i, w := range unread {
-		msgs[i] = w.Message
-		switch {
-		case strings.Contains(w.Message, "forbidden") && w.Namespace != "":
-			what[i] = fmt.Sprintf("%s (missing permission: list %s in namespace %s)", w.Kind, w.Kind, w.Namespace)
-		case strings.Contains(w.Message, "forbidden"):
-			what[i] = fmt.Sprintf("%s (missing permission: list %s)", w.Kind, w.Kind)
-		default:
-			what[i] = fmt.Sprintf("%s (%s)", w.Kind, w.Message)
-		}
-	}
-	return what, msgs
+// Was is what a decision made indeterminate by unread kinds would be on the objects that
+// were read (Cause.Was, Step.Was).
+type Was struct {
+	Verdict   string `json:"decision"`
+	DecidedBy string `json:"decidedBy"`
+	Level     string `json:"level"`
 }
 
 // unread is Unread for the path of choice ch through gateway gw.
@@ -129,11 +115,13 @@ const (
 )
 
 // notFound is resolve's answer to a request that names an object (a gateway, route or
-// backend) that is not in the snapshot: an input error, unless the object's kind could
-// not be read in its namespace, when rt gets one choice that nothing can be decided on.
+// backend; resource its resource.group) that is not in the snapshot, or a listener rt's
+// gateway does not have (what "listener", resource ""): an input error, unless the
+// object's kind could not be read in its namespace, when rt gets one choice that nothing
+// can be decided on.
 func (sim *Simulator) notFound(rt *routing, what, resource string, n NamespacedName) error {
 	var unread []snapshot.Warning
-	if sim.Snapshot.Partial {
+	if sim.Snapshot.Partial && resource != "" {
 		for _, w := range sim.Snapshot.Warnings {
 			if w.Kind == resource && (w.Namespace == "" || w.Namespace == n.Namespace) {
 				unread = append(unread, w)
@@ -142,11 +130,7 @@ func (sim *Simulator) notFound(rt *routing, what, resource string, n NamespacedN
 		}
 	}
 	if unread == nil {
-		msg := fmt.Sprintf("%s %s not found", what, n)
-		if h := sim.hint(what, n); h != "" {
-			msg += "; " + h
-		}
-		return fmt.Errorf("%w: %s", ErrInput, msg)
+		return fmt.Errorf("%w: %s", ErrInput, sim.notFoundText(rt, what, n))
 	}
 	rt.gw, rt.options = nil, nil
 	rt.choices = append(rt.choices[:0], choice{info: PathInfo{Gateway: what + " " + n.String()}, unread: unread})
@@ -156,41 +140,41 @@ func (sim *Simulator) notFound(rt *routing, what, resource string, n NamespacedN
 // requestFields are the request's fields (and explain's flags) naming each kind.
 var requestFields = map[string]string{"gateway": "--gateway", "httproute": "--route", "xbackend": "--backend", "service": "--service"}
 
-// hint is suggest's "did you mean …?" for a request's kind what named n that the
-// snapshot does not hold: the same NAME in another namespace, an object of another kind
-// (and the flag naming it), or the nearest name.
-func (sim *Simulator) hint(what string, n NamespacedName) string {
+// notFoundText says that n, of the request's kind what, names nothing, with suggest's
+// "did you mean …?" (asked once): for an object, the same NAME in another namespace, an
+// object of another kind (and the flag naming it), or the nearest name; for a listener,
+// the nearest listener name of rt's gateway.
+func (sim *Simulator) notFoundText(rt *routing, what string, n NamespacedName) string {
+	msg := fmt.Sprintf("%s %s not found", what, n)
+	var objs []suggest.Object
+	if what == "listener" {
+		msg = fmt.Sprintf("gateway %s/%s has no listener %q", rt.gw.Namespace, rt.gw.Name, n.Name)
+		for _, l := range rt.gw.Spec.Listeners {
+			objs = append(objs, suggest.Object{Kind: what, Name: string(l.Name)})
+		}
+	} else {
+		objs = suggest.Objects(sim.Snapshot)
+	}
 	ask := func(o suggest.Object) string {
 		if f := requestFields[o.Kind]; f != "" {
 			return f + " " + o.ID()
 		}
 		return ""
 	}
-	return suggest.Hint(suggest.Query{Kinds: []string{what}, Namespace: n.Namespace, Name: n.Name, Ask: ask}, suggest.Objects(sim.Snapshot))
-}
-
-// listenerHint is "; did you mean NAME?" for a listener gw does not have, "" when no
-// listener name is close.
-func listenerHint(gw *snapshot.Gateway, name string) string {
-	var names []string
-	for _, l := range gw.Spec.Listeners {
-		names = append(names, string(l.Name))
+	if h := suggest.Hint(suggest.Query{Kinds: []string{what}, Namespace: n.Namespace, Name: n.Name, Ask: ask}, objs); h != "" {
+		msg += "; " + h
 	}
-	if n := suggest.NearestOther(name, names); n != "" {
-		return "; did you mean " + n + "?"
-	}
-	return ""
+	return msg
 }
 
 // NotReadDecision is the decision on a request that names an object agpol could not
-// read: indeterminate, naming the kind and the missing permission.
+// read: indeterminate, its cause naming the object and the kinds unread.
 func NotReadDecision(p PathInfo, unread []snapshot.Warning) Decision {
-	what, msgs := unreadKinds(unread)
 	return Decision{
 		Verdict:   Indeterminate,
 		Level:     "none",
 		DecidedBy: UnreadBy,
-		Reason:    fmt.Sprintf("cannot decide: %s is not among the objects read, and agpol could not read %s", p.Gateway, strings.Join(what, ", ")),
-		Trace:     []Step{{Level: "none", Phase: "read", Outcome: OutcomeInfo, Reason: strings.Join(msgs, "; ")}},
+		Cause:     &Cause{Event: CauseNotRead, Object: p.Gateway, Unread: unread},
+		Trace:     []Step{{Level: "none", Phase: "read", Outcome: OutcomeInfo, Event: EventUnread, Unread: unread}},
 	}
 }

@@ -41,9 +41,12 @@ func TestUnread(t *testing.T) {
 	}
 	d := UnreadDecision(Decision{Verdict: Allow, Level: "gateway", DecidedBy: "infra/p#r", Semantics: "reference"},
 		[]snapshot.Warning{w(xaccesspolicies, "infra")})
-	if d.Verdict != Indeterminate || d.DecidedBy != UnreadBy || d.Semantics != "reference" ||
-		!strings.Contains(d.Reason, "missing permission: list "+xaccesspolicies+" in namespace infra") ||
-		!strings.Contains(d.Reason, "ALLOW by infra/p#r") {
+	if c := d.Cause; d.Verdict != Indeterminate || d.DecidedBy != UnreadBy || d.Semantics != "reference" || c == nil ||
+		c.Event != CauseUnread || len(c.Unread) != 1 || c.Unread[0].Kind != xaccesspolicies ||
+		c.Was == nil || *c.Was != (Was{Verdict: Allow, DecidedBy: "infra/p#r", Level: "gateway"}) {
 		t.Errorf("UnreadDecision = %+v", d)
+	}
+	if len(d.Trace) == 0 || d.Trace[0].Event != EventUnread || d.Trace[0].Was == nil {
+		t.Errorf("UnreadDecision's trace does not open with the unread step: %+v", d.Trace)
 	}
 }

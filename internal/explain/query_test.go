@@ -59,7 +59,7 @@ func checkDecide(t *testing.T, sim *Simulator, r *Request) int {
 			principal = ""
 		}
 		var be *topology.Ref
-		if x.Path.BackendKind == topology.BackendXBackend && x.Path.Problem == "" {
+		if x.Path.BackendKind == topology.BackendXBackend && x.Path.NoBackend == "" {
 			n, err := ParseNamespacedName(strings.TrimPrefix(x.Path.Backend, "XBackend "), "")
 			if err != nil {
 				t.Fatal(err)
@@ -71,10 +71,10 @@ func checkDecide(t *testing.T, sim *Simulator, r *Request) int {
 		chain := e.Chain(topology.GatewayRef(r.Gateway.Namespace, r.Gateway.Name), x.Path.Listener, be)
 		end := PathEnd{listener: x.Path.Listener,
 			clientCert: sim.Graph.ClientCertificate(topology.GatewayRef(r.Gateway.Namespace, r.Gateway.Name), x.Path.Listener)}
-		if x.Path.Problem != "" {
+		if x.Path.NoBackend != "" {
 			// No backend is reached: the data plane's own answer.
 			end.refused = DecidedNoBackend
-			if x.Path.Problem == "no route" {
+			if x.Path.NoBackend == topology.NoBackendNoRoute {
 				end.refused = DecidedNoRoute
 			}
 		}

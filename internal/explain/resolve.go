@@ -131,7 +131,7 @@ func (sim *Simulator) unresolved(rt *routing) error {
 		rt.gw = nil
 		return sim.notFound(rt, "gateway", gatewaysResource, named)
 	case topology.UnresolvedListener:
-		return fmt.Errorf("%w: gateway %s has no listener %q%s", ErrInput, named, u.Listener, listenerHint(rt.gw, u.Listener))
+		return sim.notFound(rt, "listener", "", NamespacedName{Name: u.Listener})
 	case topology.UnresolvedRoute:
 		return sim.notFound(rt, "httproute", httproutesResource, named)
 	case topology.UnresolvedXBackend:
@@ -166,7 +166,7 @@ func (sim *Simulator) choiceOf(rt *routing, base PathInfo, t *topology.Target, w
 		ch.info.Route, ch.refused = "", DecidedNoRoute
 		if detail {
 			nb := t.NoBackend
-			ch.info.Problem = "no route"
+			ch.info.NoBackend = nb.Why
 			if len(nb.HostsThatRoute) > 0 {
 				ch.noBackend = &nb // the headline says the request names no host
 			}
@@ -177,7 +177,7 @@ func (sim *Simulator) choiceOf(rt *routing, base PathInfo, t *topology.Target, w
 		ch.refused = DecidedNoBackend
 		if detail {
 			nb := t.NoBackend
-			ch.info.Problem, ch.noBackend = noBackendProblem(nb.Why), &nb
+			ch.info.NoBackend, ch.noBackend = nb.Why, &nb
 			ch.pre = []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo, Event: EventNoBackend, NoBackend: &nb}}
 		}
 		return ch
@@ -199,7 +199,7 @@ func (sim *Simulator) choiceOf(rt *routing, base PathInfo, t *topology.Target, w
 		ch.refused = DecidedNoBackend
 		if detail {
 			nb := t.NoBackend
-			ch.info.Problem, ch.noBackend = noBackend500, &nb
+			ch.info.NoBackend, ch.noBackend = nb.Why, &nb
 			ch.pre = []Step{{Level: string(effective.LevelGateway), Phase: "route", Outcome: OutcomeInfo, Event: EventNoBackend, NoBackend: ch.noBackend}}
 		}
 	case b.Kind == topology.BackendXBackend:
@@ -221,17 +221,6 @@ func (sim *Simulator) choiceOf(rt *routing, base PathInfo, t *topology.Target, w
 		}
 	}
 	return ch
-}
-
-// noBackendProblem ends the path line of a rule that reaches no backend.
-func noBackendProblem(why string) string {
-	switch why {
-	case topology.NoBackendRedirect:
-		return "the rule answers with a redirect (no backend)"
-	case topology.NoBackendNone:
-		return "the rule has no backend"
-	}
-	return noBackend500
 }
 
 // otherListeners decides r on each other listener of rt.options that reaches a route
@@ -282,7 +271,3 @@ func assumption(a topology.Assumption) *topology.Assumption {
 	}
 	return &a
 }
-
-// noBackend500 ends the path line of a rule or backendRef the data plane answers 500 for;
-// the reason is in the decision (refuse) or, when the gateway denies first, in the trace.
-const noBackend500 = "no backend (500)"

@@ -72,8 +72,12 @@ type PathInfo struct {
 	Weight      *int32 `json:"weight,omitempty"`
 	// Resolved is true when routing chose the path, false when the request named it.
 	Resolved bool `json:"resolved"`
-	// Problem says why the data plane would not reach a backend (no route: 404, broken rule: 500).
-	Problem string `json:"problem,omitempty"`
+	// NoBackend says why the data plane would not reach a backend, a topology.NoBackend*
+	// constant (no route: 404, broken rule or backendRef: 500, a redirect, no
+	// backendRef); "" when it reaches one. Problem is its short text, written by render
+	// (render.PathProblem) for -o json|yaml; explain leaves it empty.
+	NoBackend string `json:"-"`
+	Problem   string `json:"problem,omitempty"`
 	// ListenerAssumed says which listener agpol chose for a request that named none,
 	// and why; empty when the request left no choice. render writes it from
 	// ListenerChoice, how topology.Resolve chose.
@@ -146,8 +150,8 @@ type choice struct {
 	// when the request named the backend: it keys the chain cache.
 	target *topology.BackendTarget
 	pre    []Step
-	// noBackend is why a choice reaches no backend, as data (info.Problem is its short
-	// form for the path line).
+	// noBackend is why a choice reaches no backend, as data (info.NoBackend is its
+	// Why, which the path line ends with).
 	noBackend *topology.NoBackend
 	// refused is set when the data plane answers the request itself instead of sending
 	// it to a backend: DecidedNoRoute (404) or DecidedNoBackend (500, redirect). The

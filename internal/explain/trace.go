@@ -8,8 +8,7 @@ import (
 
 // Step is one entry of a trace: what was considered, where, and what it found, as data.
 // The evaluator fills Event and the fields it names; render writes the sentence
-// (render.StepReason) and the position as text. Steps of unread objects and of
-// Kuadrant's AuthPolicy still carry their sentence in Reason and no Event.
+// (render.StepReason) and the position as text.
 type Step struct {
 	Level   string `json:"level"`
 	Phase   string `json:"phase"` // route, extauth, allow, default
@@ -28,9 +27,11 @@ type Step struct {
 	Mismatch *Mismatch `json:"mismatch,omitempty"`
 	// Allows is what a matching Allow rule permits (EventAllows).
 	Allows *effective.Permission `json:"allows,omitempty"`
-	// Note is the reason the data plane has no ext_authz filter (EventNoFilter), or
-	// the backend object assumed to exist (EventBackendAssumed: render writes it from
-	// Assumed).
+	// Note is the reason the data plane has no ext_authz filter (EventNoFilter), the
+	// backend object assumed to exist (EventBackendAssumed: render writes it from
+	// Assumed), why Envoy may route the request otherwise (EventUncertainRoute), or why
+	// no XAccessPolicy runs on the gateway (EventOtherDataPlane): a lower stage's text,
+	// carried as it is.
 	Note    string               `json:"note,omitempty"`
 	Assumed *topology.Assumption `json:"-"`
 	// RuleName and KeptBy: the rule name two policies share and the rule kept
@@ -65,6 +66,14 @@ type Step struct {
 	// IgnoredMethod is the route rule that takes the request though its match names
 	// another method (EventIgnoredMethod).
 	IgnoredMethod *topology.IgnoredMethod `json:"ignoredMethod,omitempty"`
+	// AuthPolicy is what Kuadrant's AuthPolicy decided (CauseAuthPolicy* and
+	// CauseAuthorino events: the step says what the decision's cause says).
+	AuthPolicy *AuthPolicyCause `json:"authPolicy,omitempty"`
+	// Unread are the kinds a live read could not read, and Was the decision on the
+	// objects that were read (nil for a request naming an object not read) (EventUnread),
+	// or on agpol's own routing (EventUncertainRoute).
+	Unread []snapshot.Warning `json:"unread,omitempty"`
+	Was    *Was               `json:"was,omitempty"`
 }
 
 // Events of trace steps.
@@ -99,6 +108,9 @@ const (
 	EventTLSCAAssumed      = "tls-ca-assumed"      // the listener validates against its own CA, assumed to have issued the caller's SVID (Listener, CA)
 	EventIgnoredMethod     = "ignored-method"      // routing: the rule takes the request though its match names another method (IgnoredMethod)
 	EventBackendAssumed    = "backend-assumed"     // routing: a backend object not in the input is assumed to exist (Assumed: topology's BackendTarget.Assumed)
+	EventUnread            = "unread"              // kinds a live read could not read (Unread, Was)
+	EventUncertainRoute    = "uncertain-route"     // routing: Envoy may route the request otherwise (Note: topology's why; Was: the decision on agpol's routing)
+	EventOtherDataPlane    = "other-data-plane"    // another data plane serves the gateway: no XAccessPolicy runs (Note: effective's Chain.NotEnforced)
 )
 
 // Why a caller fails the TLS handshake of a listener that requires a client certificate
@@ -161,7 +173,8 @@ type Cause struct {
 	Caller string `json:"caller,omitempty"`
 	// CEL lists the CEL expressions whose outcome is unknown (CauseCELUnknown).
 	CEL []string `json:"cel,omitempty"`
-	// Note says why no XAccessPolicy runs on the gateway (CauseOtherDataPlane).
+	// Note says why no XAccessPolicy runs on the gateway (CauseOtherDataPlane), or why
+	// Envoy may route the request otherwise (CauseUncertainRoute, with Was).
 	Note string `json:"note,omitempty"`
 	// NoBackend and Before: why the data plane refuses the request and what the chain
 	// decided before (CauseRefused; NoBackend nil: no route takes it).
@@ -171,6 +184,15 @@ type Cause struct {
 	// why, a Handshake* constant (CauseTLSHandshake).
 	Listener  string `json:"listener,omitempty"`
 	Handshake string `json:"handshake,omitempty"`
+	// Unread, Was and Object: the kinds a live read could not read, the decision on the
+	// objects that were read (CauseUnread), the object a request names that is not
+	// among those read, e.g. "xbackend pay/ledger" (CauseNotRead).
+	Unread []snapshot.Warning `json:"unread,omitempty"`
+	Was    *Was               `json:"was,omitempty"`
+	Object string             `json:"object,omitempty"`
+	// AuthPolicy is what Kuadrant's AuthPolicy decided (CauseAuthPolicy*,
+	// CauseAuthorino).
+	AuthPolicy *AuthPolicyCause `json:"authPolicy,omitempty"`
 }
 
 // Causes of decisions.
@@ -190,4 +212,15 @@ const (
 	CauseOtherDataPlane       = "other-data-plane"       // another data plane serves the gateway: no XAccessPolicy runs (Note)
 	CauseRefused              = "refused"                // the data plane answers the request itself: no route, no backend (NoBackend, Before)
 	CauseTLSHandshake         = "tls-handshake"          // the caller fails the TLS handshake of the listener (Listener, Handshake)
+	CauseUnread               = "unread"                 // the decision depends on kinds a live read could not read (Unread, Was)
+	CauseNotRead              = "not-read"               // the request names an object whose kind could not be read (Object, Unread)
+	CauseUncertainRoute       = "uncertain-route"        // Envoy may route the request otherwise (Note: topology's why; Was)
+	// Kuadrant's AuthPolicy decides on a Gateway another data plane serves (AuthPolicy;
+	// the trace's last step has the same event and data).
+	CauseAuthPolicyNotFound    = "authpolicy-not-found"           // v1beta2: no AuthConfig holds the host; Authorino answers NOT_FOUND (Policies, Found)
+	CauseAuthPolicyNoIdentity  = "authpolicy-no-identity"         // every authentication rule is skipped by its when: 401 (Policies)
+	CauseAuthPolicyAuthzFails  = "authpolicy-authorization-fails" // an authorization rule runs and fails: 403 (Rule, Source)
+	CauseAuthPolicyUnknown     = "authpolicy-unknown"             // the verdict depends on what cannot be known offline (Policies, Unknown)
+	CauseAuthPolicyUnevaluated = "authpolicy-unevaluated"         // the request names the backend: the AuthPolicies on its routes are not evaluated (Policies)
+	CauseAuthorino             = "authpolicy-authorino"           // Authorino's answer to a request carrying an identity (Policies, Outcome)
 )

@@ -1,27 +1,22 @@
 package explain
 
-import (
-	"fmt"
-	"strings"
-)
-
 // UncertainRouteBy is the DecidedBy of a decision made indeterminate because Envoy may
 // route the request otherwise than agpol (topology.RouteResult.Uncertain).
 const UncertainRouteBy = "uncertain-route"
 
 // uncertainRoute makes d indeterminate: a match that could take the request has a
 // regular expression Envoy and Go read differently (docs/limits.md, "Regular
-// expressions"), why says which. What agpol decided on its own routing stays in the
-// reason and the trace.
+// expressions"), why says which (topology's text, carried as it is). What agpol decided
+// on its own routing stays in the cause and the trace's first step (Was).
 func uncertainRoute(d Decision, why string) Decision {
-	was := fmt.Sprintf("as agpol routes it: %s by %s at level %s", strings.ToUpper(d.Verdict), d.DecidedBy, d.Level)
-	trace := append([]Step{{Level: "none", Phase: "route", Outcome: OutcomeInfo, Reason: why + "; " + was}}, d.Trace...)
+	was := &Was{Verdict: d.Verdict, DecidedBy: d.DecidedBy, Level: d.Level}
+	trace := append([]Step{{Level: "none", Phase: "route", Outcome: OutcomeInfo, Event: EventUncertainRoute, Note: why, Was: was}}, d.Trace...)
 	return Decision{
 		Verdict:   Indeterminate,
 		Level:     "none",
 		DecidedBy: UncertainRouteBy,
 		Semantics: d.Semantics,
-		Reason:    fmt.Sprintf("cannot decide: Envoy may route the request otherwise: %s (%s)", why, was),
+		Cause:     &Cause{Event: CauseUncertainRoute, Note: why, Was: was},
 		Trace:     trace,
 	}
 }

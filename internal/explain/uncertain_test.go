@@ -39,8 +39,9 @@ func TestUncertainRegexRoute(t *testing.T) {
 			t.Errorf("%s: %s by %s (%s), want %s", tc.name, d.Verdict, d.DecidedBy, d.Reason, tc.verdict)
 			continue
 		}
-		if tc.want != "" && (d.DecidedBy != UncertainRouteBy || !strings.Contains(d.Reason, tc.want)) {
-			t.Errorf("%s: decided by %s: %s; want %s with %q", tc.name, d.DecidedBy, d.Reason, UncertainRouteBy, tc.want)
+		if tc.want != "" && (d.DecidedBy != UncertainRouteBy || d.Reason != "" || d.Cause == nil || d.Cause.Event != CauseUncertainRoute ||
+			!strings.Contains(d.Cause.Note, tc.want) || d.Cause.Was == nil) {
+			t.Errorf("%s: decided by %s: %q, cause %+v; want %s with %q and the decision on agpol's routing as data", tc.name, d.DecidedBy, d.Reason, d.Cause, UncertainRouteBy, tc.want)
 		}
 	}
 }

@@ -35,8 +35,8 @@ func PathLine(p explain.PathInfo) string {
 		}
 		parts = append(parts, b)
 	}
-	if p.Problem != "" {
-		parts = append(parts, p.Problem)
+	if t := PathProblem(p); t != "" {
+		parts = append(parts, t)
 	}
 	return strings.Join(parts, " → ")
 }
@@ -256,7 +256,7 @@ func writeAuthPolicy(w io.Writer, ap *explain.AuthPolicyInfo, st Styler) {
 		root.add(st.Dim("not part of the verdict above, the access policies'; Kuadrant enforces it only on the Gateways it programs (Istio, Envoy Gateway)"))
 	}
 	if ap.V1beta2 != nil {
-		root.add("kuadrant.io/v1beta2: " + esc(ap.V1beta2.Reason))
+		root.add("kuadrant.io/v1beta2: " + esc(v1beta2Reason(ap.V1beta2)))
 	}
 	e := ap.Evaluation
 	if e == nil {

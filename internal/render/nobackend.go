@@ -44,6 +44,23 @@ func noBackendWhy(nb *topology.NoBackend) string {
 	return nb.Why
 }
 
+// PathProblem ends the path line of a path that reaches no backend (PathInfo.NoBackend,
+// a topology.NoBackend* constant): "" when it reaches one. The full why is in the
+// decision's reason or, when the gateway denies first, in the trace.
+func PathProblem(p explain.PathInfo) string {
+	switch p.NoBackend {
+	case "":
+		return ""
+	case topology.NoBackendNoRoute:
+		return "no route"
+	case topology.NoBackendRedirect:
+		return "the rule answers with a redirect (no backend)"
+	case topology.NoBackendNone:
+		return "the rule has no backend"
+	}
+	return "no backend (500)" // NoBackendRule, NoBackendRef
+}
+
 // noBackendSeeLast is the routing step of a path whose refusal decides: the why is said
 // once, by the last step.
 func noBackendSeeLast(nb *topology.NoBackend) string {

@@ -40,3 +40,31 @@ func TestNoBackendSentences(t *testing.T) {
 		}
 	}
 }
+
+// The path line of a path that reaches no backend ends with its short why, written from
+// explain's code; -o json's "problem" is the same text.
+func TestPathProblem(t *testing.T) {
+	for why, want := range map[string]string{
+		"":                         "",
+		topology.NoBackendNoRoute:  "no route",
+		topology.NoBackendRedirect: "the rule answers with a redirect (no backend)",
+		topology.NoBackendNone:     "the rule has no backend",
+		topology.NoBackendRule:     "no backend (500)",
+		topology.NoBackendRef:      "no backend (500)",
+	} {
+		r := &explain.Result{Path: explain.PathInfo{Gateway: "gw/gw", Route: "app/r", NoBackend: why}}
+		line := "gw gw/gw → route app/r"
+		if want != "" {
+			line += " → " + want
+		}
+		if got := PathLine(r.Path); got != line {
+			t.Errorf("PathLine(%q) = %q, want %q", why, got, line)
+		}
+		if got := Sentences(r).Path.Problem; got != want {
+			t.Errorf("Sentences(%q).Path.Problem = %q, want %q", why, got, want)
+		}
+		if r.Path.Problem != "" {
+			t.Errorf("Sentences edited explain's result: problem %q", r.Path.Problem)
+		}
+	}
+}

@@ -9,14 +9,22 @@ import (
 )
 
 // Sentences is the view of a result that -o json|yaml prints: a copy of r with its text
-// written (the decision's Reason, each trace step's Reason and Source). r is left as
+// written (the decision's Reason, each trace step's Reason and Source, the path's
+// Problem and ListenerAssumed, a left-out v1beta2 AuthPolicy's reason). r is left as
 // explain made it: render builds its own view and never edits explain's data.
 func Sentences(r *explain.Result) *explain.Result {
 	v := *r
 	v.Reason = DecisionReason(&r.Decision)
 	v.Path.ListenerAssumed = listenerAssumed(r)
 	v.Path.BackendAssumed = backendAssumed(&r.Path)
+	v.Path.Problem = PathProblem(r.Path)
 	v.Trace = filledSteps(r.Trace)
+	if ap := r.AuthPolicy; ap != nil && ap.V1beta2 != nil && ap.V1beta2.Ignored {
+		a, d := *ap, *ap.V1beta2
+		d.Reason = v1beta2Reason(&d)
+		a.V1beta2 = &d
+		v.AuthPolicy = &a
+	}
 	if r.Cause != nil {
 		c := *r.Cause
 		c.Near = filledSteps(c.Near)
@@ -102,6 +110,13 @@ func DecisionReason(d *explain.Decision) string {
 		return refusedText(c.NoBackend, c.Before)
 	case explain.CauseTLSHandshake:
 		return handshakeText(c.Listener, c.Handshake)
+	case explain.CauseUnread, explain.CauseNotRead:
+		return unreadCause(c)
+	case explain.CauseUncertainRoute:
+		return fmt.Sprintf("cannot decide: Envoy may route the request otherwise: %s (%s)", c.Note, routedText(c.Was))
+	}
+	if t := authPolicyText(c.Event, c.AuthPolicy); t != "" {
+		return t
 	}
 	return c.Event
 }
@@ -184,6 +199,12 @@ func StepReason(s explain.Step) string {
 		return noBackendLevelText(s.BackendKind)
 	case explain.EventPlainHTTP:
 		return fmt.Sprintf("listener %s is plain HTTP: no client certificate, the caller %s is seen as anonymous", s.Listener, s.Caller)
+	case explain.EventUnread:
+		return unreadStep(s)
+	case explain.EventOtherDataPlane:
+		return s.Note // effective's Chain.NotEnforced
+	case explain.EventUncertainRoute:
+		return s.Note + "; " + routedText(s.Was) // topology's why
 	case explain.EventTLSHandshakeFails:
 		return handshakeText(s.Listener, s.Handshake)
 	case explain.EventTLSCAAssumed:
@@ -195,6 +216,9 @@ func StepReason(s explain.Step) string {
 			return AssumedText(*s.Assumed)
 		}
 		return s.Note
+	}
+	if t := authPolicyText(s.Event, s.AuthPolicy); t != "" {
+		return t
 	}
 	return s.Event
 }

@@ -52,6 +52,10 @@ func TestStepReason(t *testing.T) {
 			"listener https requires a client certificate and the caller presents none: the TLS handshake fails before any HTTP request (the kube-agentic-networking translator sets RequireClientCertificate on every HTTPS listener, listener.go:695)"},
 		{explain.Step{Event: explain.EventTLSHandshakeFails, Listener: "https", Handshake: explain.HandshakeNotSVID},
 			"listener https validates client certificates against the SPIFFE trust bundle (no spec.tls.frontend CA for its port) and the caller's certificate is not a SPIFFE SVID: the TLS handshake fails before any HTTP request (listener.go:684-730)"},
+		{explain.Step{Event: explain.EventUnread, Unread: []snapshot.Warning{{Message: "cannot list a: forbidden"}, {Message: "cannot list b: forbidden"}},
+			Was: &explain.Was{Verdict: "deny", DecidedBy: "x/p", Level: "backend"}},
+			"cannot list a: forbidden; cannot list b: forbidden; on the objects that could be read: DENY by x/p at level backend"},
+		{explain.Step{Event: explain.EventUnread, Unread: []snapshot.Warning{{Message: "cannot list a: forbidden"}}}, "cannot list a: forbidden"},
 		{explain.Step{Event: explain.EventTLSCAAssumed, Listener: "https", CA: "ConfigMap gw/ca"},
 			"listener https validates client certificates against ConfigMap gw/ca, not the SPIFFE trust bundle: agpol assumes that CA issued the caller's SVID (else the TLS handshake fails)"},
 	}
@@ -93,6 +97,14 @@ func TestDecisionReason(t *testing.T) {
 			`Allow policy ns/p at gateway level matches nothing (every Allow policy must allow); rule "r1" (p.yaml:7) source: wants spiffe://a; caller is spiffe://b; rule "r1" (p.yaml:7) source: wants spiffe://a; caller is spiffe://b`},
 		{explain.Decision{Cause: &explain.Cause{Event: explain.CauseTLSHandshake, Listener: "https", Handshake: explain.HandshakeNoCertificate}},
 			"listener https requires a client certificate and the caller presents none: the TLS handshake fails before any HTTP request (the kube-agentic-networking translator sets RequireClientCertificate on every HTTPS listener, listener.go:695)"},
+		{explain.Decision{Cause: &explain.Cause{Event: explain.CauseUnread, Unread: []snapshot.Warning{
+			{Kind: "xaccesspolicies.agentic.networking.x-k8s.io", Namespace: "infra", Message: "cannot list xaccesspolicies.agentic.networking.x-k8s.io in namespace \"infra\": forbidden"},
+			{Kind: "httproutes.gateway.networking.k8s.io", Message: "httproutes.gateway.networking.k8s.io is served only at v9"}},
+			Was: &explain.Was{Verdict: "allow", DecidedBy: "infra/p#r", Level: "gateway"}}},
+			"cannot decide: agpol could not read xaccesspolicies.agentic.networking.x-k8s.io (missing permission: list xaccesspolicies.agentic.networking.x-k8s.io in namespace infra), httproutes.gateway.networking.k8s.io (httproutes.gateway.networking.k8s.io is served only at v9); the answer depends on them (on the objects that could be read: ALLOW by infra/p#r at level gateway)"},
+		{explain.Decision{Cause: &explain.Cause{Event: explain.CauseNotRead, Object: "xbackend pay/ledger", Unread: []snapshot.Warning{
+			{Kind: "xbackends.agentic.networking.x-k8s.io", Message: "cannot list xbackends.agentic.networking.x-k8s.io: forbidden"}}}},
+			"cannot decide: xbackend pay/ledger is not among the objects read, and agpol could not read xbackends.agentic.networking.x-k8s.io (missing permission: list xbackends.agentic.networking.x-k8s.io)"},
 		{explain.Decision{Cause: &explain.Cause{Event: explain.CauseCELUnknown, CEL: []string{"e"}}},
 			"CEL e ran past agpol's runtime cost budget of 1000000, so its outcome is unknown (Envoy evaluates it without a limit), and the verdict depends on it"},
 	}

@@ -16,13 +16,19 @@ import (
 // Object is a named object a user may have meant.
 type Object struct {
 	// Kind is the kind as a user types it: gateway, httproute, xbackend, service,
-	// xaccesspolicy, authpolicy.
+	// xaccesspolicy, authpolicy; or listener, a Gateway's listener, named by NAME
+	// alone (Namespace "").
 	Kind            string
 	Namespace, Name string
 }
 
-// ID is NS/NAME.
-func (o Object) ID() string { return o.Namespace + "/" + o.Name }
+// ID is NS/NAME, or NAME for an object without a namespace.
+func (o Object) ID() string {
+	if o.Namespace == "" {
+		return o.Name
+	}
+	return o.Namespace + "/" + o.Name
+}
 
 // Objects lists the objects of s a command can name, in a stable order.
 func Objects(s *snapshot.Snapshot) []Object {
@@ -81,14 +87,14 @@ func Hint(q Query, objs []Object) string {
 		want[k] = true
 	}
 	id := q.Namespace + "/" + q.Name
-	var sameName, ids []string
+	var sameName, ids, names []string
 	seen := map[string]bool{}
 	for _, o := range objs {
 		if !want[o.Kind] || seen[o.ID()] {
 			continue
 		}
 		seen[o.ID()] = true
-		ids = append(ids, o.ID())
+		ids, names = append(ids, o.ID()), append(names, o.Name)
 		if o.Name == q.Name && o.Namespace != q.Namespace {
 			sameName = append(sameName, o.ID())
 		}
@@ -104,13 +110,10 @@ func Hint(q Query, objs []Object) string {
 	}
 	if q.Namespace == "" {
 		// Every namespace was looked in: the nearest NAME, in each namespace it is in.
-		var names, near []string
-		for _, x := range ids {
-			names = append(names, x[strings.Index(x, "/")+1:])
-		}
+		var near []string
 		if n := NearestOther(q.Name, names); n != "" {
-			for _, x := range ids {
-				if strings.HasSuffix(x, "/"+n) {
+			for i, x := range ids {
+				if names[i] == n {
 					near = append(near, x)
 				}
 			}

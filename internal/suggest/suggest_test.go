@@ -30,6 +30,7 @@ func TestHint(t *testing.T) {
 	objs := []Object{
 		{"gateway", "infra", "edge"}, {"gateway", "prod", "edge"}, {"gateway", "infra", "internal"},
 		{"httproute", "pay", "x"}, {"xbackend", "pay", "ledger"}, {"service", "tools", "docs"},
+		{"listener", "", "https"}, {"listener", "", "http"},
 	}
 	flag := func(o Object) string {
 		switch o.Kind {
@@ -55,6 +56,8 @@ func TestHint(t *testing.T) {
 		{"every namespace, typo", Query{Kinds: []string{"gateway"}, Name: "edgee"}, "did you mean infra/edge or prod/edge?"},
 		{"every namespace, route as backend", Query{Kinds: backend, Name: "x", Ask: flag}, "httproute pay/x is a route; did you mean --route pay/x?"},
 		{"nothing close", Query{Kinds: []string{"gateway"}, Namespace: "a", Name: "b"}, ""},
+		{"listener, typo", Query{Kinds: []string{"listener"}, Name: "htps"}, "did you mean https?"},
+		{"listener, none close", Query{Kinds: []string{"listener"}, Name: "grpc"}, ""},
 		{"kind not asked for", Query{Kinds: []string{"service"}, Namespace: "pay", Name: "ledgr"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -562,7 +562,7 @@ func verdictAgrees(envoy string, d explain.Decision) bool {
 // clusterOf names agpol's path as the translator names its cluster (ns-name), "" for
 // a path without a backend.
 func clusterOf(p explain.PathInfo) string {
-	if p.Problem != "" || p.Backend == "" {
+	if p.NoBackend != "" || p.Backend == "" {
 		return ""
 	}
 	_, nn, _ := strings.Cut(p.Backend, " ")

@@ -1,0 +1,73 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agpol/agpol/internal/effective/authpolicy"
+	"github.com/agpol/agpol/internal/explain"
+)
+
+// authPolicyText is the sentence of a decision Kuadrant's AuthPolicy made on a Gateway
+// another data plane serves (explain.CauseAuthPolicy*, CauseAuthorino), the same for the
+// decision and its trace step; "" for another event.
+func authPolicyText(event string, a *explain.AuthPolicyCause) string {
+	if a == nil {
+		return ""
+	}
+	policies := strings.Join(a.Policies, ", ")
+	switch event {
+	case explain.CauseAuthPolicyNotFound:
+		return "Kuadrant AuthPolicy " + policies + " (v1beta2): " + a.Found
+	case explain.CauseAuthPolicyNoIdentity:
+		return fmt.Sprintf("every authentication rule of Kuadrant AuthPolicy %s is skipped by its when conditions: Authorino finds no identity and the data plane answers 401", policies)
+	case explain.CauseAuthPolicyAuthzFails:
+		return fmt.Sprintf("authorization %s of Kuadrant AuthPolicy %s fails: the data plane answers 403", a.Rule, a.Source)
+	case explain.CauseAuthPolicyUnknown:
+		unknown := make([]string, len(a.Unknown))
+		for i, u := range a.Unknown {
+			unknown[i] = authPolicyUnknownText(u)
+		}
+		return fmt.Sprintf("Kuadrant AuthPolicy %s decides on this Gateway, and cannot be known offline: %s", policies, strings.Join(unknown, "; "))
+	case explain.CauseAuthPolicyUnevaluated:
+		return "Kuadrant AuthPolicy " + policies + " decides on this Gateway (no XAccessPolicy runs on its data plane) on the routes to this backend, and its outcome depends on the caller's credentials, which are not known: name the request's host and path instead of the backend to see what it asks"
+	case explain.CauseAuthorino:
+		o := a.Outcome
+		if o == nil {
+			return "Kuadrant AuthPolicy " + policies + ", as Authorino decides it"
+		}
+		code := ""
+		if o.Code != 0 {
+			code = fmt.Sprintf(" (HTTP %d)", o.Code)
+		}
+		t := fmt.Sprintf("Kuadrant AuthPolicy %s, as Authorino decides it: %s%s: %s", policies, o.Verdict, code, o.Reason)
+		if len(o.Notes) > 0 {
+			t += "; note: " + strings.Join(o.Notes, "; ")
+		}
+		return t
+	}
+	return ""
+}
+
+// v1beta2Reason is how the kuadrant.io/v1beta2 AuthPolicy of a request's path was found,
+// or, where kuadrant.io/v1 AuthPolicies apply too (Ignored), why it is left out.
+func v1beta2Reason(d *authpolicy.V1beta2Decision) string {
+	if !d.Ignored {
+		return d.Reason
+	}
+	return "left out: " + d.Reason + "; kuadrant.io/v1 AuthPolicies apply on this path too, and no Kuadrant release enforces both versions together: agpol decides with the kuadrant.io/v1 ones"
+}
+
+// authPolicyUnknownText names one thing an AuthPolicy's verdict depends on that cannot be
+// known offline.
+func authPolicyUnknownText(u explain.AuthPolicyUnknown) string {
+	switch u.What {
+	case explain.UnknownWhen:
+		return "whether the policy's when conditions hold"
+	case explain.UnknownAuthentication:
+		return fmt.Sprintf("authentication %s (the request's credentials)", strings.Join(u.Rules, " or "))
+	case explain.UnknownAuthorization:
+		return fmt.Sprintf("authorization %s: %s", strings.Join(u.Rules, ", "), u.Present)
+	}
+	return u.What
+}

@@ -1,0 +1,68 @@
+package render
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agpol/agpol/internal/effective/authpolicy"
+	"github.com/agpol/agpol/internal/explain"
+)
+
+// The decision Kuadrant's AuthPolicy makes and the trace step that says so get the same
+// sentence, written here from the event and its data.
+func TestAuthPolicySentences(t *testing.T) {
+	pol := []string{"ns/a", "ns/b"}
+	for _, tt := range []struct {
+		event string
+		a     *explain.AuthPolicyCause
+		want  string
+	}{
+		{explain.CauseAuthPolicyNotFound, &explain.AuthPolicyCause{Policies: []string{"ns/a"}, Found: "no AuthConfig holds host x"},
+			"Kuadrant AuthPolicy ns/a (v1beta2): no AuthConfig holds host x"},
+		{explain.CauseAuthPolicyNoIdentity, &explain.AuthPolicyCause{Policies: pol},
+			"every authentication rule of Kuadrant AuthPolicy ns/a, ns/b is skipped by its when conditions: Authorino finds no identity and the data plane answers 401"},
+		{explain.CauseAuthPolicyAuthzFails, &explain.AuthPolicyCause{Policies: pol, Rule: "admins", Source: "ns/b"},
+			"authorization admins of Kuadrant AuthPolicy ns/b fails: the data plane answers 403"},
+		{explain.CauseAuthPolicyUnknown, &explain.AuthPolicyCause{Policies: pol, Unknown: []explain.AuthPolicyUnknown{
+			{What: explain.UnknownAuthentication, Rules: []string{"jwt", "key"}}, {What: explain.UnknownWhen},
+			{What: explain.UnknownAuthorization, Rules: []string{"opa"}, Present: "an OPA policy's answer"}}},
+			"Kuadrant AuthPolicy ns/a, ns/b decides on this Gateway, and cannot be known offline: authentication jwt or key (the request's credentials); whether the policy's when conditions hold; authorization opa: an OPA policy's answer"},
+		{explain.CauseAuthPolicyUnevaluated, &explain.AuthPolicyCause{Policies: pol},
+			"Kuadrant AuthPolicy ns/a, ns/b decides on this Gateway (no XAccessPolicy runs on its data plane) on the routes to this backend, and its outcome depends on the caller's credentials, which are not known: name the request's host and path instead of the backend to see what it asks"},
+		{explain.CauseAuthorino, &explain.AuthPolicyCause{Policies: pol, Outcome: &authpolicy.Outcome{Verdict: "deny", Code: 401, Reason: "no exp claim", Notes: []string{"n1", "n2"}}},
+			"Kuadrant AuthPolicy ns/a, ns/b, as Authorino decides it: deny (HTTP 401): no exp claim; note: n1; n2"},
+		{explain.CauseAuthorino, &explain.AuthPolicyCause{Policies: pol, Outcome: &authpolicy.Outcome{Verdict: "indeterminate", Reason: "depends on the time"}},
+			"Kuadrant AuthPolicy ns/a, ns/b, as Authorino decides it: indeterminate: depends on the time"},
+	} {
+		d := explain.Decision{Cause: &explain.Cause{Event: tt.event, AuthPolicy: tt.a}}
+		if got := DecisionReason(&d); got != tt.want {
+			t.Errorf("DecisionReason(%s)\n got %q\nwant %q", tt.event, got, tt.want)
+		}
+		if got := StepReason(explain.Step{Event: tt.event, AuthPolicy: tt.a}); got != tt.want {
+			t.Errorf("StepReason(%s)\n got %q\nwant %q", tt.event, got, tt.want)
+		}
+	}
+}
+
+// A kuadrant.io/v1beta2 AuthPolicy left out for kuadrant.io/v1 ones says why in render's
+// view (-o json) and text; explain's result keeps effective/authpolicy's reason.
+func TestV1beta2LeftOut(t *testing.T) {
+	const found = "HTTPRoute app/blog has no AuthPolicy of its own"
+	r := &explain.Result{AuthPolicy: &explain.AuthPolicyInfo{Path: "p", V1beta2: &authpolicy.V1beta2Decision{Reason: found, Ignored: true}}}
+	want := "left out: " + found + "; kuadrant.io/v1 AuthPolicies apply on this path too, and no Kuadrant release enforces both versions together: agpol decides with the kuadrant.io/v1 ones"
+	if got := Sentences(r).AuthPolicy.V1beta2.Reason; got != want {
+		t.Errorf("Sentences: v1beta2 reason %q, want %q", got, want)
+	}
+	if r.AuthPolicy.V1beta2.Reason != found {
+		t.Errorf("Sentences edited explain's result: %q", r.AuthPolicy.V1beta2.Reason)
+	}
+	var b strings.Builder
+	writeAuthPolicy(&b, r.AuthPolicy, Styler{})
+	if words := strings.Join(strings.Fields(b.String()), " "); !strings.Contains(words, "kuadrant.io/v1beta2: "+want) {
+		t.Errorf("text:\n%s\nwant the left-out reason", b.String())
+	}
+	r.AuthPolicy.V1beta2.Ignored = false
+	if got := Sentences(r).AuthPolicy.V1beta2.Reason; got != found {
+		t.Errorf("not left out: reason %q, want %q", got, found)
+	}
+}
