@@ -26,7 +26,8 @@ func TestBuiltOnce(t *testing.T) {
 			t.Fatal("Graph built more than once")
 		}
 	}
-	if m.AuthPolicy() != m.AuthPolicy() || m.V1beta2() != m.V1beta2() || m.Statuses() != m.Statuses() {
+	ap, v1b2, st := m.AuthPolicy(), m.V1beta2(), m.Statuses()
+	if m.AuthPolicy() != ap || m.V1beta2() != v1b2 || m.Statuses() != st {
 		t.Fatal("a part built more than once")
 	}
 	if graphs[0].Snapshot() != m.Snapshot {
