@@ -35,26 +35,21 @@ type AuthPolicyInfo struct {
 	V1beta2 *authpolicy.V1beta2Decision `json:"v1beta2,omitempty"`
 }
 
-// kuadrant holds the model's effective AuthPolicies (taken on first use) and folds the
-// policies of each path once: many requests take the same path.
+// kuadrant keeps the effective AuthPolicy of each path looked up in the model's result
+// (model.Model.AuthPolicy, computed once): many requests take the same path.
 type kuadrant struct {
-	once   sync.Once
-	result *authpolicy.Result
-	// v1beta2 is the kuadrant.io/v1beta2 policies, computed on first use.
-	v1b2Once sync.Once
-	v1beta2  *authpolicy.V1beta2Result
-	paths    sync.Map // kuadrantPath → *authpolicy.PathResult (nil when the path has no effective policy)
+	paths sync.Map // kuadrantPath → *authpolicy.PathResult (nil when the path has no effective policy)
 }
 
 type kuadrantPath struct{ gateway, listener, route, rule string }
 
-// forPrefix is result.ForPrefix, kept per path; nil when no AuthPolicy applies there.
-func (k *kuadrant) forPrefix(gateway, listener, route, rule string) *authpolicy.PathResult {
+// forPrefix is res.ForPrefix, kept per path; nil when no AuthPolicy applies there.
+func (k *kuadrant) forPrefix(res *authpolicy.Result, gateway, listener, route, rule string) *authpolicy.PathResult {
 	key := kuadrantPath{gateway, listener, route, rule}
 	if v, ok := k.paths.Load(key); ok {
 		return v.(*authpolicy.PathResult)
 	}
-	pr, err := k.result.ForPrefix(gateway, listener, route, rule)
+	pr, err := res.ForPrefix(gateway, listener, route, rule)
 	if err != nil || pr == nil || pr.Effective == nil || len(pr.Effective.Policies) == 0 {
 		pr = nil
 	}
@@ -69,9 +64,9 @@ func (sim *Simulator) authPolicyFor(r *Request, p PathInfo) *AuthPolicyInfo {
 		return nil
 	}
 	req := authRequest(r) // the request as Kuadrant sees it, made once before effective/authpolicy is asked
-	sim.kuadrant.once.Do(func() { sim.kuadrant.result = sim.Model.AuthPolicy() })
+	res := sim.Model.AuthPolicy()
 	rule := authpolicy.RuleName(*p.RuleIndex, p.RuleName)
-	pr := sim.kuadrant.forPrefix(p.Gateway, p.Listener, p.Route, rule)
+	pr := sim.kuadrant.forPrefix(res, p.Gateway, p.Listener, p.Route, rule)
 	if pr == nil {
 		return sim.v1beta2For(req, p)
 	}
@@ -79,7 +74,7 @@ func (sim *Simulator) authPolicyFor(r *Request, p PathInfo) *AuthPolicyInfo {
 	for _, pol := range pr.Effective.Policies {
 		info.Policies = append(info.Policies, pol.Ref)
 	}
-	info.Evaluation = authpolicy.Decide(pr.Effective, req, sim.kuadrant.result.Env)
+	info.Evaluation = authpolicy.Decide(pr.Effective, req, res.Env)
 	if v := sim.v1beta2For(req, p); v != nil && v.V1beta2 != nil {
 		// Mixed input: the v1beta2 policy is left out (Ignored; render says so), rather
 		// than dropped.
@@ -103,8 +98,7 @@ func (sim *Simulator) v1beta2For(req authpolicy.Request, p PathInfo) *AuthPolicy
 	if !hasV1beta2 {
 		return nil
 	}
-	sim.kuadrant.v1b2Once.Do(func() { sim.kuadrant.v1beta2 = sim.Model.V1beta2() })
-	d := sim.kuadrant.v1beta2.ForRequest(p.Gateway, p.Route, req)
+	d := sim.Model.V1beta2().ForRequest(p.Gateway, p.Route, req)
 	if d == nil {
 		return nil
 	}
@@ -209,8 +203,7 @@ func (sim *Simulator) AuthPoliciesOn(gw *snapshot.Gateway, listener string, rout
 	if len(sim.Snapshot.AuthPolicies) == 0 || gw == nil || sim.Graph.DataPlane(gw).Agentic() {
 		return nil
 	}
-	sim.kuadrant.once.Do(func() { sim.kuadrant.result = sim.Model.AuthPolicy() })
-	res := sim.kuadrant.result
+	res := sim.Model.AuthPolicy()
 	gref := gw.Namespace + "/" + gw.Name
 	seen := map[string]bool{}
 	for _, route := range routes {
@@ -220,15 +213,14 @@ func (sim *Simulator) AuthPoliciesOn(gw *snapshot.Gateway, listener string, rout
 		}
 		found := false
 		for _, rule := range rn.Rules {
-			if pr := sim.kuadrant.forPrefix(gref, listener, route, rule); pr != nil && pr.Unprogrammed == "" {
+			if pr := sim.kuadrant.forPrefix(res, gref, listener, route, rule); pr != nil && pr.Unprogrammed == "" {
 				for _, p := range pr.Effective.Policies {
 					seen[p.Ref], found = true, true
 				}
 			}
 		}
 		if !found && sim.hasV1beta2() {
-			sim.kuadrant.v1b2Once.Do(func() { sim.kuadrant.v1beta2 = sim.Model.V1beta2() })
-			if d := sim.kuadrant.v1beta2.ForRequest(gref, route, authpolicy.Request{}); d != nil && d.NotProgrammed == "" && d.Evaluation != nil {
+			if d := sim.Model.V1beta2().ForRequest(gref, route, authpolicy.Request{}); d != nil && d.NotProgrammed == "" && d.Evaluation != nil {
 				seen[d.CheckedBy] = true
 			}
 		}
