@@ -80,11 +80,8 @@ func (p PolicyEnforcement) InForce() bool { return p.Enforced || p.Partial }
 // when it has no action (a v0alpha0 object as stored), when the target does not exist or
 // is of a kind no level reads, when another data plane serves the Gateway (or every
 // Gateway routing to the XBackend), when no route sends traffic to the XBackend, or when
-// its level leaves it out (Level.Ignored). g is the snapshot's graph (nil: built here).
+// its level leaves it out (Level.Ignored). g is the snapshot's graph (model.Model.Graph).
 func (e *Engine) Enforcement(g *topology.Graph) map[*snapshot.XAccessPolicy]PolicyEnforcement {
-	if g == nil {
-		g = topology.BuildGraph(e.Snapshot)
-	}
 	out := make(map[*snapshot.XAccessPolicy]PolicyEnforcement, len(e.Snapshot.XAccessPolicies))
 	for _, p := range e.Snapshot.XAccessPolicies {
 		out[p] = e.policyEnforcement(g, p)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // Enforcement: what the data plane does with each policy, target by target.
@@ -61,7 +63,7 @@ func TestEnforcement(t *testing.T) {
 				tc.sem(&sem)
 			}
 			e := NewEngine(s, sem, "")
-			got := e.Enforcement(nil)
+			got := e.Enforcement(topology.BuildGraph(s))
 			if len(got) != 1 {
 				t.Fatalf("%d policies", len(got))
 			}
@@ -90,7 +92,7 @@ func TestEnforcementSecondExtAuth(t *testing.T) {
 	sem := Reference()
 	sem.ExtAuthSeniority = false
 	got := map[string]string{}
-	for p, pe := range NewEngine(s, sem, "").Enforcement(nil) {
+	for p, pe := range NewEngine(s, sem, "").Enforcement(topology.BuildGraph(s)) {
 		got[p.Name] = pe.Cell()
 	}
 	if got["first"] != "True" || got["second"] != "False(ExternalAuthNotFirst)" {
@@ -117,7 +119,7 @@ func TestEnforcementLiveOneNamespace(t *testing.T) {
 	} {
 		s := load(t, docs...)
 		s.Origins, s.Complete = tc.origins, tc.complete
-		for _, pe := range NewEngine(s, Reference(), "").Enforcement(nil) {
+		for _, pe := range NewEngine(s, Reference(), "").Enforcement(topology.BuildGraph(s)) {
 			if pe.Cell() != tc.cell || pe.InForce() {
 				t.Errorf("%v complete=%v: %s (in force %v), want %s", tc.origins, tc.complete, pe.Cell(), pe.InForce(), tc.cell)
 			}
