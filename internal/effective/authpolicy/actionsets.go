@@ -363,7 +363,7 @@ func hostnameScore(pattern, host string) int {
 
 // Holds reports whether the predicates kuadrant-operator writes for a route match hold
 // for req (PredicatesFromHTTPRouteMatch, internal/wasm/utils.go:538-567, and the
-// predicates of :592-640): the method equals; the URL path (no query) equals, starts with
+// predicates of :592-641): the method equals; the URL path (no query) equals, starts with
 // (PathPrefix: a string prefix, not a path segment) or matches the regular expression
 // anywhere (CEL matches); each header is present, by name case-insensitively, with the
 // value exactly (whatever the match type); each query parameter (the first match of a
