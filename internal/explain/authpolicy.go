@@ -33,6 +33,9 @@ type AuthPolicyInfo struct {
 	// v0.6.1 semantics: one policy per route, else the Gateway's; Authorino picks the
 	// AuthConfig by host).
 	V1beta2 *authpolicy.V1beta2Decision `json:"v1beta2,omitempty"`
+	// Tied are the paths whose wasm action set ties with this path's for the request:
+	// the wasm-shim may run their AuthConfig instead (authpolicytied.go).
+	Tied []AuthPolicyTie `json:"tied,omitempty"`
 }
 
 // kuadrant keeps the effective AuthPolicy of each path looked up in the model's result
@@ -75,6 +78,7 @@ func (sim *Simulator) authPolicyFor(r *Request, p PathInfo) *AuthPolicyInfo {
 		info.Policies = append(info.Policies, pol.Ref)
 	}
 	info.Evaluation = authpolicy.Decide(pr.Effective, req, res.Env)
+	info.Tied = tiedAuthPolicies(res, pr, req)
 	if v := sim.v1beta2For(req, p); v != nil && v.V1beta2 != nil {
 		// Mixed input: the v1beta2 policy is left out (Ignored; render says so), rather
 		// than dropped.
@@ -119,6 +123,9 @@ func (sim *Simulator) v1beta2For(req authpolicy.Request, p PathInfo) *AuthPolicy
 // no policy, leaves the allow. d is the allow of DecidedOtherDataPlane; other decisions
 // are left as they are.
 func kuadrantDecides(d *Decision, ap *AuthPolicyInfo, traced bool) {
+	if tiedDecides(d, ap, traced) {
+		return
+	}
 	if d.DecidedBy != DecidedOtherDataPlane || ap == nil || ap.NotProgrammed != "" {
 		return
 	}
@@ -335,6 +342,9 @@ type AuthPolicyCause struct {
 	// Outcome is Authorino's answer to a request that carries an identity
 	// (CauseAuthorino); -o json shows it under authPolicy.evaluation.outcome.
 	Outcome *authpolicy.Outcome `json:"-"`
+	// Tied is what each path whose action set ties with the request's answers, its
+	// own first (CauseAuthPolicyTied, EventAuthPolicyTiedSame).
+	Tied []AuthPolicyAnswer `json:"tied,omitempty"`
 }
 
 // AuthPolicyUnknown is one thing a Kuadrant AuthPolicy's verdict depends on that cannot

@@ -15,6 +15,9 @@ func authPolicyText(event string, a *explain.AuthPolicyCause) string {
 	if a == nil {
 		return ""
 	}
+	if t := authPolicyTiedText(event, a); t != "" {
+		return t
+	}
 	policies := strings.Join(a.Policies, ", ")
 	switch event {
 	case explain.CauseAuthPolicyNotFound:

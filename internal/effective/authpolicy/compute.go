@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/agpol/agpol/internal/topology"
 )
@@ -77,6 +78,9 @@ type Result struct {
 
 	byRef  map[string]*PolicyResult
 	byNode map[string][]*Policy
+	// wasm holds each full path's wasm action sets and their ties (path ID →
+	// *pathWasm), computed on first use (TiedPaths).
+	wasm sync.Map
 }
 
 // Compute builds the topology of g's snapshot, models and validates every AuthPolicy,

@@ -61,13 +61,8 @@ const (
 	KindWhen      = "when"            // wasm-shim stand-in: top-level `when` predicates
 	KindVerdict   = "verdict"         // Authorino's answer against agpol's verdict
 	KindStatus    = "status"          // a denial's status: 401, 403 or the response override
+	KindTied      = "tied"            // the paths whose action sets tie for a request in kuadrant-operator's order
 )
-
-// SkipTied counts the requests whose selection is not compared: the action sets of
-// several paths tie in kuadrant-operator's order and all match, so which one the
-// wasm-shim runs is not fixed. agpol's path is one of them; the `when`, verdict and
-// status are compared with what the data plane does when it runs agpol's.
-const SkipTied = "selection: kuadrant-operator's order among equally specific matches is not fixed (agpol's path is one of the tied; the rest compared with it)"
 
 // Disagreement is one difference between upstream and agpol.
 type Disagreement struct {
@@ -334,35 +329,13 @@ func compareRequest(rep *Report, i int, rq, mine Request, up OracleRequest, rule
 	// Selection: the path whose action the shim runs, against agpol's path.
 	agpolHas := ap != nil && ap.Evaluation != nil && ap.NotProgrammed == ""
 	tiedSelection := len(up.Tied) > 0
+	sameStatus := true
 	if tiedSelection {
 		// kuadrant-operator's order does not fix which of the tied paths' actions the
-		// wasm-shim runs; agpol applies the AuthPolicy of the route rule it routes the
-		// request to, which must be one of them, and the rest compares with what the
-		// data plane does when it runs that one.
-		var tied []string
-		found := false
-		for _, t := range up.Tied {
-			tied = append(tied, t.PathID)
-			if agpolHas && strings.HasSuffix(t.PathID, pathTail(ap.Path)) {
-				up, found = t, true
-			}
-		}
-		if !found {
-			rep.count(&rep.Compared, KindSelection)
-			mine := "no AuthPolicy"
-			if agpolHas {
-				mine = "the AuthPolicy of " + ap.Path
-			}
-			disagree(KindSelection, i, rq, "agpol applies %s, the wasm-shim stand-in one of the tied paths %s", mine, strings.Join(tied, ", "))
-			return
-		}
-		rep.count(&rep.Skipped, SkipTied)
-		if up.Error != "" {
-			disagree(KindVerdict, i, rq, "the oracle could not decide: %s", up.Error)
-			return
-		}
-		if up.Unsupported != "" {
-			rep.count(&rep.Skipped, "oracle: "+up.Unsupported)
+		// wasm-shim runs: agpol must name the same tied paths, say indeterminate when
+		// they answer differently, and otherwise answer as its own path does (tied.go).
+		var ok bool
+		if up, sameStatus, ok = compareTied(rep, i, rq, r, up, ap, verdict, sim, disagree); !ok {
 			return
 		}
 	}
@@ -382,6 +355,11 @@ func compareRequest(rep *Report, i int, rq, mine Request, up OracleRequest, rule
 		}
 		if !strings.HasSuffix(up.PathID, pathTail(ap.Path)) {
 			disagree(KindSelection, i, rq, "agpol applies the AuthPolicy of %s, the wasm-shim stand-in that of %s", ap.Path, up.PathID)
+			return
+		}
+		if agpolHas && len(ap.Tied) > 0 {
+			rep.count(&rep.Compared, KindTied)
+			disagree(KindTied, i, rq, "agpol says the wasm-shim may run the AuthPolicy of %s too, the stand-in finds no tie", tiedPaths(ap))
 			return
 		}
 	}
@@ -415,7 +393,11 @@ func compareRequest(rep *Report, i int, rq, mine Request, up OracleRequest, rule
 				fmt.Fprintf(os.Stderr, "indeterminate %s → %s: %s\n", rq, upVerdict, out.Reason)
 			}
 		}
-		rep.count(&rep.Skipped, "agpol indeterminate: "+indeterminateClass(why))
+		class := indeterminateClass(why)
+		if len(ap.Tied) > 0 && out != nil && out.Verdict != authpolicy.OutcomeIndeterminate {
+			class = "a tied path's answer not known offline"
+		}
+		rep.count(&rep.Skipped, "agpol indeterminate: "+class)
 		return
 	}
 	rep.count(&rep.Compared, KindVerdict)
@@ -428,7 +410,7 @@ func compareRequest(rep *Report, i int, rq, mine Request, up OracleRequest, rule
 	}
 	// The status of a denial: 401 (unauthenticated) or 403 (unauthorized), or the
 	// policy's response override.
-	if out := ap.Evaluation.Outcome; out != nil && out.Verdict == authpolicy.OutcomeDeny && up.Status != 200 {
+	if out := ap.Evaluation.Outcome; sameStatus && out != nil && out.Verdict == authpolicy.OutcomeDeny && up.Status != 200 {
 		rep.count(&rep.Compared, KindStatus)
 		if out.Code != up.Status {
 			disagree(KindStatus, i, rq, "agpol %d, Authorino %d (code %d %s) with AuthConfig %s%s", out.Code, up.Status, up.Code, up.Message, up.AuthConfig, outcomeString(ap))
