@@ -7,12 +7,15 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/printers"
 	kubectlget "k8s.io/kubectl/pkg/cmd/get"
 
+	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/render"
+	"github.com/agpol/agpol/internal/snapshot"
 )
 
 // getKinds maps every accepted TYPE spelling to its canonical resource.
@@ -90,7 +93,7 @@ func (o *getOptions) Complete(_ *cobra.Command, args []string) error {
 	if o.load.namespace == "" {
 		o.load.namespace = "default"
 	}
-	o.printer = nil
+	o.printer, o.load.admit, o.load.inspect = nil, nil, nil
 	if _, graph := getFormats[o.output()]; graph {
 		return nil
 	}
@@ -106,7 +109,33 @@ func (o *getOptions) Complete(_ *cobra.Command, args []string) error {
 		return usagef("%v", err)
 	}
 	o.printer = p
+	if slices.Contains(o.kinds, "listenersets") {
+		// Printed with the status agpol computes from their Gateways: every kind is
+		// admitted, as for the tables.
+		return nil
+	}
+	// kubectl's printers print the objects as read and nothing is decided: no object
+	// is admitted (LoadNotes says how many were not checked).
+	o.load.admit = cluster.AdmitKinds{}
+	if o.name == "" && strings.ToLower(o.output()) == "json" {
+		// The List's items are encoded as the files are read, in parallel (render.Get
+		// writes them as they are).
+		sel := o.sel
+		sel.Namespace = o.filterNamespace()
+		o.load.inspect = render.ListedJSONInspect(o.printedKinds(), sel, !o.print.JSONYamlPrintFlags.ShowManagedFields)
+	}
 	return nil
+}
+
+// printedKinds are the kinds of TYPE.
+func (o *getOptions) printedKinds() map[schema.GroupKind]bool {
+	out := map[schema.GroupKind]bool{}
+	for _, k := range snapshot.KnownKinds {
+		if slices.Contains(o.kinds, k.Resource) {
+			out[k.GroupKind()] = true
+		}
+	}
+	return out
 }
 
 func (o *getOptions) Validate() error {

@@ -41,6 +41,10 @@ type loadFlags struct {
 	// shared, when set, reads the files this load has in common with another load once
 	// (diff's two inputs, cluster.SharedFiles).
 	shared *cluster.SharedFiles
+	// admit, when not nil, names the kinds whose objects read from files are admitted
+	// (cluster.LoadOptions.Admit): a command sets it when it neither prints nor decides
+	// the other kinds.
+	admit cluster.AdmitKinds
 	// reportsDropped is set by a command that reports each field the API server would
 	// drop (lint: AGP102); other commands print one warning that they were left out.
 	reportsDropped bool
@@ -93,7 +97,7 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*model.Model, error) {
 		Getter: a.config, AllNamespaces: l.allNamespaces || l.wholeCluster,
 		Namespace: l.liveNamespace, DefaultNamespace: ns, SkipUndecodable: l.skipUndecodable,
 		ClassDataPlanes: planes, SnapshotOut: l.snapshotOut, Stage: a.progress.Stage, Inspect: l.inspect,
-		Shared: l.shared,
+		Shared: l.shared, Admit: l.admit,
 	}
 	if len(l.files) == 0 || l.live {
 		if opts.Deadline, err = a.liveDeadline(); err != nil {

@@ -211,13 +211,15 @@ type getView struct {
 	LiveNamespace, FilesNamespace   string
 	AllNamespaces, Printer          bool
 	Labels, Fields, Color           string
+	// AdmitNone: the load admits no object; EncodeJSON: it encodes -o json's items.
+	AdmitNone, EncodeJSON bool
 }
 
 func TestNewCmdGet(t *testing.T) {
 	view := func(o *getOptions) any {
 		v := getView{Kinds: o.kinds, Name: o.name, Namespace: o.namespace, Filter: o.filterNamespace(), Output: o.output(),
 			LiveNamespace: o.load.liveNamespace, FilesNamespace: o.load.namespace, AllNamespaces: o.load.allNamespaces,
-			Printer: o.printer != nil, Color: o.color}
+			Printer: o.printer != nil, Color: o.color, AdmitNone: o.load.admit != nil && len(o.load.admit) == 0, EncodeJSON: o.load.inspect != nil}
 		if o.sel.Labels != nil {
 			v.Labels = o.sel.Labels.String()
 		}
@@ -238,8 +240,17 @@ func TestNewCmdGet(t *testing.T) {
 		{argv: []string{"get", "xb", "-A", "-n", "pay", "-l", "team=pay", "--field-selector", "metadata.name!=x"},
 			want: getView{Kinds: []string{"xbackends"}, Namespace: "pay", FilesNamespace: "pay", AllNamespaces: true,
 				Labels: "team=pay", Fields: "metadata.name!=x", Color: "auto"}},
+		// kubectl's printers: no object admitted; -o json's items encoded as read, unless
+		// one NAME is printed alone, or ListenerSets with their computed status.
 		{argv: []string{"get", "xap", "-o", "json", "--color", "always"},
-			want: getView{Kinds: []string{"xaccesspolicies"}, Output: "json", FilesNamespace: "default", Printer: true, Color: "always"}},
+			want: getView{Kinds: []string{"xaccesspolicies"}, Output: "json", FilesNamespace: "default", Printer: true, Color: "always",
+				AdmitNone: true, EncodeJSON: true}},
+		{argv: []string{"get", "xap", "x", "-o", "json"},
+			want: getView{Kinds: []string{"xaccesspolicies"}, Name: "x", Output: "json", FilesNamespace: "default", Printer: true, Color: "auto", AdmitNone: true}},
+		{argv: []string{"get", "xap", "-o", "name"},
+			want: getView{Kinds: []string{"xaccesspolicies"}, Output: "name", FilesNamespace: "default", Printer: true, Color: "auto", AdmitNone: true}},
+		{argv: []string{"get", "xap,lset", "-o", "json"},
+			want: getView{Kinds: []string{"xaccesspolicies", "listenersets"}, Output: "json", FilesNamespace: "default", Printer: true, Color: "auto"}},
 		{argv: []string{"get", "gateway", "-o", "dot"},
 			want: getView{Kinds: []string{"gateways"}, Output: "dot", FilesNamespace: "default", Color: "auto"}},
 		{argv: []string{"get", "pods"}, wantErr: `unknown type "pods"`},

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/agpol/agpol/internal/apis/agentic"
 	"github.com/agpol/agpol/internal/apis/agentic/v0alpha0"
@@ -49,6 +50,30 @@ func admit(u *unstructured.Unstructured, atVersion func(*crds.Validator, crds.De
 		out = append(out, snapshot.DroppedField{Kind: gvk.Kind, Path: l.Path, Rejected: l.String()})
 	}
 	return out
+}
+
+// AdmitKinds names the kinds whose objects read from files are admitted (admit), by
+// group (agentic group aliases folded) and kind; nil admits every kind. A command that
+// neither prints nor decides a kind leaves its objects as written: typing them is all
+// it needs (their metadata, to select them), and pruning and defaulting them would be
+// work whose result nothing reads.
+type AdmitKinds map[schema.GroupKind]bool
+
+// admits reports whether objects of the kind of id are admitted.
+func (a AdmitKinds) admits(id snapshot.Ref) bool {
+	return a == nil || a[schema.GroupKind{Group: id.Group, Kind: id.Kind}]
+}
+
+// skips reports whether a leaves out an object of u's kind that admission would change:
+// a kind agpol reads with a CRD (not a core kind, nor the legacy agentic group, which
+// is never admitted), counted in snapshot.Snapshot.Unadmitted.
+func (a AdmitKinds) skips(u *unstructured.Unstructured, id snapshot.Ref) bool {
+	if a.admits(id) {
+		return false
+	}
+	gvk := u.GroupVersionKind()
+	k, ok := snapshot.LookupKind(gvk.Group, gvk.Kind)
+	return ok && k.Group != "" && k.Group == gvk.Group
 }
 
 // legacyTools are the spec.rules[i].authorization.tools of an XAccessPolicy written at

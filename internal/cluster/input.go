@@ -91,6 +91,9 @@ type FileOptions struct {
 	// with Shared read with the same bytes at the same path from there instead of
 	// parsing it again, and keeps this load's files for the next (SharedFiles).
 	Shared *SharedFiles
+	// Admit names the kinds whose objects are admitted (AdmitKinds); nil admits every
+	// kind. The objects of other kinds are typed as written.
+	Admit AdmitKinds
 }
 
 // ReadFiles reads every object of the named files, directories and "-" in order.
@@ -172,8 +175,8 @@ read:
 	parsed := make([]*fileReader, len(inputs))
 	sums := make([][sha256.Size]byte, len(inputs))
 	share := opts.Shared
-	if insp != nil {
-		share = nil // what Inspect returned for another load is not this load's
+	if insp != nil || opts.Admit != nil {
+		share = nil // what Inspect returned, or what Admit admitted, for another load is not this load's
 	}
 	shared := &internTable{m: map[string]string{}}
 	parallel.For(len(inputs), func(i int) {
@@ -184,7 +187,7 @@ read:
 				return
 			}
 		}
-		r := &fileReader{lim: lim, shared: shared, inspect: insp, unitBytes: unitBytes}
+		r := &fileReader{lim: lim, shared: shared, inspect: insp, admit: opts.Admit, unitBytes: unitBytes}
 		r.err = r.parse(inputs[i].name, inputs[i].data)
 		// The file's own intern table is not needed past its parse: dropped here, not
 		// at the join, so that the tables of every file are not live at once.

@@ -51,6 +51,9 @@ type LoadOptions struct {
 	// Shared is FileOptions.Shared for Files: the files this load has in common with
 	// another load are read once (diff's before and after).
 	Shared *SharedFiles
+	// Admit is FileOptions.Admit for Files: the kinds admitted, nil for every kind.
+	// Objects read from the cluster are as stored and never admitted.
+	Admit AdmitKinds
 	// Stage, when set, is called as a long stage starts; it returns the function that
 	// ends the stage (progress on a terminal).
 	Stage func(name string) (end func())
@@ -114,7 +117,7 @@ func Load(ctx context.Context, opts LoadOptions) (*Loaded, error) {
 			ns = "default"
 		}
 		fileObjs, pos, err := ReadFiles(FileOptions{Filenames: opts.Files, Recursive: opts.Recursive, Stdin: opts.Stdin,
-			Inspect: opts.Inspect, DefaultNamespace: ns, Shared: opts.Shared})
+			Inspect: opts.Inspect, DefaultNamespace: ns, Shared: opts.Shared, Admit: opts.Admit})
 		end()
 		if err != nil {
 			return nil, err

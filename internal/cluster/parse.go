@@ -31,6 +31,7 @@ type fileReader struct {
 	strings map[string]string // see fileReader.intern
 	shared  *internTable      // see fileReader.intern
 	inspect *inspection       // FileOptions.Inspect; nil when not set
+	admit   AdmitKinds        // FileOptions.Admit
 	// unitBytes is the size splitFile aims at for the parts it parses in parallel; 0
 	// parses every file as one stream.
 	unitBytes int
@@ -167,7 +168,7 @@ func (r *fileReader) document(f *keptFile, doc int, start docStart, n *yaml.Node
 		m, _ := v.(map[string]any)
 		return m
 	}
-	r.out = append(r.out, readObject(u, src, lazy, again, r.inspect))
+	r.out = append(r.out, readObject(u, src, lazy, again, r.inspect, r.admit))
 	return nil
 }
 
@@ -281,7 +282,7 @@ func (r *fileReader) listItem(name string, u *unstructured.Unstructured, i int, 
 		m, _ := v.(map[string]any)
 		return m
 	}
-	r.out = append(r.out, readObject(iu, isrc, lz, again, r.inspect))
+	r.out = append(r.out, readObject(iu, isrc, lz, again, r.inspect, r.admit))
 	return nil
 }
 

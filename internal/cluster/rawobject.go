@@ -41,6 +41,9 @@ type rawState struct {
 	// dropped are the fields the API server would drop, found when the object was
 	// typed at reading (admit).
 	dropped []snapshot.DroppedField
+	// unadmitted is set for an object of a kind FileOptions.Admit leaves out: it is
+	// typed as written, not admitted (AdmitKinds.skips).
+	unadmitted bool
 }
 
 // NewRawObject holds an object already decoded (read from the cluster, or built by a caller).
@@ -96,13 +99,18 @@ func (o RawObject) transient() *unstructured.Unstructured {
 func (o RawObject) typeInto(s *snapshot.Snapshot) error {
 	if o.pristine() {
 		o.r.fresh = false // a second Build types the object again, as it types a held one
+		if o.r.unadmitted {
+			s.Unadmitted++
+		}
 		s.Append(o.r.typed, snapshot.NewOrigin(o.Source, o.r.raw))
 		o.record(s, o.r.dropped)
 		return nil
 	}
 	u := o.Object()
 	var dropped []snapshot.DroppedField
-	if !o.Source.AsStored() && u != nil {
+	if o.r.unadmitted {
+		s.Unadmitted++
+	} else if !o.Source.AsStored() && u != nil {
 		// Typed as the API server would store it; the object as read stays as it is
 		// (lint validates it, a snapshot writes it).
 		u = u.DeepCopy()
@@ -171,25 +179,33 @@ func defaultsNamespace(group, kind string) bool {
 // numbered only once every part is read, so lazy cannot decode it yet).
 //
 // When inspect is set, it sees a copy of the object as read (before admission), and what
-// it returns is kept with the typed object.
-func readObject(u *unstructured.Unstructured, src snapshot.Source, lazy lazyObject, again func() map[string]any, inspect *inspection) RawObject {
+// it returns is kept with the typed object. Objects of a kind admits leaves out are typed
+// as written.
+func readObject(u *unstructured.Unstructured, src snapshot.Source, lazy lazyObject, again func() map[string]any, inspect *inspection, admits AdmitKinds) RawObject {
+	id := snapshot.RefOf(u)
+	unadmitted := !src.AsStored() && admits.skips(u, id)
+	held := func(u *unstructured.Unstructured) RawObject {
+		o := NewRawObject(u, src)
+		o.r.unadmitted = unadmitted
+		return o
+	}
 	if lazy == nil {
-		return NewRawObject(u, src)
+		return held(u)
 	}
 	if ns, found, _ := unstructured.NestedFieldNoCopy(u.Object, "metadata", "namespace"); found {
 		if _, ok := ns.(string); !ok {
-			return NewRawObject(u, src)
+			return held(u)
 		}
 	}
-	id, apiVersion, kind, annotations := snapshot.RefOf(u), u.GetAPIVersion(), u.GetKind(), u.GetAnnotations()
+	apiVersion, kind, annotations := u.GetAPIVersion(), u.GetKind(), u.GetAnnotations()
 	var (
 		dropped   []snapshot.DroppedField
 		inspected any
 	)
-	if !src.AsStored() {
-		if inspect != nil {
-			inspected = inspect.of(u, id)
-		}
+	if !src.AsStored() && inspect != nil {
+		inspected = inspect.of(u, id)
+	}
+	if !src.AsStored() && admits.admits(id) {
 		var atVersion func(*crds.Validator, crds.Decoding)
 		if ai, ok := inspected.(DecodingInspector); ok {
 			atVersion = func(v *crds.Validator, d crds.Decoding) {
@@ -204,9 +220,9 @@ func readObject(u *unstructured.Unstructured, src snapshot.Source, lazy lazyObje
 		if orig := again(); orig != nil {
 			u = &unstructured.Unstructured{Object: orig} // held as read, typed (and admitted) again by Build
 		}
-		return NewRawObject(u, src)
+		return held(u)
 	}
-	st := &rawState{lazy: lazy, typed: t, fresh: true, id: id, apiVersion: apiVersion, kind: kind, annotations: annotations, dropped: dropped}
+	st := &rawState{lazy: lazy, typed: t, fresh: true, id: id, apiVersion: apiVersion, kind: kind, annotations: annotations, dropped: dropped, unadmitted: unadmitted}
 	st.raw = snapshot.NewLazyRaw(snapshot.Lazy{Decode: lazy.object, Fresh: lazy.transient, Header: st.header, Annotations: st.annots, Inspected: inspected})
 	return RawObject{Source: src, r: st}
 }

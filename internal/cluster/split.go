@@ -105,7 +105,7 @@ func (r *fileReader) splitFile(f *keptFile) bool {
 	parts := make([]*fileReader, len(units))
 	parallel.For(len(units), func(i int) {
 		u := units[i]
-		p := &fileReader{lim: r.lim, shared: r.shared, inspect: r.inspect, file: f}
+		p := &fileReader{lim: r.lim, shared: r.shared, inspect: r.inspect, admit: r.admit, file: f}
 		switch {
 		case u.head:
 		case u.list != nil:

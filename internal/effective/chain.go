@@ -74,20 +74,31 @@ func newEngine(s *snapshot.Snapshot, sem Semantics, trustDomain string, planes m
 		e.planes[topology.GatewayRef(gw.Namespace, gw.Name)] = p
 	}
 	e.extFilters = map[topology.Ref]map[string]bool{}
-	for _, g := range s.Gateways {
-		ref := topology.GatewayRef(g.Namespace, g.Name)
-		set := map[string]bool{}
-		if l := e.level(ref, ""); l.ExtAuth != nil {
-			set[l.ExtAuth.ExtAuthHash] = true
-		}
-		for _, xb := range e.exactGroupBackends(ref) {
-			if l := e.level(xb, ""); l.ExtAuth != nil {
+	return e
+}
+
+// extFilterLocked reports whether gateway gw has an ext_authz filter for the
+// ExternalAuth config hash: its own gateway level's, or that of an XBackend one of its
+// HTTPRoutes references with group exactly agentic.networking.x-k8s.io. Computed for a
+// gateway on the first chain that asks (a command describing one gateway compiles no
+// other gateway's levels); e.mu is held.
+func (e *Engine) extFilterLocked(gw topology.Ref, hash string) bool {
+	set, ok := e.extFilters[gw]
+	if !ok {
+		set = map[string]bool{}
+		if _, known := e.planes[gw]; known { // a gateway of the snapshot
+			if l := e.levelLocked(gw, ""); l.ExtAuth != nil {
 				set[l.ExtAuth.ExtAuthHash] = true
 			}
+			for _, xb := range e.exactGroupBackends(gw) {
+				if l := e.levelLocked(xb, ""); l.ExtAuth != nil {
+					set[l.ExtAuth.ExtAuthHash] = true
+				}
+			}
 		}
-		e.extFilters[ref] = set
+		e.extFilters[gw] = set
 	}
-	return e
+	return set[hash]
 }
 
 // indexByTarget maps every target a policy names to the policies naming it, in snapshot
@@ -177,7 +188,7 @@ func (e *Engine) Chain(gw topology.Ref, listener string, backend *topology.Ref) 
 			switch {
 			case e.Semantics.ExtAuthBackendRefGroup == ExtAuthAlways:
 				be.ExtAuthFilter = true
-			case e.extFilters[gw][be.ExtAuth.ExtAuthHash]:
+			case e.extFilterLocked(gw, be.ExtAuth.ExtAuthHash):
 				be.ExtAuthFilter = true
 			default:
 				be.ExtAuthFilter = false

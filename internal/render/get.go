@@ -85,6 +85,16 @@ func (it *Item) Fresh() *unstructured.Unstructured {
 	return u
 }
 
+// encoded returns the object as an item of get's JSON List, encoded while it was read
+// (ListedJSONInspect); nil when it was not, or when it is printed completed (fill).
+func (it *Item) encoded() []byte {
+	if it.fill != nil || it.Object != nil {
+		return nil
+	}
+	b, _ := it.origin.Inspected().(encodedItem)
+	return b
+}
+
 // ReportAPIVersion versions agpol's own report documents.
 const ReportAPIVersion = "agpol.dev/v1alpha1"
 

@@ -30,7 +30,8 @@ type GetOutput struct {
 	// scripts to read.
 	Width int
 	// JSON is -o json: the List is written an object at a time, the same bytes as the
-	// printer's (ShowManagedFields is its --show-managed-fields).
+	// printer's (ShowManagedFields is its --show-managed-fields); each object as encoded
+	// while it was read when it was (ListedJSONInspect, with the same ShowManagedFields).
 	JSON, ShowManagedFields bool
 	// ReadNamespace is the namespace a live read was limited to; FromFiles is true
 	// when only files were read. Both name where nothing was found.
@@ -69,12 +70,21 @@ func Get(o GetOutput, s *snapshot.Snapshot) error {
 		}
 		if o.JSON {
 			next := 0
-			return ObjectListJSON(w, !o.ShowManagedFields, func() *unstructured.Unstructured {
+			return objectListJSON(w, func() ([]byte, bool, error) {
 				if next == len(items) {
-					return nil
+					return nil, false, nil
 				}
 				next++
-				return items[next-1].Fresh()
+				it := &items[next-1]
+				if b := it.encoded(); b != nil {
+					return b, true, nil
+				}
+				u := it.Fresh()
+				if !o.ShowManagedFields {
+					u.SetManagedFields(nil)
+				}
+				b, err := listedJSON(u.Object)
+				return b, true, err
 			})
 		}
 		list := &unstructured.UnstructuredList{Object: map[string]any{

@@ -10,7 +10,8 @@ import (
 
 // LoadNotes writes what loading s noticed: fields the API server would drop and
 // objects it would refuse (unless reportsDropped: lint reports each itself), the warnings of a live read, and
-// the objects of kinds agpol does not use.
+// the objects of kinds agpol does not use. The first two count the objects the load
+// admitted; how many it did not (Snapshot.Unadmitted) is said after them.
 func LoadNotes(w io.Writer, s *snapshot.Snapshot, reportsDropped bool) {
 	if dropped := s.DroppedFields(); len(dropped) > 0 && !reportsDropped {
 		// A note on how the input was read, not a gap in it: stderr only.
@@ -24,6 +25,9 @@ func LoadNotes(w io.Writer, s *snapshot.Snapshot, reportsDropped bool) {
 		fmt.Fprintf(w, "warning: %d object(s) of the manifests would be refused by the API server, so no cluster holds them as written; answers on them are about objects that cannot exist (first: %s %s %s: %s); agpol lint lists them (AGP101)\n",
 			countObjects(rejected), EscapeTerminal(s.FieldPosition(d.Source, d.Path).String()), d.Kind,
 			EscapeTerminal(d.Namespace+"/"+d.Name), EscapeTerminal(d.Rejected))
+	}
+	if s.Unadmitted > 0 {
+		fmt.Fprintf(w, "note: %d object(s) of the manifests were not checked against their CRDs (fields the API server would drop, lists it would refuse): they are printed as written and nothing is decided on them; agpol lint checks them (AGP101, AGP102)\n", s.Unadmitted)
 	}
 	for _, x := range s.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", x.Message)

@@ -32,3 +32,24 @@ func TestLoadNotesRejectedObjects(t *testing.T) {
 		t.Errorf("lint's notes %q, want none (AGP101 reports the object)", b.String())
 	}
 }
+
+// TestLoadNotesUnadmitted: when the load left objects unadmitted, a note says how many
+// were not checked, after the warnings on the objects it did admit.
+func TestLoadNotesUnadmitted(t *testing.T) {
+	src := snapshot.Source{File: "p.yaml", Line: 1}
+	s := &snapshot.Snapshot{Unadmitted: 3, Dropped: []snapshot.DroppedField{
+		{Source: src, Kind: "XAccessPolicy", Namespace: "ns", Name: "p", Path: "spec.bogus"},
+	}}
+	var b bytes.Buffer
+	LoadNotes(&b, s, false)
+	want := "warning: 1 field(s) of the manifests are not stored by the API server and were left out, as a cluster would (first: p.yaml:1 XAccessPolicy ns/p spec.bogus); agpol lint lists them (AGP102)\n" +
+		"note: 3 object(s) of the manifests were not checked against their CRDs (fields the API server would drop, lists it would refuse): they are printed as written and nothing is decided on them; agpol lint checks them (AGP101, AGP102)\n"
+	if b.String() != want {
+		t.Errorf("notes:\n got %q\nwant %q", b.String(), want)
+	}
+	b.Reset()
+	LoadNotes(&b, &snapshot.Snapshot{}, false)
+	if b.Len() != 0 {
+		t.Errorf("notes %q, want none", b.String())
+	}
+}

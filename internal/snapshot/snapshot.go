@@ -416,6 +416,11 @@ type Snapshot struct {
 	// them, as a cluster would hold them. It also lists the fields for which the API
 	// server would refuse the object (DroppedField.Rejected).
 	Dropped []DroppedField
+	// Unadmitted counts the objects read from files, of kinds with a CRD, that the load
+	// typed as written instead of admitting them (a command that neither prints nor
+	// decides their kind asked not to, cluster.LoadOptions.Admit): Dropped says nothing
+	// of their fields.
+	Unadmitted int
 	// Partial is true when some objects could not be read (e.g. RBAC), so answers may be incomplete.
 	Partial bool
 	// Complete is true when the snapshot holds everything of the kinds agpol reads (a live read
