@@ -39,7 +39,7 @@ func DescribeText(w io.Writer, d *describe.View, st Styler) error {
 		if d.DataPlane.Assumed {
 			assumed = ", assumed"
 		}
-		line(w, fmt.Sprintf("Data plane:   %s%s (%s)", d.DataPlane.DataPlane, assumed, d.DataPlane.Why))
+		line(w, fmt.Sprintf("Data plane:   %s%s (%s)", d.DataPlane.DataPlane, assumed, DataPlaneWhy(*d.DataPlane)))
 	}
 	if d.Kind == describe.KindGateway {
 		describeListeners(w, d.Listeners, st)
@@ -246,7 +246,7 @@ func describeAccessPolicy(w io.Writer, d *describe.View, st Styler) {
 		}
 		line(w, st.Cyan(head))
 		if t.DataPlane != nil {
-			line(w, fmt.Sprintf("    data plane: %s (%s)", t.DataPlane.DataPlane, t.DataPlane.Why))
+			line(w, fmt.Sprintf("    data plane: %s (%s)", t.DataPlane.DataPlane, DataPlaneWhy(*t.DataPlane)))
 		}
 		if t.NotEnforced != "" {
 			line(w, "    "+st.Yellow("not enforced: "+t.NotEnforced))
@@ -546,13 +546,30 @@ type describeList struct {
 func DescribeDocument(w io.Writer, views []*describe.View, format Format, single bool) error {
 	var doc any
 	if single && len(views) == 1 {
-		doc = describeDoc{DescribeAPIVersion, "Description", views[0]}
+		doc = describeDoc{DescribeAPIVersion, "Description", describeJSONView(views[0])}
 	} else {
 		l := describeList{APIVersion: DescribeAPIVersion, Kind: "DescriptionList", Items: []describeDoc{}}
 		for _, v := range views {
-			l.Items = append(l.Items, describeDoc{DescribeAPIVersion, "Description", v})
+			l.Items = append(l.Items, describeDoc{DescribeAPIVersion, "Description", describeJSONView(v)})
 		}
 		doc = l
 	}
 	return format.Encode(w, doc)
+}
+
+// describeJSONView is a copy of v with the text of its data planes written (v is not
+// changed).
+func describeJSONView(v *describe.View) *describe.View {
+	c := *v
+	c.DataPlane = dataPlaneView(v.DataPlane)
+	if a := v.AccessPolicy; a != nil {
+		ac := *a
+		ac.Targets = make([]describe.PolicyTarget, len(a.Targets))
+		for i, t := range a.Targets {
+			t.DataPlane = dataPlaneView(t.DataPlane)
+			ac.Targets[i] = t
+		}
+		c.AccessPolicy = &ac
+	}
+	return &c
 }

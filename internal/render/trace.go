@@ -17,6 +17,7 @@ func Sentences(r *explain.Result) *explain.Result {
 	v.Reason = DecisionReason(&r.Decision)
 	v.Path.ListenerAssumed = listenerAssumed(r)
 	v.Path.BackendAssumed = backendAssumed(&r.Path)
+	v.Path.DataPlaneAssumed = dataPlaneAssumed(&r.Path)
 	v.Path.Problem = PathProblem(r.Path)
 	v.Trace = filledSteps(r.Trace)
 	if ap := r.AuthPolicy; ap != nil && ap.V1beta2 != nil && ap.V1beta2.Ignored {
