@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 
+	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
 	"github.com/agpol/agpol/internal/topology"
 )
@@ -58,4 +59,15 @@ func dataPlaneAssumed(p *explain.PathInfo) string {
 		return p.DataPlaneAssumed
 	}
 	return DataPlaneWhy(*p.DataPlaneAssumption)
+}
+
+// OtherDataPlaneText is the sentence of a Gateway on which no XAccessPolicy is enforced
+// because another data plane serves it (effective.OtherDataPlane; docs/checks.md#data-planes):
+// explain's step and reason, describe's chains and policies. "" for nil.
+func OtherDataPlaneText(o *effective.OtherDataPlane) string {
+	if o == nil {
+		return ""
+	}
+	return fmt.Sprintf("XAccessPolicies are not enforced on Gateway %s/%s: the %s data plane serves it (%s)",
+		o.Gateway.Namespace, o.Gateway.Name, o.DataPlane.DataPlane, DataPlaneWhy(o.DataPlane))
 }
