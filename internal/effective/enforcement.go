@@ -52,7 +52,7 @@ const (
 
 // Unenforced is why the data plane does not enforce a policy on a target, as data: a
 // code and the names its sentence needs (render.EnforcementMessage writes it into
-// Message for -o json).
+// Message).
 type Unenforced struct {
 	Why    string
 	Target topology.Ref

@@ -10,7 +10,8 @@ import (
 
 // EnforcementMessage is the sentence of why the data plane does not enforce an
 // XAccessPolicy on a target (effective.Unenforced; docs/checks.md#data-planes): the
-// message of get's -o json and -o yaml. "" for nil (enforced).
+// message of get's Item.Enforcement (which no -o format prints today: tables show the
+// cell, kubectl's printers the objects). "" for nil (enforced).
 func EnforcementMessage(u *effective.Unenforced) string {
 	if u == nil {
 		return ""
@@ -48,7 +49,7 @@ func EnforcementMessage(u *effective.Unenforced) string {
 	return "not enforced: " + u.Why // a code this function does not know yet: still shown
 }
 
-// enforcementView is a copy of pe with its messages written, for -o json and -o yaml.
+// enforcementView is a copy of pe with its messages written (get's Item.Enforcement).
 func enforcementView(pe effective.PolicyEnforcement) effective.PolicyEnforcement {
 	v := pe
 	v.Message = EnforcementMessage(pe.Why)
