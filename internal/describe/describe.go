@@ -40,8 +40,11 @@ type Policy struct {
 	Version   string              `json:"apiVersion"`
 	Source    string              `json:"source,omitempty"`
 	Admission effective.Admission `json:"admission"`
-	// NotEnforced is "" when the policy runs, else why not.
-	NotEnforced string `json:"notEnforced,omitempty"`
+	// NotEnforced is "" when the policy runs, else why not; OtherDataPlane when it is
+	// that another data plane serves the gateway (render writes that sentence, and
+	// NotEnforced in -o json).
+	NotEnforced    string                    `json:"notEnforced,omitempty"`
+	OtherDataPlane *effective.OtherDataPlane `json:"-"`
 }
 
 // Path is one path through the described object with its chain.
@@ -285,7 +288,10 @@ func gatewayLevels(paths []Path) []GatewayLevel {
 	bySig := map[string]int{}
 	for i := range paths {
 		l := paths[i].Chain.Gateway
-		sig := levelSignature(l) + "\x00" + paths[i].Chain.NotEnforced
+		sig := levelSignature(l)
+		if o := paths[i].Chain.OtherDataPlane; o != nil {
+			sig += "\x00" + o.Gateway.Namespace + "/" + o.Gateway.Name
+		}
 		k, ok := bySig[sig]
 		if !ok {
 			k = len(out)
@@ -360,11 +366,10 @@ func ruleSources(d *View) map[string]string {
 func policies(s *snapshot.Snapshot, e *effective.Engine, kind string, target topology.Ref) []Policy {
 	notEnforced := map[string]string{}
 	var lvl *effective.Level
+	var other *effective.OtherDataPlane
 	if kind == KindGateway {
 		c := e.Chain(target, "", nil)
-		if c.NotEnforced != "" {
-			notEnforced[""] = c.NotEnforced
-		}
+		other = c.OtherDataPlane
 		lvl = c.Gateway
 	} else {
 		gw := topology.GatewayRef("", "")
@@ -379,7 +384,7 @@ func policies(s *snapshot.Snapshot, e *effective.Engine, kind string, target top
 		dp := Policy{ID: p.Namespace + "/" + p.Name, Action: string(p.Spec.Action), Version: p.APIVersion(),
 			Source: p.Source.String(), Admission: e.Admission[p], NotEnforced: notEnforced[p.Namespace+"/"+p.Name]}
 		if dp.NotEnforced == "" {
-			dp.NotEnforced = notEnforced[""]
+			dp.OtherDataPlane = other
 		}
 		if dp.Action == "" {
 			dp.Action = "<no action>"
@@ -415,7 +420,7 @@ func path(e *effective.Engine, p topology.Path) Path {
 	}
 	dp.Chain = e.Chain(topology.GatewayRef(p.Gateway.Namespace, p.Gateway.Name), p.Listener, be)
 	if dp.Refused != nil {
-		dp.Refused.GatewayLevelRuns = dp.Chain != nil && dp.Chain.NotEnforced == ""
+		dp.Refused.GatewayLevelRuns = dp.Chain != nil && dp.Chain.OtherDataPlane == nil
 	}
 	return dp
 }

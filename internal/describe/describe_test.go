@@ -149,7 +149,7 @@ func TestBuild(t *testing.T) {
 			var pols []string
 			for _, p := range v.Policies {
 				pols = append(pols, p.ID)
-				if !p.Admission.Effective.Accepted || p.NotEnforced != "" {
+				if !p.Admission.Effective.Accepted || p.NotEnforced != "" || p.OtherDataPlane != nil {
 					t.Errorf("policy %s: admission %+v, not enforced %q", p.ID, p.Admission.Effective, p.NotEnforced)
 				}
 			}

@@ -49,8 +49,10 @@ type PolicyTarget struct {
 	// DataPlane serves a Gateway target.
 	DataPlane *topology.GatewayDataPlane `json:"dataPlane,omitempty"`
 	// NotEnforced says why the policy applies on no path of this target, "" when it
-	// applies on some.
-	NotEnforced string `json:"notEnforced,omitempty"`
+	// applies on some; OtherDataPlane when it is that another data plane serves the
+	// gateway (render writes that sentence, and NotEnforced in -o json).
+	NotEnforced    string                    `json:"notEnforced,omitempty"`
+	OtherDataPlane *effective.OtherDataPlane `json:"-"`
 	// Paths are the paths through the target, each with whether the policy runs there.
 	Paths []PolicyPath `json:"paths,omitempty"`
 }
@@ -58,9 +60,11 @@ type PolicyTarget struct {
 // PolicyPath is one path through a target of a described policy.
 type PolicyPath struct {
 	Path
-	// Applies is true when the policy runs on the path; Reason says why not.
-	Applies bool   `json:"applies"`
-	Reason  string `json:"reason,omitempty"`
+	// Applies is true when the policy runs on the path; Reason says why not, or
+	// OtherDataPlane (render writes that sentence, and Reason in -o json).
+	Applies        bool                      `json:"applies"`
+	Reason         string                    `json:"reason,omitempty"`
+	OtherDataPlane *effective.OtherDataPlane `json:"-"`
 }
 
 // accessPolicyView fills d with the view of the XAccessPolicy d.Target names.
@@ -133,7 +137,11 @@ func accessPolicyView(s *snapshot.Snapshot, g *topology.Graph, e *effective.Engi
 			if ref.Kind == agentic.KindXBackend {
 				lvl = c.Backend
 			}
-			pp.Applies, pp.Reason = appliesOn(c, lvl, obj, id)
+			if c.OtherDataPlane != nil {
+				pp.OtherDataPlane = c.OtherDataPlane
+			} else {
+				pp.Applies, pp.Reason = appliesOn(lvl, obj, id)
+			}
 			if pp.Applies {
 				applied++
 			}
@@ -151,10 +159,10 @@ func accessPolicyView(s *snapshot.Snapshot, g *topology.Graph, e *effective.Engi
 			pt.Paths = append(pt.Paths, pp)
 		}
 		if pt.DataPlane != nil && pt.NotEnforced == "" {
-			pt.NotEnforced = e.Chain(ref, "", nil).NotEnforced
+			pt.OtherDataPlane = e.Chain(ref, "", nil).OtherDataPlane
 		}
 		switch {
-		case pt.NotEnforced != "":
+		case pt.NotEnforced != "" || pt.OtherDataPlane != nil:
 		case !pt.Found:
 			pt.NotEnforced = fmt.Sprintf("%s %s is not in the input", pt.Kind, pt.Name)
 		case len(pt.Paths) == 0 && ref.Kind == agentic.KindXBackend:
@@ -162,9 +170,7 @@ func accessPolicyView(s *snapshot.Snapshot, g *topology.Graph, e *effective.Engi
 		case len(pt.Paths) == 0:
 			pt.NotEnforced = "no route is attached to the gateway: no path runs the gateway level"
 		default:
-			if reason := commonReason(pt.Paths); reason != "" {
-				pt.NotEnforced = reason
-			}
+			pt.NotEnforced, pt.OtherDataPlane = commonReason(pt.Paths)
 		}
 		v.Targets = append(v.Targets, pt)
 	}
@@ -177,12 +183,12 @@ func accessPolicyView(s *snapshot.Snapshot, g *topology.Graph, e *effective.Engi
 		v.Enforcement = NotEnforced
 	}
 	for _, pt := range v.Targets {
-		if pt.NotEnforced != "" && v.NotEnforced == "" {
-			v.NotEnforced = pt.NotEnforced
+		if (pt.NotEnforced != "" || pt.OtherDataPlane != nil) && v.NotEnforced == "" && v.OtherDataPlane == nil {
+			v.NotEnforced, v.OtherDataPlane = pt.NotEnforced, pt.OtherDataPlane
 		}
 	}
 	if v.Enforcement == Enforced {
-		v.NotEnforced = ""
+		v.NotEnforced, v.OtherDataPlane = "", nil
 	}
 	for sh := range shadows {
 		v.Shadows = append(v.Shadows, sh)
@@ -192,11 +198,9 @@ func accessPolicyView(s *snapshot.Snapshot, g *topology.Graph, e *effective.Engi
 	return d, nil
 }
 
-// appliesOn says whether policy obj (ID id) runs at level lvl of chain c, and why not.
-func appliesOn(c *effective.Chain, lvl *effective.Level, obj *snapshot.XAccessPolicy, id string) (bool, string) {
-	if c.NotEnforced != "" {
-		return false, c.NotEnforced
-	}
+// appliesOn says whether policy obj (ID id) runs at level lvl of a chain the data plane
+// enforces, and why not.
+func appliesOn(lvl *effective.Level, obj *snapshot.XAccessPolicy, id string) (bool, string) {
 	if lvl == nil {
 		return false, "the path has no level for this target"
 	}
@@ -219,20 +223,31 @@ func appliesOn(c *effective.Chain, lvl *effective.Level, obj *snapshot.XAccessPo
 	return false, "not on this level"
 }
 
-// commonReason is the reason every path gives when the policy runs on none of them and
-// they agree, else "".
-func commonReason(paths []PolicyPath) string {
-	reason := ""
+// commonReason is the reason every path gives when the policy runs on none of them
+// (the same other data plane, or the same text), "runs on no path (see each path)" when
+// they differ; "" and nil when it runs on some.
+func commonReason(paths []PolicyPath) (string, *effective.OtherDataPlane) {
+	reason, set := "", false
+	var other *effective.OtherDataPlane
 	for _, p := range paths {
 		if p.Applies {
-			return ""
+			return "", nil
 		}
-		if reason != "" && p.Reason != reason {
-			return "runs on no path (see each path)"
+		if set && (p.Reason != reason || !sameGateway(p.OtherDataPlane, other)) {
+			return "runs on no path (see each path)", nil
 		}
-		reason = p.Reason
+		reason, other, set = p.Reason, p.OtherDataPlane, true
 	}
-	return reason
+	return reason, other
+}
+
+// sameGateway reports whether a and b are the same Gateway of another data plane (both
+// nil included): they state the same sentence.
+func sameGateway(a, b *effective.OtherDataPlane) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Gateway == b.Gateway
 }
 
 // AuthPolicyView is the view of one Kuadrant AuthPolicy.

@@ -137,7 +137,7 @@ func TestAccessPolicyView(t *testing.T) {
 		{name: "p2", admitted: true, enforcement: Enforced, shadow: `rule "call" replaces app/p1#call`, onTarget: 7},
 		{name: "p6", enforcement: NotEnforced, reason: effective.ReasonLimit, onTarget: 7},
 		{name: "legacy", admitted: true, enforcement: NotEnforced, reason: "v0alpha0 object: stored without spec.action", onTarget: 7},
-		{name: "mesh", admitted: true, enforcement: NotEnforced, reason: "the istio data plane serves it", onTarget: 1},
+		{name: "mesh", admitted: true, enforcement: NotEnforced, reason: "istio", onTarget: 1}, // another data plane: reason is its name
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -156,7 +156,11 @@ func TestAccessPolicyView(t *testing.T) {
 			if ap.Enforcement != tt.enforcement {
 				t.Errorf("enforcement %s, want %s", ap.Enforcement, tt.enforcement)
 			}
-			if !strings.Contains(ap.NotEnforced, tt.reason) || (tt.reason == "") != (ap.NotEnforced == "") {
+			if o := ap.OtherDataPlane; o != nil {
+				if string(o.DataPlane.DataPlane) != tt.reason || ap.NotEnforced != "" || o.Gateway.Name != tt.name {
+					t.Errorf("not enforced %q on the other data plane %+v, want %s", ap.NotEnforced, o, tt.reason)
+				}
+			} else if !strings.Contains(ap.NotEnforced, tt.reason) || (tt.reason == "") != (ap.NotEnforced == "") || tt.name == "mesh" {
 				t.Errorf("not enforced %q, want one with %q", ap.NotEnforced, tt.reason)
 			}
 			if got := strings.Join(ap.Shadows, "\n"); !strings.Contains(got, tt.shadow) || (tt.shadow == "") != (got == "") {
@@ -248,7 +252,7 @@ func TestGatewayListenersAndLevels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mesh.DataPlane.DataPlane != "istio" || len(mesh.Policies) != 1 || !strings.Contains(mesh.Policies[0].NotEnforced, "istio") {
+	if mesh.DataPlane.DataPlane != "istio" || len(mesh.Policies) != 1 || mesh.Policies[0].OtherDataPlane == nil || mesh.Policies[0].OtherDataPlane.DataPlane.DataPlane != "istio" {
 		t.Errorf("mesh: %+v, policies %+v", mesh.DataPlane, mesh.Policies)
 	}
 }

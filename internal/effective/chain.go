@@ -175,7 +175,7 @@ func (e *Engine) Chain(gw topology.Ref, listener string, backend *topology.Ref) 
 	}
 	if p, ok := e.planes[gw]; ok && !p.Agentic() {
 		c := &Chain{Semantics: e.Semantics, Gateway: &Level{Name: LevelGateway, Target: gw},
-			NotEnforced: fmt.Sprintf("XAccessPolicies are not enforced on Gateway %s/%s: the %s data plane serves it (%s)", gw.Namespace, gw.Name, p.DataPlane, p.Why)}
+			OtherDataPlane: &OtherDataPlane{Gateway: gw, DataPlane: p}}
 		c.levels = c.Levels()
 		c.steps = chainSteps(&c.Semantics, len(c.levels))
 		e.chains[k] = c

@@ -1,7 +1,6 @@
 package effective
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/agpol/agpol/internal/apis/agentic"
@@ -34,6 +33,39 @@ func actionCode(a v1alpha1.AccessPolicyActionType) string {
 	return ReasonUnknownAction
 }
 
+// Why a data plane does not enforce a policy on a target (Unenforced.Why); render writes
+// the sentence of each (render.EnforcementMessage).
+const (
+	UnenforcedNotAccepted       = "not-accepted"              // the admission rejects it (From, Detail: its status message)
+	UnenforcedLegacyNoAction    = "legacy-no-action"          // a v0alpha0 object stored without spec.action
+	UnenforcedNoAction          = "no-action"                 // no spec.action
+	UnenforcedNoTarget          = "no-target"                 // the policy names no target
+	UnenforcedTargetNotFound    = "target-not-found"          // the Gateway or XBackend Target is not in the input
+	UnenforcedGatewayOtherPlane = "gateway-other-data-plane"  // another data plane (DataPlane) serves the Gateway Target
+	UnenforcedRoutesNotRead     = "routes-not-read"           // a live read of one namespace sees no route to the XBackend
+	UnenforcedRoutesOtherPlane  = "routes-other-data-plane"   // the routes to the XBackend are attached to Gateway, of another data plane
+	UnenforcedNotRouted         = "not-routed"                // no route sends traffic to the XBackend
+	UnenforcedEveryGatewayOther = "every-gateway-other-plane" // every Gateway routing to the XBackend is another data plane's (the first: Gateway)
+	UnenforcedUnsupportedKind   = "unsupported-kind"          // the target is neither a Gateway nor an XBackend
+	UnenforcedLevelIgnored      = "level-ignored"             // the target's level leaves the policy out (Detail: the level's reason)
+)
+
+// Unenforced is why the data plane does not enforce a policy on a target, as data: a
+// code and the names its sentence needs (render.EnforcementMessage writes it into
+// Message).
+type Unenforced struct {
+	Why    string
+	Target topology.Ref
+	// Gateway and DataPlane: the Gateway another data plane serves, and that data plane.
+	Gateway   topology.Ref
+	DataPlane topology.GatewayDataPlane
+	// From is where the admission comes from (recorded or computed status).
+	From string
+	// Detail is text made elsewhere and quoted: the admission's status message, or the
+	// level's reason for leaving the policy out (Ignored.Reason).
+	Detail string
+}
+
 // TargetEnforcement is whether the data plane enforces a policy on one of its targets.
 type TargetEnforcement struct {
 	Target   topology.Ref `json:"target"`
@@ -41,7 +73,9 @@ type TargetEnforcement struct {
 	// Unknown is set when the input does not hold what the answer depends on.
 	Unknown bool   `json:"unknown,omitempty"`
 	Reason  string `json:"reason,omitempty"`
-	Message string `json:"message,omitempty"`
+	// Message is Why's sentence, written by render (render.EnforcementMessage).
+	Message string      `json:"message,omitempty"`
+	Why     *Unenforced `json:"-"`
 }
 
 // PolicyEnforcement is what the data plane does with an XAccessPolicy: whether it
@@ -52,9 +86,10 @@ type PolicyEnforcement struct {
 	Partial  bool `json:"partial,omitempty"`
 	// Unknown is set when no target is known not to enforce it, and some are unknown.
 	Unknown bool `json:"unknown,omitempty"`
-	// Reason and Message are the first target's that is not enforced (else unknown).
+	// Reason, Message and Why are the first target's that is not enforced (else unknown).
 	Reason  string              `json:"reason,omitempty"`
 	Message string              `json:"message,omitempty"`
+	Why     *Unenforced         `json:"-"`
 	Targets []TargetEnforcement `json:"targets"`
 }
 
@@ -109,19 +144,19 @@ func (e *Engine) policyEnforcement(g *topology.Graph, p *snapshot.XAccessPolicy)
 		case t.Unknown:
 			unknown++
 		case pe.Reason == "":
-			pe.Reason, pe.Message = t.Reason, t.Message
+			pe.Reason, pe.Why = t.Reason, t.Why
 		}
 	}
 	switch {
 	case len(pe.Targets) == 0:
-		pe.Reason, pe.Message = ReasonTargetNotFound, "the policy names no target"
+		pe.Reason, pe.Why = ReasonTargetNotFound, &Unenforced{Why: UnenforcedNoTarget}
 	case enforced == len(pe.Targets):
 		pe.Enforced = true
 	case unknown > 0 && enforced+unknown == len(pe.Targets):
 		pe.Unknown = true
 		for _, t := range pe.Targets {
 			if t.Unknown {
-				pe.Reason, pe.Message = t.Reason, t.Message
+				pe.Reason, pe.Why = t.Reason, t.Why
 				break
 			}
 		}
@@ -132,46 +167,48 @@ func (e *Engine) policyEnforcement(g *topology.Graph, p *snapshot.XAccessPolicy)
 }
 
 func (e *Engine) targetEnforcement(g *topology.Graph, p *snapshot.XAccessPolicy, ref topology.Ref) TargetEnforcement {
-	no := func(reason, format string, args ...any) TargetEnforcement {
-		return TargetEnforcement{Target: ref, Reason: reason, Message: fmt.Sprintf(format, args...)}
+	no := func(reason string, why Unenforced) TargetEnforcement {
+		why.Target = ref
+		return TargetEnforcement{Target: ref, Reason: reason, Why: &why}
 	}
 	if a, ok := e.Admission[p]; ok && !a.Effective.Accepted {
-		return no(a.Effective.Reason, "not accepted (%s status): %s", a.From, a.Effective.Message)
+		return no(a.Effective.Reason, Unenforced{Why: UnenforcedNotAccepted, From: a.From, Detail: a.Effective.Message})
 	}
 	if p.Legacy != nil && e.Semantics.V0alpha0 != V0alpha0Legacy {
-		return no(ReasonNoAction, "a v0alpha0 object is stored as v1alpha1 without spec.action: the translator never enforces it")
+		return no(ReasonNoAction, Unenforced{Why: UnenforcedLegacyNoAction})
 	}
 	if p.Legacy == nil && p.Spec.Action == "" {
-		return no(ReasonNoAction, "no spec.action (as a v0alpha0 object reads back): the translator never enforces it")
+		return no(ReasonNoAction, Unenforced{Why: UnenforcedNoAction})
 	}
 	switch {
 	case ref.Kind == "Gateway" && ref.Group == snapshot.GatewayGroup:
 		gw := g.Gateway(ref)
 		if gw == nil {
-			return no(ReasonTargetNotFound, "Gateway %s/%s is not in the input", ref.Namespace, ref.Name)
+			return no(ReasonTargetNotFound, Unenforced{Why: UnenforcedTargetNotFound})
 		}
-		if dp, ok := e.planes[topology.GatewayRef(ref.Namespace, ref.Name)]; ok && !dp.Agentic() {
-			return no(ReasonOtherDataPlane, "the %s data plane serves Gateway %s/%s (%s)", dp.DataPlane, ref.Namespace, ref.Name, dp.Why)
+		gwRef := topology.GatewayRef(ref.Namespace, ref.Name)
+		if dp, ok := e.planes[gwRef]; ok && !dp.Agentic() {
+			return no(ReasonOtherDataPlane, Unenforced{Why: UnenforcedGatewayOtherPlane, Gateway: gwRef, DataPlane: dp})
 		}
 	case ref.Kind == agentic.KindXBackend && ref.Group == agentic.GroupName:
 		if g.XBackend(ref) == nil {
-			return no(ReasonTargetNotFound, "XBackend %s/%s is not in the input", ref.Namespace, ref.Name)
+			return no(ReasonTargetNotFound, Unenforced{Why: UnenforcedTargetNotFound})
 		}
 		gws := g.GatewaysOfBackend(ref)
 		if len(gws) == 0 && liveOneNamespace(e.Snapshot) {
-			return TargetEnforcement{Target: ref, Unknown: true, Reason: ReasonNotRead,
-				Message: fmt.Sprintf("no route read sends traffic to XBackend %s/%s, but the cluster was read in one namespace: routes of other namespaces were not read (-A reads them)", ref.Namespace, ref.Name)}
+			t := no(ReasonNotRead, Unenforced{Why: UnenforcedRoutesNotRead})
+			t.Unknown = true
+			return t
 		}
 		if len(gws) == 0 {
 			// Another data plane does not route to XBackends at all: name it when one
 			// is what the routes to this backend are attached to.
 			for _, gw := range e.routeParents(ref) {
 				if dp, ok := e.planes[gw]; ok && !dp.Agentic() {
-					return no(ReasonOtherDataPlane, "the routes to XBackend %s/%s are served by another data plane (%s serves Gateway %s/%s)",
-						ref.Namespace, ref.Name, dp.DataPlane, gw.Namespace, gw.Name)
+					return no(ReasonOtherDataPlane, Unenforced{Why: UnenforcedRoutesOtherPlane, Gateway: gw, DataPlane: dp})
 				}
 			}
-			return no(ReasonNotRouted, "no HTTPRoute of a Gateway sends traffic to XBackend %s/%s", ref.Namespace, ref.Name)
+			return no(ReasonNotRouted, Unenforced{Why: UnenforcedNotRouted})
 		}
 		agenticGW := false
 		for _, gw := range gws {
@@ -180,17 +217,14 @@ func (e *Engine) targetEnforcement(g *topology.Graph, p *snapshot.XAccessPolicy,
 			}
 		}
 		if !agenticGW {
-			dp := e.planes[gws[0]]
-			return no(ReasonOtherDataPlane, "every Gateway routing to XBackend %s/%s is served by another data plane (%s serves %s/%s)",
-				ref.Namespace, ref.Name, dp.DataPlane, gws[0].Namespace, gws[0].Name)
+			return no(ReasonOtherDataPlane, Unenforced{Why: UnenforcedEveryGatewayOther, Gateway: gws[0], DataPlane: e.planes[gws[0]]})
 		}
 	default:
-		return no(ReasonUnsupportedTargetKind, "targetRef %s/%s %s: only Gateways (%s) and XBackends (%s) are enforced",
-			ref.Group, ref.Kind, ref.Name, snapshot.GatewayGroup, agentic.GroupName)
+		return no(ReasonUnsupportedTargetKind, Unenforced{Why: UnenforcedUnsupportedKind})
 	}
 	for _, ig := range e.level(ref, "").Ignored {
 		if ig.Policy == p {
-			return no(ig.Code, "%s", ig.Reason)
+			return no(ig.Code, Unenforced{Why: UnenforcedLevelIgnored, Detail: ig.Reason})
 		}
 	}
 	return TargetEnforcement{Target: ref, Enforced: true}

@@ -71,8 +71,8 @@ func TestEnforcement(t *testing.T) {
 				if pe.Cell() != tc.cell {
 					t.Errorf("cell %s, want %s (%+v)", pe.Cell(), tc.cell, pe)
 				}
-				if !pe.Enforced && pe.Message == "" {
-					t.Errorf("no message: %+v", pe)
+				if !pe.Enforced && pe.Why == nil {
+					t.Errorf("no why: %+v", pe)
 				}
 				if pe.InForce() != (tc.cell == "True" || strings.HasPrefix(tc.cell, "Partial")) {
 					t.Errorf("in force %v", pe.InForce())

@@ -239,12 +239,23 @@ type Chain struct {
 	// SharedExtAuth is true when both levels delegate to the same ExternalAuth config:
 	// one ext_authz filter, called once.
 	SharedExtAuth bool `json:"sharedExtAuth,omitempty"`
-	// NotEnforced says why no XAccessPolicy applies on this gateway at all: a data plane
-	// other than kube-agentic-networking serves it (topology.ClassifyGateways). Its levels
-	// are then empty. "" on the reference data plane.
+	// OtherDataPlane is set when no XAccessPolicy applies on this gateway at all: a data
+	// plane other than kube-agentic-networking serves it (topology.ClassifyGateways). Its
+	// levels are then empty. nil on the reference data plane.
+	OtherDataPlane *OtherDataPlane `json:"-"`
+	// NotEnforced is OtherDataPlane's sentence for -o json, written by render
+	// (render.OtherDataPlaneText) in its copy; "" here.
 	NotEnforced string `json:"notEnforced,omitempty"`
 	levels      []*Level
 	steps       []ChainStep
+}
+
+// OtherDataPlane is a Gateway another data plane serves, so no XAccessPolicy is
+// enforced on it (Chain.OtherDataPlane): render writes its sentence
+// (render.OtherDataPlaneText).
+type OtherDataPlane struct {
+	Gateway   topology.Ref
+	DataPlane topology.GatewayDataPlane
 }
 
 // Levels returns the levels present, gateway first.

@@ -303,10 +303,10 @@ func (e ExtAuth) String() string {
 
 func (ev *evaluator) run() {
 	cc := ev.cc
-	if cc.chain.NotEnforced != "" {
-		ev.step(Step{Level: string(effective.LevelNone), Phase: "default", Outcome: OutcomeInfo, Event: EventOtherDataPlane, Note: cc.chain.NotEnforced})
+	if o := cc.chain.OtherDataPlane; o != nil {
+		ev.step(Step{Level: string(effective.LevelNone), Phase: "default", Outcome: OutcomeInfo, Event: EventOtherDataPlane, OtherDataPlane: o})
 		ev.finish(Allow, false, string(effective.LevelNone), DecidedOtherDataPlane, func() *Cause {
-			return &Cause{Event: CauseOtherDataPlane, Note: cc.chain.NotEnforced}
+			return &Cause{Event: CauseOtherDataPlane, OtherDataPlane: o}
 		})
 		return
 	}

@@ -79,7 +79,7 @@ func (sim *Simulator) resolve(r *Request, rt *routing, detail bool) error {
 			base.ListenerChoice = &c
 		}
 		if dp := sim.Graph.DataPlane(rt.gw); dp.Assumed {
-			base.DataPlaneAssumed = dp.Why
+			base.DataPlaneAssumption = &dp
 		}
 		if r.Route != nil {
 			base.Route = r.Route.String()

@@ -84,8 +84,10 @@ type PathInfo struct {
 	ListenerAssumed string                   `json:"listenerAssumed,omitempty"`
 	ListenerChoice  *topology.ListenerChoice `json:"-"`
 	// DataPlaneAssumed says which data plane agpol assumed serves the Gateway, and why,
-	// when its GatewayClass is not in the input (topology.ClassifyGateways).
-	DataPlaneAssumed string `json:"dataPlaneAssumed,omitempty"`
+	// when its GatewayClass is not in the input: render writes it from
+	// DataPlaneAssumption (topology.ClassifyGateways).
+	DataPlaneAssumed    string                     `json:"dataPlaneAssumed,omitempty"`
+	DataPlaneAssumption *topology.GatewayDataPlane `json:"-"`
 	// BackendAssumed says which backend object agpol assumed exists, when the input
 	// cannot tell; render writes it from BackendAssumption (topology.BackendTarget.Assumed).
 	BackendAssumed    string               `json:"backendAssumed,omitempty"`

@@ -27,13 +27,14 @@ type Step struct {
 	Mismatch *Mismatch `json:"mismatch,omitempty"`
 	// Allows is what a matching Allow rule permits (EventAllows).
 	Allows *effective.Permission `json:"allows,omitempty"`
-	// Note is the reason the data plane has no ext_authz filter (EventNoFilter), the
-	// backend object assumed to exist (EventBackendAssumed: render writes it from
-	// Assumed), why Envoy may route the request otherwise (EventUncertainRoute), or why
-	// no XAccessPolicy runs on the gateway (EventOtherDataPlane): a lower stage's text,
-	// carried as it is.
-	Note    string               `json:"note,omitempty"`
-	Assumed *topology.Assumption `json:"-"`
+	// Note is the reason the data plane has no ext_authz filter (EventNoFilter) or why
+	// Envoy may route the request otherwise (EventUncertainRoute): a lower stage's text,
+	// carried as it is; the backend object assumed to exist (EventBackendAssumed) or why
+	// no XAccessPolicy runs on the gateway (EventOtherDataPlane), which render writes
+	// from Assumed or OtherDataPlane.
+	Note           string                    `json:"note,omitempty"`
+	Assumed        *topology.Assumption      `json:"-"`
+	OtherDataPlane *effective.OtherDataPlane `json:"-"`
 	// RuleName and KeptBy: the rule name two policies share and the rule kept
 	// (EventReplaced).
 	RuleName string `json:"ruleName,omitempty"`
@@ -110,7 +111,7 @@ const (
 	EventBackendAssumed    = "backend-assumed"     // routing: a backend object not in the input is assumed to exist (Assumed: topology's BackendTarget.Assumed)
 	EventUnread            = "unread"              // kinds a live read could not read (Unread, Was)
 	EventUncertainRoute    = "uncertain-route"     // routing: Envoy may route the request otherwise (Note: topology's why; Was: the decision on agpol's routing)
-	EventOtherDataPlane    = "other-data-plane"    // another data plane serves the gateway: no XAccessPolicy runs (Note: effective's Chain.NotEnforced)
+	EventOtherDataPlane    = "other-data-plane"    // another data plane serves the gateway: no XAccessPolicy runs (OtherDataPlane)
 )
 
 // Why a caller fails the TLS handshake of a listener that requires a client certificate
@@ -173,9 +174,11 @@ type Cause struct {
 	Caller string `json:"caller,omitempty"`
 	// CEL lists the CEL expressions whose outcome is unknown (CauseCELUnknown).
 	CEL []string `json:"cel,omitempty"`
-	// Note says why no XAccessPolicy runs on the gateway (CauseOtherDataPlane), or why
-	// Envoy may route the request otherwise (CauseUncertainRoute, with Was).
-	Note string `json:"note,omitempty"`
+	// Note says why Envoy may route the request otherwise (CauseUncertainRoute, with
+	// Was), or why no XAccessPolicy runs on the gateway (CauseOtherDataPlane: render
+	// writes it from OtherDataPlane).
+	Note           string                    `json:"note,omitempty"`
+	OtherDataPlane *effective.OtherDataPlane `json:"-"`
 	// NoBackend and Before: why the data plane refuses the request and what the chain
 	// decided before (CauseRefused; NoBackend nil: no route takes it).
 	NoBackend *topology.NoBackend `json:"noBackend,omitempty"`
@@ -209,7 +212,7 @@ const (
 	CauseNoRuleMatches        = "no-rule-matches"        // no Allow rule of the level matches
 	CausePolicyMatchesNothing = "policy-matches-nothing" // an Allow policy that must allow matches nothing
 	CauseCELUnknown           = "cel-unknown"            // a CEL outcome is unknown, and the verdict depends on it
-	CauseOtherDataPlane       = "other-data-plane"       // another data plane serves the gateway: no XAccessPolicy runs (Note)
+	CauseOtherDataPlane       = "other-data-plane"       // another data plane serves the gateway: no XAccessPolicy runs (OtherDataPlane)
 	CauseRefused              = "refused"                // the data plane answers the request itself: no route, no backend (NoBackend, Before)
 	CauseTLSHandshake         = "tls-handshake"          // the caller fails the TLS handshake of the listener (Listener, Handshake)
 	CauseUnread               = "unread"                 // the decision depends on kinds a live read could not read (Unread, Was)

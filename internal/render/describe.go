@@ -39,7 +39,7 @@ func DescribeText(w io.Writer, d *describe.View, st Styler) error {
 		if d.DataPlane.Assumed {
 			assumed = ", assumed"
 		}
-		line(w, fmt.Sprintf("Data plane:   %s%s (%s)", d.DataPlane.DataPlane, assumed, d.DataPlane.Why))
+		line(w, fmt.Sprintf("Data plane:   %s%s (%s)", d.DataPlane.DataPlane, assumed, DataPlaneWhy(*d.DataPlane)))
 	}
 	if d.Kind == describe.KindGateway {
 		describeListeners(w, d.Listeners, st)
@@ -53,8 +53,8 @@ func DescribeText(w io.Writer, d *describe.View, st Styler) error {
 		if p.Admission.DiffersFromRecorded {
 			line(w, "      "+st.Yellow(fmt.Sprintf("recorded status differs from agpol's computation (computed: %s)", p.Admission.Cell())))
 		}
-		if p.NotEnforced != "" {
-			line(w, "      not enforced: "+p.NotEnforced)
+		if ne := notEnforcedText(p.NotEnforced, p.OtherDataPlane); ne != "" {
+			line(w, "      not enforced: "+ne)
 		}
 		if p.Source != "" {
 			fmt.Fprintf(w, "      %s\n", st.Dim(p.Source))
@@ -226,8 +226,8 @@ func describeAccessPolicy(w io.Writer, d *describe.View, st Styler) {
 		}
 	}
 	enf := v.Enforcement
-	if v.NotEnforced != "" {
-		enf += ": " + v.NotEnforced
+	if ne := notEnforcedText(v.NotEnforced, v.OtherDataPlane); ne != "" {
+		enf += ": " + ne
 	}
 	if v.Enforcement == describe.Enforced {
 		enf = st.Green(enf)
@@ -246,18 +246,19 @@ func describeAccessPolicy(w io.Writer, d *describe.View, st Styler) {
 		}
 		line(w, st.Cyan(head))
 		if t.DataPlane != nil {
-			line(w, fmt.Sprintf("    data plane: %s (%s)", t.DataPlane.DataPlane, t.DataPlane.Why))
+			line(w, fmt.Sprintf("    data plane: %s (%s)", t.DataPlane.DataPlane, DataPlaneWhy(*t.DataPlane)))
 		}
-		if t.NotEnforced != "" {
-			line(w, "    "+st.Yellow("not enforced: "+t.NotEnforced))
+		targetWhy := notEnforcedText(t.NotEnforced, t.OtherDataPlane)
+		if targetWhy != "" {
+			line(w, "    "+st.Yellow("not enforced: "+targetWhy))
 		}
 		for _, p := range t.Paths {
 			if p.Applies {
 				line(w, "    runs on      "+describeTitle(p.Path))
 			} else {
 				line(w, "    not run on   "+describeTitle(p.Path))
-				if p.Reason != t.NotEnforced {
-					line(w, "      "+st.Dim(p.Reason))
+				if why := notEnforcedText(p.Reason, p.OtherDataPlane); why != targetWhy {
+					line(w, "      "+st.Dim(why))
 				}
 			}
 		}
@@ -370,8 +371,8 @@ const (
 // with its rules under it; in chainPerPath mode a gateway-level step is one item
 // naming gwName, the block that lists it.
 func chainTree(parent *node, c *effective.Chain, st Styler, mode chainMode, gwName string) {
-	if c.NotEnforced != "" {
-		parent.add(st.Yellow(c.NotEnforced))
+	if c.OtherDataPlane != nil {
+		parent.add(st.Yellow(OtherDataPlaneText(c.OtherDataPlane)))
 		return
 	}
 	n := 0
@@ -546,13 +547,75 @@ type describeList struct {
 func DescribeDocument(w io.Writer, views []*describe.View, format Format, single bool) error {
 	var doc any
 	if single && len(views) == 1 {
-		doc = describeDoc{DescribeAPIVersion, "Description", views[0]}
+		doc = describeDoc{DescribeAPIVersion, "Description", describeJSONView(views[0])}
 	} else {
 		l := describeList{APIVersion: DescribeAPIVersion, Kind: "DescriptionList", Items: []describeDoc{}}
 		for _, v := range views {
-			l.Items = append(l.Items, describeDoc{DescribeAPIVersion, "Description", v})
+			l.Items = append(l.Items, describeDoc{DescribeAPIVersion, "Description", describeJSONView(v)})
 		}
 		doc = l
 	}
 	return format.Encode(w, doc)
+}
+
+// describeJSONView is a copy of v with the text of its data planes written (v is not
+// changed).
+func describeJSONView(v *describe.View) *describe.View {
+	c := *v
+	c.DataPlane = dataPlaneView(v.DataPlane)
+	if v.Policies != nil {
+		c.Policies = make([]describe.Policy, len(v.Policies))
+		for i, p := range v.Policies {
+			p.NotEnforced = notEnforcedText(p.NotEnforced, p.OtherDataPlane)
+			c.Policies[i] = p
+		}
+	}
+	if v.Paths != nil {
+		c.Paths = make([]describe.Path, len(v.Paths))
+		for i, p := range v.Paths {
+			p.Chain = chainView(p.Chain)
+			c.Paths[i] = p
+		}
+	}
+	if a := v.AccessPolicy; a != nil {
+		ac := *a
+		ac.NotEnforced = notEnforcedText(a.NotEnforced, a.OtherDataPlane)
+		ac.Targets = make([]describe.PolicyTarget, len(a.Targets))
+		for i, t := range a.Targets {
+			t.DataPlane = dataPlaneView(t.DataPlane)
+			t.NotEnforced = notEnforcedText(t.NotEnforced, t.OtherDataPlane)
+			if t.Paths != nil {
+				paths := make([]describe.PolicyPath, len(t.Paths))
+				for j, p := range t.Paths {
+					p.Reason = notEnforcedText(p.Reason, p.OtherDataPlane)
+					p.Chain = chainView(p.Chain)
+					paths[j] = p
+				}
+				t.Paths = paths
+			}
+			ac.Targets[i] = t
+		}
+		c.AccessPolicy = &ac
+	}
+	return &c
+}
+
+// chainView is a copy of c with its NotEnforced written (c itself when there is
+// nothing to write: chains are shared).
+func chainView(c *effective.Chain) *effective.Chain {
+	if c == nil || c.OtherDataPlane == nil {
+		return c
+	}
+	v := *c
+	v.NotEnforced = OtherDataPlaneText(c.OtherDataPlane)
+	return &v
+}
+
+// notEnforcedText is describe's reason for a policy that does not run: its own text, or
+// the sentence of the other data plane serving the gateway.
+func notEnforcedText(text string, o *effective.OtherDataPlane) string {
+	if text != "" || o == nil {
+		return text
+	}
+	return OtherDataPlaneText(o)
 }

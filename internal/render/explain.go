@@ -19,7 +19,7 @@ func PathLine(p explain.PathInfo) string {
 	} else if p.Listener != "" {
 		parts[0] += " (" + p.Listener + ")"
 	}
-	if p.DataPlaneAssumed != "" {
+	if p.DataPlaneAssumed != "" || p.DataPlaneAssumption != nil {
 		parts[0] += " [data plane assumed]" // the GatewayClass is not in the input: see writeListenerNotes
 	}
 	if p.Route != "" {
@@ -97,8 +97,8 @@ func writeResult(w io.Writer, r *explain.Result, st Styler) {
 // writeListenerNotes says which listener agpol assumed for a request that named none,
 // and on which other listeners the verdict would differ.
 func writeListenerNotes(w io.Writer, r *explain.Result, st Styler) {
-	if r.Path.DataPlaneAssumed != "" {
-		writeWrapped(w, "  ", "assumed: "+r.Path.DataPlaneAssumed, st.Dim)
+	if a := dataPlaneAssumed(&r.Path); a != "" {
+		writeWrapped(w, "  ", "assumed: "+a, st.Dim)
 	}
 	if a := listenerAssumed(r); a != "" {
 		writeWrapped(w, "  ", "assumed: "+a, st.Dim)

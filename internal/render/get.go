@@ -505,7 +505,7 @@ func ComputedFrom(st *effective.Statuses) Computed {
 			if !ok {
 				return State{Cell: "<unknown>"}
 			}
-			return State{Cell: pe.Cell(), InForce: pe.InForce(), Detail: pe}
+			return State{Cell: pe.Cell(), InForce: pe.InForce(), Detail: enforcementView(pe)}
 		}
 	}
 	if st.ListenerSets != nil {

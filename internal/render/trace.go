@@ -17,6 +17,7 @@ func Sentences(r *explain.Result) *explain.Result {
 	v.Reason = DecisionReason(&r.Decision)
 	v.Path.ListenerAssumed = listenerAssumed(r)
 	v.Path.BackendAssumed = backendAssumed(&r.Path)
+	v.Path.DataPlaneAssumed = dataPlaneAssumed(&r.Path)
 	v.Path.Problem = PathProblem(r.Path)
 	v.Trace = filledSteps(r.Trace)
 	if ap := r.AuthPolicy; ap != nil && ap.V1beta2 != nil && ap.V1beta2.Ignored {
@@ -28,6 +29,9 @@ func Sentences(r *explain.Result) *explain.Result {
 	if r.Cause != nil {
 		c := *r.Cause
 		c.Near = filledSteps(c.Near)
+		if c.OtherDataPlane != nil {
+			c.Note = OtherDataPlaneText(c.OtherDataPlane)
+		}
 		v.Cause = &c
 	}
 	return &v
@@ -51,6 +55,9 @@ func fillStep(s *explain.Step) {
 	if s.Assumed != nil {
 		s.Note = AssumedText(*s.Assumed) // -o json carries the text, as before
 	}
+	if s.OtherDataPlane != nil {
+		s.Note = OtherDataPlaneText(s.OtherDataPlane)
+	}
 }
 
 // stepSource is where the step's rule or policy is written, as text.
@@ -69,7 +76,7 @@ func DecisionReason(d *explain.Decision) string {
 	}
 	switch c.Event {
 	case explain.CauseOtherDataPlane:
-		return "allowed: " + c.Note
+		return "allowed: " + OtherDataPlaneText(c.OtherDataPlane)
 	case explain.CauseNoPolicyDeny:
 		return "no policy applies and the semantics denies by default"
 	case explain.CauseNoPolicyAllow:
@@ -202,7 +209,7 @@ func StepReason(s explain.Step) string {
 	case explain.EventUnread:
 		return unreadStep(s)
 	case explain.EventOtherDataPlane:
-		return s.Note // effective's Chain.NotEnforced
+		return OtherDataPlaneText(s.OtherDataPlane)
 	case explain.EventUncertainRoute:
 		return s.Note + "; " + routedText(s.Was) // topology's why
 	case explain.EventTLSHandshakeFails:

@@ -3,7 +3,9 @@ package render
 import (
 	"testing"
 
+	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // An uncertain route's decision and first step keep topology's why and say what agpol
@@ -20,10 +22,22 @@ func TestUncertainRouteSentences(t *testing.T) {
 	}
 }
 
-// The step of a gateway another data plane serves says effective's why as it is.
+// The step and the reason of a gateway another data plane serves are written from
+// effective's data, and -o json's notes carry the same text.
 func TestOtherDataPlaneStep(t *testing.T) {
-	const why = "XAccessPolicies are not enforced on Gateway a/b: the istio data plane serves it (GatewayClass c)"
-	if got := StepReason(explain.Step{Event: explain.EventOtherDataPlane, Note: why}); got != why {
+	o := &effective.OtherDataPlane{Gateway: topology.GatewayRef("a", "b"),
+		DataPlane: topology.GatewayDataPlane{DataPlane: topology.DataPlaneIstio, From: topology.PlaneFromController, Class: "c", Controller: "istio.io/gateway-controller"}}
+	const why = "XAccessPolicies are not enforced on Gateway a/b: the istio data plane serves it (GatewayClass c names controller istio.io/gateway-controller)"
+	step := explain.Step{Event: explain.EventOtherDataPlane, OtherDataPlane: o}
+	if got := StepReason(step); got != why {
 		t.Errorf("StepReason = %q, want %q", got, why)
+	}
+	r := &explain.Result{Decision: explain.Decision{Cause: &explain.Cause{Event: explain.CauseOtherDataPlane, OtherDataPlane: o}, Trace: []explain.Step{step}}}
+	v := Sentences(r)
+	if v.Reason != "allowed: "+why || v.Cause.Note != why || v.Trace[0].Note != why {
+		t.Errorf("reason %q, cause note %q, step note %q; want %q", v.Reason, v.Cause.Note, v.Trace[0].Note, why)
+	}
+	if r.Cause.Note != "" || r.Trace[0].Note != "" {
+		t.Errorf("Sentences changed explain's result: %+v", r)
 	}
 }

@@ -56,12 +56,45 @@ func ParseDataPlane(s string) (DataPlane, error) {
 	return "", fmt.Errorf("unknown data plane %q: use one of %s", s, strings.Join(names, ", "))
 }
 
-// GatewayDataPlane is the data plane of one Gateway and how agpol knows it.
+// Where agpol learns which data plane serves a Gateway (GatewayDataPlane.From); render
+// writes the phrase of each (render.DataPlaneWhy).
+const (
+	// PlaneFromConfig: the GatewayClass is mapped to the data plane by .agpol.yaml or
+	// --data-plane (snapshot.ClassDataPlanes).
+	PlaneFromConfig = "config"
+	// PlaneFromController: the GatewayClass in the input names a controller agpol knows.
+	PlaneFromController = "controller"
+	// PlaneFromUnknownController: the GatewayClass names a controller agpol does not
+	// model: routed as Gateway API specifies.
+	PlaneFromUnknownController = "unknown-controller"
+	// PlaneFromHint: the GatewayClass is not in the input, and an XAccessPolicy targets
+	// the Gateway or an HTTPRoute of it sends traffic to an XBackend (Hint): assumed the
+	// reference data plane.
+	PlaneFromHint = "hint"
+	// PlaneFromDefault: the GatewayClass is not in the input and nothing hints at the
+	// reference data plane: assumed an implementation routing as Gateway API specifies.
+	PlaneFromDefault = "default"
+)
+
+// GatewayDataPlane is the data plane of one Gateway and how agpol knows it, as data:
+// where the answer comes from (From) and the names it needs.
 type GatewayDataPlane struct {
 	DataPlane DataPlane `json:"dataPlane"`
-	// Why says where the answer comes from, as a phrase ("GatewayClass agentic names
-	// controller …").
+	// Why is the phrase of where the answer comes from, as text ("GatewayClass agentic
+	// names controller …"): the JSON field of describe, written by render
+	// (render.DataPlaneWhy) from the data below; ClassifyGateways also fills it for the
+	// messages of effective/authpolicy and lint, which cannot call render.
 	Why string `json:"why"`
+	// From is where the answer comes from: one of the PlaneFrom codes.
+	From string `json:"-"`
+	// Class is the Gateway's spec.gatewayClassName.
+	Class string `json:"-"`
+	// Controller is the GatewayClass's controllerName (PlaneFromController,
+	// PlaneFromUnknownController).
+	Controller string `json:"-"`
+	// Hint is the XAccessPolicy that targets the Gateway, or the HTTPRoute of it that
+	// sends traffic to an XBackend (PlaneFromHint).
+	Hint *Ref `json:"-"`
 	// Assumed is true when the GatewayClass is not in the input and agpol inferred the
 	// data plane from the objects around the Gateway.
 	Assumed bool `json:"assumed,omitempty"`
@@ -87,50 +120,68 @@ func ClassifyGateways(s *snapshot.Snapshot) map[*snapshot.Gateway]GatewayDataPla
 	for _, c := range s.GatewayClasses {
 		controllers[c.Name] = string(c.Spec.ControllerName)
 	}
-	var hinted map[nsName]string
+	var hinted map[nsName]Ref
 	for _, gw := range s.Gateways {
 		class := string(gw.Spec.GatewayClassName)
+		var dp GatewayDataPlane
 		if p, ok := s.ClassDataPlanes[class]; ok {
-			out[gw] = GatewayDataPlane{DataPlane: DataPlane(p), Why: fmt.Sprintf("GatewayClass %s is mapped to %s by the configuration", class, p)}
-			continue
-		}
-		if ctrl, ok := controllers[class]; ok {
-			p, known := controllerPlanes[ctrl]
-			if !known {
-				out[gw] = GatewayDataPlane{DataPlane: DataPlaneGatewayAPI,
-					Why: fmt.Sprintf("GatewayClass %s names controller %s, which agpol does not model: routed as Gateway API specifies (map the class to a data plane with --data-plane %s=PLANE)", class, ctrl, class)}
-				continue
+			dp = GatewayDataPlane{DataPlane: DataPlane(p), From: PlaneFromConfig, Class: class}
+		} else if ctrl, ok := controllers[class]; ok {
+			if p, known := controllerPlanes[ctrl]; known {
+				dp = GatewayDataPlane{DataPlane: p, From: PlaneFromController, Class: class, Controller: ctrl}
+			} else {
+				dp = GatewayDataPlane{DataPlane: DataPlaneGatewayAPI, From: PlaneFromUnknownController, Class: class, Controller: ctrl}
 			}
-			out[gw] = GatewayDataPlane{DataPlane: p, Why: fmt.Sprintf("GatewayClass %s names controller %s", class, ctrl)}
-			continue
+		} else {
+			if hinted == nil {
+				hinted = agenticHints(s)
+			}
+			if hint, ok := hinted[nsName{gw.Namespace, gw.Name}]; ok {
+				dp = GatewayDataPlane{DataPlane: DataPlaneAgentic, From: PlaneFromHint, Class: class, Hint: &hint, Assumed: true}
+			} else {
+				dp = GatewayDataPlane{DataPlane: DataPlaneGatewayAPI, From: PlaneFromDefault, Class: class, Assumed: true}
+			}
 		}
-		if hinted == nil {
-			hinted = agenticHints(s)
-		}
-		if why, ok := hinted[nsName{gw.Namespace, gw.Name}]; ok {
-			out[gw] = GatewayDataPlane{DataPlane: DataPlaneAgentic, Assumed: true,
-				Why: fmt.Sprintf("GatewayClass %s is not in the input; assumed the kube-agentic-networking data plane: %s", class, why)}
-			continue
-		}
-		out[gw] = GatewayDataPlane{DataPlane: DataPlaneGatewayAPI, Assumed: true,
-			Why: fmt.Sprintf("GatewayClass %s is not in the input, no XAccessPolicy targets the Gateway and no route of it sends traffic to an XBackend: assumed an implementation routing as Gateway API specifies", class)}
+		dp.Why = dp.phrase()
+		out[gw] = dp
 	}
 	return out
 }
 
+// phrase is Why's text for the stages below render that quote it (effective/authpolicy's
+// and lint's messages); render writes the same from the data (render.DataPlaneWhy, whose
+// test keeps the two equal).
+func (d GatewayDataPlane) phrase() string {
+	switch d.From {
+	case PlaneFromConfig:
+		return fmt.Sprintf("GatewayClass %s is mapped to %s by the configuration", d.Class, d.DataPlane)
+	case PlaneFromController:
+		return fmt.Sprintf("GatewayClass %s names controller %s", d.Class, d.Controller)
+	case PlaneFromUnknownController:
+		return fmt.Sprintf("GatewayClass %s names controller %s, which agpol does not model: routed as Gateway API specifies (map the class to a data plane with --data-plane %s=PLANE)", d.Class, d.Controller, d.Class)
+	case PlaneFromHint:
+		hint := fmt.Sprintf("XAccessPolicy %s/%s targets it", d.Hint.Namespace, d.Hint.Name)
+		if d.Hint.Kind == "HTTPRoute" {
+			hint = fmt.Sprintf("HTTPRoute %s/%s sends traffic to an XBackend", d.Hint.Namespace, d.Hint.Name)
+		}
+		return fmt.Sprintf("GatewayClass %s is not in the input; assumed the kube-agentic-networking data plane: %s", d.Class, hint)
+	}
+	return fmt.Sprintf("GatewayClass %s is not in the input, no XAccessPolicy targets the Gateway and no route of it sends traffic to an XBackend: assumed an implementation routing as Gateway API specifies", d.Class)
+}
+
 // agenticHints lists the Gateways that an XAccessPolicy targets or that an HTTPRoute
-// attaches to with an XBackend backendRef, with the first such reason.
-func agenticHints(s *snapshot.Snapshot) map[nsName]string {
-	out := map[nsName]string{}
-	add := func(k nsName, why string) {
+// attaches to with an XBackend backendRef, with the first such object.
+func agenticHints(s *snapshot.Snapshot) map[nsName]Ref {
+	out := map[nsName]Ref{}
+	add := func(k nsName, hint Ref) {
 		if _, ok := out[k]; !ok {
-			out[k] = why
+			out[k] = hint
 		}
 	}
 	for _, p := range s.XAccessPolicies {
 		for _, t := range p.Spec.TargetRefs {
 			if string(t.Kind) == "Gateway" && NormalizeGroup(string(t.Group)) == gwapiv1.GroupName {
-				add(nsName{p.Namespace, string(t.Name)}, fmt.Sprintf("XAccessPolicy %s/%s targets it", p.Namespace, p.Name))
+				add(nsName{p.Namespace, string(t.Name)}, Ref{Group: agentic.GroupName, Kind: agentic.KindXAccessPolicy, Namespace: p.Namespace, Name: p.Name})
 			}
 		}
 	}
@@ -150,7 +201,7 @@ func agenticHints(s *snapshot.Snapshot) map[nsName]string {
 			if pr.Namespace != nil {
 				ns = string(*pr.Namespace)
 			}
-			add(nsName{ns, string(pr.Name)}, fmt.Sprintf("HTTPRoute %s/%s sends traffic to an XBackend", r.Namespace, r.Name))
+			add(nsName{ns, string(pr.Name)}, HTTPRouteRef(r.Namespace, r.Name))
 		}
 	}
 	return out

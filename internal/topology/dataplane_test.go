@@ -12,16 +12,19 @@ func TestClassifyGateways(t *testing.T) {
 		config  map[string]string
 		want    DataPlane
 		assumed bool
+		from    string
+		ctrl    string
+		hint    *Ref
 		why     string
 	}{
-		{gateway: "agentic", want: DataPlaneAgentic, why: "controller sigs.k8s.io/kube-agentic-networking-controller"},
-		{gateway: "istio", want: DataPlaneIstio, why: "controller istio.io/gateway-controller"},
-		{gateway: "eg", want: DataPlaneEnvoyGateway, why: "gatewayclass-controller"},
-		{gateway: "acme", want: DataPlaneGatewayAPI, why: "does not model"},
-		{gateway: "unclassed", want: DataPlaneGatewayAPI, assumed: true, why: "not in the input"},
-		{gateway: "hinted", want: DataPlaneAgentic, assumed: true, why: "HTTPRoute app/hint sends traffic to an XBackend"},
-		{gateway: "acme", config: map[string]string{"acme": "agentic"}, want: DataPlaneAgentic, why: "mapped to agentic by the configuration"},
-		{gateway: "unclassed", config: map[string]string{"missing": "istio"}, want: DataPlaneIstio, why: "mapped"},
+		{gateway: "agentic", want: DataPlaneAgentic, from: PlaneFromController, ctrl: AgenticControllerName, why: "controller sigs.k8s.io/kube-agentic-networking-controller"},
+		{gateway: "istio", want: DataPlaneIstio, from: PlaneFromController, ctrl: "istio.io/gateway-controller", why: "controller istio.io/gateway-controller"},
+		{gateway: "eg", want: DataPlaneEnvoyGateway, from: PlaneFromController, ctrl: "gateway.envoyproxy.io/gatewayclass-controller", why: "gatewayclass-controller"},
+		{gateway: "acme", want: DataPlaneGatewayAPI, from: PlaneFromUnknownController, ctrl: "example.com/acme-gateway", why: "does not model"},
+		{gateway: "unclassed", want: DataPlaneGatewayAPI, assumed: true, from: PlaneFromDefault, why: "not in the input"},
+		{gateway: "hinted", want: DataPlaneAgentic, assumed: true, from: PlaneFromHint, hint: &Ref{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Namespace: "app", Name: "hint"}, why: "HTTPRoute app/hint sends traffic to an XBackend"},
+		{gateway: "acme", config: map[string]string{"acme": "agentic"}, want: DataPlaneAgentic, from: PlaneFromConfig, why: "mapped to agentic by the configuration"},
+		{gateway: "unclassed", config: map[string]string{"missing": "istio"}, want: DataPlaneIstio, from: PlaneFromConfig, why: "mapped"},
 	}
 	for _, tt := range cases {
 		t.Run(tt.gateway, func(t *testing.T) {
@@ -34,6 +37,11 @@ func TestClassifyGateways(t *testing.T) {
 				}
 				if got.DataPlane != tt.want || got.Assumed != tt.assumed || !strings.Contains(got.Why, tt.why) {
 					t.Errorf("got %+v, want %s (assumed %v) because %q", got, tt.want, tt.assumed, tt.why)
+				}
+				if got.From != tt.from || got.Controller != tt.ctrl || got.Class != string(gw.Spec.GatewayClassName) ||
+					(got.Hint == nil) != (tt.hint == nil) || (got.Hint != nil && *got.Hint != *tt.hint) {
+					t.Errorf("got from %q, class %q, controller %q, hint %v; want from %q, controller %q, hint %v",
+						got.From, got.Class, got.Controller, got.Hint, tt.from, tt.ctrl, tt.hint)
 				}
 				return
 			}
