@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 
@@ -67,7 +66,7 @@ type SimulateWriter struct {
 }
 
 // SimulateChunk renders the results of one chunk of requests into memory, for its
-// SimulateWriter's WriteChunk.
+// SimulateWriter's WriteChunk; written, it is spent.
 type SimulateChunk struct {
 	add   func(*explain.Result) error
 	write func() error
@@ -118,11 +117,12 @@ func NewSimulateWriter(o SimulateOutput, n int) (*SimulateWriter, error) {
 	default:
 		st := Styler{Color: UseColor(o.Color, w)}
 		sw.chunk = func() *SimulateChunk {
-			var b bytes.Buffer
-			tw := st.Writer(&b)
+			b := chunkBuffer()
+			tw := st.Writer(b)
 			return &SimulateChunk{
 				add: func(r *explain.Result) error { return SimulateTextResult(tw, r, st) },
 				write: func() error {
+					defer releaseBuffer(b)
 					if b.Len() == 0 {
 						return nil
 					}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -127,17 +128,33 @@ func (l *ListWriter) Add(item any) error {
 type ListItems struct {
 	format Format
 	key    string
-	b      bytes.Buffer
+	b      *bytes.Buffer
 	n      int
 }
 
+// chunkBuffers keeps the buffers of items written (ListItems, simulate's text chunks)
+// for the next ones: a buffer of a chunk's items grows to megabytes, and allocating
+// it anew for every chunk, cleared, took 8% of simulate -o json's CPU.
+var chunkBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// chunkBuffer returns an empty buffer from chunkBuffers.
+func chunkBuffer() *bytes.Buffer { return chunkBuffers.Get().(*bytes.Buffer) }
+
+// releaseBuffer empties b and returns it to chunkBuffers.
+func releaseBuffer(b *bytes.Buffer) {
+	b.Reset()
+	chunkBuffers.Put(b)
+}
+
 // Items returns an empty ListItems of l's list.
-func (l *ListWriter) Items() *ListItems { return &ListItems{format: l.format, key: l.key} }
+func (l *ListWriter) Items() *ListItems {
+	return &ListItems{format: l.format, key: l.key, b: chunkBuffer()}
+}
 
 // Add encodes one item after those already in li. A json item is written after the
 // separator ",": WriteItems drops it before the list's first item.
 func (li *ListItems) Add(item any) error {
-	b := &li.b
+	b := li.b
 	switch li.format {
 	case FormatJSON:
 		b.WriteString(",\n    ")
@@ -181,8 +198,10 @@ func (li *ListItems) Add(item any) error {
 	return nil
 }
 
-// WriteItems writes the items of li (from l.Items) after those written before.
+// WriteItems writes the items of li (from l.Items) after those written before; li is
+// spent.
 func (l *ListWriter) WriteItems(li *ListItems) error {
+	defer releaseBuffer(li.b)
 	data := li.b.Bytes()
 	if l.n == 0 && li.n > 0 && l.format == FormatJSON {
 		data = data[len(","):]
