@@ -87,10 +87,10 @@ func (o *simulateOptions) Run(ctx context.Context) error {
 			}
 		}
 	}
-	var tally explain.Tally
-	detail := render.SimulateDetail(o.output)
-	detail.Emit = out.Add
-	if _, err := sim.Explain(tally.Counted(detail), rf.Requests...); err != nil {
+	// Decided on every core, chunk by chunk, each chunk rendered where it is decided and
+	// written in request order.
+	tally, err := sim.ExplainBatch(render.SimulateDetail(o.output), rf.Requests, out.Chunk, out.WriteChunk)
+	if err != nil {
 		if errors.Is(err, explain.ErrInput) {
 			return fmt.Errorf("%s: %w%s", o.requests, err, partialHint(m.Snapshot))
 		}

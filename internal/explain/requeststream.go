@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agpol/agpol/internal/parallel"
 	"github.com/agpol/agpol/internal/yamlnode"
 )
 
@@ -17,7 +18,8 @@ import (
 // list item by item. So a file of that shape is parsed in pieces: the lines before
 // "requests:", then its items requestChunk at a time, each piece parsed with the same
 // parser in the same place ("requests:" then the items' own lines), so only the node
-// trees of one piece are live at once.
+// trees of a few pieces are live at once (the pieces are parsed on every core, a few
+// ahead of the one being read).
 //
 // This is used only when parsing the whole document would give the same requests: the
 // file is one document without directives or document markers, with LF line breaks
@@ -131,16 +133,29 @@ func parsePieces(name string, data []byte, defaultNS string) (*RequestFile, bool
 	res.Nodes += 2 // the requests key and its list
 	out := &RequestFile{Requests: make([]*Request, 0, len(l.items))}
 	names := map[string]int{}
-	for i := 0; i < len(l.items); i += requestChunk {
+	// The pieces are parsed on every core, a few ahead of the one being resolved and
+	// read, which happens in the file's order (the resolver's bound counts in it).
+	pieces := (len(l.items) + requestChunk - 1) / requestChunk
+	err := parallel.Ordered(pieces, func(_, k int) *yaml.Node {
+		i := k * requestChunk
 		j := min(i+requestChunk, len(l.items))
 		end := len(data)
 		if j < len(l.items) {
 			end = l.items[j].offset
 		}
-		items, ok := parsePiece(data[l.items[i].offset:end], l.items[i].line, j-i, res)
-		if !ok || p.requests(items, out, names) != nil {
-			return nil, false
+		return parsePiece(data[l.items[i].offset:end], l.items[i].line, j-i)
+	}, func(list *yaml.Node) error {
+		if list == nil {
+			return errPiece
 		}
+		items, ok := resolvePiece(list, res)
+		if !ok || p.requests(items, out, names) != nil {
+			return errPiece
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false
 	}
 	if h.trustDomainNode != nil {
 		out.TrustDomain = h.trustDomain
@@ -172,25 +187,35 @@ func (p *parser) pieceHeader(text []byte, res *yamlnode.Resolver) (fileHeader, b
 	return h, err == nil && h.requests == nil
 }
 
+// errPiece stops parsePieces at a piece it cannot read as the whole document reads it.
+var errPiece = errors.New("request file: not read in pieces")
+
 // parsePiece parses n items of the list, whose lines are text from line first on, as
-// they are parsed in the whole document, and resolves them (at the items' depth in it).
-func parsePiece(text []byte, first, n int, res *yamlnode.Resolver) ([]*yaml.Node, bool) {
+// they are parsed in the whole document: it returns the list node of the items, or nil
+// when the piece does not parse as n items of the list.
+func parsePiece(text []byte, first, n int) *yaml.Node {
 	src := make([]byte, 0, len("requests:\n")+len(text))
 	src = append(append(src, "requests:\n"...), text...)
 	var doc yaml.Node
 	if err := yaml.NewDecoder(bytes.NewReader(src)).Decode(&doc); err != nil || len(doc.Content) != 1 {
-		return nil, false
+		return nil
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode || len(root.Content) != 2 || root.Content[0].Value != "requests" {
-		return nil, false
+		return nil
 	}
 	list := root.Content[1]
 	if list.Kind != yaml.SequenceNode || len(list.Content) != n {
-		return nil, false
+		return nil
 	}
 	shiftLines(list, first-2)
-	items := make([]*yaml.Node, n)
+	return list
+}
+
+// resolvePiece resolves the items of a piece's list (at the items' depth in the
+// document).
+func resolvePiece(list *yaml.Node, res *yamlnode.Resolver) ([]*yaml.Node, bool) {
+	items := make([]*yaml.Node, len(list.Content))
 	for i, it := range list.Content {
 		r, err := res.Resolve(it, 2)
 		if err != nil {

@@ -13,19 +13,24 @@ func (t Tally) Checked() bool { return t.Passed+t.Failed > 0 }
 func (t *Tally) Counted(o Options) Options {
 	emit := o.Emit
 	o.Emit = func(r *Result) error {
-		if r.Expect != nil {
-			if r.Expect.Passed {
-				t.Passed++
-			} else {
-				t.Failed++
-			}
-		}
+		t.count(r)
 		if emit == nil {
 			return nil
 		}
 		return emit(r)
 	}
 	return o
+}
+
+// count counts the expectation of r, if it has one.
+func (t *Tally) count(r *Result) {
+	if r.Expect != nil {
+		if r.Expect.Passed {
+			t.Passed++
+		} else {
+			t.Failed++
+		}
+	}
 }
 
 // Overall is the verdict of results under the primary semantics: Deny when any is

@@ -51,6 +51,13 @@ func (j *JUnitSuite) Add(r *explain.Result) {
 	j.ts.AddTestcase(tc)
 }
 
+// addCases adds the test cases of o, in their order, after j's.
+func (j *JUnitSuite) addCases(o *JUnitSuite) {
+	for _, tc := range o.ts.Testcases {
+		j.ts.AddTestcase(tc)
+	}
+}
+
 // Write writes the suite.
 func (j *JUnitSuite) Write(w io.Writer) error {
 	var all junit.Testsuites

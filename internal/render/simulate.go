@@ -57,11 +57,23 @@ type SimulateOutput struct {
 }
 
 // SimulateWriter writes simulate's results as they are decided, never holding them all.
+// The results of a chunk of requests are rendered into memory by a SimulateChunk (on
+// the goroutine that decides them), and the chunks written in order by WriteChunk.
 type SimulateWriter struct {
 	o      SimulateOutput
-	add    func(*explain.Result) error
+	chunk  func() *SimulateChunk
 	finish func(*Summary) error
 }
+
+// SimulateChunk renders the results of one chunk of requests into memory, for its
+// SimulateWriter's WriteChunk; written, it is spent.
+type SimulateChunk struct {
+	add   func(*explain.Result) error
+	write func() error
+}
+
+// Add renders one result after those before it in the chunk.
+func (c *SimulateChunk) Add(r *explain.Result) error { return c.add(r) }
 
 // NewSimulateWriter starts the output of n requests' results: "nothing was simulated"
 // when n is 0 (on stdout for text, stderr for the documents, which still follow), and
@@ -84,23 +96,52 @@ func NewSimulateWriter(o SimulateOutput, n int) (*SimulateWriter, error) {
 		if err != nil {
 			return nil, err
 		}
-		sw.add = func(r *explain.Result) error { return lw.Add(Sentences(r)) }
+		sw.chunk = func() *SimulateChunk {
+			items := lw.Items()
+			return &SimulateChunk{
+				add:   func(r *explain.Result) error { return items.Add(Sentences(r)) },
+				write: func() error { return lw.WriteItems(items) },
+			}
+		}
 		sw.finish = func(sum *Summary) error { doc.Summary = sum; return lw.Close(doc) }
 	case o.Format == FormatJUnit:
 		j := NewJUnitSuite(o.Requests)
-		sw.add = func(r *explain.Result) error { j.Add(r); return nil }
+		sw.chunk = func() *SimulateChunk {
+			cases := NewJUnitSuite(o.Requests)
+			return &SimulateChunk{
+				add:   func(r *explain.Result) error { cases.Add(r); return nil },
+				write: func() error { j.addCases(cases); return nil },
+			}
+		}
 		sw.finish = func(*Summary) error { return j.Write(w) }
 	default:
 		st := Styler{Color: UseColor(o.Color, w)}
-		tw := st.Writer(w)
-		sw.add = func(r *explain.Result) error { return SimulateTextResult(tw, r, st) }
+		sw.chunk = func() *SimulateChunk {
+			b := chunkBuffer()
+			tw := st.Writer(b)
+			return &SimulateChunk{
+				add: func(r *explain.Result) error { return SimulateTextResult(tw, r, st) },
+				write: func() error {
+					defer releaseBuffer(b)
+					if b.Len() == 0 {
+						return nil
+					}
+					_, err := w.Write(b.Bytes())
+					return err
+				},
+			}
+		}
 		sw.finish = func(*Summary) error { return nil }
 	}
 	return sw, nil
 }
 
-// Add writes one result.
-func (sw *SimulateWriter) Add(r *explain.Result) error { return sw.add(r) }
+// Chunk returns an empty chunk of sw's results (a *SimulateChunk), to be filled on
+// any goroutine: the sink of explain's ExplainBatch.
+func (sw *SimulateWriter) Chunk() explain.Sink { return sw.chunk() }
+
+// WriteChunk writes the results of c (from sw.Chunk) after those written before.
+func (sw *SimulateWriter) WriteChunk(c explain.Sink) error { return c.(*SimulateChunk).write() }
 
 // Close ends the output: the summary of the expectations t counted (in the document,
 // and "N passed, M failed" on stdout for text, stderr otherwise) when there were any.
