@@ -10,7 +10,7 @@ import (
 )
 
 func main() {
-	setGCPolicy(os.Getenv)
+	installedGC = setGCPolicy(os.Getenv)
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	os.Exit(run(context.Background(), os.Args, streams))
 }

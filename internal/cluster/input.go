@@ -91,6 +91,9 @@ type FileOptions struct {
 	// with Shared read with the same bytes at the same path from there instead of
 	// parsing it again, and keeps this load's files for the next (SharedFiles).
 	Shared *SharedFiles
+	// Read, when set, is told the bytes read before they are parsed: the files' sizes,
+	// without those taken from Shared (agpol's memory limit follows them).
+	Read func(bytes int64)
 }
 
 // ReadFiles reads every object of the named files, directories and "-" in order.
@@ -175,14 +178,30 @@ read:
 	if insp != nil {
 		share = nil // what Inspect returned for another load is not this load's
 	}
-	shared := &internTable{m: map[string]string{}}
-	parallel.For(len(inputs), func(i int) {
-		if share != nil && inputs[i].key != "" {
+	if share != nil {
+		parallel.For(len(inputs), func(i int) {
+			if inputs[i].key == "" {
+				return
+			}
 			sums[i] = sha256.Sum256(inputs[i].data)
 			if f := share.lookup(inputs[i].key, sums[i], opts.DefaultNamespace); f != nil {
 				parsed[i] = &fileReader{file: f.file, docs: f.docs, out: f.readAs(inputs[i].name)}
-				return
 			}
+		})
+	}
+	if opts.Read != nil {
+		fresh := int64(0)
+		for i, in := range inputs {
+			if parsed[i] == nil {
+				fresh += int64(len(in.data))
+			}
+		}
+		opts.Read(fresh)
+	}
+	shared := &internTable{m: map[string]string{}}
+	parallel.For(len(inputs), func(i int) {
+		if parsed[i] != nil { // taken from share
+			return
 		}
 		r := &fileReader{lim: lim, shared: shared, inspect: insp, unitBytes: unitBytes}
 		r.err = r.parse(inputs[i].name, inputs[i].data)

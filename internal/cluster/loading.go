@@ -51,6 +51,8 @@ type LoadOptions struct {
 	// Shared is FileOptions.Shared for Files: the files this load has in common with
 	// another load are read once (diff's before and after).
 	Shared *SharedFiles
+	// Read is FileOptions.Read for Files.
+	Read func(bytes int64)
 	// Stage, when set, is called as a long stage starts; it returns the function that
 	// ends the stage (progress on a terminal).
 	Stage func(name string) (end func())
@@ -114,7 +116,7 @@ func Load(ctx context.Context, opts LoadOptions) (*Loaded, error) {
 			ns = "default"
 		}
 		fileObjs, pos, err := ReadFiles(FileOptions{Filenames: opts.Files, Recursive: opts.Recursive, Stdin: opts.Stdin,
-			Inspect: opts.Inspect, DefaultNamespace: ns, Shared: opts.Shared})
+			Inspect: opts.Inspect, DefaultNamespace: ns, Shared: opts.Shared, Read: opts.Read})
 		end()
 		if err != nil {
 			return nil, err
