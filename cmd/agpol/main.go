@@ -7,6 +7,8 @@ import (
 	"os"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	_ "github.com/agpol/agpol/internal/kubectltext" // kubectl's translations are not loaded at start
 )
 
 func main() {
