@@ -97,7 +97,7 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*model.Model, error) {
 		Getter: a.config, AllNamespaces: l.allNamespaces || l.wholeCluster,
 		Namespace: l.liveNamespace, DefaultNamespace: ns, SkipUndecodable: l.skipUndecodable,
 		ClassDataPlanes: planes, SnapshotOut: l.snapshotOut, Stage: a.progress.Stage, Inspect: l.inspect,
-		Shared: l.shared, Admit: l.admit,
+		Shared: l.shared, Admit: l.admit, Read: installedGC.inputRead,
 	}
 	if len(l.files) == 0 || l.live {
 		if opts.Deadline, err = a.liveDeadline(); err != nil {

@@ -7,10 +7,12 @@ import (
 	"os"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	_ "github.com/agpol/agpol/internal/kubectltext" // kubectl's translations are not loaded at start
 )
 
 func main() {
-	setGCPolicy(os.Getenv)
+	installedGC = setGCPolicy(os.Getenv)
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	os.Exit(run(context.Background(), os.Args, streams))
 }

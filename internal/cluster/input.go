@@ -94,6 +94,9 @@ type FileOptions struct {
 	// Admit names the kinds whose objects are admitted (AdmitKinds); nil admits every
 	// kind. The objects of other kinds are typed as written.
 	Admit AdmitKinds
+	// Read, when set, is told the bytes read before they are parsed: the files' sizes,
+	// without those taken from Shared (agpol's memory limit follows them).
+	Read func(bytes int64)
 }
 
 // ReadFiles reads every object of the named files, directories and "-" in order.
@@ -178,14 +181,30 @@ read:
 	if insp != nil || opts.Admit != nil {
 		share = nil // what Inspect returned, or what Admit admitted, for another load is not this load's
 	}
-	shared := &internTable{m: map[string]string{}}
-	parallel.For(len(inputs), func(i int) {
-		if share != nil && inputs[i].key != "" {
+	if share != nil {
+		parallel.For(len(inputs), func(i int) {
+			if inputs[i].key == "" {
+				return
+			}
 			sums[i] = sha256.Sum256(inputs[i].data)
 			if f := share.lookup(inputs[i].key, sums[i], opts.DefaultNamespace); f != nil {
 				parsed[i] = &fileReader{file: f.file, docs: f.docs, out: f.readAs(inputs[i].name)}
-				return
 			}
+		})
+	}
+	if opts.Read != nil {
+		fresh := int64(0)
+		for i, in := range inputs {
+			if parsed[i] == nil {
+				fresh += int64(len(in.data))
+			}
+		}
+		opts.Read(fresh)
+	}
+	shared := &internTable{m: map[string]string{}}
+	parallel.For(len(inputs), func(i int) {
+		if parsed[i] != nil { // taken from share
+			return
 		}
 		r := &fileReader{lim: lim, shared: shared, inspect: insp, admit: opts.Admit, unitBytes: unitBytes}
 		r.err = r.parse(inputs[i].name, inputs[i].data)

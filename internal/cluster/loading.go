@@ -54,6 +54,8 @@ type LoadOptions struct {
 	// Admit is FileOptions.Admit for Files: the kinds admitted, nil for every kind.
 	// Objects read from the cluster are as stored and never admitted.
 	Admit AdmitKinds
+	// Read is FileOptions.Read for Files.
+	Read func(bytes int64)
 	// Stage, when set, is called as a long stage starts; it returns the function that
 	// ends the stage (progress on a terminal).
 	Stage func(name string) (end func())
@@ -117,7 +119,7 @@ func Load(ctx context.Context, opts LoadOptions) (*Loaded, error) {
 			ns = "default"
 		}
 		fileObjs, pos, err := ReadFiles(FileOptions{Filenames: opts.Files, Recursive: opts.Recursive, Stdin: opts.Stdin,
-			Inspect: opts.Inspect, DefaultNamespace: ns, Shared: opts.Shared, Admit: opts.Admit})
+			Inspect: opts.Inspect, DefaultNamespace: ns, Shared: opts.Shared, Admit: opts.Admit, Read: opts.Read})
 		end()
 		if err != nil {
 			return nil, err

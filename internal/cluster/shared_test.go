@@ -146,3 +146,37 @@ func dumpSnapshot(t *testing.T, s *snapshot.Snapshot) string {
 	}
 	return b.String()
 }
+
+// Read is told the bytes a load parses before it parses them: every file's, and for a
+// load with SharedFiles only those of the files another load did not read the same.
+func TestReadToldBytesParsed(t *testing.T) {
+	dir := t.TempDir()
+	before, after := filepath.Join(dir, "before"), filepath.Join(dir, "after")
+	writeTree(t, before, map[string]string{"list.yaml": sharedList, "changed.yaml": sharedChangedBefore})
+	writeTree(t, after, map[string]string{"list.yaml": sharedList, "changed.yaml": sharedChangedAfter})
+	read := func(root string, shared *SharedFiles) int64 {
+		t.Helper()
+		var got int64
+		calls := 0
+		_, err := Load(context.Background(), LoadOptions{Files: []string{root}, Recursive: true, DefaultNamespace: "tools", Shared: shared,
+			Read: func(n int64) { got += n; calls++ }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls != 1 {
+			t.Errorf("Read called %d times, want once", calls)
+		}
+		return got
+	}
+	all := int64(len(sharedList) + len(sharedChangedBefore))
+	if got := read(before, nil); got != all {
+		t.Errorf("alone: Read told %d bytes, want %d", got, all)
+	}
+	shared := NewSharedFiles()
+	if got := read(before, shared); got != all {
+		t.Errorf("before: Read told %d bytes, want %d", got, all)
+	}
+	if got, want := read(after, shared), int64(len(sharedChangedAfter)); got != want {
+		t.Errorf("after, list.yaml shared: Read told %d bytes, want %d", got, want)
+	}
+}
