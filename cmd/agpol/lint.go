@@ -96,6 +96,7 @@ func (o *lintOptions) Run(ctx context.Context) error {
 	}
 	end := a.progress.Stagef("linting %d objects", m.Snapshot.Len()+len(o.undecodable))
 	report, notes := lint.RunOn(m, o.undecodable, o.revalidateLive, lint.Options{Checks: o.checks, Config: o.cfg, Cache: cache})
+	cache.WritePack()
 	cache.Trim()
 	end()
 	render.LintNotes(a.streams.ErrOut, o.output, o.load.sourceName(), notes)

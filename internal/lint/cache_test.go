@@ -217,6 +217,72 @@ func TestCacheObjectChanged(t *testing.T) {
 	}
 }
 
+// TestCachePack: after a run writes its pack, a run on the same input reads every result
+// from the pack alone (the entry files removed), byte for byte as a cold run reports; a
+// pack that is not JSON is ignored (the entry files serve), and another build's pack is
+// not read.
+func TestCachePack(t *testing.T) {
+	for _, files := range scenarios(t) {
+		cold := findingsJSON(t, nil, files...)
+		if cold == "" {
+			continue
+		}
+		dir := t.TempDir()
+		fill := OpenCache(dir, "b")
+		findingsJSON(t, fill, files...)
+		fill.WritePack()
+		n := fill.Stats().Misses
+		if n == 0 {
+			continue // nothing validated: nothing cached
+		}
+		entries := dir + ".entries"
+		if err := os.Rename(dir, entries); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(filepath.Join(entries, packFile), filepath.Join(dir, packFile)); err != nil {
+			t.Fatal(err)
+		}
+		warm := OpenCache(dir, "b")
+		if got := findingsJSON(t, warm, files...); got != cold {
+			t.Errorf("%v: from the pack:\n got %s\nwant %s", files, got, cold)
+		}
+		if s := warm.Stats(); s.Misses != 0 || s.Hits == 0 {
+			t.Errorf("%v: from the pack alone: %+v, want every result from it", files, s)
+		}
+		// A pack that is not JSON is ignored: the entry files serve.
+		if err := os.WriteFile(filepath.Join(entries, packFile), []byte("{not json"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c := OpenCache(entries, "b")
+		if got := findingsJSON(t, c, files...); got != cold {
+			t.Errorf("%v: pack not JSON:\n got %s\nwant %s", files, got, cold)
+		}
+		if s := c.Stats(); s.Misses != 0 || s.Hits != warm.Stats().Hits {
+			t.Errorf("%v: pack not JSON: %+v, want every result from the entry files", files, s)
+		}
+		// Another build's pack is not read: each result is validated again.
+		other := t.TempDir()
+		data, err := os.ReadFile(filepath.Join(dir, packFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(other, packFile), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c = OpenCache(other, "c")
+		if got := findingsJSON(t, c, files...); got != cold {
+			t.Errorf("%v: another build's pack:\n got %s\nwant %s", files, got, cold)
+		}
+		// (Objects with the same bytes share a result; validated at once, each may miss.)
+		if s := c.Stats(); s.Misses < int64(len(fill.used)) {
+			t.Errorf("%v: another build's pack: %+v, want the %d results validated again", files, s, len(fill.used))
+		}
+	}
+}
+
 // TestCacheCorruptEntries: entries that are not JSON, or that hold another key's
 // result, are ignored and written again.
 func TestCacheCorruptEntries(t *testing.T) {

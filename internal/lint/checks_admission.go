@@ -184,6 +184,16 @@ func statusText(s effective.Status) string {
 // each result, safe for concurrent use), before the checks that read them one by one.
 func compileCELRules(ctx *Context) {
 	Memo(ctx, "cel", func() bool {
+		exprs := celExpressions(ctx)
+		parallel.For(len(exprs), func(i int) { _, _ = effective.CompileCEL(exprs[i]) })
+		return true
+	})
+}
+
+// celExpressions lists the distinct CEL expressions of the context's XAccessPolicies, in
+// the order they first appear.
+func celExpressions(ctx *Context) []string {
+	return Memo(ctx, "cel-expressions", func() []string {
 		seen := map[string]bool{}
 		var exprs []string
 		add := func(e string) {
@@ -207,8 +217,7 @@ func compileCELRules(ctx *Context) {
 				}
 			}
 		}
-		parallel.For(len(exprs), func(i int) { _, _ = effective.CompileCEL(exprs[i]) })
-		return true
+		return exprs
 	})
 }
 

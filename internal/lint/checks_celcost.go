@@ -6,6 +6,7 @@ import (
 	"github.com/agpol/agpol/internal/apis/agentic/v0alpha0"
 	"github.com/agpol/agpol/internal/apis/agentic/v1alpha1"
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/parallel"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -30,18 +31,16 @@ all, exists, map, filter inside one another), or match with Inline rules instead
 
 func runCELCost(ctx *Context) []Finding {
 	compileCELRules(ctx)
+	costs := celCosts(ctx)
 	var out []Finding
 	report := func(o snapshot.Origin, i int, expr string) {
-		if _, err := effective.CompileCEL(expr); err != nil {
-			return // AGP301
-		}
-		est, ok := effective.CELEstimatedCost(expr)
-		if !ok || est <= effective.CELCostLimit {
+		c := costs[expr]
+		if !c.ok || c.est <= effective.CELCostLimit {
 			return
 		}
 		f := ctx.Blame(o, fmt.Sprintf("spec.rules[%d].authorization.cel.expression", i))
 		f.Message = fmt.Sprintf("its estimated worst-case cost %d exceeds agpol's runtime budget of %d: where a request costs more, explain cannot evaluate the rule and answers indeterminate; the controller accepts the rule and Envoy evaluates it on every matching request, without a limit",
-			est, uint64(effective.CELCostLimit))
+			c.est, uint64(effective.CELCostLimit))
 		out = append(out, f)
 	}
 	for _, p := range ctx.Snapshot.XAccessPolicies {
@@ -58,6 +57,32 @@ func runCELCost(ctx *Context) []Finding {
 				report(p.Origin, i, a.CEL.Expression)
 			}
 		}
+	}
+	return out
+}
+
+// celCost is the estimated worst-case cost of an expression that compiles (ok false when
+// it does not compile, AGP301, or cannot be estimated).
+type celCost struct {
+	est uint64
+	ok  bool
+}
+
+// celCosts estimates each distinct CEL expression of the context once, in parallel: the
+// estimate depends on the text alone, and compiling for it was most of this check's
+// time on a topology whose policies repeat expressions.
+func celCosts(ctx *Context) map[string]celCost {
+	exprs := celExpressions(ctx)
+	costs := make([]celCost, len(exprs))
+	parallel.For(len(exprs), func(i int) {
+		if _, err := effective.CompileCEL(exprs[i]); err != nil {
+			return
+		}
+		costs[i].est, costs[i].ok = effective.CELEstimatedCost(exprs[i])
+	})
+	out := make(map[string]celCost, len(exprs))
+	for i, e := range exprs {
+		out[e] = costs[i]
 	}
 	return out
 }
