@@ -246,6 +246,13 @@ func Diff(before, after *Engine, f Filter) *DiffResult {
 			t = p.b
 		}
 		ops := unionOps(p.b, p.a)
+		pc := &changes[k]
+		if p.b != nil && p.a != nil && before.state[p.bi] == after.state[p.ai] {
+			// The after engine took the path from the before one (Options.Before): every
+			// input is the same, so is every decision.
+			pc.compared = len(ids) * len(ops)
+			return
+		}
 		bs, as := newSide(before, p.b, p.bi, ops), newSide(after, p.a, p.ai, ops)
 		// Decision classes: identities with the same class on both sides compare once.
 		type cls struct{ b, a int }
@@ -254,7 +261,6 @@ func Diff(before, after *Engine, f Filter) *DiffResult {
 			differ bool // a change differs between semantics
 		}
 		memo := map[cls]*proto{}
-		pc := &changes[k]
 		for _, id := range ids {
 			key := cls{bs.class(id), as.class(id)}
 			pr, ok := memo[key]

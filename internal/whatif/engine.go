@@ -1,6 +1,7 @@
 package whatif
 
 import (
+	"reflect"
 	"sort"
 	"sync"
 
@@ -18,6 +19,11 @@ type Options struct {
 	Inventory *Inventory
 	// ExtAuth holds known authorizer answers; unknown ones make cells indeterminate.
 	ExtAuth explain.ExtAuth
+	// Before is the engine of an earlier snapshot (diff's before side) built with the
+	// same semantics and options: a target whose every input object is the same in both
+	// snapshots takes its compiled chains, operations and decisions from there instead
+	// of compiling them again (docs/performance.md, "diff: what is decided again").
+	Before *Engine
 }
 
 // Cell is the decision for one (identity, target, operation) under one semantics.
@@ -65,6 +71,7 @@ type Engine struct {
 	ExtAuth     explain.ExtAuth
 
 	sim   *explain.Simulator
+	inv   *Inventory
 	state []*targetState
 	byKey map[string]int
 	byID  map[string]*Caller
@@ -106,15 +113,27 @@ func New(m *model.Model, sems []effective.Semantics, o Options) *Engine {
 	}
 	s := m.Snapshot
 	sim := explain.New(m, sems, o.TrustDomain)
-	e := &Engine{Semantics: sems, TrustDomain: sim.TrustDomain, ExtAuth: o.ExtAuth, sim: sim, byKey: map[string]int{}, byID: map[string]*Caller{}}
+	e := &Engine{Semantics: sems, TrustDomain: sim.TrustDomain, ExtAuth: o.ExtAuth, sim: sim, inv: o.Inventory, byKey: map[string]int{}, byID: map[string]*Caller{}}
 	e.Identities = identities(s, e.TrustDomain)
 	for _, id := range e.Identities {
 		e.byID[id.ID] = id
 	}
 	e.Targets = targets(sim.Graph)
 	e.state = make([]*targetState, len(e.Targets))
+	var same *unchangedInputs
+	if o.Before != nil && o.Before.sameSetup(e) {
+		same = compareInputs(o.Before.sim.Snapshot, s)
+	}
 	for i, t := range e.Targets {
 		e.byKey[t.Key()] = i
+		if same.unchanged(t) {
+			if bi, ok := o.Before.byKey[t.Key()]; ok {
+				bt := o.Before.Targets[bi]
+				t.Ops, t.offers, t.ToolsFrom = bt.Ops, bt.offers, bt.ToolsFrom
+				e.state[i] = o.Before.state[bi]
+				continue
+			}
+		}
 		st := &targetState{classes: []string{"", otherPrincipal, explain.CertificatePrincipal}, classOf: map[string]int{}, memo: map[memoKey]Outcome{},
 			end: sim.TargetEnd(sim.Graph.Gateway(t.gw), t.Listener, t.Routes, t.be.Namespace)}
 		st.end.MarkUncertain(t.UncertainRoute)
@@ -164,6 +183,13 @@ func New(m *model.Model, sems []effective.Semantics, o Options) *Engine {
 		e.state[i] = st
 	}
 	return e
+}
+
+// sameSetup reports whether e decides with the semantics, trust domain, inventory and
+// authorizer answers of engine x.
+func (e *Engine) sameSetup(x *Engine) bool {
+	return reflect.DeepEqual(e.Semantics, x.Semantics) && e.TrustDomain == x.TrustDomain && e.inv == x.inv &&
+		reflect.DeepEqual(e.ExtAuth, x.ExtAuth)
 }
 
 // Simulator is the explain simulator the engine decides with (for explaining a cell).
