@@ -265,10 +265,28 @@ func (e *Engine) decideClass(t *Target, st *targetState, class int, op Op) Outco
 	return out
 }
 
-// rows decides every op of a target for the given classes and keeps them.
+// rows decides every op of a target for the given classes and keeps them. The rows
+// and cells of the classes not decided yet are allocated together.
 func (e *Engine) rows(t *Target, st *targetState, classes []int) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	fresh := 0
+	for _, c := range classes {
+		if st.cells[c] == nil {
+			fresh++
+		}
+	}
+	ops, sems := len(t.Ops), len(st.chains)
+	outs := make([]Outcome, fresh*ops)
+	cells := make([]Cell, fresh*ops*sems)
+	for _, c := range classes {
+		if st.cells[c] == nil {
+			st.cells[c], outs = outs[:ops:ops], outs[ops:]
+			for o := range ops {
+				st.cells[c][o].Cells, cells = cells[:0:sems], cells[sems:]
+			}
+		}
+	}
 	for o := range t.Ops {
 		for _, c := range classes {
 			e.cell(t, st, c, o)
@@ -284,7 +302,7 @@ func (e *Engine) cell(t *Target, st *targetState, class, o int) Outcome {
 		row = make([]Outcome, len(t.Ops))
 		st.cells[class] = row
 	}
-	if row[o].Cells == nil {
+	if len(row[o].Cells) == 0 {
 		if st.queries == nil {
 			st.queries = make([]*explain.Query, len(t.Ops))
 		}
@@ -293,7 +311,7 @@ func (e *Engine) cell(t *Target, st *targetState, class, o int) Outcome {
 			q = e.query(t, t.Ops[o])
 			st.queries[o] = q
 		}
-		row[o] = e.outcome(t, st, class, q)
+		row[o] = e.outcomeInto(row[o].Cells, t, st, class, q)
 	}
 	return row[o]
 }
@@ -306,7 +324,16 @@ func (e *Engine) query(t *Target, op Op) *explain.Query {
 // outcome decides a class's call of q's operation on t under every semantics, each
 // decision finished as explain finishes it (explain.PathEnd).
 func (e *Engine) outcome(t *Target, st *targetState, class int, q *explain.Query) Outcome {
-	out := Outcome{Cells: make([]Cell, len(st.chains))}
+	return e.outcomeInto(nil, t, st, class, q)
+}
+
+// outcomeInto is outcome with its cells appended to cells (empty, allocated by the
+// caller with room for every semantics, or nil).
+func (e *Engine) outcomeInto(cells []Cell, t *Target, st *targetState, class int, q *explain.Query) Outcome {
+	if cap(cells) < len(st.chains) {
+		cells = make([]Cell, 0, len(st.chains))
+	}
+	out := Outcome{Cells: cells[:len(st.chains)]}
 	for k, chain := range st.chains {
 		out.Cells[k] = cellOf(q.Decide(chain, st.classes[class], &st.end))
 		if out.Cells[k].Decision != out.Cells[0].Decision {
