@@ -85,6 +85,9 @@ func TestDiffReuseSameAsAlone(t *testing.T) {
 		"upstream-prs": {"../../testdata/semantics/upstream-prs.yaml"},
 	}
 	sims, _ := filepath.Glob("../../testdata/simulate/*/manifests.yaml")
+	if testing.Short() {
+		sims = nil // the examples and the upstream pull requests' objects only
+	}
 	for _, m := range sims {
 		scenarios["simulate/"+filepath.Base(filepath.Dir(m))] = []string{m}
 	}
