@@ -26,6 +26,8 @@ type whatifFlags struct {
 	inv    *whatif.Inventory
 	ext    explain.ExtAuth
 	filter whatif.Filter
+	// before is diff's before engine while the after one is built (whatif.Options.Before).
+	before *whatif.Engine
 }
 
 // completeWhatif resolves the namespace and presets, reads the inventory, and builds
@@ -120,7 +122,7 @@ func (a *app) engine(ctx context.Context, w *whatifFlags, l *loadFlags, sems []e
 
 // options are the engine's options of the flags.
 func (w *whatifFlags) options() whatif.Options {
-	return whatif.Options{TrustDomain: w.trustDomain, Inventory: w.inv, ExtAuth: w.ext}
+	return whatif.Options{TrustDomain: w.trustDomain, Inventory: w.inv, ExtAuth: w.ext, Before: w.before}
 }
 
 func semNames(sems []effective.Semantics) []string {

@@ -74,6 +74,8 @@ func (o *diffOptions) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		// The after side takes the paths whose inputs are unchanged from the before one.
+		o.whatifFlags.before = before
 		after, sa, err = a.engine(ctx, &o.whatifFlags, o.sideFlags(o.after), sems, whatif.Question{})
 	}
 	if err != nil {

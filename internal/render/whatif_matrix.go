@@ -6,8 +6,12 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
+	"github.com/agpol/agpol/internal/parallel"
 	"github.com/agpol/agpol/internal/whatif"
 )
 
@@ -71,53 +75,142 @@ func MatrixCSV(w io.Writer, m *whatif.Matrix) error {
 		return err
 	}
 	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
+	}
 	// Identities of one decision class share every cell of a target: each class's
 	// cells are encoded once (",deny,allow*,..."), by encoding/csv like the rest, and
 	// a row is its identity and one such run per target. csv quotes a field by its
-	// content alone, so the runs are the bytes the whole record would have.
-	var enc bytes.Buffer
-	ec := csv.NewWriter(&enc)
-	encode := func(fields []string) ([]byte, error) {
-		enc.Reset()
-		if err := ec.Write(fields); err != nil {
-			return nil, err
-		}
-		ec.Flush()
-		return bytes.Clone(bytes.TrimSuffix(enc.Bytes(), []byte("\n"))), ec.Error()
-	}
+	// content alone, so the runs are the bytes the whole record would have. The runs
+	// are encoded, and the rows put together, on every core; rows are written in order.
 	runs := make([][][]byte, len(m.Targets)) // [target][class]
-	var cells []string
-	for i, id := range m.Identities {
-		f, err := encode([]string{id.ID})
+	errs := make([]error, len(m.Targets))
+	parallel.For(len(m.Targets), func(t int) {
+		mt := m.Targets[t]
+		runs[t] = make([][]byte, mt.Classes())
+		var enc csvFields
+		cells := []string{""}
+		for c := range mt.Classes() {
+			outs := mt.ClassOutcomes(c)
+			if outs == nil {
+				continue // no identity of the matrix is in the class
+			}
+			cells = cells[:1]
+			for _, out := range outs {
+				cell := out.Primary().Decision
+				if out.Differs {
+					cell += "*"
+				}
+				cells = append(cells, cell)
+			}
+			if runs[t][c], errs[t] = enc.encode(cells); errs[t] != nil {
+				return
+			}
+		}
+	})
+	for _, err := range errs {
 		if err != nil {
 			return err
 		}
-		bw.Write(f)
-		for t, mt := range m.Targets {
-			if runs[t] == nil {
-				runs[t] = make([][]byte, mt.Classes())
+	}
+	err := writeOrdered(bw, len(m.Identities), matrixRowsPerChunk, func(b []byte, lo, hi int) ([]byte, error) {
+		var enc csvFields
+		for i := lo; i < hi; i++ {
+			f, err := enc.encode([]string{m.Identities[i].ID})
+			if err != nil {
+				return b, err
 			}
-			c := mt.Class(i)
-			if runs[t][c] == nil {
-				cells = append(cells[:0], "")
-				for _, out := range mt.ClassOutcomes(c) {
-					cell := out.Primary().Decision
-					if out.Differs {
-						cell += "*"
-					}
-					cells = append(cells, cell)
-				}
-				if runs[t][c], err = encode(cells); err != nil {
-					return err
-				}
+			b = append(b, f...)
+			for t, mt := range m.Targets {
+				b = append(b, runs[t][mt.Class(i)]...)
 			}
-			bw.Write(runs[t][c])
+			b = append(b, '\n')
 		}
-		if err := bw.WriteByte('\n'); err != nil {
-			return err
-		}
+		return b, nil
+	})
+	if err != nil {
+		return err
 	}
 	return bw.Flush()
+}
+
+// matrixRowsPerChunk is how many rows of the CSV matrix one core puts together at a
+// time (a row of the large topology is 0.5 MB).
+const matrixRowsPerChunk = 4
+
+// csvFields encodes records as encoding/csv writes them, without the line end.
+type csvFields struct {
+	buf bytes.Buffer
+	w   *csv.Writer
+}
+
+func (e *csvFields) encode(fields []string) ([]byte, error) {
+	if e.w == nil {
+		e.w = csv.NewWriter(&e.buf)
+	}
+	e.buf.Reset()
+	if err := e.w.Write(fields); err != nil {
+		return nil, err
+	}
+	e.w.Flush()
+	return bytes.Clone(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n"))), e.w.Error()
+}
+
+// writeOrdered writes n items to w in order, each chunk of per items made by fill
+// (appending to b) on every core, at most two chunks per core ahead of the writer.
+func writeOrdered(w io.Writer, n, per int, fill func(b []byte, lo, hi int) ([]byte, error)) error {
+	chunks := (n + per - 1) / per
+	workers := min(runtime.GOMAXPROCS(0), chunks)
+	type made struct {
+		b   []byte
+		err error
+	}
+	free := make(chan []byte, 2*workers)
+	for range 2 * workers {
+		free <- nil
+	}
+	ready := make([]chan made, chunks)
+	for i := range ready {
+		ready[i] = make(chan made, 1)
+	}
+	var next atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				var b []byte
+				select {
+				case b = <-free:
+				case <-stop:
+					return
+				}
+				i := int(next.Add(1)) - 1
+				if i >= chunks {
+					return
+				}
+				lo := i * per
+				b, err := fill(b[:0], lo, min(lo+per, n))
+				ready[i] <- made{b, err}
+			}
+		}()
+	}
+	var err error
+	for i := range chunks {
+		c := <-ready[i]
+		if err = c.err; err != nil {
+			break
+		}
+		if _, err = w.Write(c.b); err != nil {
+			break
+		}
+		free <- c.b
+	}
+	close(stop)
+	wg.Wait()
+	return err
 }
 
 // MatrixMarkdown prints one markdown table per target.

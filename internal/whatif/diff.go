@@ -245,6 +245,14 @@ func Diff(before, after *Engine, f Filter) *DiffResult {
 		if t == nil {
 			t = p.b
 		}
+		pc := &changes[k]
+		if p.b != nil && p.a != nil && before.state[p.bi] == after.state[p.ai] {
+			// The after engine took the path from the before one (Options.Before): every
+			// input is the same, so is every decision, on the same operations (one per
+			// key of opIndex).
+			pc.compared = len(ids) * len(after.state[p.ai].opIndex)
+			return
+		}
 		ops := unionOps(p.b, p.a)
 		bs, as := newSide(before, p.b, p.bi, ops), newSide(after, p.a, p.ai, ops)
 		// Decision classes: identities with the same class on both sides compare once.
@@ -254,7 +262,6 @@ func Diff(before, after *Engine, f Filter) *DiffResult {
 			differ bool // a change differs between semantics
 		}
 		memo := map[cls]*proto{}
-		pc := &changes[k]
 		for _, id := range ids {
 			key := cls{bs.class(id), as.class(id)}
 			pr, ok := memo[key]

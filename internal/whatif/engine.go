@@ -1,6 +1,7 @@
 package whatif
 
 import (
+	"reflect"
 	"sort"
 	"sync"
 
@@ -18,6 +19,11 @@ type Options struct {
 	Inventory *Inventory
 	// ExtAuth holds known authorizer answers; unknown ones make cells indeterminate.
 	ExtAuth explain.ExtAuth
+	// Before is the engine of an earlier snapshot (diff's before side) built with the
+	// same semantics and options: a target whose every input object is the same in both
+	// snapshots takes its compiled chains, operations and decisions from there instead
+	// of compiling them again (docs/performance.md, "diff: what is decided again").
+	Before *Engine
 }
 
 // Cell is the decision for one (identity, target, operation) under one semantics.
@@ -65,6 +71,7 @@ type Engine struct {
 	ExtAuth     explain.ExtAuth
 
 	sim   *explain.Simulator
+	inv   *Inventory
 	state []*targetState
 	byKey map[string]int
 	byID  map[string]*Caller
@@ -106,15 +113,27 @@ func New(m *model.Model, sems []effective.Semantics, o Options) *Engine {
 	}
 	s := m.Snapshot
 	sim := explain.New(m, sems, o.TrustDomain)
-	e := &Engine{Semantics: sems, TrustDomain: sim.TrustDomain, ExtAuth: o.ExtAuth, sim: sim, byKey: map[string]int{}, byID: map[string]*Caller{}}
+	e := &Engine{Semantics: sems, TrustDomain: sim.TrustDomain, ExtAuth: o.ExtAuth, sim: sim, inv: o.Inventory, byKey: map[string]int{}, byID: map[string]*Caller{}}
 	e.Identities = identities(s, e.TrustDomain)
 	for _, id := range e.Identities {
 		e.byID[id.ID] = id
 	}
 	e.Targets = targets(sim.Graph)
 	e.state = make([]*targetState, len(e.Targets))
+	var same *unchangedInputs
+	if o.Before != nil && o.Before.sameSetup(e) {
+		same = compareInputs(o.Before.sim.Snapshot, s)
+	}
 	for i, t := range e.Targets {
 		e.byKey[t.Key()] = i
+		if same.unchanged(t) {
+			if bi, ok := o.Before.byKey[t.Key()]; ok {
+				bt := o.Before.Targets[bi]
+				t.Ops, t.offers, t.ToolsFrom = bt.Ops, bt.offers, bt.ToolsFrom
+				e.state[i] = o.Before.state[bi]
+				continue
+			}
+		}
 		st := &targetState{classes: []string{"", otherPrincipal, explain.CertificatePrincipal}, classOf: map[string]int{}, memo: map[memoKey]Outcome{},
 			end: sim.TargetEnd(sim.Graph.Gateway(t.gw), t.Listener, t.Routes, t.be.Namespace)}
 		st.end.MarkUncertain(t.UncertainRoute)
@@ -164,6 +183,13 @@ func New(m *model.Model, sems []effective.Semantics, o Options) *Engine {
 		e.state[i] = st
 	}
 	return e
+}
+
+// sameSetup reports whether e decides with the semantics, trust domain, inventory and
+// authorizer answers of engine x.
+func (e *Engine) sameSetup(x *Engine) bool {
+	return reflect.DeepEqual(e.Semantics, x.Semantics) && e.TrustDomain == x.TrustDomain && e.inv == x.inv &&
+		reflect.DeepEqual(e.ExtAuth, x.ExtAuth)
 }
 
 // Simulator is the explain simulator the engine decides with (for explaining a cell).
@@ -239,10 +265,28 @@ func (e *Engine) decideClass(t *Target, st *targetState, class int, op Op) Outco
 	return out
 }
 
-// rows decides every op of a target for the given classes and keeps them.
+// rows decides every op of a target for the given classes and keeps them. The rows
+// and cells of the classes not decided yet are allocated together.
 func (e *Engine) rows(t *Target, st *targetState, classes []int) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	fresh := 0
+	for _, c := range classes {
+		if st.cells[c] == nil {
+			fresh++
+		}
+	}
+	ops, sems := len(t.Ops), len(st.chains)
+	outs := make([]Outcome, fresh*ops)
+	cells := make([]Cell, fresh*ops*sems)
+	for _, c := range classes {
+		if st.cells[c] == nil {
+			st.cells[c], outs = outs[:ops:ops], outs[ops:]
+			for o := range ops {
+				st.cells[c][o].Cells, cells = cells[:0:sems], cells[sems:]
+			}
+		}
+	}
 	for o := range t.Ops {
 		for _, c := range classes {
 			e.cell(t, st, c, o)
@@ -258,7 +302,7 @@ func (e *Engine) cell(t *Target, st *targetState, class, o int) Outcome {
 		row = make([]Outcome, len(t.Ops))
 		st.cells[class] = row
 	}
-	if row[o].Cells == nil {
+	if len(row[o].Cells) == 0 {
 		if st.queries == nil {
 			st.queries = make([]*explain.Query, len(t.Ops))
 		}
@@ -267,7 +311,7 @@ func (e *Engine) cell(t *Target, st *targetState, class, o int) Outcome {
 			q = e.query(t, t.Ops[o])
 			st.queries[o] = q
 		}
-		row[o] = e.outcome(t, st, class, q)
+		row[o] = e.outcomeInto(row[o].Cells, t, st, class, q)
 	}
 	return row[o]
 }
@@ -280,7 +324,16 @@ func (e *Engine) query(t *Target, op Op) *explain.Query {
 // outcome decides a class's call of q's operation on t under every semantics, each
 // decision finished as explain finishes it (explain.PathEnd).
 func (e *Engine) outcome(t *Target, st *targetState, class int, q *explain.Query) Outcome {
-	out := Outcome{Cells: make([]Cell, len(st.chains))}
+	return e.outcomeInto(nil, t, st, class, q)
+}
+
+// outcomeInto is outcome with its cells appended to cells (empty, allocated by the
+// caller with room for every semantics, or nil).
+func (e *Engine) outcomeInto(cells []Cell, t *Target, st *targetState, class int, q *explain.Query) Outcome {
+	if cap(cells) < len(st.chains) {
+		cells = make([]Cell, 0, len(st.chains))
+	}
+	out := Outcome{Cells: cells[:len(st.chains)]}
 	for k, chain := range st.chains {
 		out.Cells[k] = cellOf(q.Decide(chain, st.classes[class], &st.end))
 		if out.Cells[k].Decision != out.Cells[0].Decision {
