@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -366,6 +367,25 @@ func TestFieldPosition(t *testing.T) {
 			}
 		})
 	}
+	// Asked from several goroutines at once (simulate resolves positions on every
+	// core; the parse runs outside the lock), every answer is the same.
+	t.Run("concurrent", func(t *testing.T) {
+		var wg sync.WaitGroup
+		for g := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := range 40 {
+					tt := tests[(g+k)%len(tests)]
+					got := s.FieldPosition(byName[tt.policy].Source, tt.path)
+					if got.Line != tt.line || got.Column != tt.column {
+						t.Errorf("concurrent FieldPosition(%q) = %d:%d, want %d:%d", tt.path, got.Line, got.Column, tt.line, tt.column)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	})
 }
 
 // Positions of objects read from stdin and from List items resolve too.

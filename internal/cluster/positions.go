@@ -90,7 +90,8 @@ func (p *FilePositions) Position(src snapshot.Source, fieldPath string) (int, in
 }
 
 // item returns the node of item i of the List of document doc of f, read item by
-// item, parsed alone, and how many lines its positions are short of the file's.
+// item, parsed alone, and how many lines its positions are short of the file's. Called
+// with p.mu held, which it releases while it parses.
 func (p *FilePositions) item(f *keptFile, doc, i int) (*yaml.Node, int) {
 	items := f.lists[doc]
 	if i >= len(items.spans) {
@@ -102,7 +103,11 @@ func (p *FilePositions) item(f *keptFile, doc, i int) (*yaml.Node, int) {
 		}
 	}
 	sp := items.spans[i]
+	// The parse reads only the file's bytes, which never change: other positions are
+	// resolved meanwhile (simulate asks from every core).
+	p.mu.Unlock()
 	n, err := parseItem(f.data, sp, items.column)
+	p.mu.Lock()
 	if err != nil {
 		return nil, 0
 	}
@@ -112,7 +117,8 @@ func (p *FilePositions) item(f *keptFile, doc, i int) (*yaml.Node, int) {
 }
 
 // document returns the root node of the source's document and how many lines its
-// positions are short of the file's.
+// positions are short of the file's. Called with p.mu held, which it releases while it
+// parses a document alone.
 func (p *FilePositions) document(src snapshot.Source) (*yaml.Node, int) {
 	f := p.files[src.File]
 	if f != nil && src.Doc >= 0 && src.Doc < len(f.docs) && f.docs[src.Doc].ok {
@@ -122,7 +128,10 @@ func (p *FilePositions) document(src snapshot.Source) (*yaml.Node, int) {
 			}
 		}
 		d := f.docs[src.Doc]
-		if root, ok := f.parseAlone(d); ok {
+		p.mu.Unlock() // as in item: the parse reads only the file's bytes
+		root, ok := f.parseAlone(d)
+		p.mu.Lock()
+		if ok {
 			p.recent[p.next] = posDoc{file: f, doc: src.Doc, item: -1, root: root, shift: d.shift()}
 			p.next = (p.next + 1) % len(p.recent)
 			return root, d.shift()
