@@ -6,10 +6,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/agpol/agpol/internal/parallel"
 	"github.com/agpol/agpol/internal/whatif"
@@ -157,60 +154,35 @@ func (e *csvFields) encode(fields []string) ([]byte, error) {
 }
 
 // writeOrdered writes n items to w in order, each chunk of per items made by fill
-// (appending to b) on every core, at most two chunks per core ahead of the writer.
+// (appending to b) on every core by parallel.Ordered, a few chunks ahead of the writer;
+// the buffers of written chunks are filled again.
 func writeOrdered(w io.Writer, n, per int, fill func(b []byte, lo, hi int) ([]byte, error)) error {
 	chunks := (n + per - 1) / per
-	workers := min(runtime.GOMAXPROCS(0), chunks)
 	type made struct {
 		b   []byte
 		err error
 	}
-	free := make(chan []byte, 2*workers)
-	for range 2 * workers {
-		free <- nil
-	}
-	ready := make([]chan made, chunks)
-	for i := range ready {
-		ready[i] = make(chan made, 1)
-	}
-	var next atomic.Int64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				var b []byte
-				select {
-				case b = <-free:
-				case <-stop:
-					return
-				}
-				i := int(next.Add(1)) - 1
-				if i >= chunks {
-					return
-				}
-				lo := i * per
-				b, err := fill(b[:0], lo, min(lo+per, n))
-				ready[i] <- made{b, err}
-			}
-		}()
-	}
-	var err error
-	for i := range chunks {
-		c := <-ready[i]
-		if err = c.err; err != nil {
-			break
+	free := make(chan []byte, 2*parallel.Workers(chunks)+1)
+	return parallel.Ordered(chunks, func(_, i int) made {
+		var b []byte
+		select {
+		case b = <-free:
+		default:
 		}
-		if _, err = w.Write(c.b); err != nil {
-			break
+		lo := i * per
+		b, err := fill(b[:0], lo, min(lo+per, n))
+		return made{b, err}
+	}, func(c made) error {
+		if c.err != nil {
+			return c.err
 		}
-		free <- c.b
-	}
-	close(stop)
-	wg.Wait()
-	return err
+		_, err := w.Write(c.b)
+		select {
+		case free <- c.b:
+		default:
+		}
+		return err
+	})
 }
 
 // MatrixMarkdown prints one markdown table per target.
