@@ -20,10 +20,11 @@ import "k8s.io/kubectl/pkg/util/i18n"
 var Installed bool
 
 func init() {
-	if err := i18n.SetLoadTranslationsFunc(func() error {
+	// An error means the translations were loaded before this init: agpol then runs as
+	// it would without this package (slower to start, the same output), and
+	// TestLoaderRanFirst fails.
+	_ = i18n.SetLoadTranslationsFunc(func() error {
 		Installed = true
 		return nil
-	}); err != nil {
-		panic("kubectltext: " + err.Error()) // translations loaded before this package's init
-	}
+	})
 }
