@@ -16,7 +16,7 @@ func authPolicyTiedText(event string, a *explain.AuthPolicyCause) string {
 	}
 	answers := make([]string, len(a.Tied))
 	for i, t := range a.Tied {
-		answers[i] = fmt.Sprintf("%s (AuthPolicy %s): %s", t.Path, strings.Join(t.Policies, ", "), t.Verdict)
+		answers[i] = fmt.Sprintf("%s (AuthPolicy %s): %s", EscapeTerminal(t.Path), EscapeTerminal(strings.Join(t.Policies, ", ")), t.Verdict)
 		if t.Code != 0 {
 			answers[i] += fmt.Sprintf(" (HTTP %d)", t.Code)
 		}
