@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/agpol/agpol/internal/parallel"
@@ -112,6 +113,14 @@ func MatrixCSV(w io.Writer, m *whatif.Matrix) error {
 	}
 	err := writeOrdered(bw, len(m.Identities), matrixRowsPerChunk, func(b []byte, lo, hi int) ([]byte, error) {
 		var enc csvFields
+		size := 0 // the chunk's bytes, so that b grows at most once
+		for i := lo; i < hi; i++ {
+			size += len(m.Identities[i].ID) + 3 // quoted or not, and the line end
+			for t, mt := range m.Targets {
+				size += len(runs[t][mt.Class(i)])
+			}
+		}
+		b = slices.Grow(b, size)
 		for i := lo; i < hi; i++ {
 			f, err := enc.encode([]string{m.Identities[i].ID})
 			if err != nil {
