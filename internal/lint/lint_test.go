@@ -182,6 +182,7 @@ func TestChecksFireAndStayQuiet(t *testing.T) {
 		"AGP504": {"AGP504 AuthPolicy tools/fires-route spec @AGP504.yaml:26"},
 		"AGP505": {"AGP505 AuthPolicy tools/fires-route spec @AGP505.yaml:26"},
 		"AGP506": {"AGP506 XAccessPolicy tools/fires spec.rules[2].source @AGP506.yaml:34"},
+		"AGP602": {"AGP602 HTTPRoute tools/fires-rules spec.rules @AGP602.yaml:15"},
 		"AGP601": {"AGP601 XAccessPolicy infra/fires spec.rules[1].authorization.mcp.methods[0].params @AGP601.yaml:58"},
 		"AGP210": {"AGP210 XAccessPolicy infra/fires spec.targetRefs[0] @AGP210.yaml:21"},
 		"AGP212": {"AGP212 AuthPolicy infra/fires spec.targetRef @AGP212.yaml:8"},

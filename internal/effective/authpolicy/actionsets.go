@@ -278,6 +278,25 @@ func compareHostnamesSpecificity(a, b string) bool {
 	return a < b
 }
 
+// Ties are the action sets of other paths of p's Gateway that tie with one of p's own in
+// kuadrant-operator's order and may match the same requests, whatever the request; nil
+// when p has no action set or none ties. TiedPaths narrows them to one request.
+func (r *Result) Ties(p *PathResult) []Tie {
+	if !hasActionSets(p) || p.Path.Rule == "" {
+		return nil
+	}
+	return r.wasmOf(p).ties
+}
+
+// ActionSets are the wasm action sets kuadrant-operator writes for p (Tie.Mine indexes
+// them); nil when p has none.
+func (r *Result) ActionSets(p *PathResult) []ActionSet {
+	if !hasActionSets(p) || p.Path.Rule == "" {
+		return nil
+	}
+	return r.wasmOf(p).sets
+}
+
 // TiedPaths are the other paths whose AuthConfig the wasm-shim may run instead of p's for
 // req, in path ID order: the action set of p the wasm-shim would choose for req (of the
 // most specific hostname matching the request's host, the first in Less whose predicates
