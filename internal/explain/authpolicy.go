@@ -171,7 +171,7 @@ func kuadrantDecides(d *Decision, ap *AuthPolicyInfo, traced bool) {
 			return
 		}
 		if r.Passes != authpolicy.True {
-			unknown = append(unknown, AuthPolicyUnknown{What: UnknownAuthorization, Rules: []string{r.Name}, Present: r.Present})
+			unknown = append(unknown, AuthPolicyUnknown{What: UnknownAuthorization, Rules: []string{r.Name}, Present: r.Present, Why: r.Why})
 		}
 	}
 	var auth []string
@@ -355,8 +355,11 @@ type AuthPolicyUnknown struct {
 	// Rules are the authentication rules that run (UnknownAuthentication, any of
 	// them), or the authorization rule (UnknownAuthorization).
 	Rules []string `json:"rules,omitempty"`
-	// Present is what the authorization rule asks of the request (UnknownAuthorization).
+	// Present is what the authorization rule asks of the request (UnknownAuthorization);
+	// where Authorino decided the rule, render writes Why's sentence there instead.
 	Present string `json:"present,omitempty"`
+	// Why is the rule's result where Authorino decided it (authpolicy.Requirement.Why).
+	Why *authpolicy.Why `json:"-"`
 }
 
 // What a Kuadrant AuthPolicy's verdict depends on (AuthPolicyUnknown.What).

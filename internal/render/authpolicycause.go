@@ -43,9 +43,9 @@ func authPolicyText(event string, a *explain.AuthPolicyCause) string {
 		if o.Code != 0 {
 			code = fmt.Sprintf(" (HTTP %d)", o.Code)
 		}
-		t := fmt.Sprintf("Kuadrant AuthPolicy %s, as Authorino decides it: %s%s: %s", policies, o.Verdict, code, o.Reason)
-		if len(o.Notes) > 0 {
-			t += "; note: " + strings.Join(o.Notes, "; ")
+		t := fmt.Sprintf("Kuadrant AuthPolicy %s, as Authorino decides it: %s%s: %s", policies, o.Verdict, code, AuthorinoReason(o))
+		if notes := authorinoNotes(o); len(notes) > 0 {
+			t += "; note: " + strings.Join(notes, "; ")
 		}
 		return t
 	}
@@ -70,7 +70,66 @@ func authPolicyUnknownText(u explain.AuthPolicyUnknown) string {
 	case explain.UnknownAuthentication:
 		return fmt.Sprintf("authentication %s (the request's credentials)", strings.Join(u.Rules, " or "))
 	case explain.UnknownAuthorization:
-		return fmt.Sprintf("authorization %s: %s", strings.Join(u.Rules, ", "), u.Present)
+		return fmt.Sprintf("authorization %s: %s", strings.Join(u.Rules, ", "), unknownPresent(u))
 	}
 	return u.What
+}
+
+// unknownPresent is what an authorization rule asks of the request, or its result where
+// Authorino decided it.
+func unknownPresent(u explain.AuthPolicyUnknown) string {
+	if u.Why != nil {
+		if t := AuthorinoText(*u.Why); t != "" {
+			return t
+		}
+	}
+	return u.Present
+}
+
+// authPolicyCauseView is a copy of a with its sentences written where -o json shows
+// them (each unknown authorization rule's Present); a itself when it has none.
+func authPolicyCauseView(a *explain.AuthPolicyCause) *explain.AuthPolicyCause {
+	if a == nil {
+		return nil
+	}
+	written := false
+	for _, u := range a.Unknown {
+		written = written || u.Why != nil
+	}
+	if !written {
+		return a
+	}
+	v := *a
+	v.Unknown = make([]explain.AuthPolicyUnknown, len(a.Unknown))
+	for i, u := range a.Unknown {
+		u.Present = unknownPresent(u)
+		v.Unknown[i] = u
+	}
+	return &v
+}
+
+// authPolicyInfoView is a copy of ap with the sentences of its evaluations written
+// (evaluationView), and v1beta2Reason where the v1beta2 policy is left out; nil stays nil.
+func authPolicyInfoView(ap *explain.AuthPolicyInfo) *explain.AuthPolicyInfo {
+	if ap == nil {
+		return nil
+	}
+	a := *ap
+	a.Evaluation = evaluationView(ap.Evaluation)
+	if ap.V1beta2 != nil {
+		d := *ap.V1beta2
+		d.Evaluation = evaluationView(ap.V1beta2.Evaluation)
+		if d.Ignored {
+			d.Reason = v1beta2Reason(ap.V1beta2)
+		}
+		a.V1beta2 = &d
+	}
+	if ap.Tied != nil {
+		a.Tied = make([]explain.AuthPolicyTie, len(ap.Tied))
+		for i, t := range ap.Tied {
+			t.Evaluation = evaluationView(t.Evaluation)
+			a.Tied[i] = t
+		}
+	}
+	return &a
 }

@@ -29,10 +29,16 @@ func TestAuthPolicySentences(t *testing.T) {
 			"Kuadrant AuthPolicy ns/a, ns/b decides on this Gateway, and cannot be known offline: authentication jwt or key (the request's credentials); whether the policy's when conditions hold; authorization opa: an OPA policy's answer"},
 		{explain.CauseAuthPolicyUnevaluated, &explain.AuthPolicyCause{Policies: pol},
 			"Kuadrant AuthPolicy ns/a, ns/b decides on this Gateway (no XAccessPolicy runs on its data plane) on the routes to this backend, and its outcome depends on the caller's credentials, which are not known: name the request's host and path instead of the backend to see what it asks"},
-		{explain.CauseAuthorino, &explain.AuthPolicyCause{Policies: pol, Outcome: &authpolicy.Outcome{Verdict: "deny", Code: 401, Reason: "no exp claim", Notes: []string{"n1", "n2"}}},
-			"Kuadrant AuthPolicy ns/a, ns/b, as Authorino decides it: deny (HTTP 401): no exp claim; note: n1; n2"},
-		{explain.CauseAuthorino, &explain.AuthPolicyCause{Policies: pol, Outcome: &authpolicy.Outcome{Verdict: "indeterminate", Reason: "depends on the time"}},
-			"Kuadrant AuthPolicy ns/a, ns/b, as Authorino decides it: indeterminate: depends on the time"},
+		{explain.CauseAuthorino, &explain.AuthPolicyCause{Policies: pol, Outcome: &authpolicy.Outcome{Verdict: "deny", Code: 401,
+			Why:      authpolicy.Why{Code: authpolicy.WhyUnauthenticated, Parts: []authpolicy.RuleWhy{{Rule: "kc", Why: authpolicy.Why{Code: authpolicy.WhyAuthnNoExp}}}},
+			NoteWhys: []authpolicy.Why{{Code: authpolicy.NoteSameAnswer, Rules: []string{"a", "b"}, Priority: 1}, {Code: authpolicy.NoteIssuerMismatch, Claim: "x", Issuer: "y"}}}},
+			"Kuadrant AuthPolicy ns/a, ns/b, as Authorino decides it: deny (HTTP 401): no authentication rule verifies the identity (kc: the token has no exp claim, and Authorino rejects it as expired (go-oidc v3.14.1 oidc/verify.go:285-293: a missing exp reads as the zero time)): Authorino answers UNAUTHENTICATED (auth_pipeline.go:475-479); note: rules a, b all verify the identity at priority 1; Authorino takes the first to finish, and each gives this answer; the token's iss \"x\" is not the rule's issuerUrl \"y\", and it does not matter: " + citeIssuer},
+		{explain.CauseAuthorino, &explain.AuthPolicyCause{Policies: pol, Outcome: &authpolicy.Outcome{Verdict: "indeterminate",
+			Why: authpolicy.Why{Code: authpolicy.WhyAuthnUnknown, Parts: []authpolicy.RuleWhy{{Rule: "kc", Why: authpolicy.Why{Code: authpolicy.WhyAuthnNoTime}}}}}},
+			"Kuadrant AuthPolicy ns/a, ns/b, as Authorino decides it: indeterminate: authentication cannot be known: kc (whether the token has expired depends on the time: give the request's time (--time, or http.time in a request file))"},
+		{explain.CauseAuthPolicyUnknown, &explain.AuthPolicyCause{Policies: pol, Unknown: []explain.AuthPolicyUnknown{
+			{What: explain.UnknownAuthorization, Rules: []string{"zed"}, Present: "SpiceDB must grant the permission (cannot be known offline)", Why: &authpolicy.Why{Code: authpolicy.WhySpiceDB}}}},
+			"Kuadrant AuthPolicy ns/a, ns/b decides on this Gateway, and cannot be known offline: authorization zed: SpiceDB's answer cannot be known offline: give it in the request's decisions"},
 	} {
 		d := explain.Decision{Cause: &explain.Cause{Event: tt.event, AuthPolicy: tt.a}}
 		if got := DecisionReason(&d); got != tt.want {

@@ -258,7 +258,7 @@ func writeAuthPolicy(w io.Writer, ap *explain.AuthPolicyInfo, st Styler) {
 	if ap.V1beta2 != nil {
 		root.add("kuadrant.io/v1beta2: " + esc(v1beta2Reason(ap.V1beta2)))
 	}
-	e := ap.Evaluation
+	e := evaluationView(ap.Evaluation)
 	if e == nil {
 		return
 	}

@@ -12,7 +12,7 @@ import (
 // carry the reasons.
 func PersonaMatrix(w io.Writer, format Format, m *whatif.PersonaMatrix) error {
 	if format.Document() {
-		return format.Encode(w, m)
+		return format.Encode(w, personaMatrixView(m))
 	}
 	if format == FormatCSV {
 		return fmt.Errorf("matrix --personas prints table, markdown, json or yaml")
@@ -51,7 +51,7 @@ func PersonaMatrix(w io.Writer, format Format, m *whatif.PersonaMatrix) error {
 // (who-can --personas): allowed, denied with the status, and those it cannot decide.
 func PersonaWhoCan(w io.Writer, format Format, m *whatif.PersonaMatrix) error {
 	if format.Document() {
-		return format.Encode(w, m)
+		return format.Encode(w, personaMatrixView(m))
 	}
 	w = NewTerminalWriter(w, false)
 	for i, r := range m.Rows {
@@ -83,7 +83,7 @@ func PersonaWhoCan(w io.Writer, format Format, m *whatif.PersonaMatrix) error {
 // then the answer on each path.
 func PersonaCanI(w io.Writer, format Format, a *whatif.PersonaAnswer) error {
 	if format.Document() {
-		return format.Encode(w, a)
+		return format.Encode(w, personaAnswerView(a))
 	}
 	w = NewTerminalWriter(w, false)
 	head := map[string]string{"allow": "yes", "deny": "no"}[a.Verdict]
@@ -98,9 +98,51 @@ func PersonaCanI(w io.Writer, format Format, a *whatif.PersonaAnswer) error {
 		if p.Verdict == "deny" {
 			v = fmt.Sprintf("deny %d", p.Code)
 		}
-		if _, err := fmt.Fprintf(w, "  %s: %s (%s)\n    %s\n", p.Path, v, Join(p.Policies), p.Reason); err != nil {
+		if _, err := fmt.Fprintf(w, "  %s: %s (%s)\n    %s\n", p.Path, v, Join(p.Policies), personaReason(p.PersonaCell)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// personaReason is the reason of a persona's answer: Authorino's, written from its data,
+// or why the persona is not decided.
+func personaReason(c whatif.PersonaCell) string {
+	if c.Why != nil {
+		t := AuthorinoText(*c.Why)
+		return t
+	}
+	return c.Reason
+}
+
+// personaMatrixView is a copy of m with each cell's reason written, as json and yaml show it.
+func personaMatrixView(m *whatif.PersonaMatrix) *whatif.PersonaMatrix {
+	v := *m
+	v.Rows = make([]whatif.PersonaRow, len(m.Rows))
+	for i, r := range m.Rows {
+		cells := make([]whatif.PersonaCell, len(r.Cells))
+		for j, c := range r.Cells {
+			c.Reason = personaReason(c)
+			cells[j] = c
+		}
+		r.Cells = cells
+		v.Rows[i] = r
+	}
+	if m.Rows == nil {
+		v.Rows = nil
+	}
+	return &v
+}
+
+// personaAnswerView is a copy of a with each path's reason written.
+func personaAnswerView(a *whatif.PersonaAnswer) *whatif.PersonaAnswer {
+	v := *a
+	if a.Paths != nil {
+		v.Paths = make([]whatif.PersonaPathCell, len(a.Paths))
+		for i, p := range a.Paths {
+			p.Reason = personaReason(p.PersonaCell)
+			v.Paths[i] = p
+		}
+	}
+	return &v
 }

@@ -20,15 +20,11 @@ func Sentences(r *explain.Result) *explain.Result {
 	v.Path.DataPlaneAssumed = dataPlaneAssumed(&r.Path)
 	v.Path.Problem = PathProblem(r.Path)
 	v.Trace = filledSteps(r.Trace)
-	if ap := r.AuthPolicy; ap != nil && ap.V1beta2 != nil && ap.V1beta2.Ignored {
-		a, d := *ap, *ap.V1beta2
-		d.Reason = v1beta2Reason(&d)
-		a.V1beta2 = &d
-		v.AuthPolicy = &a
-	}
+	v.AuthPolicy = authPolicyInfoView(r.AuthPolicy)
 	if r.Cause != nil {
 		c := *r.Cause
 		c.Near = filledSteps(c.Near)
+		c.AuthPolicy = authPolicyCauseView(c.AuthPolicy)
 		if c.OtherDataPlane != nil {
 			c.Note = OtherDataPlaneText(c.OtherDataPlane)
 		}
@@ -52,6 +48,7 @@ func filledSteps(steps []explain.Step) []explain.Step {
 
 func fillStep(s *explain.Step) {
 	s.Reason, s.Source = StepReason(*s), stepSource(*s)
+	s.AuthPolicy = authPolicyCauseView(s.AuthPolicy)
 	if s.Assumed != nil {
 		s.Note = AssumedText(*s.Assumed) // -o json carries the text, as before
 	}

@@ -18,7 +18,10 @@ type PersonaCell struct {
 	// Verdict is allow, deny or indeterminate; Code the HTTP status (401, 403, ...).
 	Verdict string `json:"verdict"`
 	Code    int    `json:"code,omitempty"`
-	Reason  string `json:"reason"`
+	// Why is Authorino's reason, as data, where Authorino decided or a rule cannot be
+	// read; Reason is its sentence (written by render), or why the persona is not decided.
+	Why    *authpolicy.Why `json:"-"`
+	Reason string          `json:"reason"`
 }
 
 // PersonaRow is one Kuadrant path (Gateway → listener → HTTPRoute → rule) on a Gateway
@@ -111,11 +114,11 @@ func personaCell(name string, ev *authpolicy.Evaluation) PersonaCell {
 		c.Reason = "whether the policy's when conditions hold depends on the request"
 	case ev.Outcome == nil:
 		c.Reason = "the persona has no identity"
-		if len(ev.Problems) > 0 {
-			c.Reason = ev.Problems[0]
+		if len(ev.ProblemWhys) > 0 {
+			c.Reason, c.Why = ev.Problems[0], &ev.ProblemWhys[0]
 		}
 	default:
-		c.Verdict, c.Code, c.Reason = ev.Outcome.Verdict, ev.Outcome.Code, ev.Outcome.Reason
+		c.Verdict, c.Code, c.Reason, c.Why = ev.Outcome.Verdict, ev.Outcome.Code, ev.Outcome.Reason, &ev.Outcome.Why
 	}
 	return c
 }

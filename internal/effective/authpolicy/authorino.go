@@ -2,9 +2,7 @@ package authpolicy
 
 import (
 	"encoding/json"
-	"fmt"
 	"sort"
-	"strings"
 
 	kuadrantv1 "github.com/agpol/agpol/internal/apis/kuadrant/v1"
 )
@@ -25,8 +23,13 @@ type Outcome struct {
 	Source string `json:"source,omitempty"`
 	// Identity is the authentication rule whose identity the request was authorized with.
 	Identity string `json:"identity,omitempty"`
-	Reason   string `json:"reason"`
-	// Notes are what Authorino does that surprises, where it decided this request.
+	// Why is what decided, as data.
+	Why Why `json:"-"`
+	// Reason is Why's sentence: empty here, written by render (-o json shows it).
+	Reason string `json:"reason"`
+	// NoteWhys are what Authorino does that surprises, where it decided this request.
+	NoteWhys []Why `json:"-"`
+	// Notes are NoteWhys' sentences: empty here, written by render.
 	Notes []string `json:"notes,omitempty"`
 	// Authorization is each authorization rule's result with the winning identity.
 	Authorization []RuleOutcome `json:"authorization,omitempty"`
@@ -37,6 +40,8 @@ type RuleOutcome struct {
 	Name   string `json:"name"`
 	Runs   Tri    `json:"runs"`
 	Passes Tri    `json:"passes"`
+	// Why is the rule's result, as data; Reason its sentence, written by render.
+	Why    Why    `json:"-"`
 	Reason string `json:"reason,omitempty"`
 }
 
@@ -56,8 +61,9 @@ type authnResult struct {
 	identity any
 	// unknown are auth.identity paths that stay unknown (a Secret's data).
 	unknown []string
-	reason  string
-	notes   []string
+	// why is the result, as data; noteWhys what surprises.
+	why      Why
+	noteWhys []Why
 }
 
 // decide runs Authorino's pipeline on the effective policy for a request with an
@@ -70,7 +76,7 @@ func decide(e *Effective, req Request, env *Env, c *conditionEvaluator) *Outcome
 	for _, r := range e.Group("authentication") {
 		spec, err := parseAuthentication(r.Spec)
 		if err != nil {
-			return &Outcome{Verdict: OutcomeIndeterminate, Reason: fmt.Sprintf("authentication %s of %s cannot be read: %v", r.Name, r.Source, err)}
+			return &Outcome{Verdict: OutcomeIndeterminate, Why: Why{Code: WhyRuleUnreadable, Group: "authentication", Rule: r.Name, Source: r.Source, Err: err.Error()}}
 		}
 		ar := &authnResult{rule: r, spec: spec}
 		_, ar.runs = c.conditions(spec.Conditions)
@@ -87,13 +93,13 @@ func decide(e *Effective, req Request, env *Env, c *conditionEvaluator) *Outcome
 			names = append(names, a.rule.Name)
 		}
 		if !found {
-			return &Outcome{Verdict: OutcomeIndeterminate, Phase: "authentication", Reason: fmt.Sprintf("the identity names rule %s, and the effective policy has no authentication rule of that name (it has: %s)", name, strings.Join(names, ", "))}
+			return &Outcome{Verdict: OutcomeIndeterminate, Phase: "authentication", Why: Why{Code: WhyIdentityRuleMissing, Rule: name, Rules: names}}
 		}
 	}
 	if len(authn) == 0 {
 		// Authorino adds an anonymous identity when an AuthConfig has none
 		// (controllers/auth_config_controller.go:247-259).
-		authn = append(authn, &authnResult{rule: Rule{Name: "anonymous"}, runs: True, result: True, identity: map[string]any{"anonymous": true}, reason: "no authentication rule: Authorino adds an anonymous one"})
+		authn = append(authn, &authnResult{rule: Rule{Name: "anonymous"}, runs: True, result: True, identity: map[string]any{"anonymous": true}, why: Why{Code: WhyAuthnAnonymousAdded}})
 	}
 	// Priority groups in ascending order; inside a group the first rule to verify wins
 	// (auth_pipeline.go:207-262, evaluateOneAuthConfig).
@@ -110,7 +116,7 @@ func decide(e *Effective, req Request, env *Env, c *conditionEvaluator) *Outcome
 		byPrio[p] = append(byPrio[p], a)
 	}
 	sort.Ints(prios)
-	var failures []string
+	var failed []RuleWhy
 	for _, p := range prios {
 		group := byPrio[p]
 		sort.Slice(group, func(i, j int) bool { return group[i].rule.Name < group[j].rule.Name })
@@ -118,28 +124,28 @@ func decide(e *Effective, req Request, env *Env, c *conditionEvaluator) *Outcome
 		for _, a := range group {
 			switch {
 			case a.runs == False:
-				failures = append(failures, fmt.Sprintf("%s: skipped (its when conditions do not hold)", a.rule.Name))
+				failed = append(failed, RuleWhy{Rule: a.rule.Name, Why: Why{Code: WhyAuthnSkipped}})
 			case a.runs == True && a.result == True:
 				winners = append(winners, a)
 			case a.result == False:
-				failures = append(failures, a.rule.Name+": "+a.reason)
+				failed = append(failed, RuleWhy{Rule: a.rule.Name, Why: a.why})
 			default:
 				uncertain = append(uncertain, a)
 			}
 		}
 		if len(uncertain) > 0 {
-			var names []string
+			var parts []RuleWhy
 			for _, a := range uncertain {
-				r := a.reason
+				w := a.why
 				if a.runs == Unknown {
-					r = "whether its when conditions hold is not known"
+					w = Why{Code: WhyWhenUnknown}
 				}
-				names = append(names, a.rule.Name+" ("+r+")")
+				parts = append(parts, RuleWhy{Rule: a.rule.Name, Why: w})
 			}
 			if len(winners) == 0 {
-				return &Outcome{Verdict: OutcomeIndeterminate, Phase: "authentication", Reason: "authentication cannot be known: " + strings.Join(names, "; ")}
+				return &Outcome{Verdict: OutcomeIndeterminate, Phase: "authentication", Why: Why{Code: WhyAuthnUnknown, Parts: parts}}
 			}
-			return &Outcome{Verdict: OutcomeIndeterminate, Phase: "authentication", Reason: fmt.Sprintf("rule %s verifies the identity, and %s at the same priority (%d) may too: Authorino evaluates rules of one priority concurrently and takes the first to succeed (auth_pipeline.go:207-262)", winners[0].rule.Name, strings.Join(names, "; "), p)}
+			return &Outcome{Verdict: OutcomeIndeterminate, Phase: "authentication", Why: Why{Code: WhyAuthnMayRace, Rule: winners[0].rule.Name, Priority: p, Parts: parts}}
 		}
 		if len(winners) == 0 {
 			continue
@@ -150,25 +156,21 @@ func decide(e *Effective, req Request, env *Env, c *conditionEvaluator) *Outcome
 		}
 		for i := 1; i < len(outs); i++ {
 			if outs[i].Verdict != outs[0].Verdict || outs[i].Code != outs[0].Code {
-				var alts []string
-				for j, o := range outs {
-					alts = append(alts, fmt.Sprintf("with %s's identity: %s (%s)", winners[j].rule.Name, describeOutcome(o), o.Reason))
-				}
-				return &Outcome{Verdict: OutcomeIndeterminate, Phase: "authentication", Reason: fmt.Sprintf("a race: rules %s all verify the identity at priority %d, Authorino takes whichever finishes first (auth_pipeline.go:207-262), and the answers differ: %s", ruleNames(winners), p, strings.Join(alts, "; "))}
+				return &Outcome{Verdict: OutcomeIndeterminate, Phase: "authentication", Why: Why{Code: WhyAuthnRace, Rules: ruleNameList(winners), Priority: p, Alternatives: outs}}
 			}
 		}
 		out := outs[0]
 		if len(winners) > 1 {
-			out.Notes = append(out.Notes, fmt.Sprintf("rules %s all verify the identity at priority %d; Authorino takes the first to finish, and each gives this answer", ruleNames(winners), p))
+			out.NoteWhys = append(out.NoteWhys, Why{Code: NoteSameAnswer, Rules: ruleNameList(winners), Priority: p})
 		}
-		out.Notes = append(out.Notes, assumedForm(authn, req.Identity, out.Identity)...)
+		out.NoteWhys = append(out.NoteWhys, assumedForm(authn, req.Identity, out.Identity)...)
 		return out
 	}
-	out := &Outcome{Verdict: OutcomeDeny, Code: 401, Phase: "authentication", Reason: "no authentication rule verifies the identity (" + strings.Join(failures, "; ") + "): Authorino answers UNAUTHENTICATED (auth_pipeline.go:475-479)"}
+	out := &Outcome{Verdict: OutcomeDeny, Code: 401, Phase: "authentication", Why: Why{Code: WhyUnauthenticated, Parts: failed}}
 	for _, a := range authn {
-		out.Notes = append(out.Notes, a.notes...)
+		out.NoteWhys = append(out.NoteWhys, a.noteWhys...)
 	}
-	out.Notes = append(out.Notes, assumedForm(authn, req.Identity, "")...)
+	out.NoteWhys = append(out.NoteWhys, assumedForm(authn, req.Identity, "")...)
 	if len(authn) == 1 {
 		out.Rule, out.Source = authn[0].rule.Name, authn[0].rule.Source
 	}
@@ -176,19 +178,12 @@ func decide(e *Effective, req Request, env *Env, c *conditionEvaluator) *Outcome
 	return out
 }
 
-func ruleNames(rs []*authnResult) string {
-	var names []string
-	for _, r := range rs {
-		names = append(names, r.rule.Name)
+func ruleNameList(rs []*authnResult) []string {
+	names := make([]string, len(rs))
+	for i, r := range rs {
+		names[i] = r.rule.Name
 	}
-	return strings.Join(names, ", ")
-}
-
-func describeOutcome(o *Outcome) string {
-	if o.Verdict == OutcomeIndeterminate {
-		return "indeterminate"
-	}
-	return fmt.Sprintf("%s %d", o.Verdict, o.Code)
+	return names
 }
 
 // denyWith applies the policy's response.unauthenticated or response.unauthorized code
@@ -202,7 +197,7 @@ func denyWith(e *Effective, which string, out *Outcome) {
 		Code int `json:"code"`
 	}
 	if json.Unmarshal(r.Spec, &spec) == nil && spec.Code != 0 {
-		out.Reason += fmt.Sprintf("; response.%s of %s sets the status to %d", which, r.Source, spec.Code)
+		out.Why.Override = &StatusOverride{Response: which, Source: r.Source, Code: spec.Code}
 		out.Code = spec.Code
 	}
 }
@@ -213,14 +208,14 @@ func denyWith(e *Effective, which string, out *Outcome) {
 // own prefix (pkg/auth/credentials.go:134-145), so no request presents the credential
 // to all of them. agpol decides as if each rule were given it in its own form; the
 // answer is that of the deciding rule's form (identity, "" when none verified).
-func assumedForm(authn []*authnResult, id *Identity, identity string) []string {
+func assumedForm(authn []*authnResult, id *Identity, identity string) []Why {
 	if id == nil || id.Rule != "" {
 		return nil
 	}
 	want := map[string]string{IdentityJWT: "jwt", IdentityAPIKey: "apiKey", IdentityKubernetes: "kubernetesTokenReview"}[id.Kind()]
-	var forms []string
+	var forms []CredentialForm
 	prefixes := map[string]bool{}
-	decidingForm := ""
+	deciding := ""
 	for _, a := range authn {
 		if a.spec == nil || a.runs == False {
 			continue
@@ -237,18 +232,13 @@ func assumedForm(authn []*authnResult, id *Identity, identity string) []string {
 			prefix = c.AuthorizationHeader.Prefix
 		}
 		prefixes[prefix] = true
-		form := fmt.Sprintf("%s reads \"Authorization: %s ...\"", a.rule.Name, prefix)
-		forms = append(forms, form)
+		forms = append(forms, CredentialForm{Rule: a.rule.Name, Prefix: prefix})
 		if a.rule.Name == identity {
-			decidingForm = form
+			deciding = identity
 		}
 	}
 	if len(prefixes) < 2 {
 		return nil
 	}
-	note := fmt.Sprintf("the identity names no rule, and rules of its kind read one Authorization header with different prefixes (%s), while a request carries one Authorization header and Authorino reads only each rule's own prefix (pkg/auth/credentials.go:134-145): agpol assumed the credential presented to each rule in its own form", strings.Join(forms, "; "))
-	if decidingForm != "" {
-		note += "; this answer is the one for " + identity + "'s form"
-	}
-	return []string{note + "; name the rule with identity.rule (--identity-rule) for the answer of one form"}
+	return []Why{{Code: NoteAssumedForm, Forms: forms, Identity: deciding}}
 }

@@ -1,7 +1,8 @@
 package authpolicy
 
 import (
-	"strings"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -87,22 +88,24 @@ func TestDecideIdentities(t *testing.T) {
 		time    time.Time
 		verdict string
 		code    int
-		reason  string // substring of the reason
+		// why and rule: the reason's code, found in the outcome's data with the rule it
+		// is about (hasWhy)
+		why, rule string
 	}{
-		{"jwt admin", jwt(map[string]any{"sub": "alice", "groups": []any{"admin"}, "exp": exp}), "GET", at, OutcomeAllow, 200, "authenticated by keycloak"},
-		{"jwt non-admin: 403, overridden to 404", jwt(map[string]any{"sub": "bob", "groups": []any{"dev"}, "exp": exp}), "GET", at, OutcomeDeny, 404, "authorization admins"},
-		{"jwt without exp: 401", jwt(map[string]any{"sub": "alice", "groups": []any{"admin"}}), "GET", at, OutcomeDeny, 401, "no exp claim"},
-		{"jwt expired: 401", jwt(map[string]any{"sub": "alice", "exp": float64(at.Add(-time.Hour).Unix())}), "GET", at, OutcomeDeny, 401, "expired"},
-		{"jwt without a time", jwt(map[string]any{"sub": "alice", "exp": exp}), "GET", time.Time{}, OutcomeIndeterminate, 0, "depends on the time"},
-		{"apiKey in the app's namespace: 401 with app-keys, found by all-keys", &Identity{APIKey: &APIKeyIdentity{Secret: "app/bob-key"}, Rule: "app-keys"}, "GET", at, OutcomeDeny, 401, "never found"},
-		{"apiKey in the app's namespace, any rule", &Identity{APIKey: &APIKeyIdentity{Secret: "app/bob-key"}}, "GET", at, OutcomeAllow, 200, "authenticated by all-keys"},
-		{"apiKey in Kuadrant's namespace, owner not bob", &Identity{APIKey: &APIKeyIdentity{Secret: "kuadrant-system/alice-key"}}, "GET", at, OutcomeDeny, 404, "key-owner"},
-		{"apiKey not in the input", &Identity{APIKey: &APIKeyIdentity{Secret: "app/nope"}}, "GET", at, OutcomeIndeterminate, 0, "not in the input"},
-		{"service account: rego and override", &Identity{Kubernetes: &KubernetesIdentity{Username: "system:serviceaccount:app:robot", Audiences: []string{"toys"}}}, "GET", at, OutcomeAllow, 200, "authenticated by sa"},
-		{"service account: rego denies", &Identity{Kubernetes: &KubernetesIdentity{Username: "system:serviceaccount:app:other", Audiences: []string{"toys"}}}, "GET", at, OutcomeDeny, 404, "authorization rego"},
-		{"service account: wrong audience", &Identity{Kubernetes: &KubernetesIdentity{Username: "system:serviceaccount:app:robot", Audiences: []string{"api"}}}, "GET", at, OutcomeDeny, 401, "audiences"},
-		{"x509 alice: RBAC allows get", &Identity{X509: &X509Identity{Subject: X509Subject{CommonName: "alice"}}}, "GET", at, OutcomeAllow, 200, "authenticated by certs"},
-		{"x509 alice: RBAC denies post", &Identity{X509: &X509Identity{Subject: X509Subject{CommonName: "alice"}}}, "POST", at, OutcomeDeny, 404, "no Role or ClusterRole"},
+		{"jwt admin", jwt(map[string]any{"sub": "alice", "groups": []any{"admin"}, "exp": exp}), "GET", at, OutcomeAllow, 200, WhyAllowed, "keycloak"},
+		{"jwt non-admin: 403, overridden to 404", jwt(map[string]any{"sub": "bob", "groups": []any{"dev"}, "exp": exp}), "GET", at, OutcomeDeny, 404, WhyUnauthorized, "admins"},
+		{"jwt without exp: 401", jwt(map[string]any{"sub": "alice", "groups": []any{"admin"}}), "GET", at, OutcomeDeny, 401, WhyAuthnNoExp, "keycloak"},
+		{"jwt expired: 401", jwt(map[string]any{"sub": "alice", "exp": float64(at.Add(-time.Hour).Unix())}), "GET", at, OutcomeDeny, 401, WhyAuthnExpired, "keycloak"},
+		{"jwt without a time", jwt(map[string]any{"sub": "alice", "exp": exp}), "GET", time.Time{}, OutcomeIndeterminate, 0, WhyAuthnNoTime, "keycloak"},
+		{"apiKey in the app's namespace: 401 with app-keys, found by all-keys", &Identity{APIKey: &APIKeyIdentity{Secret: "app/bob-key"}, Rule: "app-keys"}, "GET", at, OutcomeDeny, 401, WhyAuthnKeyOutOfScope, "app-keys"},
+		{"apiKey in the app's namespace, any rule", &Identity{APIKey: &APIKeyIdentity{Secret: "app/bob-key"}}, "GET", at, OutcomeAllow, 200, WhyAllowed, "all-keys"},
+		{"apiKey in Kuadrant's namespace, owner not bob", &Identity{APIKey: &APIKeyIdentity{Secret: "kuadrant-system/alice-key"}}, "GET", at, OutcomeDeny, 404, WhyUnauthorized, "key-owner"},
+		{"apiKey not in the input", &Identity{APIKey: &APIKeyIdentity{Secret: "app/nope"}}, "GET", at, OutcomeIndeterminate, 0, WhyAuthnSecretMissing, "app-keys"},
+		{"service account: rego and override", &Identity{Kubernetes: &KubernetesIdentity{Username: "system:serviceaccount:app:robot", Audiences: []string{"toys"}}}, "GET", at, OutcomeAllow, 200, WhyAllowed, "sa"},
+		{"service account: rego denies", &Identity{Kubernetes: &KubernetesIdentity{Username: "system:serviceaccount:app:other", Audiences: []string{"toys"}}}, "GET", at, OutcomeDeny, 404, WhyUnauthorized, "rego"},
+		{"service account: wrong audience", &Identity{Kubernetes: &KubernetesIdentity{Username: "system:serviceaccount:app:robot", Audiences: []string{"api"}}}, "GET", at, OutcomeDeny, 401, WhyAuthnAudienceDiffers, "sa"},
+		{"x509 alice: RBAC allows get", &Identity{X509: &X509Identity{Subject: X509Subject{CommonName: "alice"}}}, "GET", at, OutcomeAllow, 200, WhyAllowed, "certs"},
+		{"x509 alice: RBAC denies post", &Identity{X509: &X509Identity{Subject: X509Subject{CommonName: "alice"}}}, "POST", at, OutcomeDeny, 404, WhySARDenied, "rbac"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -112,9 +115,11 @@ func TestDecideIdentities(t *testing.T) {
 			if o == nil {
 				t.Fatalf("no outcome; problems %v", ev.Problems)
 			}
-			t.Log(o.Verdict, o.Code, o.Reason)
-			if o.Verdict != tc.verdict || o.Code != tc.code || !strings.Contains(o.Reason, tc.reason) {
-				t.Errorf("got %s %d: %s\nwant %s %d with %q", o.Verdict, o.Code, o.Reason, tc.verdict, tc.code, tc.reason)
+			if o.Verdict != tc.verdict || o.Code != tc.code || !hasWhy(o.Why, "", tc.why, tc.rule) {
+				t.Errorf("got %s %d: %+v\nwant %s %d with %s of %s", o.Verdict, o.Code, o.Why, tc.verdict, tc.code, tc.why, tc.rule)
+			}
+			if o.Reason != "" || o.Notes != nil {
+				t.Errorf("effective wrote %q %q: render writes the sentences", o.Reason, o.Notes)
 			}
 		})
 	}
@@ -149,12 +154,13 @@ stringData: {api_key: K}
 	}
 	req := Request{Method: "GET", Host: "h", Path: "/", Identity: &Identity{APIKey: &APIKeyIdentity{Secret: "app/k"}}}
 	o := Decide(pr.Effective, req, r.Env).Outcome
-	if o.Verdict != OutcomeIndeterminate || !strings.Contains(o.Reason, "race") {
-		t.Errorf("got %s: %s", o.Verdict, o.Reason)
+	if o.Verdict != OutcomeIndeterminate || o.Why.Code != WhyAuthnRace || !reflect.DeepEqual(o.Why.Rules, []string{"a", "b"}) || len(o.Why.Alternatives) != 2 ||
+		o.Why.Alternatives[0].Verdict != OutcomeAllow || o.Why.Alternatives[1].Verdict != OutcomeDeny || o.Why.Alternatives[1].Identity != "b" {
+		t.Errorf("got %s: %+v", o.Verdict, o.Why)
 	}
 	req.Identity.Rule = "a"
 	if o := Decide(pr.Effective, req, r.Env).Outcome; o.Verdict != OutcomeAllow {
-		t.Errorf("with rule a: got %s: %s", o.Verdict, o.Reason)
+		t.Errorf("with rule a: got %s: %+v", o.Verdict, o.Why)
 	}
 }
 
@@ -192,24 +198,25 @@ spec:
 		name    string
 		req     Request
 		verdict string
-		reason  string
+		// why and rule: the reason's code and the rule it is about (hasWhy)
+		why, rule string
 	}{
-		{"nothing given", Request{Method: "GET", Path: "/", Identity: id}, OutcomeIndeterminate, "input.context.request.http.headers"},
+		{"nothing given", Request{Method: "GET", Path: "/", Identity: id}, OutcomeIndeterminate, WhyOPAInputUnknown, "headers"},
 		{"headers and metadata given, no SpiceDB answer", Request{Method: "GET", Path: "/", Headers: map[string]string{"x-team": "toys"}, Identity: id,
-			Metadata: map[string]any{"user-info": map[string]any{"email": "a@example.com"}}}, OutcomeIndeterminate, "zed: SpiceDB"},
+			Metadata: map[string]any{"user-info": map[string]any{"email": "a@example.com"}}}, OutcomeIndeterminate, WhySpiceDB, "zed"},
 		{"everything given", Request{Method: "GET", Path: "/", Headers: map[string]string{"x-team": "toys"}, Identity: id,
-			Metadata: map[string]any{"user-info": map[string]any{"email": "a@example.com"}}, Decisions: map[string]string{"zed": "allow"}}, OutcomeAllow, "anon"},
+			Metadata: map[string]any{"user-info": map[string]any{"email": "a@example.com"}}, Decisions: map[string]string{"zed": "allow"}}, OutcomeAllow, WhyAllowed, "anon"},
 		{"wrong team", Request{Method: "GET", Path: "/", Headers: map[string]string{"x-team": "cars"}, Identity: id,
-			Metadata: map[string]any{"user-info": map[string]any{"email": "a@example.com"}}, Decisions: map[string]string{"zed": "allow"}}, OutcomeDeny, "authorization headers"},
+			Metadata: map[string]any{"user-info": map[string]any{"email": "a@example.com"}}, Decisions: map[string]string{"zed": "allow"}}, OutcomeDeny, WhyUnauthorized, "headers"},
 		{"metadata says another domain", Request{Method: "GET", Path: "/", Headers: map[string]string{"x-team": "toys"}, Identity: id,
-			Metadata: map[string]any{"user-info": map[string]any{"email": "a@evil.org"}}}, OutcomeDeny, "authorization email"},
-		{"a rule the policy lacks", Request{Method: "GET", Path: "/", Identity: &Identity{Rule: "nope", JWT: id.JWT}}, OutcomeIndeterminate, "no authentication rule of that name"},
+			Metadata: map[string]any{"user-info": map[string]any{"email": "a@evil.org"}}}, OutcomeDeny, WhyUnauthorized, "email"},
+		{"a rule the policy lacks", Request{Method: "GET", Path: "/", Identity: &Identity{Rule: "nope", JWT: id.JWT}}, OutcomeIndeterminate, WhyIdentityRuleMissing, "nope"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			o := Decide(pr.Effective, tc.req, r.Env).Outcome
-			if o == nil || o.Verdict != tc.verdict || !strings.Contains(o.Reason, tc.reason) {
-				t.Errorf("got %+v\nwant %s with %q", o, tc.verdict, tc.reason)
+			if o == nil || o.Verdict != tc.verdict || !hasWhy(o.Why, "", tc.why, tc.rule) {
+				t.Errorf("got %+v\nwant %s with %s of %s", o, tc.verdict, tc.why, tc.rule)
 			}
 		})
 	}
@@ -242,22 +249,21 @@ stringData: {api_key: K}
 	if err != nil {
 		t.Fatal(err)
 	}
+	forms := []Why{{Code: NoteSameAnswer, Rules: []string{"a1", "a3"}}, {Code: NoteAssumedForm, Forms: []CredentialForm{{Rule: "a1", Prefix: "Bearer"}, {Rule: "a2", Prefix: "APIKEY"}}, Identity: "a1"}}
 	for _, tc := range []struct {
 		name, rule string
 		verdict    string
-		note       string // substring of the notes; "" for none
+		notes      []Why
 	}{
-		{"no rule named", "", OutcomeAllow, `a1 reads "Authorization: Bearer ..."; a2 reads "Authorization: APIKEY ..."`},
-		{"no rule named: the deciding form", "", OutcomeAllow, "the one for a1's form"},
-		{"a1 named", "a1", OutcomeAllow, ""},
-		{"a2 named", "a2", OutcomeDeny, ""},
+		{"no rule named: the forms, and a1's decides", "", OutcomeAllow, forms},
+		{"a1 named", "a1", OutcomeAllow, nil},
+		{"a2 named", "a2", OutcomeDeny, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := Request{Method: "GET", Host: "h", Path: "/", Identity: &Identity{APIKey: &APIKeyIdentity{Secret: "app/k"}, Rule: tc.rule}}
 			o := Decide(pr.Effective, req, r.Env).Outcome
-			notes := strings.Join(o.Notes, "; ")
-			if o.Verdict != tc.verdict || (tc.note == "") != (notes == "") || !strings.Contains(notes, tc.note) {
-				t.Errorf("got %s (%s), notes %q; want %s with %q", o.Verdict, o.Reason, notes, tc.verdict, tc.note)
+			if o.Verdict != tc.verdict || !reflect.DeepEqual(o.NoteWhys, tc.notes) {
+				t.Errorf("got %s (%+v), notes %+v; want %s with %+v", o.Verdict, o.Why, o.NoteWhys, tc.verdict, tc.notes)
 			}
 		})
 	}
@@ -291,7 +297,35 @@ spec:
 	for _, tc := range []struct{ method, verdict string }{{"POST", OutcomeAllow}, {"GET", OutcomeDeny}} {
 		o := Decide(pr.Effective, Request{Method: tc.method, Host: "h", Path: "/", Identity: id, Metadata: gold}, r.Env).Outcome
 		if o.Verdict != tc.verdict {
-			t.Errorf("%s: got %s (%s), want %s", tc.method, o.Verdict, o.Reason, tc.verdict)
+			t.Errorf("%s: got %s (%+v), want %s", tc.method, o.Verdict, o.Why, tc.verdict)
 		}
 	}
+}
+
+// hasWhy reports whether w, or a reason nested in it, has the code and is about rule:
+// the rule it names (Rule, Identity, Input) or, in a list of rules' results, the rule
+// whose result it is (about).
+func hasWhy(w Why, about, code, rule string) bool {
+	if w.Code == code && slices.Contains([]string{about, w.Rule, w.Identity, w.Input}, rule) {
+		return true
+	}
+	for _, n := range []*Why{w.Authn, w.Because} {
+		if n != nil && hasWhy(*n, about, code, rule) {
+			return true
+		}
+	}
+	if w.Because != nil && w.Code == WhyUnauthorized && hasWhy(*w.Because, w.Rule, code, rule) {
+		return true
+	}
+	for _, p := range w.Parts {
+		if hasWhy(p.Why, p.Rule, code, rule) {
+			return true
+		}
+	}
+	for _, o := range w.Alternatives {
+		if hasWhy(o.Why, "", code, rule) {
+			return true
+		}
+	}
+	return false
 }

@@ -19,13 +19,13 @@ import (
 // identity's defaults and overrides, metadata, authorization (auth_pipeline.go:480-495).
 func authorize(e *Effective, req Request, env *Env, c *conditionEvaluator, w *authnResult) *Outcome {
 	out := &Outcome{Identity: w.rule.Name}
-	out.Notes = append(out.Notes, w.notes...)
+	out.NoteWhys = append(out.NoteWhys, w.noteWhys...)
 	identity, unknown := w.identity, append([]string(nil), w.unknown...)
 	if w.spec != nil && (len(w.spec.Defaults) > 0 || len(w.spec.Overrides) > 0) {
 		var err error
 		identity, unknown, err = extend(c, identity, unknown, w.spec)
 		if err != nil {
-			return &Outcome{Verdict: OutcomeIndeterminate, Phase: "authentication", Identity: w.rule.Name, Reason: "the identity's defaults/overrides cannot be resolved: " + err.Error()}
+			return &Outcome{Verdict: OutcomeIndeterminate, Phase: "authentication", Identity: w.rule.Name, Why: Why{Code: WhyExtensionFails, Err: err.Error()}}
 		}
 	}
 	// A metadata rule runs when its `when` holds on the request and the identity
@@ -39,7 +39,7 @@ func authorize(e *Effective, req Request, env *Env, c *conditionEvaluator, w *au
 			Conditions []kuadrantv1.PatternExpressionOrRef `json:"when,omitempty"`
 		}
 		if err := json.Unmarshal(r.Spec, &spec); err != nil {
-			return &Outcome{Verdict: OutcomeIndeterminate, Phase: "metadata", Identity: w.rule.Name, Reason: fmt.Sprintf("metadata %s of %s cannot be read: %v", r.Name, r.Source, err)}
+			return &Outcome{Verdict: OutcomeIndeterminate, Phase: "metadata", Identity: w.rule.Name, Why: Why{Code: WhyRuleUnreadable, Group: "metadata", Rule: r.Name, Source: r.Source, Err: err.Error()}}
 		}
 		_, runs := mc.conditions(spec.Conditions)
 		v, given := req.Metadata[r.Name]
@@ -59,17 +59,17 @@ func authorize(e *Effective, req Request, env *Env, c *conditionEvaluator, w *au
 		priority int
 		runs     Tri
 		passes   Tri
-		reason   string
+		why      Why
 	}
 	var results []authzResult
 	for _, r := range e.Group("authorization") {
 		spec, err := parseAuthorization(r.Spec)
 		if err != nil {
-			return &Outcome{Verdict: OutcomeIndeterminate, Phase: "authorization", Identity: w.rule.Name, Reason: fmt.Sprintf("authorization %s of %s cannot be read: %v", r.Name, r.Source, err)}
+			return &Outcome{Verdict: OutcomeIndeterminate, Phase: "authorization", Identity: w.rule.Name, Why: Why{Code: WhyRuleUnreadable, Group: "authorization", Rule: r.Name, Source: r.Source, Err: err.Error()}}
 		}
 		ar := authzResult{rule: r, priority: spec.Priority}
 		_, ar.runs = ac.conditions(spec.Conditions)
-		ar.passes, ar.reason = authorizeRule(ac, req, env, r.Name, spec)
+		ar.passes, ar.why = authorizeRule(ac, req, env, r.Name, spec)
 		results = append(results, ar)
 	}
 	sort.SliceStable(results, func(i, j int) bool {
@@ -79,9 +79,9 @@ func authorize(e *Effective, req Request, env *Env, c *conditionEvaluator, w *au
 		return results[i].rule.Name < results[j].rule.Name
 	})
 	for _, r := range results {
-		out.Authorization = append(out.Authorization, RuleOutcome{Name: r.rule.Name, Runs: r.runs, Passes: r.passes, Reason: r.reason})
+		out.Authorization = append(out.Authorization, RuleOutcome{Name: r.rule.Name, Runs: r.runs, Passes: r.passes, Why: r.why})
 	}
-	var unknowns []string
+	var unknownWhys []RuleWhy
 	for _, r := range results {
 		switch {
 		case r.runs == False:
@@ -89,34 +89,33 @@ func authorize(e *Effective, req Request, env *Env, c *conditionEvaluator, w *au
 			// Every rule that runs must pass; a rule that surely runs and fails denies
 			// whatever the others do (evaluateAllAuthConfigs, auth_pipeline.go:291-329).
 			out.Verdict, out.Code, out.Phase, out.Rule, out.Source = OutcomeDeny, 403, "authorization", r.rule.Name, r.rule.Source
-			out.Reason = fmt.Sprintf("authorization %s of %s denies with %s's identity: %s; Authorino answers PERMISSION_DENIED (auth_pipeline.go:485-488)", r.rule.Name, r.rule.Source, w.rule.Name, r.reason)
+			because := r.why
+			out.Why = Why{Code: WhyUnauthorized, Rule: r.rule.Name, Source: r.rule.Source, Identity: w.rule.Name, Because: &because}
 			denyWith(e, "unauthorized", out)
 			return out
 		case r.passes == True && r.runs == Unknown:
 		case r.passes == True:
 		default:
-			why := r.reason
+			why := r.why
 			if r.runs == Unknown && r.passes != Unknown {
-				why = "whether its when conditions hold is not known"
+				why = Why{Code: WhyWhenUnknown}
 			}
-			unknowns = append(unknowns, r.rule.Name+": "+why)
+			unknownWhys = append(unknownWhys, RuleWhy{Rule: r.rule.Name, Why: why})
 		}
 	}
-	if len(unknowns) > 0 {
+	if len(unknownWhys) > 0 {
 		out.Verdict, out.Phase = OutcomeIndeterminate, "authorization"
-		out.Reason = fmt.Sprintf("authenticated by %s (%s); authorization cannot be known: %s", w.rule.Name, w.reason, strings.Join(unknowns, "; "))
+		authn := w.why
+		out.Why = Why{Code: WhyAuthzUnknown, Identity: w.rule.Name, Authn: &authn, Parts: unknownWhys}
 		return out
 	}
 	out.Verdict, out.Code = OutcomeAllow, 200
-	out.Reason = fmt.Sprintf("authenticated by %s (%s)", w.rule.Name, w.reason)
-	var passed []string
+	authn := w.why
+	out.Why = Why{Code: WhyAllowed, Identity: w.rule.Name, Authn: &authn}
 	for _, r := range results {
 		if r.runs != False {
-			passed = append(passed, r.rule.Name+": "+r.reason)
+			out.Why.Parts = append(out.Why.Parts, RuleWhy{Rule: r.rule.Name, Why: r.why})
 		}
-	}
-	if len(passed) > 0 {
-		out.Reason += "; every authorization rule that runs passes (" + strings.Join(passed, "; ") + ")"
 	}
 	return out
 }
@@ -204,28 +203,20 @@ func (c *conditionEvaluator) resolve(v kuadrantv1.ValueOrSelector) (any, bool, e
 }
 
 // authorizeRule decides one authorization rule with the auth data known to c.
-func authorizeRule(c *conditionEvaluator, req Request, env *Env, name string, spec *kuadrantv1.AuthorizationSpec) (Tri, string) {
+func authorizeRule(c *conditionEvaluator, req Request, env *Env, name string, spec *kuadrantv1.AuthorizationSpec) (Tri, Why) {
 	if d, ok := req.Decisions[name]; ok {
-		return triOf(d == "allow"), "the request's decisions give " + d
+		return triOf(d == "allow"), Why{Code: WhyRuleGiven, Decision: d}
 	}
 	switch {
 	case spec.PatternMatching != nil:
 		checks, res := c.conditions(spec.PatternMatching.Patterns)
-		var parts []string
-		for _, ch := range checks {
-			p := ch.Expression + " is " + string(ch.Result)
-			if ch.Reason != "" {
-				p += " (" + ch.Reason + ")"
-			}
-			parts = append(parts, p)
-		}
-		return res, strings.Join(parts, "; ")
+		return res, Why{Code: WhyRulePatterns, Checks: checks}
 	case spec.OPA != nil:
 		return evalOPA(c, spec.OPA.Raw)
 	case spec.KubernetesSubjectAccessReview != nil:
 		return subjectAccessReview(c, req, env, spec.KubernetesSubjectAccessReview.Raw)
 	case spec.SpiceDB != nil:
-		return Unknown, "SpiceDB's answer cannot be known offline: give it in the request's decisions"
+		return Unknown, Why{Code: WhySpiceDB}
 	}
-	return Unknown, "an authorization method agpol does not read"
+	return Unknown, Why{Code: WhyAuthzUnknownMethod}
 }

@@ -79,23 +79,17 @@ func NewEnv(s *snapshot.Snapshot) *Env {
 	return env
 }
 
-// unreadNote says why the input may lack objects of the given resources: a live read
-// could not list them ("" when it could, or the input is files).
-func (env *Env) unreadNote(resources ...string) string {
+// unreadMessages are the load's messages of the given resources a live read could not
+// list (nil when it could, or the input is files).
+func (env *Env) unreadMessages(resources ...string) []string {
 	var msgs []string
 	for _, r := range resources {
 		if m, ok := env.unread[r]; ok {
 			msgs = append(msgs, m)
 		}
 	}
-	if len(msgs) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(msgs, "; ") + ")"
+	return msgs
 }
-
-// citeMetadataOnly is said where a decision rests on a Secret read as metadata only.
-const citeMetadataOnly = "read from a cluster as metadata only, the Secret is assumed to hold the entry (agpol never reads a Secret's data)"
 
 // secret finds a Secret of the input by namespace and name.
 func (env *Env) secret(ns, name string) *snapshot.Secret {

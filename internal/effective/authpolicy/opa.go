@@ -75,22 +75,22 @@ func compileRego(text string) *compiledRego {
 // evalOPA evaluates an inline Rego policy with OPA's own library on Authorino's
 // authorization JSON (opa.go:87-108): allow must be true. An external policy is fetched
 // from its registry by Authorino: it stays unknown.
-func evalOPA(c *conditionEvaluator, raw []byte) (Tri, string) {
+func evalOPA(c *conditionEvaluator, raw []byte) (Tri, Why) {
 	var spec opaSpec
 	if err := json.Unmarshal(raw, &spec); err != nil {
-		return Unknown, "the rule cannot be read: " + err.Error()
+		return Unknown, Why{Code: WhyRuleSpecUnreadable, Err: err.Error()}
 	}
 	if spec.Rego == "" {
-		return Unknown, "the policy is fetched from an external registry, which cannot be known offline: give the answer in the request's decisions"
+		return Unknown, Why{Code: WhyOPAExternal}
 	}
 	cr := compileRego(spec.Rego)
 	if cr.err != nil {
-		return Unknown, "the Rego does not compile (Authorino rejects the AuthConfig): " + cr.err.Error()
+		return Unknown, Why{Code: WhyOPANotCompiling, Err: cr.err.Error()}
 	}
 	for _, in := range cr.inputs {
 		if u := c.unknownInput(in); u != "" {
 			c.missing[u] = true
-			return Unknown, "the policy reads input." + in + ", and " + u + " is not known"
+			return Unknown, Why{Code: WhyOPAInputUnknown, Input: in, Attr: u}
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -98,14 +98,14 @@ func evalOPA(c *conditionEvaluator, raw []byte) (Tri, string) {
 	rs, err := cr.query.Eval(ctx, rego.EvalInput(c.opaInput()))
 	switch {
 	case err != nil:
-		return Unknown, "the policy fails to evaluate: " + err.Error()
+		return Unknown, Why{Code: WhyOPAEvalFails, Err: err.Error()}
 	case len(rs) == 0:
-		return False, "the policy gives no result (Authorino denies: invalid response from policy evaluation)"
+		return False, Why{Code: WhyOPANoResult}
 	}
 	if allowed, ok := rs[0].Bindings["allow"].(bool); ok && allowed {
-		return True, "the Rego policy's allow is true (evaluated with OPA)"
+		return True, Why{Code: WhyOPAAllowTrue}
 	}
-	return False, "the Rego policy's allow is not true (evaluated with OPA)"
+	return False, Why{Code: WhyOPAAllowNotTrue}
 }
 
 // opaInput is Authorino's authorization JSON as agpol knows it: the Envoy attributes

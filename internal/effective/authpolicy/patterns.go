@@ -20,7 +20,7 @@ func (c *conditionEvaluator) pattern(p kuadrantv1.PatternExpression) Check {
 	if s := strings.TrimPrefix(p.Selector, "context."); c.auth != nil && strings.HasPrefix(s, "auth.") {
 		for _, u := range c.authUnknown {
 			if s == u || strings.HasPrefix(s, u+".") || strings.HasPrefix(s, u+"|") {
-				ch.Reason = u + " is not known (give it in the request)"
+				ch.Why = []Why{{Code: CheckAuthUnknown, Attr: u}}
 				c.missing[u] = true
 				return ch
 			}
@@ -29,7 +29,7 @@ func (c *conditionEvaluator) pattern(p kuadrantv1.PatternExpression) Check {
 	} else {
 		val, ok, attr := c.selector(p.Selector)
 		if !ok {
-			ch.Reason = attr + " cannot be known offline"
+			ch.Why = []Why{{Code: CheckAttrUnknown, Attr: attr}}
 			c.missing[attr] = true
 			return ch
 		}
@@ -51,12 +51,12 @@ func (c *conditionEvaluator) pattern(p kuadrantv1.PatternExpression) Check {
 	case "matches":
 		re, err := regexp.Compile(p.Value)
 		if err != nil {
-			ch.Reason = "invalid regular expression: " + err.Error()
+			ch.Why = []Why{{Code: CheckBadRegexp, Err: err.Error()}}
 			return ch
 		}
 		ch.Result = triOf(re.MatchString(got.String()))
 	default:
-		ch.Reason = "unknown operator " + p.Operator
+		ch.Why = []Why{{Code: CheckBadOperator, Value: p.Operator}}
 	}
 	return ch
 }

@@ -55,7 +55,10 @@ type Check struct {
 	// Expression is the CEL predicate, or "selector operator value" for an Authorino pattern.
 	Expression string `json:"expression"`
 	Result     Tri    `json:"result"`
-	// Reason says why the result is unknown (or what failed).
+	// Why says why the result is unknown (or what failed), as data: none, one, or the
+	// reasons of the entries of a patternRef, all or any.
+	Why []Why `json:"-"`
+	// Reason is Why's sentences: empty here, written by render.
 	Reason string `json:"reason,omitempty"`
 	// errs is set (with Result False) when evaluating the check fails on known data:
 	// Authorino's pattern expressions stop at an error (pkg/jsonexp/expressions.go:111-151),
@@ -70,8 +73,12 @@ type Requirement struct {
 	Source string `json:"source"`
 	// Method is the Authorino method ("apiKey", "jwt", "patternMatching", "opa", ...).
 	Method string `json:"method,omitempty"`
-	// Present says what the request must present (authentication) or what must hold (authorization).
+	// Present says what the request must present (authentication) or what must hold
+	// (authorization); for an authorization rule Authorino decided (Evaluation.Outcome),
+	// render writes Why's sentence there instead.
 	Present string `json:"present"`
+	// Why is the authorization rule's result, when Authorino decided (RuleOutcome.Why).
+	Why *Why `json:"-"`
 	// Credential says where the credential is read from (authentication).
 	Credential string `json:"credential,omitempty"`
 	// Runs is the rule-level `when`: False means the rule is skipped for this request.
@@ -95,7 +102,9 @@ type Evaluation struct {
 	Authorization []Requirement `json:"authorization,omitempty"`
 	// Offline lists what cannot be known offline.
 	Offline []string `json:"offline,omitempty"`
-	// Problems are rule bodies that could not be read.
+	// ProblemWhys are rule bodies that could not be read, as data.
+	ProblemWhys []Why `json:"-"`
+	// Problems are ProblemWhys' sentences: empty here, written by render.
 	Problems []string `json:"problems,omitempty"`
 	// Outcome is Authorino's answer, for a request that carries an identity.
 	Outcome *Outcome `json:"outcome,omitempty"`
@@ -119,7 +128,7 @@ func Decide(e *Effective, req Request, env *Env) *Evaluation {
 	if w, ok := e.Rules["conditions#"]; ok {
 		preds, err := parseWhen(w.Spec)
 		if err != nil {
-			ev.Problems = append(ev.Problems, fmt.Sprintf("when of %s: %v", w.Source, err))
+			ev.ProblemWhys = append(ev.ProblemWhys, Why{Code: ProblemWhen, Source: w.Source, Err: err.Error()})
 		}
 		var results []Tri
 		for _, p := range preds {
@@ -135,7 +144,7 @@ func Decide(e *Effective, req Request, env *Env) *Evaluation {
 		case "authentication":
 			spec, err := parseAuthentication(r.Spec)
 			if err != nil {
-				ev.Problems = append(ev.Problems, fmt.Sprintf("authentication %s of %s: %v", r.Name, r.Source, err))
+				ev.ProblemWhys = append(ev.ProblemWhys, Why{Code: ProblemRule, Group: r.Group, Rule: r.Name, Source: r.Source, Err: err.Error()})
 				continue
 			}
 			req := Requirement{Group: r.Group, Name: r.Name, Source: r.Source, Priority: spec.Priority}
@@ -145,7 +154,7 @@ func Decide(e *Effective, req Request, env *Env) *Evaluation {
 		case "authorization":
 			spec, err := parseAuthorization(r.Spec)
 			if err != nil {
-				ev.Problems = append(ev.Problems, fmt.Sprintf("authorization %s of %s: %v", r.Name, r.Source, err))
+				ev.ProblemWhys = append(ev.ProblemWhys, Why{Code: ProblemRule, Group: r.Group, Rule: r.Name, Source: r.Source, Err: err.Error()})
 				continue
 			}
 			req := Requirement{Group: r.Group, Name: r.Name, Source: r.Source, Priority: spec.Priority}
@@ -175,15 +184,14 @@ func Decide(e *Effective, req Request, env *Env) *Evaluation {
 	}
 	sort.SliceStable(ev.Authentication, func(i, j int) bool { return ev.Authentication[i].Priority < ev.Authentication[j].Priority })
 	sort.SliceStable(ev.Authorization, func(i, j int) bool { return ev.Authorization[i].Priority < ev.Authorization[j].Priority })
-	if req.Identity != nil && len(ev.Problems) == 0 {
+	if req.Identity != nil && len(ev.ProblemWhys) == 0 {
 		ev.Outcome = decide(e, req, env, c)
 		for _, ro := range ev.Outcome.Authorization {
 			for i := range ev.Authorization {
 				if a := &ev.Authorization[i]; a.Name == ro.Name {
 					a.Runs, a.Passes = ro.Runs, ro.Passes
-					if ro.Reason != "" {
-						a.Present = ro.Reason
-					}
+					why := ro.Why
+					a.Why = &why
 				}
 			}
 		}
@@ -401,6 +409,8 @@ func kuadrantEnv() (*cel.Env, error) {
 // cannot be.
 type compiledPredicate struct {
 	prg    cel.Program
+	// why is why it cannot be compiled; reason the error resolve reports for it.
+	why    Why
 	reason string
 	// attrs are the well-known attributes the expression reads (attrRe), each once.
 	attrs []string
@@ -424,10 +434,13 @@ func compilePredicate(expr string) *compiledPredicate {
 	env, err := kuadrantEnv()
 	if err != nil {
 		p.reason = err.Error()
+		p.why = Why{Code: CheckError, Err: err.Error()}
 	} else if ast, iss := env.Compile(expr); iss.Err() != nil {
 		p.reason = "invalid CEL: " + iss.Err().Error()
+		p.why = Why{Code: CheckInvalidCEL, Err: iss.Err().Error()}
 	} else if p.prg, err = env.Program(ast, cel.EvalOptions(cel.OptPartialEval), cel.CostLimit(1_000_000)); err != nil {
 		p.prg, p.reason = nil, err.Error()
+		p.why = Why{Code: CheckError, Err: err.Error()}
 	}
 	v, _ := predicates.LoadOrStore(expr, p)
 	return v.(*compiledPredicate)
@@ -438,14 +451,14 @@ func (c *conditionEvaluator) predicate(expr string) Check {
 	ch := Check{Expression: expr, Result: Unknown}
 	p := compilePredicate(expr)
 	if p.prg == nil {
-		ch.Reason = p.reason
+		ch.Why = []Why{p.why}
 		return ch
 	}
 	if c.act == nil && c.actErr == nil {
 		c.act, c.actErr = cel.PartialVars(c.vars, append(c.unknowns, c.authPatterns()...)...)
 	}
 	if c.actErr != nil {
-		ch.Reason = c.actErr.Error()
+		ch.Why = []Why{{Code: CheckError, Err: c.actErr.Error()}}
 		return ch
 	}
 	out, _, err := p.prg.Eval(c.act)
@@ -455,13 +468,13 @@ func (c *conditionEvaluator) predicate(expr string) Check {
 		// a rule's `when` then skips the rule (pkg/service/auth_pipeline.go:123-127,385-395) and
 		// a patternMatching rule denies (pkg/evaluators/authorization/json.go:15-25).
 		ch.Result, ch.errs = False, true
-		ch.Reason = "evaluating it fails on the request's auth data (" + err.Error() + "), and Authorino counts a failed predicate as not holding"
+		ch.Why = []Why{{Code: CheckFailsOnAuth, Err: err.Error()}}
 	case err != nil:
-		ch.Reason = "cannot be evaluated offline: " + err.Error()
+		ch.Why = []Why{{Code: CheckEvalOffline, Err: err.Error()}}
 		c.noteAttributes(c.unknownAttrs(p.attrs))
 	case types.IsUnknown(out):
 		unknown := c.unknownAttrs(p.attrs)
-		ch.Reason = "depends on " + strings.Join(unknown, ", ") + ", which cannot be known offline"
+		ch.Why = []Why{{Code: CheckDepends, Attrs: unknown}}
 		c.noteAttributes(unknown)
 	case out.Type() == types.BoolType:
 		if out.Value() == true {
@@ -470,7 +483,7 @@ func (c *conditionEvaluator) predicate(expr string) Check {
 			ch.Result = False
 		}
 	default:
-		ch.Reason = fmt.Sprintf("the predicate returned %v, not a bool", out.Value())
+		ch.Why = []Why{{Code: CheckNotBool, Value: fmt.Sprint(out.Value())}}
 	}
 	return ch
 }
@@ -545,7 +558,7 @@ func (c *conditionEvaluator) conditions(list []kuadrantv1.PatternExpressionOrRef
 
 func (c *conditionEvaluator) condition(p kuadrantv1.PatternExpressionOrRef, depth int) Check {
 	if depth > 16 {
-		return Check{Expression: "…", Result: Unknown, Reason: "conditions nested too deeply"}
+		return Check{Expression: "…", Result: Unknown, Why: []Why{{Code: CheckTooDeep}}}
 	}
 	switch {
 	case p.Predicate != "":
@@ -553,25 +566,24 @@ func (c *conditionEvaluator) condition(p kuadrantv1.PatternExpressionOrRef, dept
 	case p.PatternRef != "":
 		allOf, ok := c.patterns[p.PatternRef]
 		if !ok {
-			return Check{Expression: "patternRef " + p.PatternRef, Result: Unknown, Reason: "no named pattern " + p.PatternRef + " in the effective policy"}
+			return Check{Expression: "patternRef " + p.PatternRef, Result: Unknown, Why: []Why{{Code: CheckNoPattern, Pattern: p.PatternRef}}}
 		}
 		var rs []Tri
-		var reasons []string
+		var whys []Why
 		for _, pe := range allOf {
 			ch := c.pattern(pe)
 			rs = append(rs, ch.Result)
-			if ch.Reason != "" {
-				reasons = append(reasons, ch.Reason)
-			}
+			whys = append(whys, ch.Why...)
 		}
-		return Check{Expression: "patternRef " + p.PatternRef, Result: and(rs...), Reason: strings.Join(reasons, "; ")}
+		return Check{Expression: "patternRef " + p.PatternRef, Result: and(rs...), Why: whys}
 	case len(p.All) > 0 || len(p.Any) > 0:
 		list, combine, word := p.All, and, "all"
 		if len(p.Any) > 0 {
 			list, combine, word = p.Any, or, "any"
 		}
 		var rs []Tri
-		var exprs, reasons []string
+		var exprs []string
+		var whys []Why
 		errs := false
 		decides := False // what ends an all; an any ends at True
 		if len(p.Any) > 0 {
@@ -581,9 +593,7 @@ func (c *conditionEvaluator) condition(p kuadrantv1.PatternExpressionOrRef, dept
 			ch := c.condition(q, depth+1)
 			rs = append(rs, ch.Result)
 			exprs = append(exprs, ch.Expression)
-			if ch.Reason != "" {
-				reasons = append(reasons, ch.Reason)
-			}
+			whys = append(whys, ch.Why...)
 			// Authorino stops at the first entry that decides an all (false) or an any
 			// (true), and at an error (pkg/jsonexp/expressions.go:111-151).
 			if errs = ch.errs; errs || ch.Result == decides {
@@ -599,7 +609,7 @@ func (c *conditionEvaluator) condition(p kuadrantv1.PatternExpressionOrRef, dept
 				out, errs = Unknown, false
 			}
 		}
-		return Check{Expression: word + "(" + strings.Join(exprs, "; ") + ")", Result: out, Reason: strings.Join(reasons, "; "), errs: errs}
+		return Check{Expression: word + "(" + strings.Join(exprs, "; ") + ")", Result: out, Why: whys, errs: errs}
 	}
 	return c.pattern(p.PatternExpression)
 }

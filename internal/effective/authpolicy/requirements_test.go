@@ -128,10 +128,10 @@ func TestRequirements(t *testing.T) {
 func TestPredicateInvalidCEL(t *testing.T) {
 	c := newConditionEvaluator(&Effective{}, Request{Method: "GET"})
 	ch := c.predicate("request.method ==")
-	if ch.Result != Unknown || !strings.Contains(ch.Reason, "invalid CEL") {
+	if ch.Result != Unknown || len(ch.Why) != 1 || ch.Why[0].Code != CheckInvalidCEL || !strings.Contains(ch.Why[0].Err, "Syntax error") {
 		t.Errorf("invalid CEL = %+v", ch)
 	}
-	if ch := c.predicate("request.method"); ch.Result != Unknown || !strings.Contains(ch.Reason, "not a bool") {
+	if ch := c.predicate("request.method"); ch.Result != Unknown || len(ch.Why) != 1 || ch.Why[0].Code != CheckNotBool || ch.Why[0].Value != "GET" {
 		t.Errorf("non-bool = %+v", ch)
 	}
 }
@@ -155,7 +155,7 @@ func TestPredicateCompiledOnce(t *testing.T) {
 		{Request{Method: "POST"}, Unknown}, // host not supplied
 	} {
 		if ch := newConditionEvaluator(&Effective{}, tt.req).predicate(expr); ch.Result != tt.want {
-			t.Errorf("%+v: %s (%s), want %s", tt.req, ch.Result, ch.Reason, tt.want)
+			t.Errorf("%+v: %s (%+v), want %s", tt.req, ch.Result, ch.Why, tt.want)
 		}
 	}
 	bad := compilePredicate("request.method ==")
@@ -195,11 +195,11 @@ func TestPredicateErrorOnKnownAuth(t *testing.T) {
 	} {
 		c := newConditionEvaluator(&Effective{}, Request{Method: "GET"}).withAuth(claims, nil)
 		if ch := c.condition(tt.p, 0); ch.Result != tt.want {
-			t.Errorf("%s: %s (%s), want %s", tt.name, ch.Result, ch.Reason, tt.want)
+			t.Errorf("%s: %s (%+v), want %s", tt.name, ch.Result, ch.Why, tt.want)
 		}
 	}
 	// Without a known identity, the same predicate stays unknown.
 	if ch := newConditionEvaluator(&Effective{}, Request{Method: "GET"}).condition(missing, 0); ch.Result != Unknown {
-		t.Errorf("no identity: %s (%s), want unknown", ch.Result, ch.Reason)
+		t.Errorf("no identity: %s (%+v), want unknown", ch.Result, ch.Why)
 	}
 }

@@ -2,7 +2,6 @@ package authpolicy
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -27,10 +26,10 @@ type subjectAccessReviewSpec struct {
 // subjectAccessReview builds the review Authorino would create
 // (pkg/evaluators/authorization/kubernetes_authz.go:44-134) and answers it from the
 // RBAC objects of the input.
-func subjectAccessReview(c *conditionEvaluator, req Request, env *Env, raw []byte) (Tri, string) {
+func subjectAccessReview(c *conditionEvaluator, req Request, env *Env, raw []byte) (Tri, Why) {
 	var spec subjectAccessReviewSpec
 	if err := json.Unmarshal(raw, &spec); err != nil {
-		return Unknown, "the rule cannot be read: " + err.Error()
+		return Unknown, Why{Code: WhyRuleSpecUnreadable, Err: err.Error()}
 	}
 	str := func(v *kuadrantv1.ValueOrSelector) (string, bool) {
 		if v == nil {
@@ -52,16 +51,16 @@ func subjectAccessReview(c *conditionEvaluator, req Request, env *Env, raw []byt
 	var r accessReview
 	var ok bool
 	if r.user, ok = str(spec.User); !ok {
-		return Unknown, "the review's user is not known"
+		return Unknown, Why{Code: WhySARUserUnknown}
 	}
 	if spec.AuthorizationGroups != nil {
 		val, known, err := c.resolve(*spec.AuthorizationGroups)
 		if err != nil || !known {
-			return Unknown, "the review's groups are not known"
+			return Unknown, Why{Code: WhySARGroupsUnknown}
 		}
 		groups, ok := reviewGroups(val)
 		if !ok {
-			return False, "the review's groups (authorizationGroups) are not a JSON list of strings, so Authorino fails the rule before asking (kubernetes_authz.go:118-128)"
+			return False, Why{Code: WhySARGroupsNotList}
 		}
 		r.groups = groups
 	}
@@ -72,32 +71,23 @@ func subjectAccessReview(c *conditionEvaluator, req Request, env *Env, raw []byt
 			dst *string
 		}{{&ra.Namespace, &r.namespace}, {&ra.Group, &r.group}, {&ra.Resource, &r.resource}, {&ra.Name, &r.name}, {&ra.SubResource, &r.subresource}, {&ra.Verb, &r.verb}} {
 			if *f.dst, ok = str(f.v); !ok {
-				return Unknown, "the review's resource attributes are not known"
+				return Unknown, Why{Code: WhySARResourceUnknown}
 			}
 		}
 	} else {
 		if req.Path == "" || req.Method == "" {
-			return Unknown, "the review asks for the request's path and method, which are not known"
+			return Unknown, Why{Code: WhySARPathUnknown}
 		}
 		r.path, r.verb = req.Path, strings.ToLower(req.Method)
 	}
-	what := fmt.Sprintf("%s %s", r.verb, r.path)
-	if r.resourceRequest {
-		what = fmt.Sprintf("%s %s", r.verb, r.resource)
-		if r.group != "" {
-			what += "." + r.group
-		}
-		if r.namespace != "" {
-			what += " in " + r.namespace
-		}
-	}
+	review := &Review{User: r.user, Verb: r.verb, Resource: r.resource, Group: r.group, Namespace: r.namespace, Path: r.path, ResourceRequest: r.resourceRequest}
 	if !env.hasRBAC {
-		return Unknown, "a SubjectAccessReview for " + r.user + " to " + what + " is answered by the cluster's RBAC, and the input holds no Role, ClusterRole or binding: give them, or the answer in the request's decisions" + env.unreadNote("roles.rbac.authorization.k8s.io", "clusterroles.rbac.authorization.k8s.io", "rolebindings.rbac.authorization.k8s.io", "clusterrolebindings.rbac.authorization.k8s.io")
+		return Unknown, Why{Code: WhySARNoRBAC, Review: review, Unread: env.unreadMessages("roles.rbac.authorization.k8s.io", "clusterroles.rbac.authorization.k8s.io", "rolebindings.rbac.authorization.k8s.io", "clusterrolebindings.rbac.authorization.k8s.io")}
 	}
 	if role, allowed := env.allows(r); allowed {
-		return True, fmt.Sprintf("%s may %s (%s of the input)", r.user, what, role)
+		return True, Why{Code: WhySARAllowed, Review: review, RBACRole: role}
 	}
-	return False, fmt.Sprintf("no Role or ClusterRole of the input bound to %s (or its groups) allows %s (from files, Kubernetes' default roles are read only when given)", r.user, what)
+	return False, Why{Code: WhySARDenied, Review: review}
 }
 
 // reviewGroups reads the groups of a review as Authorino does: the value stringified

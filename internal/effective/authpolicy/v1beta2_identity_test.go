@@ -1,7 +1,7 @@
 package authpolicy
 
 import (
-	"strings"
+	"reflect"
 	"testing"
 
 	"github.com/agpol/agpol/internal/topology"
@@ -25,11 +25,12 @@ stringData: {api_key: IAMALICE}
 `
 	r := ComputeV1beta2(topology.BuildGraph(load(t, v1beta2RouteKeys+secrets)))
 	for _, tc := range []struct {
-		secret, verdict, reason string
-		code                    int
+		secret, verdict string
+		code            int
+		why             Why // the authentication rule's result
 	}{
-		{"app/bob-key", OutcomeAllow, "the API key of Secret app/bob-key", 200},
-		{"kuadrant-system/alice-key", OutcomeDeny, "the v1beta2 policy's own namespace", 401},
+		{"app/bob-key", OutcomeAllow, 200, Why{Code: WhyAuthnAPIKey, Secret: "app/bob-key"}},
+		{"kuadrant-system/alice-key", OutcomeDeny, 401, Why{Code: WhyAuthnKeyOutOfScope, Secret: "kuadrant-system/alice-key", Namespace: "kuadrant-system", Scope: "app", PolicyNamespace: true}},
 	} {
 		req := Request{Method: "GET", Host: "api.toystore.com", Path: "/admin", Headers: map[string]string{},
 			Identity: &Identity{APIKey: &APIKeyIdentity{Secret: tc.secret}}}
@@ -38,8 +39,15 @@ stringData: {api_key: IAMALICE}
 			t.Fatalf("%s: no outcome: %+v", tc.secret, d)
 		}
 		o := d.Evaluation.Outcome
-		if o.Verdict != tc.verdict || o.Code != tc.code || !strings.Contains(o.Reason, tc.reason) {
-			t.Errorf("%s: %s %d: %s\nwant %s %d with %q", tc.secret, o.Verdict, o.Code, o.Reason, tc.verdict, tc.code, tc.reason)
+		var got *Why
+		switch {
+		case o.Why.Authn != nil:
+			got = o.Why.Authn
+		case len(o.Why.Parts) == 1:
+			got = &o.Why.Parts[0].Why
+		}
+		if o.Verdict != tc.verdict || o.Code != tc.code || got == nil || !reflect.DeepEqual(*got, tc.why) {
+			t.Errorf("%s: %s %d: %+v\nwant %s %d with %+v", tc.secret, o.Verdict, o.Code, o.Why, tc.verdict, tc.code, tc.why)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/agpol/agpol/internal/effective/authpolicy"
 	"github.com/agpol/agpol/internal/explain"
 	"github.com/agpol/agpol/internal/model"
+	"github.com/agpol/agpol/internal/render"
 	"github.com/agpol/agpol/internal/snapshot"
 )
 
@@ -388,9 +389,9 @@ func compareRequest(rep *Report, i int, rq, mine Request, up OracleRequest, rule
 		out := ap.Evaluation.Outcome
 		why := ""
 		if out != nil {
-			why = out.Reason
+			why = render.AuthorinoReason(out)
 			if os.Getenv("KUADRANT_DIFF_WHY") != "" {
-				fmt.Fprintf(os.Stderr, "indeterminate %s → %s: %s\n", rq, upVerdict, out.Reason)
+				fmt.Fprintf(os.Stderr, "indeterminate %s → %s: %s\n", rq, upVerdict, why)
 			}
 		}
 		class := indeterminateClass(why)
@@ -444,7 +445,7 @@ func outcomeString(ap *explain.AuthPolicyInfo) string {
 	if ap == nil || ap.Evaluation == nil || ap.Evaluation.Outcome == nil {
 		return ""
 	}
-	return "; agpol: " + ap.Evaluation.Outcome.Reason
+	return "; agpol: " + render.AuthorinoReason(ap.Evaluation.Outcome)
 }
 
 // pathTail is the part of a readable agpol path that kuadrant-operator's path ID ends
