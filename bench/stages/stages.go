@@ -147,7 +147,7 @@ func Chains(g *topology.Graph, e *effective.Engine) int {
 		e.Chain(ref, "", nil)
 		for _, p := range g.Paths(ref) {
 			var be *topology.Ref
-			if p.Backend.Kind == topology.BackendXBackend && p.Backend.Problem == "" && p.RuleProblem == "" {
+			if p.Backend.Kind == topology.BackendXBackend && p.Backend.Problem == nil && p.RuleProblem == nil {
 				r := topology.XBackendRef(p.Backend.Ref.Namespace, p.Backend.Ref.Name)
 				be = &r
 			}

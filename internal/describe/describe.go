@@ -61,8 +61,8 @@ type Path struct {
 	// backend the rule reaches; BackendKind is "" or topology.BackendNone without one.
 	BackendKind string `json:"backendKind,omitempty"`
 	Backend     string `json:"backend,omitempty"`
-	// NoBackend is set when the rule reaches no backend, to why: the data plane answers
-	// 500 and only the gateway level runs.
+	// NoBackend is the sentence of Refused's problem for -o json, written by render
+	// (render.NoBackendProblem); describe leaves it empty.
 	NoBackend string `json:"noBackend,omitempty"`
 	// Refused is why the rule reaches no backend, as data (nil when it reaches one).
 	Refused *topology.NoBackend `json:"refused,omitempty"`
@@ -408,10 +408,7 @@ func path(e *effective.Engine, p topology.Path) Path {
 	}
 	var be *topology.Ref
 	dp.Refused = topology.NoBackendOf(p)
-	switch {
-	case dp.Refused != nil:
-		dp.NoBackend = dp.Refused.Problem
-	case p.Backend.Kind == topology.BackendXBackend:
+	if dp.Refused == nil && p.Backend.Kind == topology.BackendXBackend {
 		ref := topology.XBackendRef(p.Backend.Ref.Namespace, p.Backend.Ref.Name)
 		be = &ref
 	}

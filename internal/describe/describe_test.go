@@ -90,7 +90,7 @@ func pathLine(p Path) string {
 	if p.BackendKind != "" {
 		s += " " + p.BackendKind + " " + p.Backend
 	}
-	if p.NoBackend != "" {
+	if p.Refused != nil {
 		s += " no-backend"
 	}
 	if p.PlainHTTP {

@@ -1,7 +1,6 @@
 package explain
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/agpol/agpol/internal/effective"
@@ -52,7 +51,8 @@ spec:
 	}
 	nb := d.Cause.NoBackend
 	if d.Cause.Event != CauseRefused || nb.Why != topology.NoBackendRule ||
-		!strings.Contains(nb.Problem, "unsupported backend kind Foo") || d.Cause.Before != BeforeAllowed {
+		nb.Rule == nil || nb.Rule.Backend == nil || nb.Rule.Backend.Why != topology.BrokenKindUnsupported || nb.Rule.Backend.Ref.Kind != "Foo" ||
+		nb.Problem != "" || d.Cause.Before != BeforeAllowed {
 		t.Fatalf("cause %+v, want the refusal by the backendRef's problem after the gateway allowed", d.Cause)
 	}
 	events := map[string]int{}

@@ -3,7 +3,6 @@ package lint
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -137,6 +136,11 @@ func originsByRef(ctx *Context) map[topology.Ref]snapshot.Origin {
 type routeBackend struct {
 	route  *snapshot.HTTPRoute
 	target topology.BackendTarget
+	// problem is why the backendRef fails (nil when it does not); for a rule without a
+	// backendRef of weight above 0 (target.Kind None), the first failing one's, at index
+	// ruleRef of the rule's backendRefs (-1 otherwise).
+	problem *topology.BackendProblem
+	ruleRef int
 }
 
 // routeBackends lists the backendRefs of attached routes that do not resolve, once per
@@ -144,20 +148,31 @@ type routeBackend struct {
 func routeBackends(ctx *Context) []routeBackend {
 	return Memo(ctx, "routeBackends", func() []routeBackend {
 		g := graph(ctx)
-		seen := map[string]bool{}
+		type key struct {
+			route, field string
+			problem      topology.BackendProblem
+		}
+		seen := map[key]bool{}
 		var out []routeBackend
 		for _, gw := range g.Gateways() {
 			for _, p := range g.Paths(topology.GatewayRef(gw.Namespace, gw.Name)) {
-				if (p.Backend.Problem == "" && p.Backend.Assumed.Why == "") || p.Backend.Field == "" {
+				rb := routeBackend{route: p.Route, target: p.Backend, problem: p.Backend.Problem, ruleRef: -1}
+				if p.Backend.Kind == topology.BackendNone && p.RuleProblem != nil && p.RuleProblem.Backend != nil {
+					rb.problem, rb.ruleRef = p.RuleProblem.Backend, p.RuleProblem.BackendRef
+				}
+				if (rb.problem == nil && p.Backend.Assumed.Why == "") || p.Backend.Field == "" {
 					continue
 				}
 				// A route on Gateways of two data planes can have a problem on each.
-				key := p.Route.Namespace + "/" + p.Route.Name + "#" + p.Backend.Field + "#" + p.Backend.Problem
-				if seen[key] {
+				k := key{route: p.Route.Namespace + "/" + p.Route.Name, field: p.Backend.Field}
+				if rb.problem != nil {
+					k.problem = *rb.problem
+				}
+				if seen[k] {
 					continue
 				}
-				seen[key] = true
-				out = append(out, routeBackend{route: p.Route, target: p.Backend})
+				seen[k] = true
+				out = append(out, rb)
 			}
 		}
 		sort.SliceStable(out, func(i, j int) bool {
@@ -242,6 +257,28 @@ func runRouteMissing(ctx *Context) []Finding {
 	return out
 }
 
+// BackendProblemMessage is how AGP206 names a backendRef the data plane cannot use
+// (topology.BackendProblem: RefNotPermitted, InvalidKind; "" for the other problems and
+// nil). lint cannot call render, so it writes its own message, in the words
+// render.BackendProblemText uses for the same problem (docs/checks.md, AGP206;
+// render/lintout's TestBackendProblemMessage keeps them equal).
+func BackendProblemMessage(p *topology.BackendProblem) string {
+	if p == nil {
+		return ""
+	}
+	r := p.Ref
+	switch p.Why {
+	case topology.BrokenRefNotPermitted:
+		return fmt.Sprintf("cross-namespace reference from HTTPRoute %s/%s to Service %s/%s is not permitted by a ReferenceGrant in namespace %s (RefNotPermitted)",
+			p.Route.Namespace, p.Route.Name, r.Namespace, r.Name, r.Namespace)
+	case topology.BrokenXBackendKind:
+		return fmt.Sprintf("unsupported backend kind XBackend on a Gateway of the %s data plane: only kube-agentic-networking serves XBackends (InvalidKind)", p.DataPlane)
+	case topology.BrokenKindUnsupported:
+		return fmt.Sprintf("unsupported backend kind %s (InvalidKind)", r.Kind)
+	}
+	return ""
+}
+
 func isGatewayParent(pr gwapiv1.ParentReference) bool {
 	g, k := snapshot.GatewayGroup, "Gateway"
 	if pr.Group != nil {
@@ -256,13 +293,16 @@ func isGatewayParent(pr gwapiv1.ParentReference) bool {
 func runRouteBackendInvalid(ctx *Context) []Finding {
 	var out []Finding
 	for _, rb := range routeBackends(ctx) {
-		p := rb.target.Problem
-		if !strings.HasSuffix(p, "(RefNotPermitted)") && !strings.HasSuffix(p, "(InvalidKind)") {
+		p := BackendProblemMessage(rb.problem)
+		if p == "" {
 			continue
+		}
+		if rb.ruleRef >= 0 {
+			p = fmt.Sprintf("route rule answers 500: backendRefs[%d]: %s", rb.ruleRef, p)
 		}
 		f := ctx.Blame(rb.route.Origin, rb.target.Field)
 		f.Message = p + ": the data plane answers every request of this rule with HTTP 500"
-		if strings.HasSuffix(p, "(RefNotPermitted)") && ctx.FromFilesOnly() {
+		if rb.problem.Why == topology.BrokenRefNotPermitted && ctx.FromFilesOnly() {
 			f.Message += " (if the ReferenceGrant is defined outside the input files, lint them together)"
 		}
 		out = append(out, f)

@@ -574,6 +574,8 @@ func describeJSONView(v *describe.View) *describe.View {
 		c.Paths = make([]describe.Path, len(v.Paths))
 		for i, p := range v.Paths {
 			p.Chain = chainView(p.Chain)
+			p.Refused = noBackendView(p.Refused)
+			p.NoBackend = NoBackendProblem(p.Refused)
 			c.Paths[i] = p
 		}
 	}

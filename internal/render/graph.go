@@ -175,10 +175,10 @@ func (b *graphBuilder) gateway(gw *snapshot.Gateway, in GraphInput) {
 		kind := p.Backend.Kind
 		id := kind + "/" + ref.Namespace + "/" + ref.Name
 		label := fmt.Sprintf("%s %s/%s", kind, ref.Namespace, ref.Name)
-		if p.Backend.Problem != "" {
-			label += "\n500: " + p.Backend.Problem
+		if p.Backend.Problem != nil {
+			label += "\n500: " + BackendProblemText(p.Backend.Problem)
 		}
-		bn := b.node(id, label, "cylinder", p.Backend.Problem != "")
+		bn := b.node(id, label, "cylinder", p.Backend.Problem != nil)
 		if kind == topology.BackendXBackend {
 			backends[topology.XBackendRef(ref.Namespace, ref.Name)] = bn
 		}
@@ -188,10 +188,10 @@ func (b *graphBuilder) gateway(gw *snapshot.Gateway, in GraphInput) {
 		}
 		seenEdge[k] = true
 		el := rule
-		if p.RuleProblem != "" {
+		if p.RuleProblem != nil {
 			el += " (500)"
 		}
-		b.edge(rn, bn, el, p.RuleProblem != "" || p.Backend.Problem != "")
+		b.edge(rn, bn, el, p.RuleProblem != nil || p.Backend.Problem != nil)
 	}
 	// XAccessPolicies on the gateway and its backends.
 	b.accessPolicies(in, gref, gn)

@@ -12,8 +12,8 @@ import (
 // trace and describe's chains both print it (docs/routing.md).
 func NoBackendSentence(nb *topology.NoBackend) string {
 	s := noBackendWhy(nb)
-	if nb.Why == topology.NoBackendNoRoute && nb.Problem != "" {
-		s = "no route: " + nb.Problem
+	if nb.Why == topology.NoBackendNoRoute && nb.Miss != nil {
+		s = "no route: " + RouteMissText(nb.Miss)
 		if nb.GatewayLevelRuns {
 			return s + gatewayLevelRuns + " (RBAC runs before routing)"
 		}
@@ -37,11 +37,89 @@ func noBackendWhy(nb *topology.NoBackend) string {
 	case topology.NoBackendNone:
 		return "the rule has no backend"
 	case topology.NoBackendRule:
-		return nb.Problem // topology's: "route rule answers 500: …"
+		return RuleProblemText(nb.Rule) // "route rule answers 500: …"
 	case topology.NoBackendRef:
-		return "the data plane answers 500: " + nb.Problem
+		return "the data plane answers 500: " + BackendProblemText(nb.Backend)
 	}
 	return nb.Why
+}
+
+// NoBackendProblem is the why of a path that reaches no backend as -o json's "problem"
+// carries it: the rule's problem (NoBackendRule), the backendRef's (NoBackendRef), why
+// no route takes the request (NoBackendNoRoute); "" for the others or nb nil.
+func NoBackendProblem(nb *topology.NoBackend) string {
+	switch {
+	case nb == nil:
+		return ""
+	case nb.Why == topology.NoBackendRule:
+		return RuleProblemText(nb.Rule)
+	case nb.Why == topology.NoBackendRef:
+		return BackendProblemText(nb.Backend)
+	case nb.Why == topology.NoBackendNoRoute:
+		return RouteMissText(nb.Miss)
+	}
+	return ""
+}
+
+// noBackendView is a copy of nb with its Problem written, for -o json (nil stays nil;
+// nb itself is not changed: explain's data is shared).
+func noBackendView(nb *topology.NoBackend) *topology.NoBackend {
+	if nb == nil {
+		return nil
+	}
+	v := *nb
+	v.Problem = NoBackendProblem(nb)
+	return &v
+}
+
+// RuleProblemText is why the data plane answers 500 for a whole route rule
+// (topology.RuleProblem; Gateway API HTTPBackendRef, docs/routing.md); "" for nil.
+func RuleProblemText(p *topology.RuleProblem) string {
+	if p == nil {
+		return ""
+	}
+	switch p.Why {
+	case topology.RuleBackendFails:
+		return fmt.Sprintf("route rule answers 500: backendRefs[%d]: %s", p.BackendRef, BackendProblemText(p.Backend))
+	case topology.RuleNoWeight:
+		return "route rule answers 500: no backendRef with a weight above 0"
+	}
+	return "route rule answers 500: " + p.Why
+}
+
+// BackendProblemText is why a backendRef fails to resolve (topology.BackendProblem),
+// ending with the reason Gateway API's ResolvedRefs condition gives; "" for nil.
+func BackendProblemText(p *topology.BackendProblem) string {
+	if p == nil {
+		return ""
+	}
+	r := p.Ref
+	switch p.Why {
+	case topology.BrokenRefNotPermitted:
+		return fmt.Sprintf("cross-namespace reference from HTTPRoute %s/%s to Service %s/%s is not permitted by a ReferenceGrant in namespace %s (RefNotPermitted)",
+			p.Route.Namespace, p.Route.Name, r.Namespace, r.Name, r.Namespace)
+	case topology.BrokenXBackendNotFound:
+		return fmt.Sprintf("XBackend %s/%s not found (BackendNotFound)", r.Namespace, r.Name)
+	case topology.BrokenServiceNotFound:
+		return fmt.Sprintf("Service %s/%s%s not found (BackendNotFound)", r.Namespace, r.Name, ofXBackend(p.Of))
+	case topology.BrokenServiceNotInInput:
+		return fmt.Sprintf("Service %s/%s%s not found: the input carries the Services of namespace %s, not this one (BackendNotFound)",
+			r.Namespace, r.Name, ofXBackend(p.Of), r.Namespace)
+	case topology.BrokenXBackendKind:
+		return fmt.Sprintf("unsupported backend kind XBackend on a Gateway of the %s data plane: only kube-agentic-networking serves XBackends (InvalidKind)", p.DataPlane)
+	case topology.BrokenKindUnsupported:
+		return fmt.Sprintf("unsupported backend kind %s (InvalidKind)", r.Kind)
+	}
+	return p.Why
+}
+
+// ofXBackend is " of XBackend NS/NAME" for the XBackend whose Service a problem names,
+// "" for a Service backendRef (of zero).
+func ofXBackend(of topology.Ref) string {
+	if of.Kind == "" {
+		return ""
+	}
+	return fmt.Sprintf(" of XBackend %s/%s", of.Namespace, of.Name)
 }
 
 // PathProblem ends the path line of a path that reaches no backend (PathInfo.NoBackend,

@@ -11,22 +11,23 @@ import (
 // A path that reaches no backend has one sentence, said once: the routing step, the
 // refusal and describe's line name the data plane's 500 once each.
 func TestNoBackendSentences(t *testing.T) {
-	rule := &topology.NoBackend{Why: topology.NoBackendRule, Problem: "route rule answers 500: backendRefs[0]: unsupported backend kind Foo", GatewayLevelRuns: true}
-	ref := &topology.NoBackend{Why: topology.NoBackendRef, Problem: "XBackend app/ghost not found"}
+	foo := &topology.BackendProblem{Why: topology.BrokenKindUnsupported, Ref: topology.Ref{Group: "example.com", Kind: "Foo", Namespace: "app", Name: "f"}}
+	rule := &topology.NoBackend{Why: topology.NoBackendRule, Rule: &topology.RuleProblem{Why: topology.RuleBackendFails, Backend: foo}, GatewayLevelRuns: true}
+	ref := &topology.NoBackend{Why: topology.NoBackendRef, Backend: &topology.BackendProblem{Why: topology.BrokenXBackendNotFound, Ref: topology.XBackendRef("app", "ghost")}}
 	cases := []struct {
 		name string
 		got  string
 		want string
 	}{
-		{"rule", NoBackendSentence(rule), "route rule answers 500: backendRefs[0]: unsupported backend kind Foo; only gateway-level policies run"},
-		{"ref", NoBackendSentence(ref), "the data plane answers 500: XBackend app/ghost not found"},
+		{"rule", NoBackendSentence(rule), "route rule answers 500: backendRefs[0]: unsupported backend kind Foo (InvalidKind); only gateway-level policies run"},
+		{"ref", NoBackendSentence(ref), "the data plane answers 500: XBackend app/ghost not found (BackendNotFound)"},
 		{"see-last", StepReason(explain.Step{Event: explain.EventNoBackendSeeLast, NoBackend: rule}), "the rule reaches no backend (why: the last step); only gateway-level policies run"},
 		{"refused", StepReason(explain.Step{Event: explain.EventRefused, NoBackend: rule, Before: explain.BeforeAllowed}),
-			"the request reaches no backend: route rule answers 500: backendRefs[0]: unsupported backend kind Foo, after the gateway-level policies let it through"},
+			"the request reaches no backend: route rule answers 500: backendRefs[0]: unsupported backend kind Foo (InvalidKind), after the gateway-level policies let it through"},
 		{"no-route", DecisionReason(&explain.Decision{Cause: &explain.Cause{Event: explain.CauseRefused, Before: explain.BeforeIndeterminate}}),
 			"no route takes the request: the data plane answers 404, whatever the gateway authorizer answers (403 if it denies)"},
-		{"no-route-why", NoBackendSentence(&topology.NoBackend{Why: topology.NoBackendNoRoute, Problem: "no listener takes host \"\"", GatewayLevelRuns: true}),
-			"no route: no listener takes host \"\"; only gateway-level policies run (RBAC runs before routing)"},
+		{"no-route-why", NoBackendSentence(&topology.NoBackend{Why: topology.NoBackendNoRoute, Miss: &topology.RouteMiss{Why: topology.MissNoListener, Gateway: topology.GatewayRef("infra", "gw")}, GatewayLevelRuns: true}),
+			"no route: no listener of Gateway infra/gw accepts host \"\"; only gateway-level policies run (RBAC runs before routing)"},
 		{"service", StepReason(explain.Step{Event: explain.EventNoBackendLevel}), "backend is a core Service: no backend-level policies"},
 		{"other-kind", StepReason(explain.Step{Event: explain.EventNoBackendLevel, BackendKind: &topology.Ref{Group: "networking.istio.io", Kind: "Hostname"}}),
 			"backend is a Hostname (networking.istio.io) of the Gateway's data plane: no backend-level policies"},

@@ -10,7 +10,8 @@ import (
 
 // Sentences is the view of a result that -o json|yaml prints: a copy of r with its text
 // written (the decision's Reason, each trace step's Reason and Source, the path's
-// Problem and ListenerAssumed, a left-out v1beta2 AuthPolicy's reason). r is left as
+// Problem and ListenerAssumed, the problem of a path that reaches no backend, a left-out
+// v1beta2 AuthPolicy's reason). r is left as
 // explain made it: render builds its own view and never edits explain's data.
 func Sentences(r *explain.Result) *explain.Result {
 	v := *r
@@ -25,6 +26,7 @@ func Sentences(r *explain.Result) *explain.Result {
 		c := *r.Cause
 		c.Near = filledSteps(c.Near)
 		c.AuthPolicy = authPolicyCauseView(c.AuthPolicy)
+		c.NoBackend = noBackendView(c.NoBackend)
 		if c.OtherDataPlane != nil {
 			c.Note = OtherDataPlaneText(c.OtherDataPlane)
 		}
@@ -55,6 +57,7 @@ func fillStep(s *explain.Step) {
 	if s.OtherDataPlane != nil {
 		s.Note = OtherDataPlaneText(s.OtherDataPlane)
 	}
+	s.NoBackend = noBackendView(s.NoBackend)
 }
 
 // stepSource is where the step's rule or policy is written, as text.

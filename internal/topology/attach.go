@@ -193,7 +193,7 @@ type routeHit struct {
 	method   string
 	backends []BackendTarget
 	// problem is the rule's problem (nil when none; rare, so kept out of line).
-	problem *string
+	problem *RuleProblem
 	// listeners are the listeners on the port the route is attached to, spec order.
 	listeners  []string
 	ruleIndex  int32
@@ -349,10 +349,7 @@ func (g *Graph) packEntries(vh *vhost, p DataPlane) {
 		rb := g.backendsOn(m.route, rl, p)
 		hits[i] = routeHit{route: m.route.route, routeKey: m.route.key, ruleName: rl.name, method: m.method,
 			backends: rb.backends, listeners: e.hit.listeners,
-			ruleIndex: int32(rl.index), matchIndex: int32(m.matchIndex), redirect: rl.redirect}
-		if rb.problem != "" {
-			hits[i].problem = &rb.problem
-		}
+			ruleIndex: int32(rl.index), matchIndex: int32(m.matchIndex), redirect: rl.redirect, problem: rb.problem}
 		e.hit = &hits[i]
 	}
 }

@@ -126,16 +126,17 @@ func TestRouteSkipsUnprogrammedListeners(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Port 80 still has a programmed plain-HTTP listener (three): the connection is taken.
-	if res.Listener != "" || res.Port != 80 || !strings.HasPrefix(res.Reason, `no listener of Gateway infra/conflict on port 80 accepts host "dup.example.com" (port 80 is plain HTTP`) {
-		t.Errorf("dup.example.com: listener %q reason %q", res.Listener, res.Reason)
+	conflict := GatewayRef("infra", "conflict")
+	if want := (RouteMiss{Why: MissNoListener, Gateway: conflict, Port: 80, Host: "dup.example.com", PlainHTTPPort: 80}); res.Listener != "" || res.Port != 80 || res.Miss == nil || !reflect.DeepEqual(*res.Miss, want) {
+		t.Errorf("dup.example.com: listener %q miss %+v", res.Listener, res.Miss)
 	}
 	res, _ = g.Route(RouteRequest{Gateway: GatewayRef("infra", "conflict"), Listener: "one", Host: "dup.example.com", Path: "/", Method: "GET"})
-	if res.Listener != "" || !strings.Contains(res.Reason, "listener one of Gateway infra/conflict carries no routes: listener conflicts") {
-		t.Errorf("listener one: %q %q", res.Listener, res.Reason)
+	if res.Listener != "" || res.Miss == nil || res.Miss.Why != MissListenerNotProgrammed || res.Miss.Listener != "one" || !strings.HasPrefix(res.Miss.NotProgrammed, "listener conflicts") {
+		t.Errorf("listener one: %q %+v", res.Listener, res.Miss)
 	}
 	res, _ = g.Route(RouteRequest{Gateway: GatewayRef("infra", "conflict"), Port: 90, Host: "web.example.com", Path: "/", Method: "GET"})
-	if res.Listener != "" || res.Port != 0 || res.Reason != `no listener of Gateway infra/conflict on port 90 accepts host "web.example.com"` {
-		t.Errorf("port 90 (protocol conflict): %q %q", res.Listener, res.Reason)
+	if want := (RouteMiss{Why: MissNoListener, Gateway: conflict, Port: 90, Host: "web.example.com"}); res.Listener != "" || res.Port != 0 || res.Miss == nil || !reflect.DeepEqual(*res.Miss, want) {
+		t.Errorf("port 90 (protocol conflict): %q %+v", res.Listener, res.Miss)
 	}
 	// Without a port, the most specific listener wins: ok.example.com (exact) over badsel (any host).
 	res, _ = g.Route(RouteRequest{Gateway: GatewayRef("infra", "conflict"), Host: "ok.example.com", Path: "/x", Method: "GET"})

@@ -95,7 +95,7 @@ func (g *Graph) resolveBackends(ri *routeInfo, rl *ruleInfo, p DataPlane) ruleBa
 			t.Service = g.services[nsName{ns, name}]
 			switch {
 			case ns != routeNS && !g.referenceGranted(routeNS, ns, name):
-				t.Problem = fmt.Sprintf("cross-namespace reference from HTTPRoute %s to Service %s/%s is not permitted by a ReferenceGrant in namespace %s (RefNotPermitted)", ri.key, ns, name, ns)
+				t.Problem = &BackendProblem{Why: BrokenRefNotPermitted, Ref: t.Ref, Route: ri.ref}
 			case t.Service == nil:
 				t.Problem, t.Assumed = g.missingService(ns, name, Ref{})
 			}
@@ -106,7 +106,7 @@ func (g *Graph) resolveBackends(ri *routeInfo, rl *ruleInfo, p DataPlane) ruleBa
 			case t.XBackend == nil && !g.snap.Complete:
 				t.Assumed = Assumption{Why: AssumedXBackend, Ref: t.Ref}
 			case t.XBackend == nil:
-				t.Problem = fmt.Sprintf("XBackend %s/%s not found (BackendNotFound)", ns, name)
+				t.Problem = &BackendProblem{Why: BrokenXBackendNotFound, Ref: t.Ref}
 			case t.XBackend.Spec.MCP.ServiceName != nil && g.services[nsName{ns, *t.XBackend.Spec.MCP.ServiceName}] == nil:
 				t.Problem, t.Assumed = g.missingService(ns, *t.XBackend.Spec.MCP.ServiceName, t.Ref)
 			}
@@ -124,9 +124,9 @@ func (g *Graph) resolveBackends(ri *routeInfo, rl *ruleInfo, p DataPlane) ruleBa
 				t.Kind = BackendOther
 				t.Assumed = Assumption{Why: AssumedKindSupported, Ref: Ref{Group: group, Kind: kind}, DataPlane: p}
 			case xbackend:
-				t.Problem = fmt.Sprintf("unsupported backend kind XBackend on a Gateway of the %s data plane: only kube-agentic-networking serves XBackends (InvalidKind)", p)
+				t.Problem = &BackendProblem{Why: BrokenXBackendKind, Ref: t.Ref, DataPlane: p}
 			default:
-				t.Problem = fmt.Sprintf("unsupported backend kind %s (InvalidKind)", kind)
+				t.Problem = &BackendProblem{Why: BrokenKindUnsupported, Ref: t.Ref}
 			}
 		}
 		if t.Kind == BackendOther {
@@ -134,15 +134,15 @@ func (g *Graph) resolveBackends(ri *routeInfo, rl *ruleInfo, p DataPlane) ruleBa
 		} else {
 			t.Name = t.Kind + " " + t.Ref.Namespace + "/" + t.Ref.Name
 		}
-		if t.Problem != "" && out.problem == "" {
-			out.problem = fmt.Sprintf("route rule answers 500: backendRefs[%d]: %s", i, t.Problem)
+		if t.Problem != nil && out.problem == nil {
+			out.problem = &RuleProblem{Why: RuleBackendFails, BackendRef: i, Backend: t.Problem}
 		}
 		if t.Weight != 0 {
 			out.backends = append(out.backends, t)
 		}
 	}
-	if out.problem == "" && len(out.backends) == 0 {
-		out.problem = "route rule answers 500: no backendRef with a weight above 0"
+	if out.problem == nil && len(out.backends) == 0 {
+		out.problem = &RuleProblem{Why: RuleNoWeight}
 	}
 	return out
 }
@@ -157,21 +157,17 @@ const ServicesResource = "services"
 // carries Services of that namespace); otherwise the Service is assumed to exist, as when
 // a live read was refused the Services of the namespace, and assumed says so
 // (docs/routing.md).
-func (g *Graph) missingService(ns, name string, of Ref) (problem string, assumed Assumption) {
-	ofText := ""
-	if of.Kind != "" {
-		ofText = fmt.Sprintf(" of XBackend %s/%s", of.Namespace, of.Name)
-	}
+func (g *Graph) missingService(ns, name string, of Ref) (problem *BackendProblem, assumed Assumption) {
 	svc := ServiceRef(ns, name)
 	switch {
 	case g.snap.Complete:
-		return fmt.Sprintf("Service %s/%s%s not found (BackendNotFound)", ns, name, ofText), Assumption{}
+		return &BackendProblem{Why: BrokenServiceNotFound, Ref: svc, Of: of}, Assumption{}
 	case g.servicesRefusedIn(ns):
-		return "", Assumption{Why: AssumedServiceRefused, Ref: svc, Of: of}
+		return nil, Assumption{Why: AssumedServiceRefused, Ref: svc, Of: of}
 	case g.serviceNamespaces[ns]:
-		return fmt.Sprintf("Service %s/%s%s not found: the input carries the Services of namespace %s, not this one (BackendNotFound)", ns, name, ofText, ns), Assumption{}
+		return &BackendProblem{Why: BrokenServiceNotInInput, Ref: svc, Of: of}, Assumption{}
 	}
-	return "", Assumption{Why: AssumedService, Ref: svc, Of: of}
+	return nil, Assumption{Why: AssumedService, Ref: svc, Of: of}
 }
 
 // servicesRefusedIn reports whether a live read was refused the Services of namespace ns.
@@ -258,7 +254,7 @@ func rulePaths(gw *snapshot.Gateway, listener string, ri *routeInfo, rl *ruleInf
 	base := Path{Gateway: gw, Listener: listener, Route: ri.route, RuleIndex: rl.index, RuleName: rl.name, RuleProblem: rb.problem}
 	if len(rb.backends) == 0 {
 		p := base
-		p.Backend = BackendTarget{Kind: BackendNone, Problem: rb.problem, Field: fmt.Sprintf("spec.rules[%d].backendRefs", rl.index)}
+		p.Backend = BackendTarget{Kind: BackendNone, Field: fmt.Sprintf("spec.rules[%d].backendRefs", rl.index)}
 		return []Path{p}
 	}
 	out := make([]Path, len(rb.backends))

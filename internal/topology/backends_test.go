@@ -16,52 +16,64 @@ func TestBackendResolution(t *testing.T) {
 		ref     Ref
 		group   string
 		weight  int32
-		found   bool   // XBackend or Service resolved
-		problem string // substring; "" = none
+		found   bool // XBackend or Service resolved
+		problem *BackendProblem
 	}
+	fails := func(i int, p *BackendProblem) *RuleProblem {
+		return &RuleProblem{Why: RuleBackendFails, BackendRef: i, Backend: p}
+	}
+	route := HTTPRouteRef("app", "backends")
+	denied := &BackendProblem{Why: BrokenRefNotPermitted, Ref: ServiceRef("svc-ns", "private"), Route: route}
+	wrongFrom := &BackendProblem{Why: BrokenRefNotPermitted, Ref: ServiceRef("svc-other", "hidden"), Route: route}
+	missing := &BackendProblem{Why: BrokenServiceNotFound, Ref: ServiceRef("app", "nope")}
+	kindOmitted := Ref{Group: "agentic.networking.x-k8s.io", Kind: "Service", Namespace: "app", Name: "external"}
+	ghost := &BackendProblem{Why: BrokenXBackendNotFound, Ref: XBackendRef("app", "ghost")}
+	brokenSvc := &BackendProblem{Why: BrokenServiceNotFound, Ref: ServiceRef("app", "no-such-svc"), Of: XBackendRef("app", "broken")}
+	bucket := Ref{Group: "example.com", Kind: "Bucket", Namespace: "app", Name: "b1"}
+	wrongGroup := Ref{Group: "example.com", Kind: "Service", Namespace: "app", Name: "local"}
+	unsupported := func(r Ref) *BackendProblem { return &BackendProblem{Why: BrokenKindUnsupported, Ref: r} }
 	tests := []struct {
 		rule        string
 		backends    []want
-		ruleProblem string // substring; "" = none
+		ruleProblem *RuleProblem
 		redirect    bool
 	}{
-		{rule: "local", backends: []want{{BackendService, ServiceRef("app", "local"), "", 1, true, ""}}},
-		{rule: "core-group", backends: []want{{BackendService, ServiceRef("app", "local"), "core", 1, true, ""}}},
-		{rule: "cross-granted", backends: []want{{BackendService, ServiceRef("svc-ns", "shared"), "", 1, true, ""}}},
-		{rule: "cross-denied", backends: []want{{BackendService, ServiceRef("svc-ns", "private"), "", 1, true,
-			"cross-namespace reference from HTTPRoute app/backends to Service svc-ns/private is not permitted by a ReferenceGrant in namespace svc-ns (RefNotPermitted)"}},
-			ruleProblem: "route rule answers 500: backendRefs[0]: cross-namespace"},
-		{rule: "cross-any-name", backends: []want{{BackendService, ServiceRef("svc-open", "anything"), "", 1, true, ""}}},
-		{rule: "cross-wrong-from", backends: []want{{BackendService, ServiceRef("svc-other", "hidden"), "", 1, true, "RefNotPermitted"}},
-			ruleProblem: "answers 500"},
-		{rule: "missing-svc", backends: []want{{BackendService, ServiceRef("app", "nope"), "", 1, false, "Service app/nope not found (BackendNotFound)"}},
-			ruleProblem: "answers 500"},
+		{rule: "local", backends: []want{{BackendService, ServiceRef("app", "local"), "", 1, true, nil}}},
+		{rule: "core-group", backends: []want{{BackendService, ServiceRef("app", "local"), "core", 1, true, nil}}},
+		{rule: "cross-granted", backends: []want{{BackendService, ServiceRef("svc-ns", "shared"), "", 1, true, nil}}},
+		{rule: "cross-denied", backends: []want{{BackendService, ServiceRef("svc-ns", "private"), "", 1, true, denied}},
+			ruleProblem: fails(0, denied)},
+		{rule: "cross-any-name", backends: []want{{BackendService, ServiceRef("svc-open", "anything"), "", 1, true, nil}}},
+		{rule: "cross-wrong-from", backends: []want{{BackendService, ServiceRef("svc-other", "hidden"), "", 1, true, wrongFrom}},
+			ruleProblem: fails(0, wrongFrom)},
+		{rule: "missing-svc", backends: []want{{BackendService, ServiceRef("app", "nope"), "", 1, false, missing}},
+			ruleProblem: fails(0, missing)},
 		// XBackend: any namespace without a ReferenceGrant, group not checked.
-		{rule: "xb-cross", backends: []want{{BackendXBackend, XBackendRef("xb-ns", "remote"), "agentic.networking.x-k8s.io", 1, true, ""}}},
-		{rule: "xb-any-group", backends: []want{{BackendXBackend, XBackendRef("xb-ns", "remote"), "example.com", 1, true, ""}}},
+		{rule: "xb-cross", backends: []want{{BackendXBackend, XBackendRef("xb-ns", "remote"), "agentic.networking.x-k8s.io", 1, true, nil}}},
+		{rule: "xb-any-group", backends: []want{{BackendXBackend, XBackendRef("xb-ns", "remote"), "example.com", 1, true, nil}}},
 		// kind omitted with a non-core group: the API server defaults kind to Service (the
 		// HTTPRoute CRD), so the translator sees a Service of another group: unsupported.
 		// (Its XBackend path for an empty kind, backend.go:70-80, is never taken.)
-		{rule: "xb-kind-omitted", backends: []want{{BackendUnsupported, Ref{Group: "agentic.networking.x-k8s.io", Kind: "Service", Namespace: "app", Name: "external"}, "agentic.prototype.x-k8s.io", 1, false,
-			"unsupported backend kind Service (InvalidKind)"}}, ruleProblem: "answers 500"},
-		{rule: "xb-missing", backends: []want{{BackendXBackend, XBackendRef("app", "ghost"), "agentic.networking.x-k8s.io", 1, false, "XBackend app/ghost not found"}},
-			ruleProblem: "answers 500"},
+		{rule: "xb-kind-omitted", backends: []want{{BackendUnsupported, kindOmitted, "agentic.prototype.x-k8s.io", 1, false,
+			unsupported(kindOmitted)}}, ruleProblem: fails(0, unsupported(kindOmitted))},
+		{rule: "xb-missing", backends: []want{{BackendXBackend, XBackendRef("app", "ghost"), "agentic.networking.x-k8s.io", 1, false, ghost}},
+			ruleProblem: fails(0, ghost)},
 		{rule: "xb-broken-service", backends: []want{{BackendXBackend, XBackendRef("app", "broken"), "agentic.networking.x-k8s.io", 1, true,
-			"Service app/no-such-svc of XBackend app/broken not found"}}, ruleProblem: "answers 500"},
-		{rule: "unsupported", backends: []want{{BackendUnsupported, Ref{Group: "example.com", Kind: "Bucket", Namespace: "app", Name: "b1"}, "example.com", 1, false,
-			"unsupported backend kind Bucket (InvalidKind)"}}, ruleProblem: "answers 500"},
-		{rule: "service-wrong-group", backends: []want{{BackendUnsupported, Ref{Group: "example.com", Kind: "Service", Namespace: "app", Name: "local"}, "example.com", 1, false,
-			"unsupported backend kind Service"}}, ruleProblem: "answers 500"},
+			brokenSvc}}, ruleProblem: fails(0, brokenSvc)},
+		{rule: "unsupported", backends: []want{{BackendUnsupported, bucket, "example.com", 1, false,
+			unsupported(bucket)}}, ruleProblem: fails(0, unsupported(bucket))},
+		{rule: "service-wrong-group", backends: []want{{BackendUnsupported, wrongGroup, "example.com", 1, false,
+			unsupported(wrongGroup)}}, ruleProblem: fails(0, unsupported(wrongGroup))},
 		// weight 0 skipped, default 1.
 		{rule: "weights", backends: []want{
-			{BackendService, ServiceRef("app", "local"), "", 3, true, ""},
-			{BackendService, ServiceRef("svc-ns", "shared"), "", 1, true, ""},
+			{BackendService, ServiceRef("app", "local"), "", 3, true, nil},
+			{BackendService, ServiceRef("svc-ns", "shared"), "", 1, true, nil},
 		}},
 		// a broken backendRef with weight 0 still breaks the rule.
-		{rule: "weight0-missing", backends: []want{{BackendService, ServiceRef("app", "local"), "", 1, true, ""}},
-			ruleProblem: "route rule answers 500: backendRefs[1]: XBackend app/ghost not found"},
-		{rule: "all-zero", ruleProblem: "route rule answers 500: no backendRef with a weight above 0"},
-		{rule: "no-backends", ruleProblem: "route rule answers 500: no backendRef with a weight above 0"},
+		{rule: "weight0-missing", backends: []want{{BackendService, ServiceRef("app", "local"), "", 1, true, nil}},
+			ruleProblem: fails(1, ghost)},
+		{rule: "all-zero", ruleProblem: &RuleProblem{Why: RuleNoWeight}},
+		{rule: "no-backends", ruleProblem: &RuleProblem{Why: RuleNoWeight}},
 		{rule: "redirect", redirect: true},
 	}
 	for _, tt := range tests {
@@ -71,13 +83,13 @@ func TestBackendResolution(t *testing.T) {
 				t.Fatal(err)
 			}
 			if res.Route == nil || res.RuleName != tt.rule {
-				t.Fatalf("routed to rule %q (%s)", res.RuleName, res.Reason)
+				t.Fatalf("routed to rule %q (%+v)", res.RuleName, res.Miss)
 			}
 			if res.Redirect != tt.redirect {
 				t.Errorf("redirect = %v", res.Redirect)
 			}
-			if (tt.ruleProblem == "") != (res.RuleProblem == "") || !strings.Contains(res.RuleProblem, tt.ruleProblem) {
-				t.Errorf("rule problem = %q, want %q", res.RuleProblem, tt.ruleProblem)
+			if !reflect.DeepEqual(res.RuleProblem, tt.ruleProblem) {
+				t.Errorf("rule problem = %+v, want %+v", res.RuleProblem, tt.ruleProblem)
 			}
 			if len(res.Backends) != len(tt.backends) {
 				t.Fatalf("backends = %+v, want %d", res.Backends, len(tt.backends))
@@ -98,8 +110,8 @@ func TestBackendResolution(t *testing.T) {
 				if b.Service != nil && (b.Kind != BackendService || b.Service.Name != w.ref.Name || b.Service.Namespace != w.ref.Namespace) {
 					t.Errorf("backend %d: wrong Service %s/%s", i, b.Service.Namespace, b.Service.Name)
 				}
-				if (w.problem == "") != (b.Problem == "") || !strings.Contains(b.Problem, w.problem) {
-					t.Errorf("backend %d problem = %q, want %q", i, b.Problem, w.problem)
+				if !reflect.DeepEqual(b.Problem, w.problem) {
+					t.Errorf("backend %d problem = %+v, want %+v", i, b.Problem, w.problem)
 				}
 			}
 		})
@@ -112,7 +124,7 @@ func TestPathsAndBackendIndex(t *testing.T) {
 	var got []string
 	for _, p := range g.Paths(gw) {
 		s := p.Listener + " " + p.Route.Namespace + "/" + p.Route.Name + " " + p.RuleName + " " + p.Backend.Kind + ":" + p.Backend.Ref.Namespace + "/" + p.Backend.Ref.Name
-		if p.RuleProblem != "" {
+		if p.RuleProblem != nil {
 			s += " 500"
 		}
 		got = append(got, s)
@@ -177,8 +189,8 @@ func TestBackendsAssumedInPartialSnapshot(t *testing.T) {
 			byRule[p.RuleName] = p.Backend
 		}
 	}
-	if b := byRule["xb-missing"]; b.Problem != "" || b.Assumed.Why != AssumedXBackend || b.Assumed.Ref != b.Ref {
-		t.Errorf("xb-missing: problem %q, assumed %+v; want no problem and an assumption", b.Problem, b.Assumed)
+	if b := byRule["xb-missing"]; b.Problem != nil || b.Assumed.Why != AssumedXBackend || b.Assumed.Ref != b.Ref {
+		t.Errorf("xb-missing: problem %+v, assumed %+v; want no problem and an assumption", b.Problem, b.Assumed)
 	}
 	// The input carries Services of namespace app: a Service of app it lacks is missing.
 	for _, rule := range []string{"missing-svc", "xb-broken-service"} {
@@ -186,11 +198,11 @@ func TestBackendsAssumedInPartialSnapshot(t *testing.T) {
 		if !ok {
 			t.Fatalf("no path for rule %s", rule)
 		}
-		if b.Assumed.Why != "" || !strings.Contains(b.Problem, "the input carries the Services of namespace app, not this one (BackendNotFound)") {
-			t.Errorf("%s: problem %q, assumed %+v; want BackendNotFound", rule, b.Problem, b.Assumed)
+		if b.Assumed.Why != "" || b.Problem == nil || b.Problem.Why != BrokenServiceNotInInput || b.Problem.Ref.Namespace != "app" {
+			t.Errorf("%s: problem %+v, assumed %+v; want BackendNotFound", rule, b.Problem, b.Assumed)
 		}
 	}
-	if b := byRule["unsupported"]; b.Problem == "" {
+	if b := byRule["unsupported"]; b.Problem == nil {
 		t.Errorf("unsupported kind must stay a problem in a partial snapshot")
 	}
 }
@@ -207,16 +219,16 @@ func TestMissingService(t *testing.T) {
 		return BackendTarget{}
 	}
 	b := backend(BuildGraph(loadPartial(t, "missing-service.yaml")))
-	if b.Problem != "" || b.Assumed != (Assumption{Why: AssumedService, Ref: ServiceRef("ms", "absent")}) {
-		t.Errorf("no Services: problem %q, assumed %+v", b.Problem, b.Assumed)
+	if b.Problem != nil || b.Assumed != (Assumption{Why: AssumedService, Ref: ServiceRef("ms", "absent")}) {
+		t.Errorf("no Services: problem %+v, assumed %+v", b.Problem, b.Assumed)
 	}
 	b = backend(BuildGraph(loadPartial(t, "missing-service.yaml", "missing-service-other.yaml")))
-	if b.Assumed.Why != "" || !strings.Contains(b.Problem, "Service ms/absent not found") {
-		t.Errorf("other Services: problem %q, assumed %+v", b.Problem, b.Assumed)
+	if want := (BackendProblem{Why: BrokenServiceNotInInput, Ref: ServiceRef("ms", "absent")}); b.Assumed.Why != "" || b.Problem == nil || *b.Problem != want {
+		t.Errorf("other Services: problem %+v, assumed %+v", b.Problem, b.Assumed)
 	}
 	b = backend(BuildGraph(load(t, "missing-service.yaml")))
-	if b.Assumed.Why != "" || b.Problem != "Service ms/absent not found (BackendNotFound)" {
-		t.Errorf("complete: problem %q, assumed %+v", b.Problem, b.Assumed)
+	if want := (BackendProblem{Why: BrokenServiceNotFound, Ref: ServiceRef("ms", "absent")}); b.Assumed.Why != "" || b.Problem == nil || *b.Problem != want {
+		t.Errorf("complete: problem %+v, assumed %+v", b.Problem, b.Assumed)
 	}
 }
 
@@ -233,14 +245,14 @@ func TestMissingServiceReadRefused(t *testing.T) {
 		other       bool // the snapshot holds another Service of namespace ms
 		warning     snapshot.Warning
 		wantAssumed Assumption
-		wantProblem string
+		wantProblem string // Problem.Why
 	}{
 		{"refused everywhere", false, refused(""), assumed, ""},
 		{"refused in ms", false, refused("ms"), assumed, ""},
 		{"refused namespace by namespace, ms among them", true, refused("", "a", "ms"), assumed, ""},
-		{"refused in another namespace, ms read", true, refused("", "a"), Assumption{}, "Service ms/absent not found: the input carries the Services of namespace ms"},
-		{"refused in another namespace", true, refused("a"), Assumption{}, "Service ms/absent not found: the input carries the Services of namespace ms"},
-		{"another kind refused", true, snapshot.Warning{Kind: "xbackends.agentic.networking.x-k8s.io", Message: "forbidden"}, Assumption{}, "not found"},
+		{"refused in another namespace, ms read", true, refused("", "a"), Assumption{}, BrokenServiceNotInInput},
+		{"refused in another namespace", true, refused("a"), Assumption{}, BrokenServiceNotInInput},
+		{"another kind refused", true, snapshot.Warning{Kind: "xbackends.agentic.networking.x-k8s.io", Message: "forbidden"}, Assumption{}, BrokenServiceNotInInput},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			files := []string{"missing-service.yaml"}
@@ -254,8 +266,12 @@ func TestMissingServiceReadRefused(t *testing.T) {
 			for _, p := range g.Paths(GatewayRef("ms", "gw")) {
 				b = p.Backend
 			}
-			if b.Assumed != c.wantAssumed || (c.wantProblem == "") != (b.Problem == "") || !strings.Contains(b.Problem, c.wantProblem) {
-				t.Errorf("problem %q, assumed %+v; want problem %q, assumed %+v", b.Problem, b.Assumed, c.wantProblem, c.wantAssumed)
+			why := ""
+			if b.Problem != nil {
+				why = b.Problem.Why
+			}
+			if b.Assumed != c.wantAssumed || why != c.wantProblem {
+				t.Errorf("problem %+v, assumed %+v; want problem %q, assumed %+v", b.Problem, b.Assumed, c.wantProblem, c.wantAssumed)
 			}
 			// A request naming the Service makes the same assumption.
 			if got := g.AssumedBackend(ServiceRef("ms", "absent")); got != c.wantAssumed {

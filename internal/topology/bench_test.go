@@ -62,7 +62,7 @@ func TestSyntheticGraph(t *testing.T) {
 	if res.Listener != "https" || res.Route == nil || res.Route.Name != "r007" || res.RuleIndex != 2 {
 		t.Fatalf("result = %+v", res)
 	}
-	if len(res.Backends) != 1 || res.Backends[0].Problem == "" {
+	if len(res.Backends) != 1 || res.Backends[0].Problem == nil {
 		t.Errorf("backends = %+v (XBackend app/r007 does not exist)", res.Backends)
 	}
 	if n := len(g.Paths(GatewayRef("infra", "gw"))); n != 50*2*5 {

@@ -1,7 +1,6 @@
 package topology
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -17,7 +16,7 @@ func TestExamplesRouting(t *testing.T) {
 		wantRoute    string // ns/name, "" for none
 		wantRule     string
 		wantBackend  Ref
-		wantReason   string // substring, when no route
+		wantMiss     string // Miss.Why, when no route
 	}{
 		{
 			name:         "ledger over https",
@@ -34,12 +33,12 @@ func TestExamplesRouting(t *testing.T) {
 		{
 			name:         "ledger on the http listener: route is pinned to https",
 			req:          RouteRequest{Gateway: edge, Listener: "http", Host: "ledger.mcp.example.com", Path: "/mcp", Method: "POST"},
-			wantListener: "http", wantReason: "no route attached to Gateway infra/edge on port 80",
+			wantListener: "http", wantMiss: MissNoHost,
 		},
 		{
 			name:         "ledger on port 80",
 			req:          RouteRequest{Gateway: edge, Port: 80, Host: "ledger.mcp.example.com", Path: "/mcp", Method: "POST"},
-			wantListener: "http", wantReason: "no route attached",
+			wantListener: "http", wantMiss: MissNoHost,
 		},
 		{
 			name:         "calc",
@@ -62,12 +61,12 @@ func TestExamplesRouting(t *testing.T) {
 		{
 			name:         "prefix is segment-wise",
 			req:          RouteRequest{Gateway: edge, Host: "tools.mcp.example.com", Path: "/calculator", Method: "POST"},
-			wantListener: "https", wantReason: "no rule of HTTPRoute tools/tools",
+			wantListener: "https", wantMiss: MissNoRule,
 		},
 		{
-			name:       "host outside the listeners",
-			req:        RouteRequest{Gateway: edge, Host: "example.org", Path: "/mcp", Method: "POST"},
-			wantReason: `no listener of Gateway infra/edge accepts host "example.org"`,
+			name:     "host outside the listeners",
+			req:      RouteRequest{Gateway: edge, Host: "example.org", Path: "/mcp", Method: "POST"},
+			wantMiss: MissNoListener,
 		},
 	}
 	for _, tt := range tests {
@@ -80,19 +79,19 @@ func TestExamplesRouting(t *testing.T) {
 				t.Fatal(err)
 			}
 			if res.Listener != tt.wantListener {
-				t.Errorf("listener = %q, want %q (reason %q)", res.Listener, tt.wantListener, res.Reason)
+				t.Errorf("listener = %q, want %q (miss %+v)", res.Listener, tt.wantListener, res.Miss)
 			}
 			if tt.wantRoute == "" {
 				if res.Route != nil {
 					t.Fatalf("route = %s/%s, want none", res.Route.Namespace, res.Route.Name)
 				}
-				if !strings.Contains(res.Reason, tt.wantReason) {
-					t.Errorf("reason = %q, want it to contain %q", res.Reason, tt.wantReason)
+				if res.Miss == nil || res.Miss.Why != tt.wantMiss || res.Miss.Gateway != edge {
+					t.Errorf("miss = %+v, want %s on %v", res.Miss, tt.wantMiss, edge)
 				}
 				return
 			}
 			if res.Route == nil {
-				t.Fatalf("no route: %s", res.Reason)
+				t.Fatalf("no route: %+v", res.Miss)
 			}
 			if got := res.Route.Namespace + "/" + res.Route.Name; got != tt.wantRoute {
 				t.Errorf("route = %s, want %s", got, tt.wantRoute)
@@ -107,8 +106,8 @@ func TestExamplesRouting(t *testing.T) {
 			if b.Ref != tt.wantBackend {
 				t.Errorf("backend = %v, want %v", b.Ref, tt.wantBackend)
 			}
-			if b.Problem != "" || res.RuleProblem != "" {
-				t.Errorf("unexpected problem: %q / %q", b.Problem, res.RuleProblem)
+			if b.Problem != nil || res.RuleProblem != nil {
+				t.Errorf("unexpected problem: %+v / %+v", b.Problem, res.RuleProblem)
 			}
 			switch b.Kind {
 			case BackendXBackend:
@@ -137,7 +136,7 @@ func TestExamplesUnknownHostByPort(t *testing.T) {
 			t.Fatal(err)
 		}
 		if res.Listener != "" || res.Route != nil || res.Port != tt.wantPort {
-			t.Errorf("port %d listener %q: got listener %q port %d (%s), want port %d", tt.port, tt.listener, res.Listener, res.Port, res.Reason, tt.wantPort)
+			t.Errorf("port %d listener %q: got listener %q port %d (%+v), want port %d", tt.port, tt.listener, res.Listener, res.Port, res.Miss, tt.wantPort)
 		}
 	}
 }

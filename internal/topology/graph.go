@@ -69,8 +69,8 @@ type RouteRequest struct {
 	Path     string            // may include "?query"
 	Method   string            // the caller always sets it
 	Headers  map[string]string // lower-case names
-	// Terse leaves RouteResult.Reason empty, so that routing formats no string, for a
-	// caller that does not report why nothing serves a request.
+	// Terse leaves RouteResult.Miss nil, so that routing allocates nothing, for a caller
+	// that does not report why nothing serves a request.
 	Terse bool
 }
 
@@ -91,7 +91,9 @@ type RouteResult struct {
 	RuleIndex    int
 	RuleName     string          // the rule's name, or "" when unnamed
 	Backends     []BackendTarget // every backendRef of the matched rule (weight 0 skipped), in order
-	Reason       string          // why nothing matched (no listener for host/port, no route, no rule match), human readable
+	// Miss is why no rule takes the request (no listener for the host or port, no route,
+	// no rule match), as data; nil when one does or the request is terse.
+	Miss *RouteMiss
 
 	// Port is the gateway port that took the request: the listener's port, or, when no
 	// listener hostname matches on a port whose first listener is plain HTTP, that port
@@ -116,10 +118,10 @@ type RouteResult struct {
 	RouteListener string
 	// Redirect is true when the rule answers with a RequestRedirect (no backend).
 	Redirect bool
-	// RuleProblem is non-empty when the data plane answers 500 for the whole rule: any
+	// RuleProblem is set when the data plane answers 500 for the whole rule: any
 	// backendRef failing to resolve (also one with weight 0) or no backendRef with a
-	// weight above 0 (httproute.go:105-113, 342-347).
-	RuleProblem string
+	// weight above 0 (httproute.go:105-113, 342-347). It points into the graph.
+	RuleProblem *RuleProblem
 	// Uncertain says why Envoy may route the request otherwise: a match that could take
 	// it (one at or above the rule that did, or any when none did) has a regular
 	// expression Envoy and Go read differently (docs/limits.md, "Regular expressions").
@@ -128,11 +130,12 @@ type RouteResult struct {
 
 // BackendTarget is one resolved backendRef.
 type BackendTarget struct {
-	// Kind, Problem and Ref come first: they are what deciding a routed request reads,
-	// 64 bytes together.
-	Kind    string // "XBackend", "Service", or "Unsupported"
-	Problem string // "", or why the data plane answers 500: missing object, cross-namespace Service without ReferenceGrant, unsupported kind
-	Ref     Ref    // resolved namespace/name (group folded via NormalizeGroup)
+	// Kind, Problem and Ref come first: they are what deciding a routed request reads.
+	Kind string // "XBackend", "Service", or "Unsupported"
+	// Problem is nil, or why the data plane answers 500: missing object, cross-namespace
+	// Service without ReferenceGrant, unsupported kind. It points into the graph.
+	Problem *BackendProblem
+	Ref     Ref // resolved namespace/name (group folded via NormalizeGroup)
 	// Name is "Kind namespace/name", e.g. "XBackend pay/ledger", made once.
 	Name     string
 	Group    string // group as written in the backendRef (the reference ignores it for routing, docs/semantics.md#routing-xbackend; lint needs it)
@@ -157,8 +160,8 @@ type Path struct {
 	RuleName  string
 	Backend   BackendTarget
 
-	// RuleProblem is non-empty when the whole rule answers 500 (see RouteResult.RuleProblem).
-	RuleProblem string
+	// RuleProblem is set when the whole rule answers 500 (see RouteResult.RuleProblem).
+	RuleProblem *RuleProblem
 }
 
 // Problem is something wrong the graph noticed while resolving (an invalid regular
@@ -293,7 +296,7 @@ func (g *Graph) AttachmentsOfRoute(route Ref) []Attachment {
 // Paths returns all paths through a gateway, in stable order: listener (spec order),
 // route namespace/name, rule, backend. Only accepted attachments of programmed
 // listeners contribute; redirect rules have no path; a rule with no backendRef of
-// weight above 0 contributes one path whose Backend has Kind "None" and a Problem.
+// weight above 0 contributes one path whose Backend has Kind "None" (its RuleProblem says why).
 func (g *Graph) Paths(gw Ref) []Path {
 	if gi := g.gatewayIndex(gw); gi != nil {
 		return gi.paths

@@ -15,9 +15,9 @@ func TestListenerSets(t *testing.T) {
 		{name: "the Gateway's listener takes the routes attached to the Gateway", req: RouteRequest{Gateway: gw, Host: "main.example.com", Path: "/"},
 			listener: "main", route: "infra/on-gateway"},
 		{name: "a ListenerSet the Gateway does not allow adds no listener", req: RouteRequest{Gateway: gw, Host: "b.example.com", Path: "/"},
-			reason: `no listener of Gateway infra/gw accepts host "b.example.com"`},
+			miss: &RouteMiss{Why: MissNoListener, Gateway: gw, Host: "b.example.com"}},
 		{name: "the reference data plane reads no ListenerSets", req: RouteRequest{Gateway: GatewayRef("infra", "ref"), Host: "c.example.com", Path: "/"},
-			reason: `no listener of Gateway infra/ref accepts host "c.example.com"`},
+			miss: &RouteMiss{Why: MissNoListener, Gateway: GatewayRef("infra", "ref"), Host: "c.example.com"}},
 	})
 	want := map[string]string{
 		"infra/extra":   "Accepted",

@@ -56,7 +56,7 @@ type ruleInfo struct {
 // ruleBackends is a rule's backends as one data plane resolves them.
 type ruleBackends struct {
 	backends []BackendTarget // weight > 0, in order
-	problem  string          // why the whole rule answers 500, or ""
+	problem  *RuleProblem    // why the whole rule answers 500, or nil
 }
 
 type valueMatcher struct {

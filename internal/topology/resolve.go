@@ -212,7 +212,7 @@ func (g *Graph) Resolve(q *Query, res *Resolution) {
 			res.Unresolved = Unresolved{Why: UnresolvedRoutesElsewhere, Ref: HTTPRouteRef(routed.Route.Namespace, routed.Route.Name)}
 			return
 		}
-		nb := NoBackend{Why: NoBackendNoRoute, Problem: routed.Reason, GatewayLevelRuns: res.Agentic}
+		nb := NoBackend{Why: NoBackendNoRoute, Miss: routed.Miss, GatewayLevelRuns: res.Agentic}
 		if q.Route == nil && !q.Terse {
 			nb.HostsThatRoute, nb.Host = g.hostsThatRoute(res.Gateway, StripPort(q.Host)), q.Host
 		}
@@ -249,7 +249,7 @@ func (g *Graph) namedTarget(q *Query, res *Resolution, named Ref) Target {
 
 // targets appends the ends of a rule's way: one per backendRef, or one that reaches no
 // backend (a redirect, a rule the data plane answers 500 for, no backendRef).
-func (res *Resolution) targets(backends []BackendTarget, ruleProblem string, redirect bool) {
+func (res *Resolution) targets(backends []BackendTarget, ruleProblem *RuleProblem, redirect bool) {
 	gwOnly := func(nb NoBackend) {
 		nb.GatewayLevelRuns = res.Agentic
 		res.Targets = append(res.Targets, Target{NoBackend: nb})
@@ -258,8 +258,8 @@ func (res *Resolution) targets(backends []BackendTarget, ruleProblem string, red
 	case redirect:
 		gwOnly(NoBackend{Why: NoBackendRedirect})
 		return
-	case ruleProblem != "":
-		gwOnly(NoBackend{Why: NoBackendRule, Problem: ruleProblem})
+	case ruleProblem != nil:
+		gwOnly(NoBackend{Why: NoBackendRule, Rule: ruleProblem})
 		return
 	case len(backends) == 0:
 		gwOnly(NoBackend{Why: NoBackendNone})
@@ -268,8 +268,8 @@ func (res *Resolution) targets(backends []BackendTarget, ruleProblem string, red
 	for i := range backends {
 		b := &backends[i]
 		t := Target{Backend: b}
-		if b.Problem != "" {
-			t.NoBackend = NoBackend{Why: NoBackendRef, Problem: b.Problem, GatewayLevelRuns: res.Agentic}
+		if b.Problem != nil {
+			t.NoBackend = NoBackend{Why: NoBackendRef, Backend: b.Problem, GatewayLevelRuns: res.Agentic}
 		}
 		res.Targets = append(res.Targets, t)
 	}

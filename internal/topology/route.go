@@ -34,9 +34,8 @@ func (g *Graph) Route(req RouteRequest) (*RouteResult, error) {
 }
 
 // RouteInto is Route writing into a result the caller owns (overwritten entirely), so
-// that routing many requests allocates nothing: a request that reaches a rule builds no
-// string and allocates no memory; only the reasons of a request nothing serves are
-// formatted.
+// that routing many requests allocates nothing: a request that reaches a rule allocates
+// no memory; only the Miss of a request nothing serves is.
 func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 	gi := g.gatewayIndex(req.Gateway)
 	if gi == nil {
@@ -51,13 +50,13 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 			port = p
 		}
 	}
-	li, why := gi.selectListener(req.Listener, port, host, req.Terse)
+	li, miss := gi.selectListener(req.Listener, port, host, req.Terse)
 	if li == nil {
-		res.Reason = why
+		res.Miss = miss
 		if p := gi.portOf(req.Listener, port); p != 0 && gi.plainHTTPPort(p) {
 			res.Port = p
-			if !req.Terse {
-				res.Reason += fmt.Sprintf(" (port %d is plain HTTP: its single filter chain still accepts the request, gateway-level policies run, then 404)", p)
+			if miss != nil {
+				miss.PlainHTTPPort = p
 			}
 		}
 		return nil
@@ -73,9 +72,9 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 			return nil
 		}
 		if gi.plane.Agentic() {
-			res.Reason = fmt.Sprintf("no route attached to Gateway %s/%s on port %d serves host %q (404)", gi.gw.Namespace, gi.gw.Name, li.port, host)
+			res.Miss = &RouteMiss{Why: MissNoHost, Gateway: gi.ref, Port: int(li.port), Host: host}
 		} else {
-			res.Reason = fmt.Sprintf("no route attached to listener %s of Gateway %s/%s serves host %q (listeners are isolated: the most specific listener takes the request) (404)", li.name, gi.gw.Namespace, gi.gw.Name, host)
+			res.Miss = &RouteMiss{Why: MissNoHostIsolated, Gateway: gi.ref, Listener: li.name, Host: host}
 		}
 		return nil
 	}
@@ -111,10 +110,7 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 		}
 		res.Route, res.RouteKey = h.route, h.routeKey
 		res.RuleIndex, res.RuleName, res.MatchIndex = int(h.ruleIndex), h.ruleName, int(h.matchIndex)
-		res.Backends, res.Redirect = h.backends, h.redirect
-		if h.problem != nil {
-			res.RuleProblem = *h.problem
-		}
+		res.Backends, res.Redirect, res.RuleProblem = h.backends, h.redirect, h.problem
 		res.RouteListener = h.listeners[0]
 		for _, l := range h.listeners {
 			if l == li.name {
@@ -132,7 +128,7 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 	for i, ri := range vh.routes {
 		names[i] = ri.key
 	}
-	res.Reason = fmt.Sprintf("no rule of HTTPRoute %s (host %s) matches %s %s (404)", strings.Join(names, ", "), vh.domain, req.Method, req.Path)
+	res.Miss = &RouteMiss{Why: MissNoRule, Gateway: gi.ref, Host: host, Routes: names, VirtualHost: vh.domain, Method: req.Method, Path: req.Path}
 	return nil
 }
 
@@ -211,7 +207,7 @@ func (gi *gatewayIndex) plainHTTPPort(port int) bool {
 
 // selectListener picks the listener that takes a request, or says why none does
 // (unless terse).
-func (gi *gatewayIndex) selectListener(name string, port int, host string, terse bool) (*listenerInfo, string) {
+func (gi *gatewayIndex) selectListener(name string, port int, host string, terse bool) (*listenerInfo, *RouteMiss) {
 	if name == "" {
 		// The most specific hostname among the programmed listeners on the port that
 		// accept the host; ties go to the first in spec order. Read from gi.sel.
@@ -227,13 +223,11 @@ func (gi *gatewayIndex) selectListener(name string, port int, host string, terse
 		}
 		switch {
 		case best >= 0:
-			return gi.sel[best].li, ""
+			return gi.sel[best].li, nil
 		case terse:
-			return nil, ""
-		case port != 0:
-			return nil, fmt.Sprintf("no listener of Gateway %s/%s on port %d accepts host %q", gi.gw.Namespace, gi.gw.Name, port, host)
+			return nil, nil
 		}
-		return nil, fmt.Sprintf("no listener of Gateway %s/%s accepts host %q", gi.gw.Namespace, gi.gw.Name, host)
+		return nil, &RouteMiss{Why: MissNoListener, Gateway: gi.ref, Port: port, Host: host}
 	}
 	// The named listener, which must take the request. (Every listener of that name is
 	// checked: Gateway API forbids repeating one, but a manifest may.)
@@ -244,24 +238,24 @@ func (gi *gatewayIndex) selectListener(name string, port int, host string, terse
 			continue
 		}
 		if terse && (li.notProgrammed != "" || (port != 0 && int(li.port) != port) || !hostMatches(li.host, host)) {
-			return nil, ""
+			return nil, nil
 		}
 		switch {
 		case li.notProgrammed != "":
-			return nil, fmt.Sprintf("listener %s of Gateway %s/%s carries no routes: %s", li.name, gi.gw.Namespace, gi.gw.Name, li.notProgrammed)
+			return nil, &RouteMiss{Why: MissListenerNotProgrammed, Gateway: gi.ref, Listener: li.name, Host: host, NotProgrammed: li.notProgrammed}
 		case port != 0 && int(li.port) != port:
-			return nil, fmt.Sprintf("listener %s of Gateway %s/%s is on port %d, not %d", li.name, gi.gw.Namespace, gi.gw.Name, li.port, port)
+			return nil, &RouteMiss{Why: MissListenerPort, Gateway: gi.ref, Listener: li.name, Host: host, Port: port, ListenerPort: int(li.port)}
 		case !hostMatches(li.host, host):
-			return nil, fmt.Sprintf("listener %s of Gateway %s/%s (hostname %s) does not accept host %q", li.name, gi.gw.Namespace, gi.gw.Name, li.host, host)
+			return nil, &RouteMiss{Why: MissListenerHost, Gateway: gi.ref, Listener: li.name, Host: host, ListenerHost: li.host}
 		}
 		if s := hostnameSpecificity(li.host); s > bestScore {
 			best, bestScore = li, s
 		}
 	}
 	if best != nil || terse {
-		return best, ""
+		return best, nil
 	}
-	return nil, fmt.Sprintf("Gateway %s/%s has no listener named %s", gi.gw.Namespace, gi.gw.Name, name)
+	return nil, &RouteMiss{Why: MissNoListenerNamed, Gateway: gi.ref, Listener: name, Host: host}
 }
 
 // queryValue returns the value of the first parameter of a raw query named name, as

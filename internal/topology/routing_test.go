@@ -20,10 +20,10 @@ type routeCase struct {
 	route         string // "ns/name", "" when nothing matches
 	rule          string // rule name
 	matchIndex    int
-	hostname      string // virtual host domain, checked when set
-	routeListener string // checked when set
-	reason        string // substring of Reason when route == ""
-	ignoredMethod string // the method of the match the data plane passed over
+	hostname      string     // virtual host domain, checked when set
+	routeListener string     // checked when set
+	miss          *RouteMiss // Miss when route == ""
+	ignoredMethod string     // the method of the match the data plane passed over
 }
 
 // checkTerse checks that RouteInto with Terse, into a result that held another
@@ -33,12 +33,12 @@ func checkTerse(t *testing.T, g *Graph, req RouteRequest, res *RouteResult) {
 	t.Helper()
 	terse := req
 	terse.Terse = true
-	got := RouteResult{Listener: "stale", Reason: "stale", Backends: []BackendTarget{{}}}
+	got := RouteResult{Listener: "stale", Miss: &RouteMiss{Why: "stale"}, Backends: []BackendTarget{{}}}
 	if err := g.RouteInto(&terse, &got); err != nil {
 		t.Fatal(err)
 	}
 	want := *res
-	want.Reason = ""
+	want.Miss = nil
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("terse RouteInto:\n got  %+v\n want %+v", got, want)
 	}
@@ -62,23 +62,23 @@ func runRouteCases(t *testing.T, g *Graph, cases []routeCase) {
 			}
 			checkTerse(t, g, tt.req, res)
 			if res.Listener != tt.listener {
-				t.Errorf("listener = %q, want %q (reason %q)", res.Listener, tt.listener, res.Reason)
+				t.Errorf("listener = %q, want %q (miss %+v)", res.Listener, tt.listener, res.Miss)
 			}
 			got := ""
 			if res.Route != nil {
 				got = res.Route.Namespace + "/" + res.Route.Name
 			}
 			if got != tt.route {
-				t.Fatalf("route = %q, want %q (reason %q)", got, tt.route, res.Reason)
+				t.Fatalf("route = %q, want %q (miss %+v)", got, tt.route, res.Miss)
 			}
 			if tt.route == "" {
-				if tt.reason == "" || !strings.Contains(res.Reason, tt.reason) {
-					t.Errorf("reason = %q, want it to contain %q", res.Reason, tt.reason)
+				if tt.miss == nil || !reflect.DeepEqual(res.Miss, tt.miss) {
+					t.Errorf("miss = %+v, want %+v", res.Miss, tt.miss)
 				}
 				return
 			}
-			if res.Reason != "" {
-				t.Errorf("reason = %q on a match", res.Reason)
+			if res.Miss != nil {
+				t.Errorf("miss = %+v on a match", res.Miss)
 			}
 			if res.RuleName != tt.rule || res.MatchIndex != tt.matchIndex {
 				t.Errorf("rule = %q match %d, want %q match %d", res.RuleName, res.MatchIndex, tt.rule, tt.matchIndex)
@@ -121,26 +121,26 @@ func TestListenerSelection(t *testing.T) {
 		{name: "host port without a listener is ignored", req: RouteRequest{Gateway: gw, Host: "api.example.com:9999", Path: "/"},
 			listener: "exact", route: "app/api-route"},
 		{name: "port with no matching listener", req: RouteRequest{Gateway: gw, Port: 80, Host: "example.com", Path: "/"},
-			reason: `no listener of Gateway infra/gw on port 80 accepts host "example.com"`},
+			miss: &RouteMiss{Why: MissNoListener, Gateway: gw, Port: 80, Host: "example.com", PlainHTTPPort: 80}},
 		// Listeners on one port share the route table (reference): the wild listener takes
 		// api.example.com when asked to, and serves the route attached to exact.
 		{name: "shared port route table", req: RouteRequest{Gateway: gw, Listener: "wild", Host: "api.example.com", Path: "/"},
 			listener: "wild", route: "app/api-route", routeListener: "exact"},
 		{name: "unknown listener", req: RouteRequest{Gateway: gw, Listener: "nope", Host: "api.example.com", Path: "/"},
-			reason: "Gateway infra/gw has no listener named nope"},
+			miss: &RouteMiss{Why: MissNoListenerNamed, Gateway: gw, Listener: "nope", Host: "api.example.com"}},
 		{name: "listener hostname mismatch", req: RouteRequest{Gateway: gw, Listener: "exact", Host: "foo.example.com", Path: "/"},
-			reason: `listener exact of Gateway infra/gw (hostname api.example.com) does not accept host "foo.example.com"`},
+			miss: &RouteMiss{Why: MissListenerHost, Gateway: gw, Listener: "exact", ListenerHost: "api.example.com", Host: "foo.example.com", PlainHTTPPort: 80}},
 		{name: "listener port mismatch", req: RouteRequest{Gateway: gw, Listener: "exact", Port: 8080, Host: "api.example.com", Path: "/"},
-			reason: "listener exact of Gateway infra/gw is on port 80, not 8080"},
+			miss: &RouteMiss{Why: MissListenerPort, Gateway: gw, Listener: "exact", ListenerPort: 80, Port: 8080, Host: "api.example.com"}},
 		// Route hostnames on a listener without hostname: exact, wildcard, then "*".
 		{name: "exact route hostname", req: RouteRequest{Gateway: gw, Host: "www.shop.org", Path: "/cart"},
 			listener: "any", route: "app/shop-exact", hostname: "www.shop.org"},
 		{name: "no fall-through to a less specific host", req: RouteRequest{Gateway: gw, Host: "www.shop.org", Path: "/only-wild"},
-			listener: "any", reason: "no rule of HTTPRoute app/shop-exact (host www.shop.org) matches GET /only-wild (404)"},
+			listener: "any", miss: &RouteMiss{Why: MissNoRule, Gateway: gw, Host: "www.shop.org", Routes: []string{"app/shop-exact"}, VirtualHost: "www.shop.org", Method: "GET", Path: "/only-wild"}},
 		{name: "wildcard route hostname", req: RouteRequest{Gateway: gw, Host: "a.shop.org", Path: "/only-wild/x"},
 			listener: "any", route: "app/only-wild", hostname: "*.shop.org"},
 		{name: "wildcard route hostname, no rule", req: RouteRequest{Gateway: gw, Host: "a.shop.org", Path: "/cart"},
-			listener: "any", reason: "no rule of HTTPRoute app/only-wild"},
+			listener: "any", miss: &RouteMiss{Why: MissNoRule, Gateway: gw, Host: "a.shop.org", Routes: []string{"app/only-wild"}, VirtualHost: "*.shop.org", Method: "GET", Path: "/cart"}},
 		{name: "catch-all host", req: RouteRequest{Gateway: gw, Host: "other.org", Path: "/cart"},
 			listener: "any", route: "app/catch-route", hostname: "*"},
 	})

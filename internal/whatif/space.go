@@ -228,7 +228,7 @@ func targets(g *topology.Graph) []*Target {
 		}
 		for _, p := range g.Paths(gref) {
 			b := p.Backend
-			if p.RuleProblem != "" || b.Problem != "" || (b.Kind != topology.BackendXBackend && b.Kind != topology.BackendService) || b.Weight <= 0 {
+			if p.RuleProblem != nil || b.Problem != nil || (b.Kind != topology.BackendXBackend && b.Kind != topology.BackendService) || b.Weight <= 0 {
 				continue
 			}
 			t := &Target{Gateway: gw.Namespace + "/" + gw.Name, Listener: p.Listener, Protocol: protos[p.Listener],
