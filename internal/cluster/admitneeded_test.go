@@ -82,3 +82,24 @@ func TestLoadNeeds(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadNeedsTypesAsAFullLoad: an object that does not type as written (a field of the
+// wrong type) but types once admitted (the API server prunes the field, not in its CRD)
+// is admitted whatever Needs names, as a load admitting every object reads it.
+func TestLoadNeedsTypesAsAFullLoad(t *testing.T) {
+	dir := t.TempDir()
+	route := "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: ns}\n" +
+		"spec:\n  parentRefs: [{name: gw}]\n  rules:\n  - sessionPersistence: 5\n"
+	if err := os.WriteFile(filepath.Join(dir, "r.yaml"), []byte(route), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	none := func(*snapshot.Snapshot) func(snapshot.Ref) bool { return func(snapshot.Ref) bool { return false } }
+	res, err := Load(context.Background(), LoadOptions{Files: []string{dir}, DefaultNamespace: "ns", Needs: none})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Snapshot
+	if len(s.HTTPRoutes) != 1 || s.Unadmitted != 0 || len(s.DroppedFields()) != 1 {
+		t.Fatalf("%d routes, %d unadmitted, dropped %+v: want the route admitted, its field dropped", len(s.HTTPRoutes), s.Unadmitted, s.DroppedFields())
+	}
+}
