@@ -10,6 +10,7 @@ import (
 	"github.com/agpol/agpol/internal/describe"
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/render"
+	"github.com/agpol/agpol/internal/snapshot"
 )
 
 type describeOptions struct {
@@ -26,6 +27,8 @@ type describeOptions struct {
 	sem       effective.Semantics
 	name      []string
 	namespace string
+	// need names the objects the views read, set by the load (nil: every object).
+	need func(snapshot.Ref) bool
 }
 
 func (o *describeOptions) Complete(_ *cobra.Command, args []string) error {
@@ -51,6 +54,16 @@ func (o *describeOptions) Complete(_ *cobra.Command, args []string) error {
 	if o.name == nil && o.load.allNamespaces {
 		o.namespace = ""
 	}
+	// Only the objects the views read are admitted (describe.Needs), and the views are
+	// built on them; an AuthPolicy's view reads every path, so every object is.
+	o.load.needs, o.need = nil, nil
+	if o.kind != describe.KindAuthPolicy {
+		kind, name, ns := o.kind, o.name, o.namespace
+		o.load.needs = func(s *snapshot.Snapshot) func(snapshot.Ref) bool {
+			o.need = describe.Needs(s, kind, name, ns)
+			return o.need
+		}
+	}
 	return nil
 }
 
@@ -67,7 +80,7 @@ func (o *describeOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	views, err := describe.List(m, o.sem, o.trustDomain, o.kind, o.name, o.namespace)
+	views, err := describe.ListReading(m, o.need, o.sem, o.trustDomain, o.kind, o.name, o.namespace)
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,10 @@ type loadFlags struct {
 	// (cluster.LoadOptions.Admit): a command sets it when it neither prints nor decides
 	// the other kinds.
 	admit cluster.AdmitKinds
+	// needs, when set, defers admission until the objects the answer reads are known
+	// (cluster.LoadOptions.Needs): a command that reads part of the input (describe)
+	// admits only that part.
+	needs func(*snapshot.Snapshot) func(snapshot.Ref) bool
 	// reportsDropped is set by a command that reports each field the API server would
 	// drop (lint: AGP102); other commands print one warning that they were left out.
 	reportsDropped bool
@@ -97,7 +101,7 @@ func (a *app) load(ctx context.Context, l *loadFlags) (*model.Model, error) {
 		Getter: a.config, AllNamespaces: l.allNamespaces || l.wholeCluster,
 		Namespace: l.liveNamespace, DefaultNamespace: ns, SkipUndecodable: l.skipUndecodable,
 		ClassDataPlanes: planes, SnapshotOut: l.snapshotOut, Stage: a.progress.Stage, Inspect: l.inspect,
-		Shared: l.shared, Admit: l.admit, Read: installedGC.inputRead,
+		Shared: l.shared, Admit: l.admit, Needs: l.needs, Read: installedGC.inputRead,
 	}
 	if len(l.files) == 0 || l.live {
 		if opts.Deadline, err = a.liveDeadline(); err != nil {

@@ -267,19 +267,22 @@ func TestNewCmdGet(t *testing.T) {
 type describeView struct {
 	Kind, Namespace, Output, Color, Semantics, TrustDomain string
 	Name                                                   []string
+	// AdmitsWhatItReads: the load admits only what describe.Needs names.
+	AdmitsWhatItReads bool
 }
 
 func TestNewCmdDescribe(t *testing.T) {
 	view := func(o *describeOptions) any {
-		return describeView{Kind: o.kind, Namespace: o.namespace, Output: string(o.output), Color: o.color, Semantics: o.sem.Name, TrustDomain: o.trustDomain, Name: o.name}
+		return describeView{Kind: o.kind, Namespace: o.namespace, Output: string(o.output), Color: o.color, Semantics: o.sem.Name, TrustDomain: o.trustDomain, Name: o.name,
+			AdmitsWhatItReads: o.load.needs != nil}
 	}
 	runArgvCases(t, []argvCase{
 		{argv: []string{"describe", "gateway", "infra/edge"},
-			want: describeView{Kind: "Gateway", Namespace: "default", Output: "text", Color: "auto", Semantics: "reference", TrustDomain: "cluster.local", Name: []string{"infra", "edge"}}},
+			want: describeView{Kind: "Gateway", Namespace: "default", Output: "text", Color: "auto", Semantics: "reference", TrustDomain: "cluster.local", Name: []string{"infra", "edge"}, AdmitsWhatItReads: true}},
 		{argv: []string{"describe", "gw", "edge", "-n", "infra", "-o", "yaml"},
-			want: describeView{Kind: "Gateway", Namespace: "infra", Output: "yaml", Color: "auto", Semantics: "reference", TrustDomain: "cluster.local", Name: []string{"infra", "edge"}}},
+			want: describeView{Kind: "Gateway", Namespace: "infra", Output: "yaml", Color: "auto", Semantics: "reference", TrustDomain: "cluster.local", Name: []string{"infra", "edge"}, AdmitsWhatItReads: true}},
 		{argv: []string{"describe", "xap", "-n", "tools", "--semantics", "proposal-0059", "--color", "always"},
-			want: describeView{Kind: "XAccessPolicy", Namespace: "tools", Output: "text", Color: "always", Semantics: "proposal-0059", TrustDomain: "cluster.local"}},
+			want: describeView{Kind: "XAccessPolicy", Namespace: "tools", Output: "text", Color: "always", Semantics: "proposal-0059", TrustDomain: "cluster.local", AdmitsWhatItReads: true}},
 		{argv: []string{"describe", "authpolicies", "-A"},
 			want: describeView{Kind: "AuthPolicy", Output: "text", Color: "auto", Semantics: "reference", TrustDomain: "cluster.local"}},
 		{argv: []string{"describe", "gateway", "edge", "-A"}, wantErr: "a NAME cannot be given with -A"},

@@ -11,21 +11,27 @@ func Build(objs []RawObject, positions snapshot.PositionResolver, origins ...str
 	s := &snapshot.Snapshot{Origins: origins, Positions: positions}
 	for _, o := range objs {
 		if err := o.typeInto(s); err != nil {
-			if o.Source.IsFile() {
-				line := o.Source.Line
-				// A field of the wrong type: point at the field's own line when it can be found.
-				var fe *snapshot.FieldError
-				if errors.As(err, &fe) && positions != nil {
-					if l, _, ok := positions.Position(o.Source, fe.Path); ok {
-						line = l
-					}
-				}
-				return nil, &InputError{File: o.Source.File, Line: line, Err: err}
-			}
-			return nil, err
+			return nil, typingError(o, positions, err)
 		}
 	}
 	return s, nil
+}
+
+// typingError is the error of an object that does not type: for a file's object, an
+// *InputError naming the file and the line of the field at fault when it can be found.
+func typingError(o RawObject, positions snapshot.PositionResolver, err error) error {
+	if !o.Source.IsFile() {
+		return err
+	}
+	line := o.Source.Line
+	// A field of the wrong type: point at the field's own line when it can be found.
+	var fe *snapshot.FieldError
+	if errors.As(err, &fe) && positions != nil {
+		if l, _, ok := positions.Position(o.Source, fe.Path); ok {
+			line = l
+		}
+	}
+	return &InputError{File: o.Source.File, Line: line, Err: err}
 }
 
 // LoadFiles reads the named files into a snapshot.

@@ -54,6 +54,12 @@ type LoadOptions struct {
 	// Admit is FileOptions.Admit for Files: the kinds admitted, nil for every kind.
 	// Objects read from the cluster are as stored and never admitted.
 	Admit AdmitKinds
+	// Needs, when set, defers the admission of the objects of Files of the kinds with a
+	// CRD: they are typed as written, then Needs is called with the snapshot and names
+	// the objects the command's answer reads (nil: every object), and only those are
+	// admitted (on every core) and typed again in place. The others stay as written,
+	// counted in Snapshot.Unadmitted (UnadmittedUnread set). It replaces Admit.
+	Needs func(*snapshot.Snapshot) func(snapshot.Ref) bool
 	// Read is FileOptions.Read for Files.
 	Read func(bytes int64)
 	// Stage, when set, is called as a long stage starts; it returns the function that
@@ -118,8 +124,12 @@ func Load(ctx context.Context, opts LoadOptions) (*Loaded, error) {
 		if ns == "" {
 			ns = "default"
 		}
+		admitKinds := opts.Admit
+		if opts.Needs != nil {
+			admitKinds = deferredAdmission()
+		}
 		fileObjs, pos, err := ReadFiles(FileOptions{Filenames: opts.Files, Recursive: opts.Recursive, Stdin: opts.Stdin,
-			Inspect: opts.Inspect, DefaultNamespace: ns, Shared: opts.Shared, Admit: opts.Admit, Read: opts.Read})
+			Inspect: opts.Inspect, DefaultNamespace: ns, Shared: opts.Shared, Admit: admitKinds, Read: opts.Read})
 		end()
 		if err != nil {
 			return nil, err
@@ -143,6 +153,15 @@ func Load(ctx context.Context, opts LoadOptions) (*Loaded, error) {
 	}
 	if len(opts.ClassDataPlanes) > 0 {
 		s.ClassDataPlanes = opts.ClassDataPlanes
+	}
+	if opts.Needs != nil && s.Unadmitted > 0 {
+		end := stage("admitting what the answer reads")
+		err := admitNeeded(s, buildObjs, resolver, opts.Needs(s))
+		end()
+		if err != nil {
+			return nil, err
+		}
+		s.UnadmittedUnread = s.Unadmitted > 0
 	}
 	if live != nil {
 		s.NotInstalled = live.NotInstalled

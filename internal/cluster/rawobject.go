@@ -30,7 +30,8 @@ type rawState struct {
 	raw *snapshot.Raw
 	// lazy rebuilds the object from the file; nil when the object is held.
 	lazy lazyObject
-	// typed is the object as typed at reading; fresh says Build has not used it yet.
+	// typed is the object as typed at reading (for an object typed by Build as written,
+	// the object Build appended); fresh says Build has not used it yet.
 	typed snapshot.Typed
 	fresh bool
 	// id is the identity recorded at reading (namespace kept up to date by DefaultNamespace).
@@ -109,8 +110,17 @@ func (o RawObject) typeInto(s *snapshot.Snapshot) error {
 	u := o.Object()
 	var dropped []snapshot.DroppedField
 	if o.r.unadmitted {
-		s.Unadmitted++
-	} else if !o.Source.AsStored() && u != nil {
+		if t, err := snapshot.Decode(u); err == nil {
+			s.Unadmitted++
+			o.r.typed = t // admitNeeded may replace it with the admitted form
+			s.Append(t, snapshot.NewOrigin(o.Source, o.r.raw))
+			return nil
+		}
+		// Typed as written it fails: admitted, as a load admitting every object does
+		// (the API server may prune the field at fault).
+		o.r.unadmitted = false
+	}
+	if !o.Source.AsStored() && u != nil {
 		// Typed as the API server would store it; the object as read stays as it is
 		// (lint validates it, a snapshot writes it).
 		u = u.DeepCopy()

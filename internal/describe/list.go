@@ -30,6 +30,19 @@ func List(m *model.Model, sem effective.Semantics, td, kind string, name []strin
 	return views, nil
 }
 
+// ListReading is List on the objects of m's snapshot that need names (Needs: the objects
+// the views read, the only ones a load admitted): the same views, computed on those
+// objects only. With need nil, or when List fails there (a name not found, whose hint may
+// name any object of the input), it is List on m.
+func ListReading(m *model.Model, need func(snapshot.Ref) bool, sem effective.Semantics, td, kind string, name []string, ns string) ([]*View, error) {
+	if need != nil {
+		if views, err := List(model.New(m.Snapshot.Subset(need)), sem, td, kind, name, ns); err == nil {
+			return views, nil
+		}
+	}
+	return List(m, sem, td, kind, name, ns)
+}
+
 // describable are the kinds describe takes, as suggest names them.
 var describable = map[string]bool{"gateway": true, "httproute": true, "xbackend": true, "xaccesspolicy": true, "authpolicy": true}
 

@@ -27,7 +27,11 @@ func LoadNotes(w io.Writer, s *snapshot.Snapshot, reportsDropped bool) {
 			EscapeTerminal(d.Namespace+"/"+d.Name), EscapeTerminal(d.Rejected))
 	}
 	if s.Unadmitted > 0 {
-		fmt.Fprintf(w, "note: %d object(s) of the manifests were not checked against their CRDs (fields the API server would drop, lists it would refuse): they are printed as written and nothing is decided on them; agpol lint checks them (AGP101, AGP102)\n", s.Unadmitted)
+		why := "they are printed as written and nothing is decided on them"
+		if s.UnadmittedUnread {
+			why = "the answer does not read them"
+		}
+		fmt.Fprintf(w, "note: %d object(s) of the manifests were not checked against their CRDs (fields the API server would drop, lists it would refuse): %s; agpol lint checks them (AGP101, AGP102)\n", s.Unadmitted, why)
 	}
 	for _, x := range s.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", x.Message)

@@ -223,6 +223,28 @@ func (t Typed) Copy() Typed {
 	return Typed{obj: c.Interface(), skipped: t.skipped}
 }
 
+// Become gives the object t holds the value of n's, the same object typed again (read
+// from a file, admitted after it was typed as written), keeping t's Origin: the snapshot
+// t was appended to then holds n's value. Both must hold objects of the same type.
+func (t Typed) Become(n Typed) error {
+	if t.obj == nil || n.obj == nil {
+		if t.obj == nil && n.obj == nil && t.skipped == n.skipped {
+			return nil
+		}
+		return fmt.Errorf("snapshot: a typed %T cannot become a %T", t.obj, n.obj)
+	}
+	tv, nv := reflect.ValueOf(t.obj), reflect.ValueOf(n.obj)
+	if tv.Type() != nv.Type() || tv.Kind() != reflect.Pointer {
+		return fmt.Errorf("snapshot: a typed %T cannot become a %T", t.obj, n.obj)
+	}
+	origin := tv.Elem().FieldByName("Origin")
+	keep := reflect.New(origin.Type()).Elem()
+	keep.Set(origin)
+	tv.Elem().Set(nv.Elem())
+	tv.Elem().FieldByName("Origin").Set(keep)
+	return nil
+}
+
 // SetNamespace sets the namespace of the typed object, as decoding it with
 // metadata.namespace set to ns would have (loaders default namespaces after reading).
 func (t Typed) SetNamespace(ns string) {

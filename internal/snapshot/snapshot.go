@@ -421,6 +421,10 @@ type Snapshot struct {
 	// decides their kind asked not to, cluster.LoadOptions.Admit): Dropped says nothing
 	// of their fields.
 	Unadmitted int
+	// UnadmittedUnread says that the objects counted in Unadmitted are ones the command's
+	// answer does not read (cluster.LoadOptions.Needs: describe), rather than objects it
+	// prints as written.
+	UnadmittedUnread bool
 	// Partial is true when some objects could not be read (e.g. RBAC), so answers may be incomplete.
 	Partial bool
 	// Complete is true when the snapshot holds everything of the kinds agpol reads (a live read
