@@ -81,13 +81,17 @@ func (o *diffOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Only the changes are written: nothing read or decided is kept past the comparison
+	// (the collector then marks the changes alone while they are written).
+	c := render.DiffCompleteness(sb.Snapshot, sa.Snapshot)
+	o.whatifFlags.before, o.shared = nil, nil
 	end := a.progress.Stage("comparing every decision")
 	d := whatif.Diff(before, after, o.filter)
 	end()
 	if o.bySemantics {
 		d.Compare = "semantics " + sems[0].Name + " → " + sems[1].Name
 	}
-	if err := render.Diff(a.streams.Out, o.output, sb.Snapshot, sa.Snapshot, d); err != nil {
+	if err := render.Diff(a.streams.Out, o.output, c, d); err != nil {
 		return err
 	}
 	if d.Fails(o.failOn) {

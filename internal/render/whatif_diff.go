@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strconv"
@@ -115,8 +116,27 @@ func diffList(d *whatif.DiffResult, kind string) *whatif.Changes {
 }
 
 // DiffText prints the changes grouped by kind; identities with the same change share a line.
+// Lines are escaped one by one, as written, and reach w through a 64 KiB buffer (a
+// large diff has hundreds of thousands).
 func DiffText(w io.Writer, d *whatif.DiffResult) error {
-	w = NewTerminalWriter(w, false)
+	return buffered(w, func(w io.Writer) error { return diffText(w, d) })
+}
+
+// buffered runs write on w escaped (a TerminalWriter) over a 64 KiB buffer of w, and
+// flushes it. A TerminalWriter already is w's escaper: write gets it as it is.
+func buffered(w io.Writer, write func(io.Writer) error) error {
+	if _, ok := w.(*TerminalWriter); ok {
+		return write(w)
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	err := write(NewTerminalWriter(bw, false))
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+func diffText(w io.Writer, d *whatif.DiffResult) error {
 	if d.Compare != "" {
 		fmt.Fprintf(w, "Comparing %s on the same objects (before → after).\n\n", d.Compare)
 	}
@@ -155,7 +175,10 @@ func DiffText(w io.Writer, d *whatif.DiffResult) error {
 
 // DiffMarkdown prints the changes for a pull-request comment.
 func DiffMarkdown(w io.Writer, d *whatif.DiffResult) error {
-	w = NewTerminalWriter(w, false)
+	return buffered(w, func(w io.Writer) error { return diffMarkdown(w, d) })
+}
+
+func diffMarkdown(w io.Writer, d *whatif.DiffResult) error {
 	if d.Compare != "" {
 		fmt.Fprintf(w, "Comparing %s on the same objects (before → after).\n\n", d.Compare)
 	}

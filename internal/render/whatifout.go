@@ -46,14 +46,20 @@ func Matrix(w io.Writer, format Format, s *snapshot.Snapshot, m *whatif.Matrix, 
 	return MatrixTable(w, m, ungroup)
 }
 
-// Diff writes the changes between two decision spaces, read from before and after: a
-// report for json and yaml, markdown, or the text.
-func Diff(w io.Writer, format Format, before, after *snapshot.Snapshot, d *whatif.DiffResult) error {
+// Diff writes the changes between two decision spaces: a report (with the completeness
+// of both inputs, DiffCompleteness) for json and yaml, markdown, or the text.
+func Diff(w io.Writer, format Format, c Completeness, d *whatif.DiffResult) error {
 	switch {
 	case format.Document():
-		return DiffDocument(w, format, d, CompletenessOfSides([]string{"before", "after"}, before, after))
+		return DiffDocument(w, format, d, c)
 	case format == FormatMarkdown:
 		return DiffMarkdown(w, d)
 	}
 	return DiffText(w, d)
+}
+
+// DiffCompleteness is the completeness of a diff read from before and after, for Diff:
+// taken before the comparison, so that neither input is kept while the diff is written.
+func DiffCompleteness(before, after *snapshot.Snapshot) Completeness {
+	return CompletenessOfSides([]string{"before", "after"}, before, after)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/term"
@@ -60,9 +61,20 @@ func wrapLine(line string, width int) string {
 // and escape sequences; names stay whole (ansi breaks after a hyphen: a hyphen is
 // handed to it as a non-breaking one), and so do placeholders such as "<other tool>".
 func wrapHang(line string, width, hang int) string {
+	if plainText(line) {
+		if utf8.RuneCountInString(line) <= width {
+			return line
+		}
+		return wrapPlain(line, width, hang)
+	}
 	if markedWidth(line) <= width {
 		return line
 	}
+	return wrapWordwrap(line, width, hang)
+}
+
+// wrapWordwrap is wrapHang on any line wider than width.
+func wrapWordwrap(line string, width, hang int) string {
 	text := strings.TrimLeft(line, " ")
 	lead := line[:len(line)-len(text)]
 	enc := encodeForWrap(text)
@@ -77,6 +89,143 @@ func wrapHang(line string, width, hang int) string {
 		}
 	}
 	return b.String()
+}
+
+// plainText reports whether s holds only printable ASCII and the one-column symbols
+// agpol writes itself (plainSymbols): text that escaping leaves as it is, that has no
+// style mark and no character that joins its neighbour, and whose width is its
+// number of characters.
+func plainText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= ' ' && c <= '~' {
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !strings.ContainsRune(plainSymbols, r) {
+			return false
+		}
+		i += n - 1
+	}
+	return true
+}
+
+// plainSymbols are the characters beyond ASCII that wrapPlain handles: each one
+// column wide (TestPlainSymbols).
+const plainSymbols = "→↔…×—·"
+
+// noBreakPlain stands for a placeholder's space in wrapPlain's text (a byte plain text
+// never holds).
+const noBreakPlain = "\x00"
+
+// wrapPlain is wrapHang on a plain line (plainText) wider than width: the lines
+// ansi.Wordwrap makes of encodeForWrap's text, cut from the line itself (in that text a
+// hyphen and a placeholder's space are one column that does not break, as any other
+// character but a space), without encoding, decoding or measuring widths again.
+// TestWrapPlainAsWordwrap compares the two.
+func wrapPlain(line string, width, hang int) string {
+	text := strings.TrimLeft(line, " ")
+	lead := line[:len(line)-len(text)]
+	marked := false
+	if strings.IndexByte(text, '<') >= 0 {
+		if words := placeholders(strings.Split(text, " ")); len(words) < strings.Count(text, " ")+1 {
+			for i, w := range words {
+				words[i] = strings.ReplaceAll(w, " ", noBreakPlain)
+			}
+			text, marked = strings.Join(words, " "), true
+		}
+	}
+	lines := plainWordwrap(text, width-len(lead), nil)
+	first := lines[0]
+	rest := strings.TrimLeft(text[len(first):], " ")
+	var b strings.Builder
+	b.Grow(len(line) + len(line)/max(width, 1)*(len(lead)+hang+1))
+	b.WriteString(lead)
+	b.WriteString(first)
+	if rest != "" {
+		indent := lead + strings.Repeat(" ", hang)
+		for _, l := range plainWordwrap(rest, width-len(indent), lines[:0]) {
+			b.WriteByte('\n')
+			b.WriteString(indent)
+			b.WriteString(l)
+		}
+	}
+	if marked {
+		return strings.ReplaceAll(b.String(), noBreakPlain, " ")
+	}
+	return b.String()
+}
+
+// plainWordwrap appends to lines the lines ansi.Wordwrap(s, limit, "") makes of s, a
+// plain text in which only a space breaks: the same steps on the same counts (a word
+// moves to the next line when the line, its pending spaces and the word pass limit
+// columns, unless the word alone reaches limit; the spaces before a break are
+// dropped). Each line is a piece of s.
+func plainWordwrap(s string, limit int, lines []string) []string {
+	if limit < 1 {
+		return append(lines, s)
+	}
+	var (
+		width          int     // columns written on the line
+		wordAt, wordTo int     // the pending word, s[wordAt:wordTo]
+		wordWidth      int     // its columns
+		spAt, spTo     int     // the pending spaces (one column each)
+		start, end     = -1, 0 // what the line holds, s[start:end]; start -1 when nothing
+	)
+	write := func(from, to int) {
+		if start < 0 {
+			start = from
+		}
+		end = to
+	}
+	addWord := func() {
+		if wordTo == wordAt {
+			return
+		}
+		if spTo > spAt {
+			width += spTo - spAt
+			write(spAt, spTo)
+		}
+		spAt, spTo = 0, 0
+		width += wordWidth
+		write(wordAt, wordTo)
+		wordAt, wordWidth = wordTo, 0
+	}
+	endLine := func() {
+		if start < 0 {
+			lines = append(lines, "")
+		} else {
+			lines = append(lines, s[start:end])
+		}
+		start, width = -1, 0
+	}
+	for i := 0; i < len(s); {
+		if s[i] == ' ' {
+			addWord()
+			if spTo == spAt {
+				spAt = i
+			}
+			spTo = i + 1
+			i++
+			continue
+		}
+		n := 1
+		if s[i] >= utf8.RuneSelf {
+			_, n = utf8.DecodeRuneInString(s[i:])
+		}
+		if wordTo == wordAt {
+			wordAt = i
+		}
+		i += n
+		wordTo = i
+		wordWidth++
+		if width+(spTo-spAt)+wordWidth > limit && wordWidth < limit {
+			endLine()
+			spAt, spTo = 0, 0
+		}
+	}
+	addWord()
+	endLine()
+	return lines
 }
 
 // What wrapHang hands ansi.Wordwrap in place of the text's own bytes: a style mark

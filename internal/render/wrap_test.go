@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -73,5 +74,63 @@ func TestWrapHangKeepsNamesWhole(t *testing.T) {
 	}
 	if !strings.HasPrefix(strings.Split(got, "\n")[1], "    ") {
 		t.Errorf("continuation not indented:\n%s", got)
+	}
+}
+
+// wrapPlain, wrapHang's path for plain text, wraps as the general path does
+// (encodeForWrap, ansi.Wordwrap, decodeFromWrap): on random lines of words, hyphens,
+// placeholders, agpol's symbols, runs of spaces and words longer than the width, at
+// every width.
+func TestWrapPlainAsWordwrap(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	pieces := []string{"a", "sa:agents/billing", "x-y", "-", "--z", "<other tool>", "<a b c d e>", "<no", "end>", "<", ">", "infra/edge:https", "allow,", "→", "a→b", "…", "×2", "—", "·", "↔"}
+	long := strings.Repeat("w", 45)
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		b.WriteString(strings.Repeat(" ", r.IntN(7)))
+		for k := r.IntN(14); k >= 0; k-- {
+			switch r.IntN(10) {
+			case 0:
+				b.WriteString(long[:1+r.IntN(len(long)-1)])
+			case 1:
+				b.WriteString(strings.Repeat(" ", 1+r.IntN(3)))
+			default:
+				b.WriteString(pieces[r.IntN(len(pieces))])
+			}
+			if r.IntN(4) > 0 {
+				b.WriteByte(' ')
+			}
+		}
+		line, width, hang := b.String(), 1+r.IntN(50), r.IntN(5)
+		if len(line) <= width {
+			continue
+		}
+		if got, want := wrapPlain(line, width, hang), wrapWordwrap(line, width, hang); got != want {
+			t.Fatalf("wrapPlain(%q, %d, %d) =\n%q\nwant\n%q", line, width, hang, got, want)
+		}
+	}
+	// Lines that fit, or hold more than printable ASCII, take the general path.
+	for _, line := range []string{"  fits   ", "  wide │ " + long, "  é " + long, "  tab\t" + long, "\x1b[31m" + long} {
+		if got, want := wrapHang(line, 20, 2), wrapWordwrap(line, 20, 2); markedWidth(line) > 20 && got != want {
+			t.Errorf("wrapHang(%q) = %q, want %q", line, got, want)
+		}
+	}
+	if got := wrapHang("  fits   ", 20, 2); got != "  fits   " {
+		t.Errorf("a line that fits changed: %q", got)
+	}
+}
+
+// The symbols wrapPlain handles are one column wide and shown as they are.
+func TestPlainSymbols(t *testing.T) {
+	for _, r := range plainSymbols {
+		if w := markedWidth(string(r)); w != 1 {
+			t.Errorf("%q is %d columns wide", r, w)
+		}
+		if e := EscapeTerminal(string(r)); e != string(r) {
+			t.Errorf("%q is escaped as %q", r, e)
+		}
+	}
+	if plainText("a\tb") || plainText("a\x1bb") || plainText("é") || !plainText("a → b…") {
+		t.Error("plainText")
 	}
 }
