@@ -40,11 +40,58 @@ type Policy struct {
 	Version   string              `json:"apiVersion"`
 	Source    string              `json:"source,omitempty"`
 	Admission effective.Admission `json:"admission"`
-	// NotEnforced is "" when the policy runs, else why not; OtherDataPlane when it is
-	// that another data plane serves the gateway (render writes that sentence, and
-	// NotEnforced in -o json).
-	NotEnforced    string                    `json:"notEnforced,omitempty"`
-	OtherDataPlane *effective.OtherDataPlane `json:"-"`
+	// Why is nil when the policy runs, else why not; NotEnforced is its sentence for
+	// -o json, written by render (render.NotRunText) in its copy.
+	NotEnforced string  `json:"notEnforced,omitempty"`
+	Why         *NotRun `json:"-"`
+}
+
+// Why a described XAccessPolicy does not run on a path or a target (NotRun.Why);
+// render writes the sentence of each (render.NotRunText).
+const (
+	NotRunIgnored          = "ignored"            // the level leaves it out (Ignored)
+	NotRunInert            = "inert"              // an ExternalAuth policy whose config has no ext_authz filter on the gateway (NoFilter)
+	NotRunNoLevel          = "no-level"           // the path has no level for the target
+	NotRunNotOnLevel       = "not-on-level"       // the level does not list it
+	NotRunOtherDataPlane   = "other-data-plane"   // another data plane serves the gateway (OtherDataPlane)
+	NotRunUnsupportedKind  = "unsupported-kind"   // the target is neither a Gateway nor an XBackend (Kind)
+	NotRunTargetNotFound   = "target-not-found"   // the target is not in the input (Kind, Name)
+	NotRunBackendNotRouted = "backend-not-routed" // no route of any gateway reaches the XBackend target
+	NotRunGatewayNoRoute   = "gateway-no-route"   // no route is attached to the Gateway target
+	NotRunPathsDiffer      = "paths-differ"       // it runs on no path of the target, each for its own reason
+)
+
+// NotRunWhys lists every NotRun* constant (render's tests check each has a sentence).
+var NotRunWhys = []string{NotRunIgnored, NotRunInert, NotRunNoLevel, NotRunNotOnLevel, NotRunOtherDataPlane,
+	NotRunUnsupportedKind, NotRunTargetNotFound, NotRunBackendNotRouted, NotRunGatewayNoRoute, NotRunPathsDiffer}
+
+// NotRun is why a described XAccessPolicy does not run, as data: Why and the fields
+// its sentence needs.
+type NotRun struct {
+	Why            string
+	Ignored        *effective.Ignored
+	NoFilter       *effective.NoExtAuthFilter
+	OtherDataPlane *effective.OtherDataPlane
+	// Kind and Name ("ns/name") name the target (NotRunUnsupportedKind,
+	// NotRunTargetNotFound).
+	Kind, Name string
+}
+
+// same reports whether a and b say the same (both nil included).
+func (a *NotRun) same(b *NotRun) bool {
+	switch {
+	case a == nil || b == nil:
+		return a == b
+	case a.Why != b.Why || a.Kind != b.Kind || a.Name != b.Name:
+		return false
+	case (a.Ignored == nil) != (b.Ignored == nil) || (a.Ignored != nil && *a.Ignored != *b.Ignored):
+		return false
+	case (a.NoFilter == nil) != (b.NoFilter == nil) || (a.NoFilter != nil && *a.NoFilter != *b.NoFilter):
+		return false
+	case (a.OtherDataPlane == nil) != (b.OtherDataPlane == nil):
+		return false
+	}
+	return a.OtherDataPlane == nil || a.OtherDataPlane.Gateway == b.OtherDataPlane.Gateway
 }
 
 // Path is one path through the described object with its chain.
@@ -83,10 +130,12 @@ type Listener struct {
 	Hostname string `json:"hostname,omitempty"`
 	// TLS is the listener's TLS mode ("Terminate", "Passthrough"), "" without TLS.
 	TLS string `json:"tls,omitempty"`
-	// MTLS is whether callers present a client certificate: "required", "none" or
-	// "unknown" (a data plane agpol does not model), and MTLSWhy why.
-	MTLS    string `json:"mtls"`
-	MTLSWhy string `json:"mtlsWhy"`
+	// MTLS is whether callers present a client certificate: MTLSRequired, MTLSNone or
+	// MTLSUnknown (a data plane agpol does not model: DataPlane); MTLSWhy is why, written
+	// by render (render.MTLSText) for -o json in its copy.
+	MTLS      string             `json:"mtls"`
+	MTLSWhy   string             `json:"mtlsWhy"`
+	DataPlane topology.DataPlane `json:"-"`
 	// AttachedRoutes counts the HTTPRoutes attached to the listener.
 	AttachedRoutes int  `json:"attachedRoutes"`
 	Programmed     bool `json:"programmed"`
@@ -127,7 +176,10 @@ type View struct {
 	GatewayLevels []GatewayLevel `json:"gatewayLevels,omitempty"`
 	Policies      []Policy       `json:"accessPolicies,omitempty"`
 	Paths         []Path         `json:"paths,omitempty"`
-	Notes         []string       `json:"notes,omitempty"`
+	// NotesText are the sentences of Notes for -o json, written by render
+	// (render.ViewNoteText) in its copy.
+	NotesText []string `json:"notes,omitempty"`
+	Notes     []Note   `json:"-"`
 	// AuthPolicy is the effective Kuadrant AuthPolicy per listener (Gateway) or per rule
 	// and listener path (HTTPRoute); empty without AuthPolicies.
 	AuthPolicy []*authpolicy.PathResult `json:"-"`
@@ -145,6 +197,37 @@ type View struct {
 	// RuleSources maps every XAccessPolicy rule ID of the view to where it is written.
 	RuleSources map[string]string `json:"ruleSources,omitempty"`
 }
+
+// Whether callers of a listener present a client certificate (Listener.MTLS).
+const (
+	MTLSRequired = "required" // the kube-agentic-networking data plane requires one on HTTPS listeners
+	MTLSNone     = "none"     // plain HTTP carries none
+	MTLSUnknown  = "unknown"  // agpol does not model the listener's protocol on its data plane
+)
+
+// MTLSModes lists every MTLS* constant (render's tests check each has a sentence).
+var MTLSModes = []string{MTLSRequired, MTLSNone, MTLSUnknown}
+
+// Note is a remark on the view as data: Why (a Note* constant) and the fields its
+// sentence needs (render.ViewNoteText writes it).
+type Note struct {
+	Why string
+	// Gateway and Listener: where the route is not attached, and Reason why, the
+	// graph's text quoted (NoteNotAttached).
+	Gateway  topology.Ref
+	Listener string
+	Reason   string
+}
+
+// Remarks on a view (Note.Why).
+const (
+	NoteNotAttached      = "not-attached"       // the described route is not attached to a listener
+	NoteRouteChains      = "route-chains"       // XAccessPolicies attach to Gateways and XBackends: the route's paths' chains
+	NoteBackendNotRouted = "backend-not-routed" // no route of any gateway reaches the described XBackend
+)
+
+// NoteWhys lists every Note* constant (render's tests check each has a sentence).
+var NoteWhys = []string{NoteNotAttached, NoteRouteChains, NoteBackendNotRouted}
 
 // Build computes the view of the object of kind (KindGateway, KindHTTPRoute or
 // KindXBackend) ns/name in m's snapshot under sem, with ServiceAccount identities in
@@ -182,7 +265,7 @@ func build(m *model.Model, e *effective.Engine, kind, ns, name string) (*View, e
 		for _, at := range g.AttachmentsOfRoute(ref) {
 			gr := topology.GatewayRef(at.Gateway.Namespace, at.Gateway.Name)
 			if !at.Accepted {
-				d.Notes = append(d.Notes, fmt.Sprintf("not attached to %s/%s listener %s: %s", gr.Namespace, gr.Name, at.Listener, at.Reason))
+				d.Notes = append(d.Notes, Note{Why: NoteNotAttached, Gateway: gr, Listener: at.Listener, Reason: at.Reason})
 				continue
 			}
 			if seen[gr] {
@@ -195,7 +278,7 @@ func build(m *model.Model, e *effective.Engine, kind, ns, name string) (*View, e
 				}
 			}
 		}
-		d.Notes = append(d.Notes, "XAccessPolicies attach to Gateways and XBackends, not to routes: the chains below are those of the route's paths")
+		d.Notes = append(d.Notes, Note{Why: NoteRouteChains})
 	case KindXBackend:
 		target = topology.XBackendRef(ns, name)
 		xb := g.XBackend(target)
@@ -211,7 +294,7 @@ func build(m *model.Model, e *effective.Engine, kind, ns, name string) (*View, e
 			}
 		}
 		if len(paths) == 0 {
-			d.Notes = append(d.Notes, "no route of any gateway reaches this XBackend: its policies produce nothing in the data plane")
+			d.Notes = append(d.Notes, Note{Why: NoteBackendNotRouted})
 		}
 	case KindXAccessPolicy:
 		return accessPolicyView(s, g, e, d)
@@ -268,11 +351,11 @@ func listeners(g *topology.Graph, gw *snapshot.Gateway, dp topology.GatewayDataP
 		}
 		switch {
 		case l.Protocol == gwapiv1.HTTPSProtocolType && dp.Agentic():
-			li.MTLS, li.MTLSWhy = "required", "the kube-agentic-networking data plane requires a client certificate on HTTPS listeners"
+			li.MTLS = MTLSRequired
 		case l.Protocol == gwapiv1.HTTPProtocolType:
-			li.MTLS, li.MTLSWhy = "none", "plain HTTP carries no client certificate"
+			li.MTLS = MTLSNone
 		default:
-			li.MTLS, li.MTLSWhy = "unknown", "agpol does not model client certificates of "+string(l.Protocol)+" listeners on the "+string(dp.DataPlane)+" data plane"
+			li.MTLS, li.DataPlane = MTLSUnknown, dp.DataPlane
 		}
 		li.NotProgrammed = g.ListenerNotProgrammed(ref, li.Name)
 		li.Programmed = li.NotProgrammed == ""
@@ -328,7 +411,7 @@ func levelSignature(l *effective.Level) string {
 		b.WriteString("c:" + c.Kept + "/" + c.Replaced + ";")
 	}
 	for _, ig := range l.Ignored {
-		b.WriteString("i:" + ig.ID + "/" + ig.Reason + ";")
+		fmt.Fprintf(&b, "i:%s/%q;", ig.ID, []string{ig.Why, ig.Code, ig.From, ig.Message, ig.SectionName, ig.TargetKind, ig.Action, ig.UsedExtAuth})
 	}
 	return b.String()
 }
@@ -364,7 +447,7 @@ func ruleSources(d *View) map[string]string {
 // policies lists the XAccessPolicies naming target, by ID, each with its admission and
 // why its level does not enforce it.
 func policies(s *snapshot.Snapshot, e *effective.Engine, kind string, target topology.Ref) []Policy {
-	notEnforced := map[string]string{}
+	notEnforced := map[string]*NotRun{}
 	var lvl *effective.Level
 	var other *effective.OtherDataPlane
 	if kind == KindGateway {
@@ -375,16 +458,16 @@ func policies(s *snapshot.Snapshot, e *effective.Engine, kind string, target top
 		gw := topology.GatewayRef("", "")
 		lvl = e.Chain(gw, "", &target).Backend
 	}
-	for _, ig := range lvl.Ignored {
-		notEnforced[ig.ID] = ig.Reason
+	for i := range lvl.Ignored {
+		notEnforced[lvl.Ignored[i].ID] = &NotRun{Why: NotRunIgnored, Ignored: &lvl.Ignored[i]}
 	}
 	var out []Policy
 	targets := topology.IndexTargets(s)
 	for _, p := range targets.AccessPolicies[target] {
 		dp := Policy{ID: p.Namespace + "/" + p.Name, Action: string(p.Spec.Action), Version: p.APIVersion(),
-			Source: p.Source.String(), Admission: e.Admission[p], NotEnforced: notEnforced[p.Namespace+"/"+p.Name]}
-		if dp.NotEnforced == "" {
-			dp.OtherDataPlane = other
+			Source: p.Source.String(), Admission: e.Admission[p], Why: notEnforced[p.Namespace+"/"+p.Name]}
+		if dp.Why == nil && other != nil {
+			dp.Why = &NotRun{Why: NotRunOtherDataPlane, OtherDataPlane: other}
 		}
 		if dp.Action == "" {
 			dp.Action = "<no action>"

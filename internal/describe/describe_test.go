@@ -3,6 +3,7 @@ package describe
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,7 +109,7 @@ func TestBuild(t *testing.T) {
 		kind, ns, name string
 		policies       []string
 		paths          []string
-		note           string
+		note           string // a Note* constant
 		err            string
 	}{
 		{kind: KindGateway, ns: "gw", name: "gw", policies: []string{"gw/edge"},
@@ -123,7 +124,7 @@ func TestBuild(t *testing.T) {
 				"gw/gw https app/r#mcp XBackend app/xb backend-level",
 				"gw/gw http app/r#mcp XBackend app/xb plain-http backend-level",
 			}},
-		{kind: KindHTTPRoute, ns: "app", name: "r", note: "not to routes",
+		{kind: KindHTTPRoute, ns: "app", name: "r", note: NoteRouteChains,
 			paths: []string{
 				"gw/gw https app/r#mcp XBackend app/xb backend-level",
 				"gw/gw https app/r# no-backend",
@@ -149,8 +150,8 @@ func TestBuild(t *testing.T) {
 			var pols []string
 			for _, p := range v.Policies {
 				pols = append(pols, p.ID)
-				if !p.Admission.Effective.Accepted || p.NotEnforced != "" || p.OtherDataPlane != nil {
-					t.Errorf("policy %s: admission %+v, not enforced %q", p.ID, p.Admission.Effective, p.NotEnforced)
+				if !p.Admission.Effective.Accepted || p.Why != nil {
+					t.Errorf("policy %s: admission %+v, not enforced %+v", p.ID, p.Admission.Effective, p.Why)
 				}
 			}
 			if strings.Join(pols, ",") != strings.Join(tt.policies, ",") {
@@ -163,8 +164,8 @@ func TestBuild(t *testing.T) {
 			if strings.Join(paths, "\n") != strings.Join(tt.paths, "\n") {
 				t.Errorf("paths:\n%s\nwant:\n%s", strings.Join(paths, "\n"), strings.Join(tt.paths, "\n"))
 			}
-			if tt.note != "" && !strings.Contains(strings.Join(v.Notes, "\n"), tt.note) {
-				t.Errorf("notes %q, want one with %q", v.Notes, tt.note)
+			if tt.note != "" && !slices.ContainsFunc(v.Notes, func(n Note) bool { return n.Why == tt.note }) {
+				t.Errorf("notes %+v, want one %s", v.Notes, tt.note)
 			}
 		})
 	}

@@ -1,7 +1,6 @@
 package describe
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -32,9 +31,22 @@ type AccessPolicyView struct {
 	// Rules are its rules in spec order (a v0alpha0 object's as the legacy translator
 	// reads them).
 	Rules []*effective.Rule `json:"rules"`
-	// Shadows says which of its rules another policy replaces, or which it replaces,
-	// where a level merges rules by name.
-	Shadows []string `json:"shadows,omitempty"`
+	// Shadowing says which of its rules another policy replaces, or which it replaces,
+	// where a level merges rules by name; Shadows are its sentences for -o json, written
+	// by render (render.ShadowText) in its copy.
+	Shadows   []string `json:"shadows,omitempty"`
+	Shadowing []Shadow `json:"-"`
+}
+
+// Shadow is a rule of the described policy and another policy's of the same name, one
+// replacing the other on a level that merges rules by name.
+type Shadow struct {
+	// Rule is the rule name, Other the other policy's rule (NS/POLICY#RULE) and On the
+	// level's target ("ns/name").
+	Rule, Other, On string
+	// Replaces is true when the described policy's rule replaces Other, false when
+	// Other replaces it.
+	Replaces bool
 }
 
 // PolicyTarget is one targetRef of a described XAccessPolicy.
@@ -48,11 +60,11 @@ type PolicyTarget struct {
 	PoliciesOnTarget int `json:"policiesOnTarget"`
 	// DataPlane serves a Gateway target.
 	DataPlane *topology.GatewayDataPlane `json:"dataPlane,omitempty"`
-	// NotEnforced says why the policy applies on no path of this target, "" when it
-	// applies on some; OtherDataPlane when it is that another data plane serves the
-	// gateway (render writes that sentence, and NotEnforced in -o json).
-	NotEnforced    string                    `json:"notEnforced,omitempty"`
-	OtherDataPlane *effective.OtherDataPlane `json:"-"`
+	// Why says why the policy applies on no path of this target, nil when it applies on
+	// some; NotEnforced is its sentence for -o json, written by render
+	// (render.NotRunText) in its copy.
+	NotEnforced string  `json:"notEnforced,omitempty"`
+	Why         *NotRun `json:"-"`
 	// Paths are the paths through the target, each with whether the policy runs there.
 	Paths []PolicyPath `json:"paths,omitempty"`
 }
@@ -60,11 +72,11 @@ type PolicyTarget struct {
 // PolicyPath is one path through a target of a described policy.
 type PolicyPath struct {
 	Path
-	// Applies is true when the policy runs on the path; Reason says why not, or
-	// OtherDataPlane (render writes that sentence, and Reason in -o json).
-	Applies        bool                      `json:"applies"`
-	Reason         string                    `json:"reason,omitempty"`
-	OtherDataPlane *effective.OtherDataPlane `json:"-"`
+	// Applies is true when the policy runs on the path; Why says why not, and Reason is
+	// its sentence for -o json, written by render (render.NotRunText) in its copy.
+	Applies bool    `json:"applies"`
+	Reason  string  `json:"reason,omitempty"`
+	Why     *NotRun `json:"-"`
 }
 
 // accessPolicyView fills d with the view of the XAccessPolicy d.Target names.
@@ -92,7 +104,7 @@ func accessPolicyView(s *snapshot.Snapshot, g *topology.Graph, e *effective.Engi
 		d.RuleSources[r.ID()] = r.Source.String()
 	}
 	targets := topology.IndexTargets(s)
-	shadows := map[string]bool{}
+	shadows := map[Shadow]bool{}
 	applied, total := 0, 0
 	for _, tr := range obj.Spec.TargetRefs {
 		pt := PolicyTarget{Kind: string(tr.Kind), Name: obj.Namespace + "/" + string(tr.Name)}
@@ -123,7 +135,7 @@ func accessPolicyView(s *snapshot.Snapshot, g *topology.Graph, e *effective.Engi
 				}
 			}
 		default:
-			pt.NotEnforced = fmt.Sprintf("%s is neither a Gateway nor an XBackend: the data plane attaches nothing to it", tr.Kind)
+			pt.Why = &NotRun{Why: NotRunUnsupportedKind, Kind: string(tr.Kind)}
 		}
 		if ref.Kind != "" {
 			pt.PoliciesOnTarget = len(targets.AccessPolicies[ref])
@@ -138,39 +150,42 @@ func accessPolicyView(s *snapshot.Snapshot, g *topology.Graph, e *effective.Engi
 				lvl = c.Backend
 			}
 			if c.OtherDataPlane != nil {
-				pp.OtherDataPlane = c.OtherDataPlane
+				pp.Why = &NotRun{Why: NotRunOtherDataPlane, OtherDataPlane: c.OtherDataPlane}
 			} else {
-				pp.Applies, pp.Reason = appliesOn(lvl, obj, id)
+				pp.Applies, pp.Why = appliesOn(lvl, obj, id)
 			}
 			if pp.Applies {
 				applied++
 			}
 			total++
 			if lvl != nil {
+				on := lvl.Target.Namespace + "/" + lvl.Target.Name
 				for _, col := range lvl.Collisions {
 					switch {
 					case col.Replaced != "" && strings.HasPrefix(col.Replaced, id+"#"):
-						shadows[fmt.Sprintf("rule %q is replaced by %s on %s", col.Name, col.Kept, lvl.Target.Namespace+"/"+lvl.Target.Name)] = true
+						shadows[Shadow{Rule: col.Name, Other: col.Kept, On: on}] = true
 					case col.Replaced != "" && strings.HasPrefix(col.Kept, id+"#"):
-						shadows[fmt.Sprintf("rule %q replaces %s on %s", col.Name, col.Replaced, lvl.Target.Namespace+"/"+lvl.Target.Name)] = true
+						shadows[Shadow{Rule: col.Name, Other: col.Replaced, On: on, Replaces: true}] = true
 					}
 				}
 			}
 			pt.Paths = append(pt.Paths, pp)
 		}
-		if pt.DataPlane != nil && pt.NotEnforced == "" {
-			pt.OtherDataPlane = e.Chain(ref, "", nil).OtherDataPlane
+		if pt.DataPlane != nil && pt.Why == nil {
+			if o := e.Chain(ref, "", nil).OtherDataPlane; o != nil {
+				pt.Why = &NotRun{Why: NotRunOtherDataPlane, OtherDataPlane: o}
+			}
 		}
 		switch {
-		case pt.NotEnforced != "" || pt.OtherDataPlane != nil:
+		case pt.Why != nil:
 		case !pt.Found:
-			pt.NotEnforced = fmt.Sprintf("%s %s is not in the input", pt.Kind, pt.Name)
+			pt.Why = &NotRun{Why: NotRunTargetNotFound, Kind: pt.Kind, Name: pt.Name}
 		case len(pt.Paths) == 0 && ref.Kind == agentic.KindXBackend:
-			pt.NotEnforced = "no route of any gateway reaches this XBackend"
+			pt.Why = &NotRun{Why: NotRunBackendNotRouted}
 		case len(pt.Paths) == 0:
-			pt.NotEnforced = "no route is attached to the gateway: no path runs the gateway level"
+			pt.Why = &NotRun{Why: NotRunGatewayNoRoute}
 		default:
-			pt.NotEnforced, pt.OtherDataPlane = commonReason(pt.Paths)
+			pt.Why = commonReason(pt.Paths)
 		}
 		v.Targets = append(v.Targets, pt)
 	}
@@ -183,71 +198,72 @@ func accessPolicyView(s *snapshot.Snapshot, g *topology.Graph, e *effective.Engi
 		v.Enforcement = NotEnforced
 	}
 	for _, pt := range v.Targets {
-		if (pt.NotEnforced != "" || pt.OtherDataPlane != nil) && v.NotEnforced == "" && v.OtherDataPlane == nil {
-			v.NotEnforced, v.OtherDataPlane = pt.NotEnforced, pt.OtherDataPlane
+		if pt.Why != nil && v.Why == nil {
+			v.Why = pt.Why
 		}
 	}
 	if v.Enforcement == Enforced {
-		v.NotEnforced, v.OtherDataPlane = "", nil
+		v.Why = nil
 	}
 	for sh := range shadows {
-		v.Shadows = append(v.Shadows, sh)
+		v.Shadowing = append(v.Shadowing, sh)
 	}
-	sort.Strings(v.Shadows)
+	sort.Slice(v.Shadowing, func(i, j int) bool {
+		a, b := v.Shadowing[i], v.Shadowing[j]
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		if a.Replaces != b.Replaces {
+			return !a.Replaces
+		}
+		if a.Other != b.Other {
+			return a.Other < b.Other
+		}
+		return a.On < b.On
+	})
 	d.AccessPolicy = v
 	return d, nil
 }
 
 // appliesOn says whether policy obj (ID id) runs at level lvl of a chain the data plane
 // enforces, and why not.
-func appliesOn(lvl *effective.Level, obj *snapshot.XAccessPolicy, id string) (bool, string) {
+func appliesOn(lvl *effective.Level, obj *snapshot.XAccessPolicy, id string) (bool, *NotRun) {
 	if lvl == nil {
-		return false, "the path has no level for this target"
+		return false, &NotRun{Why: NotRunNoLevel}
 	}
 	if lvl.ExtAuth != nil && lvl.ExtAuth.Obj == obj {
 		if !lvl.ExtAuthFilter {
-			return false, "inert: " + lvl.ExtAuthNote
+			return false, &NotRun{Why: NotRunInert, NoFilter: lvl.NoFilter}
 		}
-		return true, ""
+		return true, nil
 	}
 	for _, p := range lvl.Allow {
 		if p.Obj == obj {
-			return true, ""
+			return true, nil
 		}
 	}
-	for _, ig := range lvl.Ignored {
-		if ig.Policy == obj || ig.ID == id {
-			return false, ig.Reason
+	for i := range lvl.Ignored {
+		if ig := &lvl.Ignored[i]; ig.Policy == obj || ig.ID == id {
+			return false, &NotRun{Why: NotRunIgnored, Ignored: ig}
 		}
 	}
-	return false, "not on this level"
+	return false, &NotRun{Why: NotRunNotOnLevel}
 }
 
 // commonReason is the reason every path gives when the policy runs on none of them
-// (the same other data plane, or the same text), "runs on no path (see each path)" when
-// they differ; "" and nil when it runs on some.
-func commonReason(paths []PolicyPath) (string, *effective.OtherDataPlane) {
-	reason, set := "", false
-	var other *effective.OtherDataPlane
-	for _, p := range paths {
+// (the same one), NotRunPathsDiffer when they differ; nil when it runs on some.
+func commonReason(paths []PolicyPath) *NotRun {
+	var common *NotRun
+	for i, p := range paths {
 		if p.Applies {
-			return "", nil
+			return nil
 		}
-		if set && (p.Reason != reason || !sameGateway(p.OtherDataPlane, other)) {
-			return "runs on no path (see each path)", nil
+		if i > 0 && !p.Why.same(common) {
+			return &NotRun{Why: NotRunPathsDiffer}
 		}
-		reason, other, set = p.Reason, p.OtherDataPlane, true
+		common = p.Why
 	}
-	return reason, other
-}
-
-// sameGateway reports whether a and b are the same Gateway of another data plane (both
-// nil included): they state the same sentence.
-func sameGateway(a, b *effective.OtherDataPlane) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.Gateway == b.Gateway
+	return common
 }
 
 // AuthPolicyView is the view of one Kuadrant AuthPolicy.

@@ -129,14 +129,16 @@ func TestAccessPolicyView(t *testing.T) {
 		name        string
 		admitted    bool
 		enforcement string
-		// reason is in the policy's NotEnforced; shadow in one of its Shadows.
-		reason, shadow string
-		onTarget       int
+		// reason is why the policy does not run: the level's code, or the other data
+		// plane's name; shadow is one of its Shadowing.
+		reason   string
+		shadow   *Shadow
+		onTarget int
 	}{
-		{name: "p1", admitted: true, enforcement: Enforced, shadow: `rule "call" is replaced by app/p2#call`, onTarget: 7},
-		{name: "p2", admitted: true, enforcement: Enforced, shadow: `rule "call" replaces app/p1#call`, onTarget: 7},
+		{name: "p1", admitted: true, enforcement: Enforced, shadow: &Shadow{Rule: "call", Other: "app/p2#call"}, onTarget: 7},
+		{name: "p2", admitted: true, enforcement: Enforced, shadow: &Shadow{Rule: "call", Other: "app/p1#call", Replaces: true}, onTarget: 7},
 		{name: "p6", enforcement: NotEnforced, reason: effective.ReasonLimit, onTarget: 7},
-		{name: "legacy", admitted: true, enforcement: NotEnforced, reason: "v0alpha0 object: stored without spec.action", onTarget: 7},
+		{name: "legacy", admitted: true, enforcement: NotEnforced, reason: effective.ReasonNoAction, onTarget: 7},
 		{name: "mesh", admitted: true, enforcement: NotEnforced, reason: "istio", onTarget: 1}, // another data plane: reason is its name
 	}
 	for _, tt := range tests {
@@ -156,15 +158,24 @@ func TestAccessPolicyView(t *testing.T) {
 			if ap.Enforcement != tt.enforcement {
 				t.Errorf("enforcement %s, want %s", ap.Enforcement, tt.enforcement)
 			}
-			if o := ap.OtherDataPlane; o != nil {
-				if string(o.DataPlane.DataPlane) != tt.reason || ap.NotEnforced != "" || o.Gateway.Name != tt.name {
-					t.Errorf("not enforced %q on the other data plane %+v, want %s", ap.NotEnforced, o, tt.reason)
+			switch why := ap.Why; {
+			case why == nil:
+				if tt.reason != "" {
+					t.Errorf("runs, want not enforced %s", tt.reason)
 				}
-			} else if !strings.Contains(ap.NotEnforced, tt.reason) || (tt.reason == "") != (ap.NotEnforced == "") || tt.name == "mesh" {
-				t.Errorf("not enforced %q, want one with %q", ap.NotEnforced, tt.reason)
+			case why.Why == NotRunOtherDataPlane:
+				if o := why.OtherDataPlane; string(o.DataPlane.DataPlane) != tt.reason || o.Gateway.Name != tt.name {
+					t.Errorf("not enforced on the other data plane %+v, want %s", o, tt.reason)
+				}
+			case why.Why != NotRunIgnored || why.Ignored.Code != tt.reason || tt.name == "mesh":
+				t.Errorf("not enforced %+v, want the level's %s", why, tt.reason)
 			}
-			if got := strings.Join(ap.Shadows, "\n"); !strings.Contains(got, tt.shadow) || (tt.shadow == "") != (got == "") {
-				t.Errorf("shadows %q, want one with %q", got, tt.shadow)
+			if tt.shadow != nil {
+				if len(ap.Shadowing) == 0 || ap.Shadowing[0].Rule != tt.shadow.Rule || ap.Shadowing[0].Other != tt.shadow.Other || ap.Shadowing[0].Replaces != tt.shadow.Replaces {
+					t.Errorf("shadowing %+v, want one %+v", ap.Shadowing, *tt.shadow)
+				}
+			} else if len(ap.Shadowing) > 0 {
+				t.Errorf("shadowing %+v, want none", ap.Shadowing)
 			}
 			if len(ap.Targets) != 1 || ap.Targets[0].PoliciesOnTarget != tt.onTarget || !ap.Targets[0].Found {
 				t.Fatalf("targets %+v, want one found with %d policies", ap.Targets, tt.onTarget)
@@ -252,7 +263,7 @@ func TestGatewayListenersAndLevels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mesh.DataPlane.DataPlane != "istio" || len(mesh.Policies) != 1 || mesh.Policies[0].OtherDataPlane == nil || mesh.Policies[0].OtherDataPlane.DataPlane.DataPlane != "istio" {
+	if mesh.DataPlane.DataPlane != "istio" || len(mesh.Policies) != 1 || mesh.Policies[0].Why == nil || mesh.Policies[0].Why.OtherDataPlane == nil || mesh.Policies[0].Why.OtherDataPlane.DataPlane.DataPlane != "istio" {
 		t.Errorf("mesh: %+v, policies %+v", mesh.DataPlane, mesh.Policies)
 	}
 }

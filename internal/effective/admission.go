@@ -62,7 +62,8 @@ func (a Admission) EffectiveCell() string {
 }
 
 // Recorded summarises the recorded status: accepted when there is at least one ancestor and
-// every ancestor has Accepted=True (pkg/helpers/accesspolicy.go). Nil without status.
+// every ancestor has Accepted=True (pkg/helpers/accesspolicy.go). Nil without status. The
+// messages are the recorded condition's, or agpol's (Pending) for an ancestor without one.
 func Recorded(p *snapshot.XAccessPolicy) *Status {
 	anc := p.Status.Ancestors
 	if len(anc) == 0 {
@@ -135,6 +136,12 @@ func Admit(s *snapshot.Snapshot, sem Semantics) map[*snapshot.XAccessPolicy]Admi
 	return out
 }
 
+// compute is the status the controller would write (docs/semantics.md#admission). Its
+// messages are status condition messages, so they stay here as the API shows them: the
+// controller's own wording where it writes one (kube-agentic-networking
+// pkg/controller/accesspolicy.go: the ExternalAuth and count limits 246-305, InvalidCEL
+// 366-393, accepted 311-364); InvalidTargetKind is agpol's, for a semantics that
+// rejects other kinds.
 func compute(p *snapshot.XAccessPolicy, targets map[targetID][]*snapshot.XAccessPolicy, sem Semantics) Status {
 	if sem.TargetKinds == TargetKindsGatewayXBackend {
 		for _, tr := range p.Spec.TargetRefs {

@@ -1,7 +1,6 @@
 package effective
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -192,8 +191,7 @@ func (e *Engine) Chain(gw topology.Ref, listener string, backend *topology.Ref) 
 				be.ExtAuthFilter = true
 			default:
 				be.ExtAuthFilter = false
-				be.ExtAuthNote = fmt.Sprintf("no ext_authz filter on gateway %s/%s for this config: no HTTPRoute of the gateway references XBackend %s/%s with group %s",
-					gw.Namespace, gw.Name, backend.Namespace, backend.Name, agentic.GroupName)
+				be.NoFilter = &NoExtAuthFilter{Gateway: gw, Backend: *backend}
 			}
 			if c.Gateway.ExtAuth != nil && c.Gateway.ExtAuth.ExtAuthHash == be.ExtAuth.ExtAuthHash {
 				c.SharedExtAuth = true
@@ -243,26 +241,28 @@ func (e *Engine) buildLevel(target topology.Ref, listener string) *Level {
 			continue
 		}
 		if a := e.Admission[p]; !a.Effective.Accepted {
-			l.Ignored = append(l.Ignored, Ignored{p, p.Namespace + "/" + p.Name,
-				fmt.Sprintf("not accepted (%s, %s): %s", a.Effective.Reason, a.From, a.Effective.Message), a.Effective.Reason})
+			l.Ignored = append(l.Ignored, Ignored{Policy: p, ID: p.Namespace + "/" + p.Name, Code: a.Effective.Reason,
+				Why: IgnoredNotAccepted, From: a.From, Message: a.Effective.Message})
 			continue
 		}
 		if sem.SectionName == Enforced && hit.SectionName != nil {
 			sn := string(*hit.SectionName)
+			ig := Ignored{Policy: p, ID: p.Namespace + "/" + p.Name, Code: ReasonSectionNotFound, SectionName: sn, TargetKind: target.Kind}
 			switch {
 			case target.Kind != "Gateway":
-				l.Ignored = append(l.Ignored, Ignored{p, p.Namespace + "/" + p.Name, fmt.Sprintf("sectionName %q: %s has no sections, the policy does not attach", sn, target.Kind), ReasonSectionNotFound})
-				continue
+				ig.Why = IgnoredNoSections
 			case !e.hasListener(target, sn):
-				l.Ignored = append(l.Ignored, Ignored{p, p.Namespace + "/" + p.Name, fmt.Sprintf("sectionName %q names no listener of the gateway, the policy does not attach", sn), ReasonSectionNotFound})
-				continue
+				ig.Why = IgnoredNoListener
 			case listener != "" && listener != sn:
-				l.Ignored = append(l.Ignored, Ignored{p, p.Namespace + "/" + p.Name, fmt.Sprintf("sectionName %q: applies only to listener %s", sn, sn), ReasonOtherListener})
+				ig.Why, ig.Code = IgnoredOtherListener, ReasonOtherListener
+			}
+			if ig.Why != "" {
+				l.Ignored = append(l.Ignored, ig)
 				continue
 			}
 		}
 		if p.Legacy != nil && sem.V0alpha0 != V0alpha0Legacy {
-			l.Ignored = append(l.Ignored, Ignored{p, p.Namespace + "/" + p.Name, "v0alpha0 object: stored without spec.action, never enforced", ReasonNoAction})
+			l.Ignored = append(l.Ignored, Ignored{Policy: p, ID: p.Namespace + "/" + p.Name, Code: ReasonNoAction, Why: IgnoredLegacyNoAction})
 			continue
 		}
 		cands = append(cands, p)
@@ -284,20 +284,22 @@ func (e *Engine) buildLevel(target topology.Ref, listener string) *Level {
 			cp := e.compileLegacy(p)
 			l.Allow = append(l.Allow, cp)
 			for _, r := range cp.All {
-				if r.ExtAuth && r.Skipped == "" {
+				if r.ExtAuth && r.CELError == "" {
 					l.LegacyExt = append(l.LegacyExt, r)
 				}
 			}
 		case p.Spec.Action == v1alpha1.ActionTypeExternalAuth:
 			if l.ExtAuth != nil {
-				l.Ignored = append(l.Ignored, Ignored{p, p.Namespace + "/" + p.Name, "not the first ExternalAuth policy on the target (only " + l.ExtAuth.ID() + " is used)", ReasonExtAuthNotFirst})
+				l.Ignored = append(l.Ignored, Ignored{Policy: p, ID: p.Namespace + "/" + p.Name, Code: ReasonExtAuthNotFirst,
+					Why: IgnoredExtAuthNotFirst, UsedExtAuth: l.ExtAuth.ID()})
 				continue
 			}
 			l.ExtAuth = e.compile(p, false)
 		case p.Spec.Action == v1alpha1.ActionTypeAllow:
 			l.Allow = append(l.Allow, e.compile(p, sem.AllowCombine == CombineAllPolicies))
 		default:
-			l.Ignored = append(l.Ignored, Ignored{p, p.Namespace + "/" + p.Name, fmt.Sprintf("action %q is neither Allow nor ExternalAuth", p.Spec.Action), actionCode(p.Spec.Action)})
+			l.Ignored = append(l.Ignored, Ignored{Policy: p, ID: p.Namespace + "/" + p.Name, Code: actionCode(p.Spec.Action),
+				Why: IgnoredUnknownAction, Action: string(p.Spec.Action)})
 		}
 	}
 	if sem.AllowCombine != CombineAllPolicies {

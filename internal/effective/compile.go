@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -20,11 +19,11 @@ func builtins(p *Policy) []*Rule {
 	return []*Rule{
 		{Name: BuiltinInitialize, Policy: p, Index: -1, Builtin: true, Principal: Principal{Any: true},
 			Permission: Permission{Methods: []MethodMatcher{{Name: "initialize"}, {Name: "notifications/initialized"}, {Name: "tools/list"}},
-				Note: "built-in allowance"}, Source: src},
+				Why: PermissionBuiltin}, Source: src},
 		{Name: BuiltinHTTPGet, Policy: p, Index: -1, Builtin: true, Principal: Principal{Any: true},
-			Permission: Permission{HTTPMethods: []string{"GET"}, Note: "built-in allowance"}, Source: src},
+			Permission: Permission{HTTPMethods: []string{"GET"}, Why: PermissionBuiltin}, Source: src},
 		{Name: BuiltinSessionClose, Policy: p, Index: -1, Builtin: true, Principal: Principal{Any: true},
-			Permission: Permission{SessionClose: true, Note: "built-in allowance"}, Source: src},
+			Permission: Permission{SessionClose: true, Why: PermissionBuiltin}, Source: src},
 	}
 }
 
@@ -40,7 +39,7 @@ func (e *Engine) ruleSource(p *snapshot.XAccessPolicy, i int) RuleSource {
 // finish sorts the rules into RBAC map order and adds built-ins for the per-policy combination.
 func (e *Engine) finish(cp *Policy, perPolicy bool) *Policy {
 	for _, r := range cp.All {
-		if r.Skipped == "" {
+		if r.CELError == "" {
 			cp.Rules = append(cp.Rules, r)
 		}
 	}
@@ -79,7 +78,7 @@ func (e *Engine) compile(p *snapshot.XAccessPolicy, perPolicy bool) *Policy {
 		r := &p.Spec.Rules[i]
 		cr := &Rule{Name: r.Name, Policy: cp, Index: i, Source: e.ruleSource(p, i)}
 		cr.Principal = e.principal(string(r.Source.Type), r.Source.SPIFFE != nil, spiffeOf(r.Source.SPIFFE), saOf(r.Source.ServiceAccount), p.Namespace)
-		cr.Permission, cr.Skipped = e.permission(r.Authorization)
+		cr.Permission, cr.CELError = e.permission(r.Authorization)
 		cp.All = append(cp.All, cr)
 	}
 	return e.finish(cp, perPolicy)
@@ -111,18 +110,20 @@ func (e *Engine) principal(typ string, hasSPIFFE bool, spiffe string, sa *[2]str
 		}
 		return pr
 	case typ == "" && !hasSPIFFE && sa == nil:
-		return Principal{Any: true, Omitted: true, Note: "source omitted: any caller"}
+		return Principal{Any: true, Omitted: true, Why: SourceOmitted}
 	}
-	note := fmt.Sprintf("source type %q without its field", typ)
+	pr := Principal{Why: SourceTypeWithoutField, SourceType: typ}
 	if typ == "" {
-		note = "source field without type"
+		pr.Why = SourceFieldWithoutType
 	} else if (typ == "SPIFFE" && sa != nil) || (typ == "ServiceAccount" && hasSPIFFE) {
-		note = fmt.Sprintf("source type %q with the other kind's field", typ)
+		pr.Why = SourceOtherKindField
 	}
 	if e.Semantics.SourceFailOpen == SourceNone {
-		return Principal{None: true, Note: note + ": matches nobody"}
+		pr.None = true
+	} else {
+		pr.Any = true
 	}
-	return Principal{Any: true, Note: note + ": matches any caller"}
+	return pr
 }
 
 // DefaultTrustDomain is the reference deployment's --agentic-identity-trust-domain, the
@@ -144,17 +145,22 @@ func ServiceAccountSPIFFEID(trustDomain, policyNS, ns, name string) string {
 	return SPIFFEID(trustDomain, ns, name)
 }
 
-func (e *Engine) emptyPermission(note string) Permission {
+// emptyPermission is what an authorization that lists nothing means under the
+// semantics (docs/semantics.md#permissions), why says why it lists nothing (a
+// Permission* constant).
+func (e *Engine) emptyPermission(why string) Permission {
 	if e.Semantics.EmptyAuthorization == EmptyAuthDenyTools {
-		return Permission{NotToolsCall: true, Note: note + ": everything but tools/call"}
+		return Permission{NotToolsCall: true, Why: why}
 	}
-	return Permission{Any: true, Note: note + ": any request"}
+	return Permission{Any: true, Why: why}
 }
 
-// permission compiles a v1alpha1 authorization (docs/semantics.md#permissions, #l7-fields, #cel-only-tools-call).
+// permission compiles a v1alpha1 authorization (docs/semantics.md#permissions, #l7-fields,
+// #cel-only-tools-call), and gives cel-go's error when its CEL expression does not compile
+// (the translator drops the rule).
 func (e *Engine) permission(a *v1alpha1.AuthorizationRule) (Permission, string) {
 	if a == nil {
-		return e.emptyPermission("authorization omitted"), ""
+		return e.emptyPermission(PermissionAuthorizationOmitted), ""
 	}
 	var perm Permission
 	switch a.Type {
@@ -175,23 +181,24 @@ func (e *Engine) permission(a *v1alpha1.AuthorizationRule) (Permission, string) 
 		switch {
 		case len(perm.Methods) > 0 || perm.Base:
 		case a.MCP.Methods != nil && e.Semantics.EmptyMethods == EmptyMethodsNone:
-			perm = Permission{Note: "methods: [] lists no MCP method: matches nothing"}
+			perm = Permission{Why: PermissionEmptyMethods}
 		default:
-			perm = e.emptyPermission("no MCP method listed")
+			perm = e.emptyPermission(PermissionNoMCPMethod)
 		}
 	case v1alpha1.AuthorizationRuleTypeCEL:
 		if a.CEL == nil {
-			perm = e.emptyPermission("CEL rule without expression")
+			perm = e.emptyPermission(PermissionCELWithoutExpression)
 			break
 		}
 		prg, err := CompileCEL(a.CEL.Expression)
 		if err != nil {
-			return perm, "CEL does not compile, the translator drops the rule: " + err.Error()
+			return perm, err.Error()
 		}
 		perm.CEL = &CELCondition{Expression: a.CEL.Expression, Program: prg}
 		perm.ToolsCallOnly = e.Semantics.CELOnlyToolsCall
 	default:
-		perm = e.emptyPermission(fmt.Sprintf("authorization type %q", a.Type))
+		perm = e.emptyPermission(PermissionUnknownType)
+		perm.AuthorizationType = string(a.Type)
 	}
 	l7, fields := compileL7(a)
 	if len(fields) > 0 {
@@ -276,30 +283,29 @@ func (e *Engine) compileLegacy(p *snapshot.XAccessPolicy) *Policy {
 		a := r.Authorization
 		switch {
 		case a == nil:
-			cr.Permission = e.emptyPermission("authorization omitted")
+			cr.Permission = e.emptyPermission(PermissionAuthorizationOmitted)
 		case a.Type == v0alpha0.AuthorizationRuleTypeInlineTools && len(a.Tools) > 0:
 			cr.Permission = Permission{Methods: []MethodMatcher{{Name: "tools/call", Params: append([]string(nil), a.Tools...)}}}
 		case a.Type == v0alpha0.AuthorizationRuleTypeInlineTools && (p.Source.Cluster != "" || p.Source.Stored):
 			// Read from a cluster (or its --snapshot-out replay), which stores v1alpha1:
 			// storage dropped authorization.tools (docs/semantics.md#v0alpha0).
-			cr.Permission = e.emptyPermission("no tool list: the cluster stores v1alpha1, which drops authorization.tools " +
-				"(kube-agentic-networking #271), so the tools written, if any, are lost; assumed the legacy translator " +
-				"reads this cluster's objects and sees an empty tool list too")
+			cr.Permission = e.emptyPermission(PermissionToolsDropped)
 			cr.Permission.ToolsDropped = true
 		case a.Type == v0alpha0.AuthorizationRuleTypeInlineTools:
-			cr.Permission = e.emptyPermission("empty tool list")
+			cr.Permission = e.emptyPermission(PermissionEmptyToolList)
 		case a.Type == v0alpha0.AuthorizationRuleTypeExternalAuth:
-			cr.Permission = Permission{Methods: []MethodMatcher{{Name: "tools/call"}}, Note: "ExternalAuth rule: tools/call, then the authorizer"}
+			cr.Permission = Permission{Methods: []MethodMatcher{{Name: "tools/call"}}, Why: PermissionLegacyExtAuth}
 			cr.ExtAuth, cr.ExtAuthConfig = true, a.ExternalAuth
 		case a.Type == v0alpha0.AuthorizationRuleTypeCEL && a.CEL != nil:
 			prg, err := CompileCEL(a.CEL.Expression)
 			if err != nil {
-				cr.Skipped = "CEL does not compile, the translator drops the rule: " + err.Error()
+				cr.CELError = err.Error()
 				break
 			}
 			cr.Permission = Permission{CEL: &CELCondition{Expression: a.CEL.Expression, Program: prg}, ToolsCallOnly: true}
 		default:
-			cr.Permission = e.emptyPermission(fmt.Sprintf("authorization type %q", a.Type))
+			cr.Permission = e.emptyPermission(PermissionUnknownType)
+			cr.Permission.AuthorizationType = string(a.Type)
 		}
 		cp.All = append(cp.All, cr)
 	}

@@ -47,7 +47,7 @@ const (
 	UnenforcedNotRouted         = "not-routed"                // no route sends traffic to the XBackend
 	UnenforcedEveryGatewayOther = "every-gateway-other-plane" // every Gateway routing to the XBackend is another data plane's (the first: Gateway)
 	UnenforcedUnsupportedKind   = "unsupported-kind"          // the target is neither a Gateway nor an XBackend
-	UnenforcedLevelIgnored      = "level-ignored"             // the target's level leaves the policy out (Detail: the level's reason)
+	UnenforcedLevelIgnored      = "level-ignored"             // the target's level leaves the policy out (Ignored: the level's reason)
 )
 
 // Unenforced is why the data plane does not enforce a policy on a target, as data: a
@@ -61,9 +61,10 @@ type Unenforced struct {
 	DataPlane topology.GatewayDataPlane
 	// From is where the admission comes from (recorded or computed status).
 	From string
-	// Detail is text made elsewhere and quoted: the admission's status message, or the
-	// level's reason for leaving the policy out (Ignored.Reason).
+	// Detail is text made elsewhere and quoted: the admission's status message.
 	Detail string
+	// Ignored is why the target's level leaves the policy out (UnenforcedLevelIgnored).
+	Ignored *Ignored
 }
 
 // TargetEnforcement is whether the data plane enforces a policy on one of its targets.
@@ -222,9 +223,10 @@ func (e *Engine) targetEnforcement(g *topology.Graph, p *snapshot.XAccessPolicy,
 	default:
 		return no(ReasonUnsupportedTargetKind, Unenforced{Why: UnenforcedUnsupportedKind})
 	}
-	for _, ig := range e.level(ref, "").Ignored {
-		if ig.Policy == p {
-			return no(ig.Code, Unenforced{Why: UnenforcedLevelIgnored, Detail: ig.Reason})
+	lvl := e.level(ref, "")
+	for i := range lvl.Ignored {
+		if ig := &lvl.Ignored[i]; ig.Policy == p {
+			return no(ig.Code, Unenforced{Why: UnenforcedLevelIgnored, Ignored: ig})
 		}
 	}
 	return TargetEnforcement{Target: ref, Enforced: true}

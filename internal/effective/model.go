@@ -35,8 +35,14 @@ type Principal struct {
 	None bool `json:"none,omitempty"`
 	// Value is the exact peer principal (SPIFFE ID) otherwise.
 	Value string `json:"value,omitempty"`
-	// Note explains Any/None when the source was incomplete or omitted.
+	// Note is Why's sentence for -o json, written by render (render.PrincipalNote) in
+	// its copy; "" here.
 	Note string `json:"note,omitempty"`
+	// Why says why the principal is Any or None though the source names no caller (a
+	// Source* constant), "" when it names one; SourceType is the source's type as
+	// written (SourceTypeWithoutField, SourceOtherKindField).
+	Why        string `json:"-"`
+	SourceType string `json:"-"`
 	// Omitted is set when the rule has no source at all: any caller, as written.
 	Omitted bool `json:"-"`
 	// DefaultedNamespace is the policy's namespace when a ServiceAccount source names
@@ -76,8 +82,14 @@ type Permission struct {
 	L7 *L7Match `json:"l7,omitempty"`
 	// IgnoredL7 lists the L7 fields present but ignored under the semantics.
 	IgnoredL7 []string `json:"ignoredL7,omitempty"`
-	// Note explains the permission (e.g. "authorization omitted").
+	// Note is Why's sentence for -o json, written by render (render.PermissionNote) in
+	// its copy; "" here.
 	Note string `json:"note,omitempty"`
+	// Why says what the permission stands for where the authorization lists nothing it
+	// matches as written (a Permission* constant), "" otherwise; AuthorizationType is
+	// the authorization's type as written (PermissionUnknownType).
+	Why               string `json:"-"`
+	AuthorizationType string `json:"-"`
 	// ToolsDropped: a v0alpha0 InlineTools rule read from a cluster (or its snapshot
 	// replay) has no tool list because storage at v1alpha1 dropped authorization.tools;
 	// the permission is the empty list's, assumed as the legacy translator would read
@@ -121,8 +133,11 @@ type Rule struct {
 	ExtAuthConfig *gwapiv1.HTTPExternalAuthFilter `json:"-"`
 	Principal     Principal                       `json:"principal"`
 	Permission    Permission                      `json:"permission"`
-	// Skipped is set when the rule is in the policy but the translator drops it.
-	Skipped string `json:"skipped,omitempty"`
+	// CELError is set when the rule is in the policy but the translator drops it: its
+	// CEL expression does not compile, and this is cel-go's error, quoted. Skipped is the
+	// sentence for -o json, written by render (render.DroppedText) in its copy; "" here.
+	CELError string `json:"-"`
+	Skipped  string `json:"skipped,omitempty"`
 	// Source is where the rule is written, resolved on first use (see RuleSource).
 	Source RuleSource `json:"-"`
 	id     string
@@ -171,13 +186,88 @@ type Collision struct {
 	Replaced string `json:"replaced"`
 }
 
-// Ignored is a policy on a level's target that the level does not enforce, and why.
+// Ignored is a policy on a level's target that the level does not enforce, and why, as
+// data: Why and the fields its sentence needs (render.IgnoredText writes it).
 type Ignored struct {
 	Policy *snapshot.XAccessPolicy `json:"-"`
 	ID     string                  `json:"policy"`
-	Reason string                  `json:"reason"`
-	// Code is Reason as a CamelCase word (the Reason* constants of enforcement.go).
+	// Reason is Why's sentence for -o json, written by render (render.IgnoredText) in its
+	// copy; "" here.
+	Reason string `json:"reason"`
+	// Code is the reason as a CamelCase word (the Reason* constants of enforcement.go,
+	// or the admission's reason).
 	Code string `json:"code,omitempty"`
+	// Why is an Ignored* constant.
+	Why string `json:"-"`
+	// From and Message: where the admission comes from and its status message, quoted
+	// (IgnoredNotAccepted; Code is its reason).
+	From    string `json:"-"`
+	Message string `json:"-"`
+	// SectionName is the targetRef's sectionName and TargetKind the target's kind
+	// (IgnoredNoSections, IgnoredNoListener, IgnoredOtherListener).
+	SectionName string `json:"-"`
+	TargetKind  string `json:"-"`
+	// Action is the policy's spec.action (IgnoredUnknownAction); UsedExtAuth the
+	// ExternalAuth policy the level uses (IgnoredExtAuthNotFirst).
+	Action      string `json:"-"`
+	UsedExtAuth string `json:"-"`
+}
+
+// Why a level leaves a policy out (Ignored.Why); render writes the sentence of each
+// (render.IgnoredText).
+const (
+	IgnoredNotAccepted     = "not-accepted"        // the admission the semantics follows rejects it (Code, From, Message)
+	IgnoredNoSections      = "no-sections"         // sectionName on a target kind without sections (SectionName, TargetKind)
+	IgnoredNoListener      = "no-listener"         // sectionName names no listener of the gateway (SectionName)
+	IgnoredOtherListener   = "other-listener"      // sectionName names another listener than the path's (SectionName)
+	IgnoredLegacyNoAction  = "legacy-no-action"    // a v0alpha0 object stored without spec.action
+	IgnoredExtAuthNotFirst = "extauth-not-first"   // another ExternalAuth policy comes first on the target (UsedExtAuth)
+	IgnoredUnknownAction   = "action-not-enforced" // spec.action is neither Allow nor ExternalAuth (Action)
+)
+
+// IgnoredWhys lists every Ignored* constant (render's tests check each has a sentence).
+var IgnoredWhys = []string{IgnoredNotAccepted, IgnoredNoSections, IgnoredNoListener, IgnoredOtherListener,
+	IgnoredLegacyNoAction, IgnoredExtAuthNotFirst, IgnoredUnknownAction}
+
+// Why a rule's source selects any caller or nobody though it names no caller
+// (Principal.Why; docs/semantics.md#source-fail-open); render writes the sentence of
+// each (render.PrincipalNote).
+const (
+	SourceOmitted          = "source-omitted"            // the rule has no source: any caller
+	SourceTypeWithoutField = "source-type-without-field" // the type's field is absent (SourceType)
+	SourceFieldWithoutType = "source-field-without-type" // a field without a type
+	SourceOtherKindField   = "source-other-kind-field"   // the type with the other kind's field (SourceType)
+)
+
+// SourceWhys lists every Source* constant of Principal.Why.
+var SourceWhys = []string{SourceOmitted, SourceTypeWithoutField, SourceFieldWithoutType, SourceOtherKindField}
+
+// What a permission stands for where the authorization lists nothing it matches as
+// written (Permission.Why; docs/semantics.md#permissions); render writes the sentence
+// of each (render.PermissionNote).
+const (
+	PermissionBuiltin              = "builtin"                // a built-in allowance of the legacy translator
+	PermissionAuthorizationOmitted = "authorization-omitted"  // no authorization: the empty authorization's meaning
+	PermissionNoMCPMethod          = "no-mcp-method"          // an inline authorization listing no MCP method
+	PermissionEmptyMethods         = "empty-methods"          // methods: [] lists none: matches nothing
+	PermissionCELWithoutExpression = "cel-without-expression" // a CEL authorization without its expression
+	PermissionUnknownType          = "unknown-type"           // an authorization type agpol does not know (AuthorizationType)
+	PermissionToolsDropped         = "tools-dropped"          // v0alpha0 InlineTools read from a cluster storing v1alpha1 (ToolsDropped)
+	PermissionEmptyToolList        = "empty-tool-list"        // v0alpha0 InlineTools without tools
+	PermissionLegacyExtAuth        = "legacy-extauth"         // a v0alpha0 ExternalAuth rule: tools/call, then the authorizer
+)
+
+// PermissionWhys lists every Permission* constant of Permission.Why.
+var PermissionWhys = []string{PermissionBuiltin, PermissionAuthorizationOmitted, PermissionNoMCPMethod, PermissionEmptyMethods,
+	PermissionCELWithoutExpression, PermissionUnknownType, PermissionToolsDropped, PermissionEmptyToolList, PermissionLegacyExtAuth}
+
+// NoExtAuthFilter is why the data plane has no ext_authz filter for a backend level's
+// ExternalAuth config on a gateway (Level.NoFilter; docs/semantics.md#extauth-backendref-group):
+// no HTTPRoute of Gateway references Backend with the group exactly
+// agentic.networking.x-k8s.io. render writes its sentence (render.NoExtAuthFilterText).
+type NoExtAuthFilter struct {
+	Gateway topology.Ref
+	Backend topology.Ref
 }
 
 // Level is one enforcement level of a chain.
@@ -188,8 +278,11 @@ type Level struct {
 	ExtAuth *Policy `json:"extAuth,omitempty"`
 	// ExtAuthFilter is false when the data plane has no ext_authz filter for ExtAuth's
 	// config (docs/semantics.md#extauth-backendref-group), so the authorizer is never called.
-	ExtAuthFilter bool   `json:"extAuthFilter"`
-	ExtAuthNote   string `json:"extAuthNote,omitempty"`
+	ExtAuthFilter bool `json:"extAuthFilter"`
+	// NoFilter says why ExtAuthFilter is false; ExtAuthNote is its sentence for -o json,
+	// written by render (render.NoExtAuthFilterText) in its copy; "" here.
+	NoFilter    *NoExtAuthFilter `json:"-"`
+	ExtAuthNote string           `json:"extAuthNote,omitempty"`
 	// Allow are the Allow policies in evaluation order.
 	Allow []*Policy `json:"allow,omitempty"`
 	// Merged are the level's rules for the union combinations, in RBAC map order.

@@ -407,14 +407,14 @@ func (ev *evaluator) extAuth(fl *flatLevel) {
 }
 
 // consult calls the authorizer of level fl for the policy or rule by; noFilter: the data
-// plane has no ext_authz filter for it (the level's ExtAuthNote says why when note).
+// plane has no ext_authz filter for it (the level's NoFilter says why when note).
 func (ev *evaluator) consult(fl *flatLevel, by string, noFilter, note bool) {
 	name := fl.name
 	if noFilter {
 		if ev.tr != nil {
 			st := Step{Level: string(name), Phase: "extauth", Policy: by, Outcome: OutcomeSkipped, Event: EventNoFilter}
 			if note {
-				st.Note = ev.level(fl).ExtAuthNote
+				st.NoFilter = ev.level(fl).NoFilter
 			}
 			ev.step(st)
 		}

@@ -181,7 +181,7 @@ func matchPrincipal(p *effective.Principal, c *reqCtx, mm *Mismatch) bool {
 	switch {
 	case p.None:
 		if mm != nil {
-			*mm = Mismatch{Field: "source", Test: "nobody", Note: p.Note}
+			*mm = Mismatch{Field: "source", Test: "nobody", Principal: p}
 		}
 		return false
 	case p.Any:

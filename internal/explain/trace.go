@@ -27,14 +27,15 @@ type Step struct {
 	Mismatch *Mismatch `json:"mismatch,omitempty"`
 	// Allows is what a matching Allow rule permits (EventAllows).
 	Allows *effective.Permission `json:"allows,omitempty"`
-	// Note is the reason the data plane has no ext_authz filter (EventNoFilter) or why
-	// Envoy may route the request otherwise (EventUncertainRoute): a lower stage's text,
-	// carried as it is; the backend object assumed to exist (EventBackendAssumed) or why
-	// no XAccessPolicy runs on the gateway (EventOtherDataPlane), which render writes
-	// from Assumed or OtherDataPlane.
-	Note           string                    `json:"note,omitempty"`
-	Assumed        *topology.Assumption      `json:"-"`
-	OtherDataPlane *effective.OtherDataPlane `json:"-"`
+	// Note is why Envoy may route the request otherwise (EventUncertainRoute): a lower
+	// stage's text, carried as it is; the backend object assumed to exist
+	// (EventBackendAssumed), why no XAccessPolicy runs on the gateway
+	// (EventOtherDataPlane) or why the data plane has no ext_authz filter
+	// (EventNoFilter), which render writes from Assumed, OtherDataPlane or NoFilter.
+	Note           string                     `json:"note,omitempty"`
+	Assumed        *topology.Assumption       `json:"-"`
+	OtherDataPlane *effective.OtherDataPlane  `json:"-"`
+	NoFilter       *effective.NoExtAuthFilter `json:"-"`
 	// RuleName and KeptBy: the rule name two policies share and the rule kept
 	// (EventReplaced).
 	RuleName string `json:"ruleName,omitempty"`
@@ -84,7 +85,7 @@ const (
 	EventExtAuthSelects    = "extauth-selects"     // the rule selects the request for the authorizer
 	EventExtAuthNoRule     = "extauth-no-rule"     // no rule of the ExternalAuth policy selects the request
 	EventLegacyExtAuth     = "legacy-extauth"      // a legacy ExternalAuth rule sends tools/call to the authorizer
-	EventNoFilter          = "no-extauth-filter"   // no ext_authz filter: the authorizer is never called (Note says why)
+	EventNoFilter          = "no-extauth-filter"   // no ext_authz filter: the authorizer is never called (NoFilter says why)
 	EventSharedExtAuth     = "shared-extauth"      // the backend's config is the gateway's: one filter, already called
 	EventAnswerDeny        = "authorizer-deny"     // the authorizer answered deny
 	EventAnswerAllow       = "authorizer-allow"    // the authorizer answered allow
@@ -148,8 +149,11 @@ type Mismatch struct {
 	// Saw is what the request had: the caller's principal ("" without a client
 	// certificate), its Call (mcp, cel), the HTTP method, path, header value, host, port.
 	Saw any `json:"saw,omitempty"`
-	// Note is the principal's note (nobody) or the CEL evaluation error.
+	// Note is the CEL evaluation error, or the sentence of Principal for -o json
+	// (nobody), written by render (render.PrincipalNote) in its copy.
 	Note string `json:"note,omitempty"`
+	// Principal is the rule's principal that matches nobody (nobody).
+	Principal *effective.Principal `json:"-"`
 }
 
 // Call is the MCP call (or plain HTTP request) a permission saw.

@@ -53,7 +53,7 @@ func DescribeText(w io.Writer, d *describe.View, st Styler) error {
 		if p.Admission.DiffersFromRecorded {
 			line(w, "      "+st.Yellow(fmt.Sprintf("recorded status differs from agpol's computation (computed: %s)", p.Admission.Cell())))
 		}
-		if ne := notEnforcedText(p.NotEnforced, p.OtherDataPlane); ne != "" {
+		if ne := NotRunText(p.Why); ne != "" {
 			line(w, "      not enforced: "+ne)
 		}
 		if p.Source != "" {
@@ -61,7 +61,7 @@ func DescribeText(w io.Writer, d *describe.View, st Styler) error {
 		}
 	}
 	for _, n := range d.Notes {
-		line(w, "Note: "+n)
+		line(w, "Note: "+ViewNoteText(n))
 	}
 	for i, gl := range d.GatewayLevels {
 		fmt.Fprintln(w, st.Bold(gatewayLevelName(d, i)+" (listeners "+strings.Join(gl.Listeners, ", ")+"):"))
@@ -209,7 +209,7 @@ func describeListeners(w io.Writer, ls []describe.Listener, st Styler) {
 			line(w, "  "+st.Yellow("listener "+EscapeTerminal(l.Name)+" not programmed: "+l.NotProgrammed))
 		}
 		if l.MTLS != "none" {
-			line(w, "  "+st.Dim("mTLS on "+EscapeTerminal(l.Name)+": "+l.MTLSWhy))
+			line(w, "  "+st.Dim("mTLS on "+EscapeTerminal(l.Name)+": "+MTLSText(l)))
 		}
 	}
 }
@@ -226,7 +226,7 @@ func describeAccessPolicy(w io.Writer, d *describe.View, st Styler) {
 		}
 	}
 	enf := v.Enforcement
-	if ne := notEnforcedText(v.NotEnforced, v.OtherDataPlane); ne != "" {
+	if ne := NotRunText(v.Why); ne != "" {
 		enf += ": " + ne
 	}
 	if v.Enforcement == describe.Enforced {
@@ -248,7 +248,7 @@ func describeAccessPolicy(w io.Writer, d *describe.View, st Styler) {
 		if t.DataPlane != nil {
 			line(w, fmt.Sprintf("    data plane: %s (%s)", t.DataPlane.DataPlane, DataPlaneWhy(*t.DataPlane)))
 		}
-		targetWhy := notEnforcedText(t.NotEnforced, t.OtherDataPlane)
+		targetWhy := NotRunText(t.Why)
 		if targetWhy != "" {
 			line(w, "    "+st.Yellow("not enforced: "+targetWhy))
 		}
@@ -257,7 +257,7 @@ func describeAccessPolicy(w io.Writer, d *describe.View, st Styler) {
 				line(w, "    runs on      "+describeTitle(p.Path))
 			} else {
 				line(w, "    not run on   "+describeTitle(p.Path))
-				if why := notEnforcedText(p.Reason, p.OtherDataPlane); why != targetWhy {
+				if why := NotRunText(p.Why); why != targetWhy {
 					line(w, "      "+st.Dim(why))
 				}
 			}
@@ -269,14 +269,14 @@ func describeAccessPolicy(w io.Writer, d *describe.View, st Styler) {
 	}
 	for _, r := range v.Rules {
 		s := ruleLine(r, st)
-		if r.Skipped != "" {
-			s += " " + st.Yellow("[dropped: "+r.Skipped+"]")
+		if r.CELError != "" {
+			s += " " + st.Yellow("[dropped: "+DroppedText(r)+"]")
 		}
 		line(w, "  "+s)
 	}
-	if len(v.Shadows) > 0 {
+	if len(v.Shadowing) > 0 {
 		fmt.Fprintln(w, st.Bold("Shadowing:"))
-		for _, sh := range v.Shadows {
+		for _, sh := range shadowTexts(v.Shadowing) {
 			line(w, "  - "+sh)
 		}
 	}
@@ -387,7 +387,7 @@ func chainTree(parent *node, c *effective.Chain, st Styler, mode chainMode, gwNa
 		p := l.ExtAuth
 		state := ""
 		if !l.ExtAuthFilter {
-			state = " " + st.Yellow("(inert: "+l.ExtAuthNote+")")
+			state = " " + st.Yellow("(inert: "+NoExtAuthFilterText(l.NoFilter)+")")
 		}
 		if p.RuleLess {
 			step("%s ExternalAuth %s: every request goes to the authorizer%s", l.Name, st.Cyan(p.ID()), state)
@@ -483,8 +483,8 @@ func chainTree(parent *node, c *effective.Chain, st Styler, mode chainMode, gwNa
 		if (mode == chainGatewayOnly && l != c.Gateway) || (mode == chainPerPath && l == c.Gateway) {
 			continue
 		}
-		for _, ig := range l.Ignored {
-			parent.add(st.Dim(fmt.Sprintf("ignored at %s level: %s: %s", l.Name, ig.ID, ig.Reason)))
+		for i := range l.Ignored {
+			parent.add(st.Dim(fmt.Sprintf("ignored at %s level: %s: %s", l.Name, l.Ignored[i].ID, IgnoredText(&l.Ignored[i]))))
 		}
 	}
 }
@@ -513,8 +513,8 @@ func ruleLine(r *effective.Rule, st Styler) string {
 // ruleText is a rule: its ID, who may do what, and where it is written.
 func ruleText(r *effective.Rule, st Styler) string {
 	s := fmt.Sprintf("%s: %s may %s", st.Cyan(r.ID()), principalText(r.Principal), permissionText(&r.Permission))
-	if r.Principal.Note != "" && !r.Principal.Omitted {
-		s += " [" + r.Principal.Note + "]"
+	if note := PrincipalNote(&r.Principal); note != "" && !r.Principal.Omitted {
+		s += " [" + note + "]"
 	}
 	if len(r.Permission.IgnoredL7) > 0 {
 		s += " " + st.Yellow("[ignored: authorization."+strings.Join(r.Permission.IgnoredL7, ", authorization.")+"]")
@@ -558,22 +558,39 @@ func DescribeDocument(w io.Writer, views []*describe.View, format Format, single
 	return format.Encode(w, doc)
 }
 
-// describeJSONView is a copy of v with the text of its data planes written (v is not
-// changed).
+// describeJSONView is a copy of v with its sentences written: its data planes', the
+// reasons its policies do not run, its notes, its listeners' client certificates, its
+// chains' and rules' notes (v is not changed).
 func describeJSONView(v *describe.View) *describe.View {
 	c := *v
+	nv := newNoteViews()
 	c.DataPlane = dataPlaneView(v.DataPlane)
+	c.NotesText = viewNoteTexts(v.Notes)
+	if v.Listeners != nil {
+		c.Listeners = make([]describe.Listener, len(v.Listeners))
+		for i, l := range v.Listeners {
+			l.MTLSWhy = MTLSText(l)
+			c.Listeners[i] = l
+		}
+	}
+	if v.GatewayLevels != nil {
+		c.GatewayLevels = make([]describe.GatewayLevel, len(v.GatewayLevels))
+		for i, gl := range v.GatewayLevels {
+			gl.Level = nv.level(gl.Level)
+			c.GatewayLevels[i] = gl
+		}
+	}
 	if v.Policies != nil {
 		c.Policies = make([]describe.Policy, len(v.Policies))
 		for i, p := range v.Policies {
-			p.NotEnforced = notEnforcedText(p.NotEnforced, p.OtherDataPlane)
+			p.NotEnforced = NotRunText(p.Why)
 			c.Policies[i] = p
 		}
 	}
 	if v.Paths != nil {
 		c.Paths = make([]describe.Path, len(v.Paths))
 		for i, p := range v.Paths {
-			p.Chain = chainView(p.Chain)
+			p.Chain = nv.chain(p.Chain)
 			p.Refused = noBackendView(p.Refused)
 			p.NoBackend = NoBackendProblem(p.Refused)
 			c.Paths[i] = p
@@ -581,16 +598,18 @@ func describeJSONView(v *describe.View) *describe.View {
 	}
 	if a := v.AccessPolicy; a != nil {
 		ac := *a
-		ac.NotEnforced = notEnforcedText(a.NotEnforced, a.OtherDataPlane)
+		ac.NotEnforced = NotRunText(a.Why)
+		ac.Shadows = shadowTexts(a.Shadowing)
+		ac.Rules, _ = nv.ruleList(a.Rules)
 		ac.Targets = make([]describe.PolicyTarget, len(a.Targets))
 		for i, t := range a.Targets {
 			t.DataPlane = dataPlaneView(t.DataPlane)
-			t.NotEnforced = notEnforcedText(t.NotEnforced, t.OtherDataPlane)
+			t.NotEnforced = NotRunText(t.Why)
 			if t.Paths != nil {
 				paths := make([]describe.PolicyPath, len(t.Paths))
 				for j, p := range t.Paths {
-					p.Reason = notEnforcedText(p.Reason, p.OtherDataPlane)
-					p.Chain = chainView(p.Chain)
+					p.Reason = NotRunText(p.Why)
+					p.Chain = nv.chain(p.Chain)
 					paths[j] = p
 				}
 				t.Paths = paths
@@ -600,24 +619,4 @@ func describeJSONView(v *describe.View) *describe.View {
 		c.AccessPolicy = &ac
 	}
 	return &c
-}
-
-// chainView is a copy of c with its NotEnforced written (c itself when there is
-// nothing to write: chains are shared).
-func chainView(c *effective.Chain) *effective.Chain {
-	if c == nil || c.OtherDataPlane == nil {
-		return c
-	}
-	v := *c
-	v.NotEnforced = OtherDataPlaneText(c.OtherDataPlane)
-	return &v
-}
-
-// notEnforcedText is describe's reason for a policy that does not run: its own text, or
-// the sentence of the other data plane serving the gateway.
-func notEnforcedText(text string, o *effective.OtherDataPlane) string {
-	if text != "" || o == nil {
-		return text
-	}
-	return OtherDataPlaneText(o)
 }

@@ -44,7 +44,7 @@ func EnforcementMessage(u *effective.Unenforced) string {
 		return fmt.Sprintf("targetRef %s/%s %s: only Gateways (%s) and XBackends (%s) are enforced",
 			t.Group, t.Kind, t.Name, snapshot.GatewayGroup, agentic.GroupName)
 	case effective.UnenforcedLevelIgnored:
-		return u.Detail // the level's own reason (effective.Ignored)
+		return IgnoredText(u.Ignored) // the level's own reason
 	}
 	return "not enforced: " + u.Why // a code this function does not know yet: still shown
 }

@@ -58,6 +58,22 @@ func fillStep(s *explain.Step) {
 		s.Note = OtherDataPlaneText(s.OtherDataPlane)
 	}
 	s.NoBackend = noBackendView(s.NoBackend)
+	if s.NoFilter != nil {
+		s.Note = NoExtAuthFilterText(s.NoFilter)
+	}
+	s.Allows = permissionView(s.Allows)
+	if m := s.Mismatch; m != nil {
+		if p, ok := m.Wants.(*effective.Permission); ok && p.Why != "" {
+			c := *m
+			c.Wants = permissionView(p)
+			s.Mismatch = &c
+		}
+		if m.Principal != nil {
+			c := *s.Mismatch
+			c.Note = PrincipalNote(m.Principal)
+			s.Mismatch = &c
+		}
+	}
 }
 
 // stepSource is where the step's rule or policy is written, as text.
@@ -158,7 +174,7 @@ func StepReason(s explain.Step) string {
 	case explain.EventLegacyExtAuth:
 		return "legacy ExternalAuth rule: tools/call from its source goes to the authorizer"
 	case explain.EventNoFilter:
-		return s.Note + ": the authorizer is never called"
+		return NoExtAuthFilterText(s.NoFilter) + ": the authorizer is never called"
 	case explain.EventSharedExtAuth:
 		return "same ExternalAuth config as the gateway's: one ext_authz filter, already called"
 	case explain.EventAnswerDeny:
@@ -251,6 +267,9 @@ func mismatchText(m *explain.Mismatch) string {
 	switch m.Field {
 	case "source":
 		if m.Test == "nobody" {
+			if m.Principal != nil {
+				return "source: " + PrincipalNote(m.Principal)
+			}
 			return "source: " + m.Note
 		}
 		wantID, _ := m.Wants.(string)

@@ -6,6 +6,7 @@ import (
 	"github.com/agpol/agpol/internal/effective"
 	"github.com/agpol/agpol/internal/explain"
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 func TestStepReason(t *testing.T) {
@@ -20,13 +21,14 @@ func TestStepReason(t *testing.T) {
 		want string
 	}{
 		{explain.Step{Reason: "route note"}, "route note"},
-		{explain.Step{Event: explain.EventNoFilter, Note: "no ext_authz filter on gateway gw/gw"}, "no ext_authz filter on gateway gw/gw: the authorizer is never called"},
+		{explain.Step{Event: explain.EventNoFilter, NoFilter: &effective.NoExtAuthFilter{Gateway: topology.GatewayRef("gw", "gw"), Backend: topology.XBackendRef("app", "be")}},
+			"no ext_authz filter on gateway gw/gw for this config: no HTTPRoute of the gateway references XBackend app/be with group agentic.networking.x-k8s.io: the authorizer is never called"},
 		{explain.Step{Event: explain.EventAnswerMoot, Level: "backend", Verdict: "allow"}, "the backend authorizer's answer is unknown but does not change the verdict (allow either way)"},
 		{explain.Step{Event: explain.EventReplaced, RuleName: "r", KeptBy: "ns/young#r"}, `rule "r" is replaced by the same-named rule of ns/young#r: rules merge by name, the younger policy's wins`},
 		{explain.Step{Event: explain.EventAllows, Allows: perm}, "allows tools/call [sum], prompts/* and method in [GET] and port in [8080]"},
 		{explain.Step{Event: explain.EventCELSame, CEL: []string{"a", "b"}, DecidedByEither: []string{"x", "y"}},
 			"CEL a, b ran past agpol's runtime cost budget of 1000000, so its outcome is unknown (Envoy evaluates it without a limit); the verdict is the same whatever it is (decided by x or y, depending on it)"},
-		{mismatch(explain.Mismatch{Field: "source", Test: "nobody", Note: "source field without type: matches nobody"}), "source: source field without type: matches nobody"},
+		{mismatch(explain.Mismatch{Field: "source", Test: "nobody", Principal: &effective.Principal{None: true, Why: effective.SourceFieldWithoutType}}), "source: source field without type: matches nobody"},
 		{mismatch(explain.Mismatch{Field: "source", Wants: "spiffe://a", Saw: ""}), "source: wants spiffe://a; caller is no client certificate (anonymous)"},
 		{mismatch(explain.Mismatch{Field: "source", Wants: "spiffe://a", Saw: "spiffe://b"}), "source: wants spiffe://a; caller is spiffe://b"},
 		{mismatch(explain.Mismatch{Field: "source", Wants: "spiffe://cluster.local/ns/mcp/sa/triage", Saw: "spiffe://cluster.local/ns/ai/sa/triage", Test: "namespace-defaulted", Note: "mcp"}),
