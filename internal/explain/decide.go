@@ -138,8 +138,7 @@ func (ev *evaluator) notMatched(fl *flatLevel, phase string, j int32) Step {
 
 // ruleStep is the step of rule r; mm, when set, is copied.
 func ruleStep(level effective.LevelName, phase string, r *effective.Rule, outcome, event string, mm *Mismatch) Step {
-	pos := r.Position()
-	st := Step{Level: string(level), Phase: phase, Policy: r.Policy.ID(), Rule: r.Name, Position: &pos, Outcome: outcome, Event: event}
+	st := Step{Level: string(level), Phase: phase, Policy: r.Policy.ID(), Rule: r.Name, Position: r.Source.At(), Outcome: outcome, Event: event}
 	if mm != nil {
 		m := *mm
 		st.Mismatch = &m
