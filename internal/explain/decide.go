@@ -237,12 +237,19 @@ func decideCEL(c *reqCtx, trace bool, run func() Decision) Decision {
 func evaluate(cc *compiledChain, rq reqSyms, c *reqCtx, ans ExtAuth, trace bool, pre []Step) Decision {
 	ev := &evaluator{cc: cc, rq: rq, sem: cc.sem, c: c, ans: ans}
 	if trace {
-		ev.tr = &tracer{steps: append([]Step(nil), pre...)}
+		ev.tr = &tracer{steps: append(c.steps[:0], pre...)}
 	}
 	ev.run()
 	var steps []Step
 	if ev.tr != nil {
-		steps = ev.tr.steps
+		// The steps are recorded in c's buffer, kept from one decision to the next, and
+		// the trace is their copy at its length: growing each trace step by step made
+		// twice its size in garbage.
+		if len(ev.tr.steps) > 0 {
+			steps = append(make([]Step, 0, len(ev.tr.steps)), ev.tr.steps...)
+		}
+		clear(ev.tr.steps) // what the steps point to is the trace's, not the buffer's
+		c.steps = ev.tr.steps[:0]
 	}
 	if ev.unknown == "" {
 		ev.d.Trace = steps
