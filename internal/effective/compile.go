@@ -32,10 +32,6 @@ func (e *Engine) newPolicy(p *snapshot.XAccessPolicy, action string) *Policy {
 		CreationStamp: p.CreationTimestamp.UTC().Format("2006-01-02T15:04:05Z")}
 }
 
-func (e *Engine) ruleSource(p *snapshot.XAccessPolicy, i int) RuleSource {
-	return fieldSource(e.Snapshot, p.Source, ruleField(i))
-}
-
 // finish sorts the rules into RBAC map order and adds built-ins for the per-policy combination.
 func (e *Engine) finish(cp *Policy, perPolicy bool) *Policy {
 	for _, r := range cp.All {
@@ -74,9 +70,10 @@ func (e *Engine) Compile(p *snapshot.XAccessPolicy) *Policy {
 func (e *Engine) compile(p *snapshot.XAccessPolicy, perPolicy bool) *Policy {
 	cp := e.newPolicy(p, string(p.Spec.Action))
 	cp.ExtAuth = p.Spec.ExternalAuth
+	srcs := policyRuleSources(e.Snapshot, p.Source, len(p.Spec.Rules))
 	for i := range p.Spec.Rules {
 		r := &p.Spec.Rules[i]
-		cr := &Rule{Name: r.Name, Policy: cp, Index: i, Source: e.ruleSource(p, i)}
+		cr := &Rule{Name: r.Name, Policy: cp, Index: i, Source: srcs.rule(i)}
 		cr.Principal = e.principal(string(r.Source.Type), r.Source.SPIFFE != nil, spiffeOf(r.Source.SPIFFE), saOf(r.Source.ServiceAccount), p.Namespace)
 		cr.Permission, cr.CELError = e.permission(r.Authorization)
 		cp.All = append(cp.All, cr)
@@ -268,9 +265,10 @@ func compileL7(a *v1alpha1.AuthorizationRule) (*L7Match, []string) {
 func (e *Engine) compileLegacy(p *snapshot.XAccessPolicy) *Policy {
 	cp := e.newPolicy(p, "")
 	cp.Legacy = true
+	srcs := policyRuleSources(e.Snapshot, p.Source, len(p.Legacy.Spec.Rules))
 	for i := range p.Legacy.Spec.Rules {
 		r := &p.Legacy.Spec.Rules[i]
-		cr := &Rule{Name: r.Name, Policy: cp, Index: i, Source: e.ruleSource(p, i)}
+		cr := &Rule{Name: r.Name, Policy: cp, Index: i, Source: srcs.rule(i)}
 		var sa *[2]string
 		if r.Source.ServiceAccount != nil {
 			sa = &[2]string{r.Source.ServiceAccount.Namespace, r.Source.ServiceAccount.Name}

@@ -138,8 +138,7 @@ func (ev *evaluator) notMatched(fl *flatLevel, phase string, j int32) Step {
 
 // ruleStep is the step of rule r; mm, when set, is copied.
 func ruleStep(level effective.LevelName, phase string, r *effective.Rule, outcome, event string, mm *Mismatch) Step {
-	pos := r.Position()
-	st := Step{Level: string(level), Phase: phase, Policy: r.Policy.ID(), Rule: r.Name, Position: &pos, Outcome: outcome, Event: event}
+	st := Step{Level: string(level), Phase: phase, Policy: r.Policy.ID(), Rule: r.Name, Position: r.Source.At(), Outcome: outcome, Event: event}
 	if mm != nil {
 		m := *mm
 		st.Mismatch = &m
@@ -238,12 +237,19 @@ func decideCEL(c *reqCtx, trace bool, run func() Decision) Decision {
 func evaluate(cc *compiledChain, rq reqSyms, c *reqCtx, ans ExtAuth, trace bool, pre []Step) Decision {
 	ev := &evaluator{cc: cc, rq: rq, sem: cc.sem, c: c, ans: ans}
 	if trace {
-		ev.tr = &tracer{steps: append([]Step(nil), pre...)}
+		ev.tr = &tracer{steps: append(c.steps[:0], pre...)}
 	}
 	ev.run()
 	var steps []Step
 	if ev.tr != nil {
-		steps = ev.tr.steps
+		// The steps are recorded in c's buffer, kept from one decision to the next, and
+		// the trace is their copy at its length: growing each trace step by step made
+		// twice its size in garbage.
+		if len(ev.tr.steps) > 0 {
+			steps = append(make([]Step, 0, len(ev.tr.steps)), ev.tr.steps...)
+		}
+		clear(ev.tr.steps) // what the steps point to is the trace's, not the buffer's
+		c.steps = ev.tr.steps[:0]
 	}
 	if ev.unknown == "" {
 		ev.d.Trace = steps

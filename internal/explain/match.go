@@ -40,6 +40,9 @@ type reqCtx struct {
 	// cel holds the CEL variables and results, built on first use; nothing in it
 	// depends on the caller, so a Query keeps it across callers.
 	cel celState
+
+	// steps is where a traced decision records its steps (evaluate), kept by init.
+	steps []Step
 }
 
 // celState is what CEL evaluation derives from a request, built on first use.
@@ -70,7 +73,7 @@ type celResult struct {
 // (topology.Resolution.URLPath), made by a caller with the given principal on port.
 func (c *reqCtx) init(r *Request, urlPath, principal string, port int) {
 	*c = reqCtx{principal: principal, httpMethod: r.HTTP.Method, path: r.HTTP.Path, urlPath: urlPath, host: r.HTTP.Host,
-		headers: r.HTTP.Headers, time: r.HTTP.Time, port: port}
+		headers: r.HTTP.Headers, time: r.HTTP.Time, port: port, steps: c.steps}
 	if r.MCP != nil {
 		c.hasMCP = true
 		c.mcpMethod, c.tool, c.uri = r.MCP.Method, r.MCP.Tool, r.MCP.URI

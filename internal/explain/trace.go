@@ -21,7 +21,8 @@ type Step struct {
 	// Event is what the step found (an Event* constant).
 	Event string `json:"event,omitempty"`
 	// Position is where the rule or policy is written; -o json|yaml shows it as Source
-	// (file:line, or the cluster), as before.
+	// (file:line, or the cluster), as before. A rule's is shared with the rule
+	// (effective.RuleSource.At): it must not be modified.
 	Position *snapshot.Source `json:"-"`
 	// Mismatch is the rule field that failed (EventNotMatched).
 	Mismatch *Mismatch `json:"mismatch,omitempty"`

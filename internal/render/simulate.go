@@ -98,8 +98,19 @@ func NewSimulateWriter(o SimulateOutput, n int) (*SimulateWriter, error) {
 		}
 		sw.chunk = func() *SimulateChunk {
 			items := lw.Items()
+			// Each result's view is encoded at once and dropped: one view and its
+			// steps' storage serve the chunk's results one after another.
+			var (
+				view  explain.Result
+				steps []explain.Step
+			)
 			return &SimulateChunk{
-				add:   func(r *explain.Result) error { return items.Add(Sentences(r)) },
+				add: func(r *explain.Result) error {
+					steps = sentencesInto(&view, r, steps[:0])
+					err := items.Add(&view)
+					clear(steps) // the steps of a spent result
+					return err
+				},
 				write: func() error { return lw.WriteItems(items) },
 			}
 		}

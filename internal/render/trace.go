@@ -14,17 +14,27 @@ import (
 // v1beta2 AuthPolicy's reason). r is left as
 // explain made it: render builds its own view and never edits explain's data.
 func Sentences(r *explain.Result) *explain.Result {
-	v := *r
+	v := new(explain.Result)
+	sentencesInto(v, r, nil)
+	return v
+}
+
+// sentencesInto writes into v the view Sentences makes of r, with the copies of r's
+// steps appended to buf, which it returns for the next view: a view encoded at once
+// and dropped (simulate's stream) then allocates no steps of its own. v's steps are
+// valid until buf is used again.
+func sentencesInto(v, r *explain.Result, buf []explain.Step) []explain.Step {
+	*v = *r
 	v.Reason = DecisionReason(&r.Decision)
 	v.Path.ListenerAssumed = listenerAssumed(r)
 	v.Path.BackendAssumed = backendAssumed(&r.Path)
 	v.Path.DataPlaneAssumed = dataPlaneAssumed(&r.Path)
 	v.Path.Problem = PathProblem(r.Path)
-	v.Trace = filledSteps(r.Trace)
+	v.Trace, buf = filledSteps(r.Trace, buf)
 	v.AuthPolicy = authPolicyInfoView(r.AuthPolicy)
 	if r.Cause != nil {
 		c := *r.Cause
-		c.Near = filledSteps(c.Near)
+		c.Near, buf = filledSteps(c.Near, buf)
 		c.AuthPolicy = authPolicyCauseView(c.AuthPolicy)
 		c.NoBackend = noBackendView(c.NoBackend)
 		if c.OtherDataPlane != nil {
@@ -32,20 +42,25 @@ func Sentences(r *explain.Result) *explain.Result {
 		}
 		v.Cause = &c
 	}
-	return &v
+	return buf
 }
 
-// filledSteps is a copy of steps with their text written (nil stays nil).
-func filledSteps(steps []explain.Step) []explain.Step {
-	if steps == nil {
-		return nil
+// filledSteps is a copy of steps with their text written (nil stays nil, empty
+// empty), appended to buf, and buf after it.
+func filledSteps(steps, buf []explain.Step) ([]explain.Step, []explain.Step) {
+	switch {
+	case steps == nil:
+		return nil, buf
+	case len(steps) == 0:
+		return []explain.Step{}, buf
 	}
-	out := make([]explain.Step, len(steps))
-	for i := range steps {
-		out[i] = steps[i]
+	at := len(buf)
+	buf = append(buf, steps...)
+	out := buf[at:len(buf):len(buf)]
+	for i := range out {
 		fillStep(&out[i])
 	}
-	return out
+	return out, buf
 }
 
 func fillStep(s *explain.Step) {
