@@ -21,7 +21,7 @@ func authPolicyText(event string, a *explain.AuthPolicyCause) string {
 	policies := strings.Join(a.Policies, ", ")
 	switch event {
 	case explain.CauseAuthPolicyNotFound:
-		return "Kuadrant AuthPolicy " + policies + " (v1beta2): " + a.Found
+		return "Kuadrant AuthPolicy " + policies + " (v1beta2): " + V1beta2FoundText(a.V1beta2)
 	case explain.CauseAuthPolicyNoIdentity:
 		return fmt.Sprintf("every authentication rule of Kuadrant AuthPolicy %s is skipped by its when conditions: Authorino finds no identity and the data plane answers 401", policies)
 	case explain.CauseAuthPolicyAuthzFails:
@@ -56,9 +56,9 @@ func authPolicyText(event string, a *explain.AuthPolicyCause) string {
 // or, where kuadrant.io/v1 AuthPolicies apply too (Ignored), why it is left out.
 func v1beta2Reason(d *authpolicy.V1beta2Decision) string {
 	if !d.Ignored {
-		return d.Reason
+		return V1beta2FoundText(d)
 	}
-	return "left out: " + d.Reason + "; kuadrant.io/v1 AuthPolicies apply on this path too, and no Kuadrant release enforces both versions together: agpol decides with the kuadrant.io/v1 ones"
+	return "left out: " + V1beta2FoundText(d) + "; kuadrant.io/v1 AuthPolicies apply on this path too, and no Kuadrant release enforces both versions together: agpol decides with the kuadrant.io/v1 ones"
 }
 
 // authPolicyUnknownText names one thing an AuthPolicy's verdict depends on that cannot be
@@ -73,4 +73,15 @@ func authPolicyUnknownText(u explain.AuthPolicyUnknown) string {
 		return fmt.Sprintf("authorization %s: %s", strings.Join(u.Rules, ", "), u.Present)
 	}
 	return u.What
+}
+
+// authPolicyCauseView is a copy of a with how a v1beta2 policy was found written
+// (Found), for -o json; nil stays nil.
+func authPolicyCauseView(a *explain.AuthPolicyCause) *explain.AuthPolicyCause {
+	if a == nil || a.V1beta2 == nil {
+		return a
+	}
+	v := *a
+	v.Found = V1beta2FoundText(a.V1beta2)
+	return &v
 }

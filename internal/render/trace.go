@@ -20,10 +20,13 @@ func Sentences(r *explain.Result) *explain.Result {
 	v.Path.DataPlaneAssumed = dataPlaneAssumed(&r.Path)
 	v.Path.Problem = PathProblem(r.Path)
 	v.Trace = filledSteps(r.Trace)
-	if ap := r.AuthPolicy; ap != nil && ap.V1beta2 != nil && ap.V1beta2.Ignored {
-		a, d := *ap, *ap.V1beta2
-		d.Reason = v1beta2Reason(&d)
-		a.V1beta2 = &d
+	if ap := r.AuthPolicy; ap != nil {
+		a := *ap
+		a.NotProgrammed = unprogrammedText(ap.Unprogrammed)
+		if ap.V1beta2 != nil {
+			a.V1beta2 = v1beta2DecisionView(ap.V1beta2)
+			a.V1beta2.Reason = v1beta2Reason(ap.V1beta2)
+		}
 		v.AuthPolicy = &a
 	}
 	if r.Cause != nil {
@@ -32,6 +35,7 @@ func Sentences(r *explain.Result) *explain.Result {
 		if c.OtherDataPlane != nil {
 			c.Note = OtherDataPlaneText(c.OtherDataPlane)
 		}
+		c.AuthPolicy = authPolicyCauseView(c.AuthPolicy)
 		v.Cause = &c
 	}
 	return &v
@@ -58,6 +62,7 @@ func fillStep(s *explain.Step) {
 	if s.OtherDataPlane != nil {
 		s.Note = OtherDataPlaneText(s.OtherDataPlane)
 	}
+	s.AuthPolicy = authPolicyCauseView(s.AuthPolicy)
 }
 
 // stepSource is where the step's rule or policy is written, as text.
