@@ -514,9 +514,11 @@ type AuthPath struct {
 	Effective []EffectiveAuthRule `json:"effective"`
 	// Lost are the rules that lost in the fold, and why.
 	Lost []authpolicy.Lost `json:"lost,omitempty"`
-	// NotProgrammed says why Kuadrant never programs the path's Gateway: the effective
-	// policy is computed, but no data plane runs it. Empty when one does.
-	NotProgrammed string `json:"notProgrammed,omitempty"`
+	// Unprogrammed says why Kuadrant never programs the path's Gateway: the effective
+	// policy is computed, but no data plane runs it. nil when one does; render writes
+	// NotProgrammed, its text in -o json.
+	Unprogrammed  *authpolicy.Reason `json:"-"`
+	NotProgrammed string             `json:"notProgrammed,omitempty"`
 }
 
 // EffectiveAuthRule is one rule in force on a path: its key, the policy it comes from
@@ -530,7 +532,7 @@ type EffectiveAuthRule struct {
 func authPaths(ps []*authpolicy.PathResult) []AuthPath {
 	var out []AuthPath
 	for _, p := range ps {
-		ap := AuthPath{Path: p.Path, PoliciesInPath: []string{}, Effective: []EffectiveAuthRule{}, NotProgrammed: p.Unprogrammed}
+		ap := AuthPath{Path: p.Path, PoliciesInPath: []string{}, Effective: []EffectiveAuthRule{}, Unprogrammed: p.Unprogrammed}
 		if p.Effective != nil {
 			for _, pol := range p.Effective.Policies {
 				ap.PoliciesInPath = append(ap.PoliciesInPath, pol.Ref)

@@ -287,8 +287,9 @@ type authpolicyStatus struct {
 	Enforcement     string               `json:"enforcement"`
 	OverriddenBy    []string             `json:"overriddenBy,omitempty"`
 	Condition       authpolicy.Condition `json:"condition"`
-	Reasons         []string             `json:"reasons,omitempty"`
+	Reasons         []string             `json:"reasons,omitempty"` // written by render from Why
 	OverriddenRules map[string][]string  `json:"overriddenRules,omitempty"`
+	Why             []authpolicy.Reason  `json:"-"`
 }
 
 // AuthRule is one rule of a described AuthPolicy.
@@ -310,7 +311,7 @@ func authPolicyView(m *model.Model, d *View) (*View, error) {
 	d.Source = pr.Policy.Object.Source.String()
 	v := &AuthPolicyView{authpolicyStatus: authpolicyStatus{Policy: pr.Ref, Target: pr.Policy.Target.String(),
 		Mode: pr.Policy.Describe(), Enforcement: pr.Enforcement, OverriddenBy: pr.OverriddenBy,
-		Condition: pr.Condition, Reasons: pr.Reasons, OverriddenRules: pr.OverriddenRules}}
+		Condition: pr.Condition, Why: pr.Reasons, OverriddenRules: pr.OverriddenRules}}
 	for _, k := range pr.Policy.Keys() {
 		r := pr.Policy.Rules[k]
 		ar := AuthRule{Key: k}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agpol/agpol/internal/cluster"
 	"github.com/agpol/agpol/internal/effective"
+	"github.com/agpol/agpol/internal/effective/authpolicy"
 	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/snapshot"
 )
@@ -199,8 +200,8 @@ func TestAuthPolicyView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ap := v.AuthPolicyStatus; ap.Enforcement != "NotProgrammed" || !strings.Contains(strings.Join(ap.Reasons, ";"), "not on Gateway gw/gw") {
-		t.Errorf("gw-over on the agentic gateway: %s %v, want NotProgrammed with the reason", ap.Enforcement, ap.Reasons)
+	if ap := v.AuthPolicyStatus; ap.Enforcement != "NotProgrammed" || len(ap.Why) != 1 || ap.Why[0].Code != authpolicy.ReasonUnprogrammed || ap.Why[0].Ref != "gw/gw" {
+		t.Errorf("gw-over on the agentic gateway: %s %+v, want NotProgrammed with the reason", ap.Enforcement, ap.Why)
 	}
 	// Mapped to Istio, Kuadrant programs it.
 	s.ClassDataPlanes = map[string]string{"agentic": "istio"}

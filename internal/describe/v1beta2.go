@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/agpol/agpol/internal/apis/kuadrant/v1beta2"
 	"github.com/agpol/agpol/internal/effective/authpolicy"
@@ -72,17 +71,32 @@ type V1beta2AuthPolicyView struct {
 	RouteSelectors []V1beta2Selectors `json:"routeSelectors,omitempty"`
 	// Rules are its named patterns, when and rules with where each is written.
 	Rules []AuthRule `json:"rules"`
-	// V1Form is the kuadrant.io/v1 policy it becomes; NoV1Form says why there is none.
-	V1Form   *authpolicy.V1Migration `json:"v1Form,omitempty"`
-	NoV1Form string                  `json:"noV1Form,omitempty"`
+	// V1Form is the kuadrant.io/v1 policy it becomes; NoV1FormWhy says why there is
+	// none, as data (render writes NoV1Form, its text in -o json).
+	V1Form      *authpolicy.V1Migration `json:"v1Form,omitempty"`
+	NoV1FormWhy []authpolicy.Reason     `json:"-"`
+	NoV1Form    string                  `json:"noV1Form,omitempty"`
 }
 
 // V1beta2Why is one reason a v1beta2 policy is not enforced (somewhere).
+// Reason is its code (a V1beta2* constant, the policy's enforcement or its condition's
+// reason) and the fields below its data; render writes Message, its sentence in -o json.
 type V1beta2Why struct {
 	Reason  string `json:"reason"`
 	Message string `json:"message"`
 	// By is the policy that takes its place, when one does.
 	By string `json:"by,omitempty"`
+	// Why are the policy's reasons (Unsupported, TargetNotFound, the fallback) or the
+	// Gateway not programmed (V1beta2NotProgrammed, one).
+	Why []authpolicy.Reason `json:"-"`
+	// Condition is the message of the condition it fails with (V1beta2SecondOnTarget,
+	// V1beta2SelectsNothing); Field the selector list that selects nothing; Route the
+	// route with a policy of its own (V1beta2GatewayOverridden); Host the host another
+	// policy claims (V1beta2HostnameClaimed).
+	Condition string `json:"-"`
+	Field     string `json:"-"`
+	Route     string `json:"-"`
+	Host      string `json:"-"`
 }
 
 // V1beta2Rule is one HTTPRouteRule with where it is written.
@@ -212,7 +226,7 @@ func newV1beta2View(s *snapshot.Snapshot, res *authpolicy.V1beta2Result, p *auth
 	}
 	if withV1Form {
 		if p.Enforcement == authpolicy.Unsupported {
-			v.NoV1Form = strings.Join(p.Reasons, "; ")
+			v.NoV1FormWhy = p.Why
 		} else {
 			v.V1Form = p.Migrate()
 		}
@@ -225,33 +239,33 @@ func v1beta2Why(res *authpolicy.V1beta2Result, p *authpolicy.V1beta2Policy, over
 	var out []V1beta2Why
 	switch p.Enforcement {
 	case authpolicy.Unsupported, authpolicy.TargetNotFound:
-		return []V1beta2Why{{Reason: p.Enforcement, Message: "not enforced: " + strings.Join(p.Reasons, "; ")}}
+		return []V1beta2Why{{Reason: p.Enforcement, Why: p.Why}}
 	}
 	if p.SecondOn != "" {
-		out = append(out, V1beta2Why{Reason: V1beta2SecondOnTarget, Message: "not enforced: " + p.Condition.Message + " (one AuthPolicy per target: the operator reconciled that one first)", By: p.SecondOn})
+		out = append(out, V1beta2Why{Reason: V1beta2SecondOnTarget, Condition: p.Condition.Message, By: p.SecondOn})
 	}
 	for _, m := range p.EmptySelectors {
-		out = append(out, V1beta2Why{Reason: V1beta2SelectsNothing, Message: "not enforced: " + m.Field + ": " + p.Condition.Message})
+		out = append(out, V1beta2Why{Reason: V1beta2SelectsNothing, Field: m.Field, Condition: p.Condition.Message})
 		break
 	}
 	for _, o := range overridden {
-		out = append(out, V1beta2Why{Reason: V1beta2GatewayOverridden, Message: "not enforced on HTTPRoute " + o.Route + ": its own AuthPolicy " + o.Policy + " replaces the Gateway's there", By: o.Policy})
+		out = append(out, V1beta2Why{Reason: V1beta2GatewayOverridden, Route: o.Route, By: o.Policy})
 	}
 	if tr := p.Object.V1beta2.Spec.TargetRef; tr.Kind == "Gateway" && len(res.GatewayRoutes(p.Object.Namespace+"/"+string(tr.Name))) == 0 {
-		out = append(out, V1beta2Why{Reason: V1beta2NoRoutes, Message: "not enforced: no HTTPRoute names the Gateway, so the policy covers no route and no AuthConfig is built"})
+		out = append(out, V1beta2Why{Reason: V1beta2NoRoutes})
 	}
 	for _, l := range p.LostHosts {
-		out = append(out, V1beta2Why{Reason: V1beta2HostnameClaimed, Message: "not enforced for host " + l.Host + ": the older AuthPolicy " + l.ClaimedBy + " claimed it first; Authorino does not link it to this policy's AuthConfig, and requests for it get " + l.ClaimedBy + "'s rules", By: l.ClaimedBy})
+		out = append(out, V1beta2Why{Reason: V1beta2HostnameClaimed, Host: l.Host, By: l.ClaimedBy})
 	}
-	for _, why := range p.NotProgrammed {
-		out = append(out, V1beta2Why{Reason: V1beta2NotProgrammed, Message: "not enforced: " + why})
+	for _, why := range p.Unprogrammed {
+		out = append(out, V1beta2Why{Reason: V1beta2NotProgrammed, Why: []authpolicy.Reason{why}})
 	}
 	if p.Enforcement == authpolicy.NotEnforced && len(out) == 0 {
 		reason := p.Condition.Reason
 		if p.Built() && len(p.Hosts) == 0 && len(p.LostHosts) == 0 {
 			reason = V1beta2NoHostname
 		}
-		out = append(out, V1beta2Why{Reason: reason, Message: "not enforced: " + strings.Join(p.Reasons, "; ")})
+		out = append(out, V1beta2Why{Reason: reason, Why: p.Why})
 	}
 	return out
 }

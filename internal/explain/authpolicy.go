@@ -26,9 +26,11 @@ type AuthPolicyInfo struct {
 	// Decides is true on a Gateway that another data plane serves (Istio, Envoy
 	// Gateway): no XAccessPolicy runs there, and the AuthPolicy is the decision.
 	Decides bool `json:"decides,omitempty"`
-	// NotProgrammed says why Kuadrant never programs the path's Gateway (it programs
-	// Istio and Envoy Gateway only): the policy is computed, and no data plane runs it.
-	NotProgrammed string `json:"notProgrammed,omitempty"`
+	// Unprogrammed says why Kuadrant never programs the path's Gateway (it programs
+	// Istio and Envoy Gateway only): the policy is computed, and no data plane runs it;
+	// render writes NotProgrammed, its text in -o json (render.Sentences).
+	Unprogrammed  *authpolicy.Reason `json:"-"`
+	NotProgrammed string             `json:"notProgrammed,omitempty"`
 	// V1beta2 is set when a kuadrant.io/v1beta2 AuthPolicy applies (kuadrant-operator
 	// v0.6.1 semantics: one policy per route, else the Gateway's; Authorino picks the
 	// AuthConfig by host).
@@ -73,7 +75,7 @@ func (sim *Simulator) authPolicyFor(r *Request, p PathInfo) *AuthPolicyInfo {
 	if pr == nil {
 		return sim.v1beta2For(req, p)
 	}
-	info := &AuthPolicyInfo{Path: pr.Path.StringWithRule(p.RouteRule()), NotProgrammed: pr.Unprogrammed}
+	info := &AuthPolicyInfo{Path: pr.Path.StringWithRule(p.RouteRule()), Unprogrammed: pr.Unprogrammed}
 	for _, pol := range pr.Effective.Policies {
 		info.Policies = append(info.Policies, pol.Ref)
 	}
@@ -106,7 +108,7 @@ func (sim *Simulator) v1beta2For(req authpolicy.Request, p PathInfo) *AuthPolicy
 	if d == nil {
 		return nil
 	}
-	info := &AuthPolicyInfo{Path: p.Gateway + "|" + p.Route, V1beta2: d, Evaluation: d.Evaluation, NotProgrammed: d.NotProgrammed}
+	info := &AuthPolicyInfo{Path: p.Gateway + "|" + p.Route, V1beta2: d, Evaluation: d.Evaluation, Unprogrammed: d.Unprogrammed}
 	switch {
 	case d.AuthConfig != "":
 		info.Policies = []string{d.AuthConfig}
@@ -126,14 +128,14 @@ func kuadrantDecides(d *Decision, ap *AuthPolicyInfo, traced bool) {
 	if tiedDecides(d, ap, traced) {
 		return
 	}
-	if d.DecidedBy != DecidedOtherDataPlane || ap == nil || ap.NotProgrammed != "" {
+	if d.DecidedBy != DecidedOtherDataPlane || ap == nil || ap.Unprogrammed != nil {
 		return
 	}
 	if ap.V1beta2 != nil && ap.V1beta2.NotFound {
 		ap.Decides = true
 		d.Verdict, d.Explicit, d.Level, d.DecidedBy = Deny, true, LevelAuthPolicy, ap.V1beta2.CheckedBy
 		if traced {
-			authPolicyCause(d, "authpolicy", OutcomeMatched, CauseAuthPolicyNotFound, &AuthPolicyCause{Policies: []string{ap.V1beta2.CheckedBy}, Found: ap.V1beta2.Reason})
+			authPolicyCause(d, "authpolicy", OutcomeMatched, CauseAuthPolicyNotFound, &AuthPolicyCause{Policies: []string{ap.V1beta2.CheckedBy}, V1beta2: ap.V1beta2})
 		}
 		return
 	}
@@ -220,14 +222,14 @@ func (sim *Simulator) AuthPoliciesOn(gw *snapshot.Gateway, listener string, rout
 		}
 		found := false
 		for _, rule := range rn.Rules {
-			if pr := sim.kuadrant.forPrefix(res, gref, listener, route, rule); pr != nil && pr.Unprogrammed == "" {
+			if pr := sim.kuadrant.forPrefix(res, gref, listener, route, rule); pr != nil && pr.Unprogrammed == nil {
 				for _, p := range pr.Effective.Policies {
 					seen[p.Ref], found = true, true
 				}
 			}
 		}
 		if !found && sim.hasV1beta2() {
-			if d := sim.Model.V1beta2().ForRequest(gref, route, authpolicy.Request{}); d != nil && d.NotProgrammed == "" && d.Evaluation != nil {
+			if d := sim.Model.V1beta2().ForRequest(gref, route, authpolicy.Request{}); d != nil && d.Unprogrammed == nil && d.Evaluation != nil {
 				seen[d.CheckedBy] = true
 			}
 		}
@@ -336,9 +338,10 @@ type AuthPolicyCause struct {
 	Source string `json:"source,omitempty"`
 	// Unknown is what cannot be known offline (CauseAuthPolicyUnknown).
 	Unknown []AuthPolicyUnknown `json:"unknown,omitempty"`
-	// Found is how the kuadrant.io/v1beta2 policy was found, as effective/authpolicy
-	// says it (CauseAuthPolicyNotFound: V1beta2Decision.Reason).
-	Found string `json:"found,omitempty"`
+	// V1beta2 is the kuadrant.io/v1beta2 policy's decision (CauseAuthPolicyNotFound);
+	// render writes Found, how the policy was found, from it (render.Sentences).
+	V1beta2 *authpolicy.V1beta2Decision `json:"-"`
+	Found   string                      `json:"found,omitempty"`
 	// Outcome is Authorino's answer to a request that carries an identity
 	// (CauseAuthorino); -o json shows it under authPolicy.evaluation.outcome.
 	Outcome *authpolicy.Outcome `json:"-"`

@@ -79,7 +79,7 @@ func routeRuleOf(res *authpolicy.Result, p authpolicy.Path) string {
 // saying so, else the verdict is indeterminate, naming what each answers. It reports
 // whether it decided.
 func tiedDecides(d *Decision, ap *AuthPolicyInfo, traced bool) bool {
-	if ap == nil || len(ap.Tied) == 0 || d.DecidedBy != DecidedOtherDataPlane || ap.NotProgrammed != "" {
+	if ap == nil || len(ap.Tied) == 0 || d.DecidedBy != DecidedOtherDataPlane || ap.Unprogrammed != nil {
 		return false
 	}
 	own := *ap

@@ -154,8 +154,8 @@ func runTargetOnOtherDataPlane(ctx *Context) []Finding {
 				continue
 			}
 			f := ctx.Blame(p.Origin, fmt.Sprintf("spec.targetRefs[%d]", i))
-			f.Message = fmt.Sprintf("Gateway %s/%s is served by the %s data plane (%s): it never enforces XAccessPolicies, so this target is not protected by the policy",
-				gw.Namespace, gw.Name, dp.DataPlane, dp.Why)
+			f.Message = fmt.Sprintf("Gateway %s/%s is served by the %s data plane (", gw.Namespace, gw.Name, dp.DataPlane)
+			f.Quoted = &Quoted{DataPlane: &dp, After: "): it never enforces XAccessPolicies, so this target is not protected by the policy"}
 			out = append(out, f)
 		}
 	}
@@ -170,7 +170,8 @@ func runAuthPolicyUnprogrammed(ctx *Context) []Finding {
 			continue
 		}
 		f := ctx.Blame(pr.Policy.Object.Origin, "spec.targetRef")
-		f.Message = fmt.Sprintf("AuthPolicy %s is never enforced: %s", pr.Ref, strings.Join(pr.Reasons, "; "))
+		f.Message = fmt.Sprintf("AuthPolicy %s is never enforced: ", pr.Ref)
+		f.Quoted = &Quoted{Reasons: pr.Reasons}
 		out = append(out, f)
 	}
 	return out

@@ -150,8 +150,8 @@ func runV1beta2EmptySelectors(ctx *Context) []Finding {
 			f := ctx.Blame(p.Object.Origin, m.Field)
 			what := "selects no rule of " + routeOrGateway(p, m.Route)
 			if m.OutsideTarget {
-				what = "names a hostname outside " + routeOrGateway(p, m.Route) + "'s hostnames (" + strings.Join(p.Reasons, "; ") + ")"
-				f.Message = what + ": kuadrant-operator fails the policy and it protects nothing"
+				f.Message = "names a hostname outside " + routeOrGateway(p, m.Route) + "'s hostnames ("
+				f.Quoted = &Quoted{Reasons: p.Why, After: "): kuadrant-operator fails the policy and it protects nothing"}
 				out = append(out, f)
 				continue
 			}
@@ -212,7 +212,8 @@ func runV1beta2Migration(ctx *Context) []Finding {
 		}
 		f := ctx.Blame(p.Object.Origin, "apiVersion")
 		if p.Enforcement == authpolicy.Unsupported {
-			f.Message = "no kuadrant.io/v1 form computed: " + strings.Join(p.Reasons, "; ")
+			f.Message = "no kuadrant.io/v1 form computed: "
+			f.Quoted = &Quoted{Reasons: p.Why}
 			out = append(out, f)
 			continue
 		}

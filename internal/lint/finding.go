@@ -5,7 +5,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agpol/agpol/internal/effective/authpolicy"
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/topology"
 )
 
 // Severity is how bad a finding is: info, warning or error.
@@ -117,6 +119,20 @@ type Finding struct {
 	Fix string `json:"fix,omitempty"`
 	// Suppressed is set when a suppression silenced the finding.
 	Suppressed *Suppression `json:"suppressed,omitempty"`
+	// Quoted is data whose sentence render writes into the message (render/lintout,
+	// before any format is written): Message is then the text before it. nil for a
+	// finding whose Message is whole.
+	Quoted *Quoted `json:"-"`
+}
+
+// Quoted is what a finding's message quotes that render writes: where agpol learned a
+// Gateway's data plane (AGP210), or an AuthPolicy's reasons, joined by "; " (AGP212;
+// a v1beta2 policy's failure in AGP211 and AGP106).
+type Quoted struct {
+	DataPlane *topology.GatewayDataPlane
+	Reasons   []authpolicy.Reason
+	// After is the message's text after the quoted sentence.
+	After string
 }
 
 // Location is "file:line:col" for file objects and "cluster:CONTEXT" otherwise.

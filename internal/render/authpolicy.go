@@ -69,7 +69,7 @@ func NewAuthPolicyStatus(pr *authpolicy.PolicyResult) AuthPolicyStatusDoc {
 	return AuthPolicyStatusDoc{
 		Policy: pr.Ref, Target: pr.Policy.Target.String(), Mode: pr.Policy.Describe(),
 		Enforcement: pr.Enforcement, OverriddenBy: by, Condition: pr.Condition,
-		Reasons: pr.Reasons, OverriddenRules: pr.OverriddenRules,
+		Reasons: AuthPolicyReasonsText(pr.Reasons), OverriddenRules: pr.OverriddenRules,
 	}
 }
 
@@ -92,7 +92,7 @@ func NewAuthPolicyReport(paths []*authpolicy.PathResult, res *authpolicy.Result)
 	for _, p := range paths {
 		doc := AuthPolicyPath{Gateway: p.Path.Gateway, Listener: p.Path.Listener, Route: p.Path.Route, Rule: p.Path.Rule,
 			Effective: map[string]map[string]EffectiveRuleDoc{}, PoliciesInPath: []string{}, Lost: p.Effective.Lost,
-			NotProgrammed: p.Unprogrammed}
+			NotProgrammed: unprogrammedText(p.Unprogrammed)}
 		for _, pol := range p.Effective.Policies {
 			doc.PoliciesInPath = append(doc.PoliciesInPath, pol.Ref)
 		}
@@ -112,7 +112,7 @@ func NewAuthPolicyReport(paths []*authpolicy.PathResult, res *authpolicy.Result)
 	for _, pr := range res.Policies {
 		rep.Policies = append(rep.Policies, NewAuthPolicyStatus(pr))
 	}
-	rep.NotProgrammed = res.Topology.NotProgrammed
+	rep.NotProgrammed = notProgrammedView(res.Topology.NotProgrammed)
 	return rep
 }
 
@@ -152,14 +152,14 @@ func AuthPolicyText(w io.Writer, paths []*authpolicy.PathResult, res *authpolicy
 	}
 	for _, pr := range res.Policies {
 		if len(pr.Reasons) > 0 {
-			writeWrapped(w, "  ", fmt.Sprintf("%s is %s: %s", pr.Ref, pr.Enforcement, esc(strings.Join(pr.Reasons, "; "))), unstyled)
+			writeWrapped(w, "  ", fmt.Sprintf("%s is %s: %s", pr.Ref, pr.Enforcement, esc(strings.Join(AuthPolicyReasonsText(pr.Reasons), "; "))), unstyled)
 		}
 	}
 	if np := res.Topology.NotProgrammed; len(np) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "Not programmed (left out of every path):")
 		for _, n := range np {
-			fmt.Fprintf(w, "  route %s on gateway %s listener %s: %s\n", n.Route, n.Gateway, n.Listener, esc(n.Reason))
+			fmt.Fprintf(w, "  route %s on gateway %s listener %s: %s\n", n.Route, n.Gateway, n.Listener, esc(AuthPolicyReasonText(n.Why)))
 		}
 	}
 	return nil
@@ -174,8 +174,8 @@ func writeAuthPolicyPath(w io.Writer, p *authpolicy.PathResult, indent string) e
 		fmt.Fprintln(w, indent+"  no AuthPolicy applies")
 		return nil
 	}
-	if p.Unprogrammed != "" {
-		writeWrapped(w, indent+"  ", "not programmed: "+esc(p.Unprogrammed)+"; no data plane runs this effective policy", unstyled)
+	if p.Unprogrammed != nil {
+		writeWrapped(w, indent+"  ", "not programmed: "+esc(unprogrammedText(p.Unprogrammed))+"; no data plane runs this effective policy", unstyled)
 	}
 	fmt.Fprintln(w, indent+"  policies (least → most specific):")
 	tab := &Table{}
@@ -220,10 +220,10 @@ func V1beta2EnforcementCell(p *authpolicy.V1beta2Policy) string {
 	if p == nil {
 		return "<none>"
 	}
-	if len(p.Reasons) == 0 {
+	if len(p.Why) == 0 {
 		return p.Enforcement + " (v1beta2)"
 	}
-	return p.Enforcement + " (v1beta2: " + strings.Join(p.Reasons, "; ") + ")"
+	return p.Enforcement + " (v1beta2: " + strings.Join(AuthPolicyReasonsText(p.Why), "; ") + ")"
 }
 
 // V1beta2Text lists the kuadrant.io/v1beta2 AuthPolicies bearing on a target.

@@ -21,7 +21,7 @@ func authPolicyText(event string, a *explain.AuthPolicyCause) string {
 	policies := strings.Join(a.Policies, ", ")
 	switch event {
 	case explain.CauseAuthPolicyNotFound:
-		return "Kuadrant AuthPolicy " + policies + " (v1beta2): " + a.Found
+		return "Kuadrant AuthPolicy " + policies + " (v1beta2): " + V1beta2FoundText(a.V1beta2)
 	case explain.CauseAuthPolicyNoIdentity:
 		return fmt.Sprintf("every authentication rule of Kuadrant AuthPolicy %s is skipped by its when conditions: Authorino finds no identity and the data plane answers 401", policies)
 	case explain.CauseAuthPolicyAuthzFails:
@@ -56,9 +56,9 @@ func authPolicyText(event string, a *explain.AuthPolicyCause) string {
 // or, where kuadrant.io/v1 AuthPolicies apply too (Ignored), why it is left out.
 func v1beta2Reason(d *authpolicy.V1beta2Decision) string {
 	if !d.Ignored {
-		return d.Reason
+		return V1beta2FoundText(d)
 	}
-	return "left out: " + d.Reason + "; kuadrant.io/v1 AuthPolicies apply on this path too, and no Kuadrant release enforces both versions together: agpol decides with the kuadrant.io/v1 ones"
+	return "left out: " + V1beta2FoundText(d) + "; kuadrant.io/v1 AuthPolicies apply on this path too, and no Kuadrant release enforces both versions together: agpol decides with the kuadrant.io/v1 ones"
 }
 
 // authPolicyUnknownText names one thing an AuthPolicy's verdict depends on that cannot be
@@ -87,42 +87,48 @@ func unknownPresent(u explain.AuthPolicyUnknown) string {
 }
 
 // authPolicyCauseView is a copy of a with its sentences written where -o json shows
-// them (each unknown authorization rule's Present); a itself when it has none.
+// them (how a v1beta2 policy was found, Found; each unknown authorization rule's
+// Present); a itself when it has none.
 func authPolicyCauseView(a *explain.AuthPolicyCause) *explain.AuthPolicyCause {
 	if a == nil {
 		return nil
 	}
-	written := false
+	unknown := false
 	for _, u := range a.Unknown {
-		written = written || u.Why != nil
+		unknown = unknown || u.Why != nil
 	}
-	if !written {
+	if !unknown && a.V1beta2 == nil {
 		return a
 	}
 	v := *a
-	v.Unknown = make([]explain.AuthPolicyUnknown, len(a.Unknown))
-	for i, u := range a.Unknown {
-		u.Present = unknownPresent(u)
-		v.Unknown[i] = u
+	if a.V1beta2 != nil {
+		v.Found = V1beta2FoundText(a.V1beta2)
+	}
+	if unknown {
+		v.Unknown = make([]explain.AuthPolicyUnknown, len(a.Unknown))
+		for i, u := range a.Unknown {
+			u.Present = unknownPresent(u)
+			v.Unknown[i] = u
+		}
 	}
 	return &v
 }
 
-// authPolicyInfoView is a copy of ap with the sentences of its evaluations written
-// (evaluationView), and v1beta2Reason where the v1beta2 policy is left out; nil stays nil.
+// authPolicyInfoView is a copy of ap with its sentences written: its evaluations'
+// (evaluationView), why Kuadrant does not program its Gateway, and how its v1beta2
+// policy was found (v1beta2Reason); nil stays nil.
 func authPolicyInfoView(ap *explain.AuthPolicyInfo) *explain.AuthPolicyInfo {
 	if ap == nil {
 		return nil
 	}
 	a := *ap
 	a.Evaluation = evaluationView(ap.Evaluation)
+	a.NotProgrammed = unprogrammedText(ap.Unprogrammed)
 	if ap.V1beta2 != nil {
-		d := *ap.V1beta2
+		d := v1beta2DecisionView(ap.V1beta2)
 		d.Evaluation = evaluationView(ap.V1beta2.Evaluation)
-		if d.Ignored {
-			d.Reason = v1beta2Reason(ap.V1beta2)
-		}
-		a.V1beta2 = &d
+		d.Reason = v1beta2Reason(ap.V1beta2)
+		a.V1beta2 = d
 	}
 	if ap.Tied != nil {
 		a.Tied = make([]explain.AuthPolicyTie, len(ap.Tied))

@@ -17,8 +17,9 @@ func TestAuthPolicySentences(t *testing.T) {
 		a     *explain.AuthPolicyCause
 		want  string
 	}{
-		{explain.CauseAuthPolicyNotFound, &explain.AuthPolicyCause{Policies: []string{"ns/a"}, Found: "no AuthConfig holds host x"},
-			"Kuadrant AuthPolicy ns/a (v1beta2): no AuthConfig holds host x"},
+		{explain.CauseAuthPolicyNotFound, &explain.AuthPolicyCause{Policies: []string{"ns/a"}, V1beta2: &authpolicy.V1beta2Decision{
+			Found: authpolicy.FoundRoutePolicy, Route: "ns/r", CheckedBy: "ns/a", Host: "x", NotFound: true, Unindexed: true}},
+			"Kuadrant AuthPolicy ns/a (v1beta2): HTTPRoute ns/r has the AuthPolicy ns/a; no AuthConfig holds host x: Authorino answers NOT_FOUND"},
 		{explain.CauseAuthPolicyNoIdentity, &explain.AuthPolicyCause{Policies: pol},
 			"every authentication rule of Kuadrant AuthPolicy ns/a, ns/b is skipped by its when conditions: Authorino finds no identity and the data plane answers 401"},
 		{explain.CauseAuthPolicyAuthzFails, &explain.AuthPolicyCause{Policies: pol, Rule: "admins", Source: "ns/b"},
@@ -51,15 +52,16 @@ func TestAuthPolicySentences(t *testing.T) {
 }
 
 // A kuadrant.io/v1beta2 AuthPolicy left out for kuadrant.io/v1 ones says why in render's
-// view (-o json) and text; explain's result keeps effective/authpolicy's reason.
+// view (-o json) and text; explain's result is left as it is (data, no sentence).
 func TestV1beta2LeftOut(t *testing.T) {
-	const found = "HTTPRoute app/blog has no AuthPolicy of its own"
-	r := &explain.Result{AuthPolicy: &explain.AuthPolicyInfo{Path: "p", V1beta2: &authpolicy.V1beta2Decision{Reason: found, Ignored: true}}}
+	const found = "HTTPRoute app/blog has no AuthPolicy of its own: the Gateway's AuthPolicy infra/gw covers it; the request's host is not known, so which AuthConfig Authorino uses cannot be known"
+	r := &explain.Result{AuthPolicy: &explain.AuthPolicyInfo{Path: "p", V1beta2: &authpolicy.V1beta2Decision{
+		Found: authpolicy.FoundGatewayPolicy, Route: "app/blog", CheckedBy: "infra/gw", Ignored: true}}}
 	want := "left out: " + found + "; kuadrant.io/v1 AuthPolicies apply on this path too, and no Kuadrant release enforces both versions together: agpol decides with the kuadrant.io/v1 ones"
 	if got := Sentences(r).AuthPolicy.V1beta2.Reason; got != want {
 		t.Errorf("Sentences: v1beta2 reason %q, want %q", got, want)
 	}
-	if r.AuthPolicy.V1beta2.Reason != found {
+	if r.AuthPolicy.V1beta2.Reason != "" {
 		t.Errorf("Sentences edited explain's result: %q", r.AuthPolicy.V1beta2.Reason)
 	}
 	var b strings.Builder

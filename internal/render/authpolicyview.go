@@ -12,7 +12,10 @@ import (
 func EffectiveAuthPolicy(w io.Writer, format Format, s *snapshot.Snapshot, v *authpolicy.TargetView) error {
 	if format.Document() {
 		rep := NewAuthPolicyReport(v.Paths, v.Result)
-		rep.V1beta2 = v.V1beta2
+		for _, tp := range v.V1beta2 {
+			tp.Policy = v1beta2PolicyView(tp.Policy)
+			rep.V1beta2 = append(rep.V1beta2, tp)
+		}
 		return Report(w, format, rep, CompletenessOf(s))
 	}
 	if err := AuthPolicyText(w, v.Paths, v.Result); err != nil || len(v.V1beta2) == 0 {

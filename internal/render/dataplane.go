@@ -16,7 +16,7 @@ import (
 func DataPlaneWhy(d topology.GatewayDataPlane) string {
 	switch d.From {
 	case "":
-		return d.Why
+		return ""
 	case topology.PlaneFromConfig:
 		return fmt.Sprintf("GatewayClass %s is mapped to %s by the configuration", d.Class, d.DataPlane)
 	case topology.PlaneFromController:

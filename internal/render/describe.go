@@ -116,8 +116,8 @@ func describeAuthPath(path *node, p *authpolicy.PathResult, st Styler) {
 		path.add("no AuthPolicy applies")
 		return
 	}
-	if p.Unprogrammed != "" {
-		path.add(st.Yellow("NotProgrammed: " + esc(p.Unprogrammed) + "; no data plane runs this effective policy"))
+	if p.Unprogrammed != nil {
+		path.add(st.Yellow("NotProgrammed: " + esc(unprogrammedText(p.Unprogrammed)) + "; no data plane runs this effective policy"))
 	}
 	var pols []string
 	for _, pol := range e.Policies {
@@ -307,7 +307,7 @@ func describeAuthPolicy(w io.Writer, v *describe.AuthPolicyView, st Styler) {
 	line(w, "Enforcement:  "+enf+" [computed]")
 	c := v.Condition
 	line(w, fmt.Sprintf("  condition:  %s=%s (%s: %s)", c.Type, c.Status, c.Reason, EscapeTerminal(c.Message)))
-	for _, r := range v.Reasons {
+	for _, r := range AuthPolicyReasonsText(v.Why) {
 		line(w, "  "+st.Yellow(EscapeTerminal(r)))
 	}
 	if len(v.OverriddenBy) > 0 {
@@ -618,5 +618,6 @@ func describeJSONView(v *describe.View) *describe.View {
 		}
 		c.AccessPolicy = &ac
 	}
+	authPolicyJSONView(&c)
 	return &c
 }

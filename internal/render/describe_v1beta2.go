@@ -63,7 +63,7 @@ func describeAuthPolicyV1beta2(w io.Writer, v *describe.V1beta2AuthPolicyView, s
 	writeV1beta2Rules(w, v.Rules, st, "  ")
 	fmt.Fprintln(w, st.Bold("kuadrant.io/v1 form (lint AGP106):"))
 	if v.V1Form == nil {
-		line(w, "  "+st.Yellow("none computed: "+esc(v.NoV1Form)))
+		line(w, "  "+st.Yellow("none computed: "+esc(strings.Join(AuthPolicyReasonsText(v.NoV1FormWhy), "; "))))
 		return
 	}
 	writeV1Form(w, v.V1Form)
@@ -85,7 +85,7 @@ func writeV1beta2Status(w io.Writer, v *describe.V1beta2AuthPolicyView, st Style
 		line(w, fmt.Sprintf("%s  recorded:   %s=%s (%s: %s)", indent, r.Type, r.Status, esc(r.Reason), esc(r.Message)))
 	}
 	for _, y := range v.NotEnforced {
-		line(w, indent+"  "+st.Yellow(esc(y.Message))+" "+st.Dim("["+y.Reason+"]"))
+		line(w, indent+"  "+st.Yellow(esc(v1beta2WhyText(y)))+" "+st.Dim("["+y.Reason+"]"))
 	}
 }
 
@@ -231,4 +231,71 @@ func matchText(m gwapiv1.HTTPRouteMatch) string {
 		return "(any request)"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// v1beta2WhyText is the sentence of one reason a v1beta2 AuthPolicy is not enforced
+// (somewhere): describe.V1beta2Why's code and data.
+func v1beta2WhyText(y describe.V1beta2Why) string {
+	switch y.Reason {
+	case describe.V1beta2SecondOnTarget:
+		return "not enforced: " + y.Condition + " (one AuthPolicy per target: the operator reconciled that one first)"
+	case describe.V1beta2SelectsNothing:
+		return "not enforced: " + y.Field + ": " + y.Condition
+	case describe.V1beta2GatewayOverridden:
+		return "not enforced on HTTPRoute " + y.Route + ": its own AuthPolicy " + y.By + " replaces the Gateway's there"
+	case describe.V1beta2NoRoutes:
+		return "not enforced: no HTTPRoute names the Gateway, so the policy covers no route and no AuthConfig is built"
+	case describe.V1beta2HostnameClaimed:
+		return "not enforced for host " + y.Host + ": the older AuthPolicy " + y.By + " claimed it first; Authorino does not link it to this policy's AuthConfig, and requests for it get " + y.By + "'s rules"
+	}
+	// V1beta2NotProgrammed, the enforcement (Unsupported, TargetNotFound) or the
+	// condition's reason: the policy's own reasons.
+	return "not enforced: " + strings.Join(AuthPolicyReasonsText(y.Why), "; ")
+}
+
+// authPolicyJSONView writes, in c (a copy of a describe view), the text of its
+// AuthPolicy parts for -o json: the paths Kuadrant never programs, the reasons of an
+// AuthPolicy's status and of the v1beta2 views. The slices it changes are copied.
+func authPolicyJSONView(c *describe.View) {
+	if c.AuthPolicyPaths != nil {
+		paths := make([]describe.AuthPath, len(c.AuthPolicyPaths))
+		for i, p := range c.AuthPolicyPaths {
+			p.NotProgrammed = unprogrammedText(p.Unprogrammed)
+			paths[i] = p
+		}
+		c.AuthPolicyPaths = paths
+	}
+	if a := c.AuthPolicyStatus; a != nil {
+		v := *a
+		v.Reasons = AuthPolicyReasonsText(a.Why)
+		c.AuthPolicyStatus = &v
+	}
+	c.AuthPolicyV1beta2 = v1beta2JSONView(c.AuthPolicyV1beta2)
+	if c.V1beta2AuthPolicies != nil {
+		vs := make([]*describe.V1beta2AuthPolicyView, len(c.V1beta2AuthPolicies))
+		for i, v := range c.V1beta2AuthPolicies {
+			vs[i] = v1beta2JSONView(v)
+		}
+		c.V1beta2AuthPolicies = vs
+	}
+}
+
+// v1beta2JSONView is a copy of v with its sentences written (NotEnforced's messages,
+// NoV1Form); nil stays nil.
+func v1beta2JSONView(v *describe.V1beta2AuthPolicyView) *describe.V1beta2AuthPolicyView {
+	if v == nil {
+		return nil
+	}
+	c := *v
+	if v.NotEnforced != nil {
+		c.NotEnforced = make([]describe.V1beta2Why, len(v.NotEnforced))
+		for i, y := range v.NotEnforced {
+			y.Message = v1beta2WhyText(y)
+			c.NotEnforced[i] = y
+		}
+	}
+	if len(v.NoV1FormWhy) > 0 {
+		c.NoV1Form = strings.Join(AuthPolicyReasonsText(v.NoV1FormWhy), "; ")
+	}
+	return &c
 }

@@ -250,8 +250,8 @@ func writeAuthPolicy(w io.Writer, ap *explain.AuthPolicyInfo, st Styler) {
 	switch {
 	case ap.Decides:
 		root.add(st.Dim("the verdict above: no XAccessPolicy runs on this Gateway's data plane"))
-	case ap.NotProgrammed != "":
-		root.add(st.Dim("not programmed, so not part of the verdict: " + esc(ap.NotProgrammed)))
+	case ap.Unprogrammed != nil:
+		root.add(st.Dim("not programmed, so not part of the verdict: " + esc(unprogrammedText(ap.Unprogrammed))))
 	default:
 		root.add(st.Dim("not part of the verdict above, the access policies'; Kuadrant enforces it only on the Gateways it programs (Istio, Envoy Gateway)"))
 	}

@@ -81,9 +81,8 @@ const (
 type GatewayDataPlane struct {
 	DataPlane DataPlane `json:"dataPlane"`
 	// Why is the phrase of where the answer comes from, as text ("GatewayClass agentic
-	// names controller …"): the JSON field of describe, written by render
-	// (render.DataPlaneWhy) from the data below; ClassifyGateways also fills it for the
-	// messages of effective/authpolicy and lint, which cannot call render.
+	// names controller …"): the JSON field of describe, written only by render
+	// (render.DataPlaneWhy) from the data below, in its view; empty here.
 	Why string `json:"why"`
 	// From is where the answer comes from: one of the PlaneFrom codes.
 	From string `json:"-"`
@@ -142,31 +141,9 @@ func ClassifyGateways(s *snapshot.Snapshot) map[*snapshot.Gateway]GatewayDataPla
 				dp = GatewayDataPlane{DataPlane: DataPlaneGatewayAPI, From: PlaneFromDefault, Class: class, Assumed: true}
 			}
 		}
-		dp.Why = dp.phrase()
 		out[gw] = dp
 	}
 	return out
-}
-
-// phrase is Why's text for the stages below render that quote it (effective/authpolicy's
-// and lint's messages); render writes the same from the data (render.DataPlaneWhy, whose
-// test keeps the two equal).
-func (d GatewayDataPlane) phrase() string {
-	switch d.From {
-	case PlaneFromConfig:
-		return fmt.Sprintf("GatewayClass %s is mapped to %s by the configuration", d.Class, d.DataPlane)
-	case PlaneFromController:
-		return fmt.Sprintf("GatewayClass %s names controller %s", d.Class, d.Controller)
-	case PlaneFromUnknownController:
-		return fmt.Sprintf("GatewayClass %s names controller %s, which agpol does not model: routed as Gateway API specifies (map the class to a data plane with --data-plane %s=PLANE)", d.Class, d.Controller, d.Class)
-	case PlaneFromHint:
-		hint := fmt.Sprintf("XAccessPolicy %s/%s targets it", d.Hint.Namespace, d.Hint.Name)
-		if d.Hint.Kind == "HTTPRoute" {
-			hint = fmt.Sprintf("HTTPRoute %s/%s sends traffic to an XBackend", d.Hint.Namespace, d.Hint.Name)
-		}
-		return fmt.Sprintf("GatewayClass %s is not in the input; assumed the kube-agentic-networking data plane: %s", d.Class, hint)
-	}
-	return fmt.Sprintf("GatewayClass %s is not in the input, no XAccessPolicy targets the Gateway and no route of it sends traffic to an XBackend: assumed an implementation routing as Gateway API specifies", d.Class)
 }
 
 // agenticHints lists the Gateways that an XAccessPolicy targets or that an HTTPRoute

@@ -56,7 +56,7 @@ func Personas(md *model.Model, personas []explain.Persona, at time.Time) *Person
 		m.Personas = append(m.Personas, p.Name)
 	}
 	for _, pr := range res.Paths {
-		if pr.Effective == nil || len(pr.Effective.Policies) == 0 || pr.Unprogrammed != "" {
+		if pr.Effective == nil || len(pr.Effective.Policies) == 0 || pr.Unprogrammed != nil {
 			continue
 		}
 		rn := res.Topology.Route(pr.Path.Route)

@@ -94,7 +94,7 @@ func (r *Result) wasmSets(gateway, listener, route, rule string) []ActionSet {
 // policy gets an auth action, auth_workflow_helpers.go:92-103) on a Gateway Kuadrant
 // programs.
 func hasActionSets(p *PathResult) bool {
-	return p != nil && p.Effective != nil && len(p.Effective.Policies) > 0 && p.Unprogrammed == ""
+	return p != nil && p.Effective != nil && len(p.Effective.Policies) > 0 && p.Unprogrammed == nil
 }
 
 // wasmOf is the action sets of full path p and the action sets of the other paths of

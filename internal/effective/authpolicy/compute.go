@@ -47,8 +47,9 @@ type PolicyResult struct {
 	OverriddenBy []string `json:"overriddenBy"`
 	// Condition is the condition kuadrant-operator would set (Enforced, or Accepted when not accepted).
 	Condition Condition `json:"condition"`
-	// Reasons explain Invalid, TargetNotFound and NotProgrammed.
-	Reasons []string `json:"reasons,omitempty"`
+	// Reasons explain Invalid, TargetNotFound and NotProgrammed, as data; render writes
+	// them (render.AuthPolicyReasonText).
+	Reasons []Reason `json:"-"`
 	// OverriddenRules maps each displaced rule key to the policies that displaced it.
 	OverriddenRules map[string][]string `json:"overriddenRules,omitempty"`
 	// EffectiveOn and DisplacedOn list the IDs of the full paths where at least one of its
@@ -61,9 +62,10 @@ type PolicyResult struct {
 type PathResult struct {
 	Path      Path
 	Effective *Effective
-	// Unprogrammed says why Kuadrant never programs the path's Gateway: the effective
-	// policy is computed but no data plane runs it. Empty when it does.
-	Unprogrammed string
+	// Unprogrammed says why Kuadrant never programs the path's Gateway
+	// (ReasonUnprogrammed): the effective policy is computed but no data plane runs it.
+	// nil when it does.
+	Unprogrammed *Reason
 }
 
 // Result is the effective AuthPolicy of every full path and the status of every policy.
@@ -102,14 +104,18 @@ func Compute(g *topology.Graph) *Result {
 			node, why := r.Topology.resolve(p.Target)
 			if node == "" {
 				p.TargetNotFound = fmt.Sprintf("AuthPolicy target %s was not found", p.Target.Name)
-				pr := &PolicyResult{Policy: p, Ref: p.Ref, Reasons: []string{why}}
+				pr := &PolicyResult{Policy: p, Ref: p.Ref, Reasons: []Reason{why}}
 				r.add(pr)
 				continue
 			}
 			p.node = node
 			r.byNode[node] = append(r.byNode[node], p)
 		}
-		r.add(&PolicyResult{Policy: p, Ref: p.Ref, Reasons: p.Invalid})
+		var invalid []Reason
+		for _, m := range p.Invalid {
+			invalid = append(invalid, Reason{Code: ReasonInvalid, Message: m})
+		}
+		r.add(&PolicyResult{Policy: p, Ref: p.Ref, Reasons: invalid})
 	}
 	sort.Slice(r.Policies, func(i, j int) bool { return r.Policies[i].Ref < r.Policies[j].Ref })
 	for _, ps := range r.byNode {
@@ -275,13 +281,13 @@ func (r *Result) status() {
 		overridden := map[string][]string{}
 		affected := false
 		var unsynced []string // the Gateways Kuadrant never programs among those affected
-		var unsyncedWhy []string
+		var unsyncedWhy []Reason
 		markAffected := func(path *PathResult) {
 			affected = true
 			pr.EffectiveOn = append(pr.EffectiveOn, path.Path.ID())
-			if path.Unprogrammed != "" && !contains(unsynced, path.Path.Gateway) {
+			if path.Unprogrammed != nil && !contains(unsynced, path.Path.Gateway) {
 				unsynced = append(unsynced, path.Path.Gateway)
-				unsyncedWhy = append(unsyncedWhy, path.Unprogrammed)
+				unsyncedWhy = append(unsyncedWhy, *path.Unprogrammed)
 			}
 		}
 		for _, path := range r.Paths {

@@ -127,7 +127,13 @@ spec:
 		if pr == nil {
 			t.Fatalf("%s missing", ref)
 		}
-		if pr.Enforcement != c.enforcement || !strings.Contains(strings.Join(pr.Reasons, ";"), c.reason) {
+		var messages []string
+		for _, r := range pr.Reasons {
+			if r.Code == ReasonInvalid {
+				messages = append(messages, r.Message)
+			}
+		}
+		if pr.Enforcement != c.enforcement || len(messages) != len(pr.Reasons) || !strings.Contains(strings.Join(messages, ";"), c.reason) {
 			t.Errorf("%s: %s %v, want %s with %q", ref, pr.Enforcement, pr.Reasons, c.enforcement, c.reason)
 		}
 	}

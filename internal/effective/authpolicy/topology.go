@@ -1,7 +1,6 @@
 package authpolicy
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -129,12 +128,14 @@ type Topology struct {
 	nodes    map[string]bool
 }
 
-// NotProgrammed is a route a listener does not carry, and why.
+// NotProgrammed is a route a listener does not carry, and why (Why,
+// ReasonListenerHostname); render writes Reason, the text of -o json.
 type NotProgrammed struct {
 	Route    string `json:"route"`
 	Gateway  string `json:"gateway"`
 	Listener string `json:"listener"`
 	Reason   string `json:"reason"`
+	Why      Reason `json:"-"`
 }
 
 // GatewayNode is a Gateway with its listeners in declaration order.
@@ -147,8 +148,8 @@ type GatewayNode struct {
 	// DataPlane is the data plane that serves the Gateway (topology.ClassifyGateways).
 	DataPlane topology.GatewayDataPlane
 	// Unprogrammed says why Kuadrant never programs the Gateway (it programs Istio and
-	// Envoy Gateway only); empty when it does, or is assumed to.
-	Unprogrammed string
+	// Envoy Gateway only: ReasonUnprogrammed); nil when it does, or is assumed to.
+	Unprogrammed *Reason
 	// routes per listener, in ns/name order.
 	routes map[string][]*RouteNode
 }
@@ -255,7 +256,7 @@ func BuildTopology(s *snapshot.Snapshot, planes map[*snapshot.Gateway]topology.G
 				if host, hosts := listenerHostname(gn, l), routeHostnames(r); !topology.HostnamesIntersect(host, hosts) {
 					if !linked[p] && !t.notProgrammed(rn.Ref, p) {
 						t.NotProgrammed = append(t.NotProgrammed, NotProgrammed{Route: rn.Ref, Gateway: gn.Ref, Listener: l,
-							Reason: fmt.Sprintf("listener hostname %s accepts none of the route's hostnames (%s)", host, strings.Join(hosts, ", "))})
+							Why: Reason{Code: ReasonListenerHostname, Host: host, Hosts: hosts}})
 					}
 					continue
 				}
@@ -275,7 +276,7 @@ func BuildTopology(s *snapshot.Snapshot, planes map[*snapshot.Gateway]topology.G
 	return t
 }
 
-// unprogrammed says why Kuadrant never programs a Gateway, or "" when it does. Kuadrant
+// unprogrammed says why Kuadrant never programs a Gateway, or nil when it does. Kuadrant
 // programs the Gateways of Istio and Envoy Gateway; for any other controller its
 // AuthPolicyStatusUpdater.enforcedCondition lists the Gateway among the components still
 // to sync, so the policy is not enforced (kuadrant-operator
@@ -283,26 +284,25 @@ func BuildTopology(s *snapshot.Snapshot, planes map[*snapshot.Gateway]topology.G
 // Gateway whose class is not in the input and that nothing marks as the reference data
 // plane's is assumed to be one Kuadrant programs (Kuadrant's own guides leave Istio's
 // class out).
-func unprogrammed(ref string, dp topology.GatewayDataPlane) string {
+func unprogrammed(ref string, dp topology.GatewayDataPlane) *Reason {
 	switch dp.DataPlane {
 	case topology.DataPlaneIstio, topology.DataPlaneEnvoyGateway:
-		return ""
+		return nil
 	case topology.DataPlaneGatewayAPI:
 		if dp.Assumed {
-			return ""
+			return nil
 		}
 	}
-	return fmt.Sprintf("Kuadrant programs AuthPolicies only on Istio and Envoy Gateway Gateways, not on Gateway %s (data plane %s: %s)",
-		ref, dp.DataPlane, dp.Why)
+	return &Reason{Code: ReasonUnprogrammed, Ref: ref, DataPlane: dp}
 }
 
-// GatewayUnprogrammed says why Kuadrant never programs the Gateway "ns/name", or "" when
-// it does (or the Gateway is not in the input).
-func (t *Topology) GatewayUnprogrammed(ref string) string {
+// GatewayUnprogrammed says why Kuadrant never programs the Gateway "ns/name", or nil
+// when it does (or the Gateway is not in the input).
+func (t *Topology) GatewayUnprogrammed(ref string) *Reason {
 	if g := t.gateways[ref]; g != nil {
 		return g.Unprogrammed
 	}
-	return ""
+	return nil
 }
 
 func (t *Topology) notProgrammed(route string, p Parent) bool {
@@ -363,35 +363,35 @@ func (t *Topology) FullPaths() []Path {
 }
 
 // resolve returns the node a policy target attaches to, or "" with the reason.
-func (t *Topology) resolve(tg Target) (node, why string) {
+func (t *Topology) resolve(tg Target) (node string, why Reason) {
 	ref := nsName(tg.Namespace, tg.Name)
 	switch tg.Kind {
 	case "Gateway":
 		if t.gateways[ref] == nil {
-			return "", fmt.Sprintf("no Gateway %s in the input", ref)
+			return "", Reason{Code: ReasonNoGateway, Ref: ref}
 		}
 		if tg.Section == "" {
-			return gatewayNode(ref), ""
+			return gatewayNode(ref), Reason{}
 		}
 		if !t.nodes[listenerNode(ref, tg.Section)] {
-			return "", fmt.Sprintf("Gateway %s has no listener %q", ref, tg.Section)
+			return "", Reason{Code: ReasonNoListener, Ref: ref, Section: tg.Section}
 		}
-		return listenerNode(ref, tg.Section), ""
+		return listenerNode(ref, tg.Section), Reason{}
 	case "HTTPRoute":
 		if t.routes[ref] == nil {
-			return "", fmt.Sprintf("no HTTPRoute %s in the input", ref)
+			return "", Reason{Code: ReasonNoRoute, Ref: ref}
 		}
 		if tg.Section == "" {
-			return routeNode(ref), ""
+			return routeNode(ref), Reason{}
 		}
 		if !t.nodes[ruleNode(ref, tg.Section)] {
-			return "", fmt.Sprintf("HTTPRoute %s has no rule %q", ref, tg.Section)
+			return "", Reason{Code: ReasonNoRule, Ref: ref, Section: tg.Section}
 		}
-		return ruleNode(ref, tg.Section), ""
+		return ruleNode(ref, tg.Section), Reason{}
 	case "GRPCRoute":
-		return "", fmt.Sprintf("GRPCRoute %s: agpol does not read GRPCRoutes", ref)
+		return "", Reason{Code: ReasonGRPCRoute, Ref: ref}
 	}
-	return "", "unsupported target kind " + tg.Kind
+	return "", Reason{Code: ReasonUnsupportedKind, Kind: tg.Kind}
 }
 
 func levelOf(tg Target) Level {

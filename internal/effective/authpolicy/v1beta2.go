@@ -63,7 +63,9 @@ type V1beta2Policy struct {
 	Enforcement string `json:"enforcement"`
 	// Condition is the Available condition kuadrant-operator v0.6.1 would write.
 	Condition Condition `json:"condition"`
-	// Reasons explain every label but Enforced.
+	// Why explains every label but Enforced, as data; render writes Reasons, the text
+	// of -o json, from it (render.AuthPolicyReasonText).
+	Why     []Reason `json:"-"`
 	Reasons []string `json:"reasons,omitempty"`
 	// Hosts are the AuthConfig hosts it links; LostHosts those an older policy holds.
 	Hosts     []string    `json:"hosts,omitempty"`
@@ -74,8 +76,10 @@ type V1beta2Policy struct {
 	EmptySelectors []SelectorMiss `json:"emptySelectors,omitempty"`
 	// SecondOn is set when another policy holds the target: the policy that does.
 	SecondOn string `json:"secondOn,omitempty"`
-	// NotProgrammed are the Gateways of its target that kuadrant-operator v0.6.1 never
-	// programs (it configures Istio only), each with why.
+	// Unprogrammed are the Gateways of its target that kuadrant-operator v0.6.1 never
+	// programs (it configures Istio only: ReasonUnprogrammedV1beta2); render writes
+	// NotProgrammed, the text of -o json, from them.
+	Unprogrammed  []Reason `json:"-"`
 	NotProgrammed []string `json:"notProgrammed,omitempty"`
 
 	spec       *v1beta2.AuthPolicySpec
@@ -125,7 +129,7 @@ type V1beta2Result struct {
 	// gwRoutes are each Gateway's routes ("ns/name"), in ns/name order.
 	gwRoutes map[string][]*snapshot.HTTPRoute
 	// unprogrammed says, per Gateway, why kuadrant-operator v0.6.1 never programs it.
-	unprogrammed map[string]string
+	unprogrammed map[string]*Reason
 	// env is what Authorino reads besides the request (Secrets, RBAC objects).
 	env *Env
 }
@@ -299,7 +303,7 @@ func ComputeV1beta2(g *topology.Graph) *V1beta2Result {
 			p.Hosts = append(p.Hosts, h)
 		}
 		for _, l := range p.LostHosts {
-			p.Reasons = append(p.Reasons, fmt.Sprintf("host %s is claimed by the older AuthPolicy %s: Authorino does not link it", l.Host, l.ClaimedBy))
+			p.Why = append(p.Why, Reason{Code: ReasonHostClaimed, Host: l.Host, Policy: l.ClaimedBy})
 		}
 		if p.Enforcement != "" {
 			continue // a second policy on its target: not enforced, whatever its hosts
@@ -308,7 +312,7 @@ func ComputeV1beta2(g *topology.Graph) *V1beta2Result {
 		case len(hosts) == 0:
 			p.Enforcement = NotEnforced
 			p.Condition = Condition{Type: "Available", Status: "False", Reason: "AuthSchemeNotReady", Message: "AuthScheme is not ready yet"}
-			p.Reasons = append(p.Reasons, "neither the route nor its Gateways' listeners name a hostname: the AuthConfig has no host, and Authorino finds it for no request")
+			p.Why = append(p.Why, Reason{Code: ReasonNoHostname})
 		case len(p.LostHosts) == 0:
 			p.Enforcement = Enforced
 			p.Condition = Condition{Type: "Available", Status: "True", Reason: string(ap.Spec.TargetRef.Kind) + "Protected", Message: string(ap.Spec.TargetRef.Kind) + " is protected"}
@@ -337,7 +341,7 @@ func ComputeV1beta2(g *topology.Graph) *V1beta2Result {
 func (p *V1beta2Policy) fail(label, reason, message string) {
 	p.Enforcement = label
 	p.Condition = Condition{Type: "Available", Status: "False", Reason: reason, Message: message}
-	p.Reasons = append(p.Reasons, message)
+	p.Why = append(p.Why, Reason{Code: ReasonCondition, Message: message})
 }
 
 func createdBefore(a, b *snapshot.AuthPolicy) bool {

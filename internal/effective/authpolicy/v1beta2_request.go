@@ -2,7 +2,6 @@ package authpolicy
 
 import (
 	"encoding/json"
-	"fmt"
 	"net"
 	"sort"
 	"strings"
@@ -26,15 +25,38 @@ type V1beta2Decision struct {
 	NotFound bool `json:"notFound,omitempty"`
 	// Evaluation is the AuthConfig's conditions and rules on the request.
 	Evaluation *Evaluation `json:"evaluation,omitempty"`
-	// Reason says how the policy was found, in a sentence.
-	Reason string `json:"reason"`
-	// NotProgrammed says why kuadrant-operator v0.6.1 never programs the request's
-	// Gateway: the policy is computed, and no data plane runs it.
-	NotProgrammed string `json:"notProgrammed,omitempty"`
+	// Found is how the policy was found (a Found* code), Route the request's HTTPRoute
+	// ("ns/name"), Host the request's host ("" when not known) and NotEnforced why the
+	// route's own policy is not enforced (FoundRouteNotEnforced); render writes Reason,
+	// the sentence of -o json, from them and the fields above.
+	Found       string   `json:"-"`
+	Route       string   `json:"-"`
+	Host        string   `json:"-"`
+	NotEnforced []Reason `json:"-"`
+	// Unindexed: no AuthConfig holds Host (as NotFound, but kept where the decision is
+	// left out for kuadrant.io/v1 policies, which clears NotFound).
+	Unindexed bool   `json:"-"`
+	Reason    string `json:"reason"`
+	// Unprogrammed says why kuadrant-operator v0.6.1 never programs the request's
+	// Gateway (ReasonUnprogrammedV1beta2): the policy is computed, and no data plane
+	// runs it; render writes NotProgrammed, its text in -o json.
+	Unprogrammed  *Reason `json:"-"`
+	NotProgrammed string  `json:"notProgrammed,omitempty"`
 	// Ignored is set when kuadrant.io/v1 AuthPolicies apply on the same path: no
 	// Kuadrant release enforces both versions together, and agpol decides with v1.
 	Ignored bool `json:"ignored,omitempty"`
 }
+
+// How a request's v1beta2 AuthPolicy is found (V1beta2Decision.Found).
+const (
+	// FoundRoutePolicy: the route has an AuthPolicy of its own (CheckedBy).
+	FoundRoutePolicy = "route-policy"
+	// FoundRouteNotEnforced: the route's own AuthPolicy is not enforced (NotEnforced):
+	// it configures no check.
+	FoundRouteNotEnforced = "route-policy-not-enforced"
+	// FoundGatewayPolicy: the route has none of its own, and the Gateway's covers it.
+	FoundGatewayPolicy = "gateway-policy"
+)
 
 // Lookup finds the AuthConfig for a host as Authorino's index does: the exact host, else
 // the wildcard of the most specific domain above it (AU15 pkg/index/index.go:L153-L174,
@@ -72,38 +94,30 @@ func (r *V1beta2Result) lookup(host string) (*V1beta2Policy, string) {
 // route ("ns/name") meets, and evaluates it. It returns nil when no v1beta2 AuthPolicy
 // covers the route.
 func (r *V1beta2Result) ForRequest(gateway, route string, req Request) *V1beta2Decision {
-	d := &V1beta2Decision{NotProgrammed: r.unprogrammed[gateway]}
+	d := &V1beta2Decision{Unprogrammed: r.unprogrammed[gateway], Route: route, Host: req.Host}
 	switch p := r.byRoute[route]; {
 	case p != nil && p.built:
-		d.CheckedBy = p.Ref
-		d.Reason = "HTTPRoute " + route + " has the AuthPolicy " + p.Ref
+		d.CheckedBy, d.Found = p.Ref, FoundRoutePolicy
 	case p != nil:
-		d.CheckedBy = p.Ref
-		d.Reason = "HTTPRoute " + route + " has the AuthPolicy " + p.Ref + ", which is not enforced (" + strings.Join(p.Reasons, "; ") + "): it configures no check"
+		d.CheckedBy, d.Found, d.NotEnforced = p.Ref, FoundRouteNotEnforced, p.Why
 		return d
 	default:
 		g := r.byGateway[gateway]
 		if g == nil || !g.built || !g.covers(route) {
 			return nil
 		}
-		d.CheckedBy = g.Ref
-		d.Reason = "HTTPRoute " + route + " has no AuthPolicy of its own: the Gateway's AuthPolicy " + g.Ref + " covers it"
+		d.CheckedBy, d.Found = g.Ref, FoundGatewayPolicy
 	}
 	p, key := r.Lookup(req.Host)
 	if req.Host == "" {
-		d.Reason += "; the request's host is not known, so which AuthConfig Authorino uses cannot be known"
 		d.Evaluation = &Evaluation{Applies: Unknown, Offline: []string{"request.host"}}
 		return d
 	}
 	if p == nil {
-		d.NotFound = true
-		d.Reason += "; no AuthConfig holds host " + req.Host + ": Authorino answers NOT_FOUND"
+		d.NotFound, d.Unindexed = true, true
 		return d
 	}
 	d.AuthConfig, d.HostKey = p.Ref, key
-	if p.Ref != d.CheckedBy {
-		d.Reason += fmt.Sprintf("; Authorino finds host %s under %s in the AuthConfig of %s", req.Host, key, p.Ref)
-	}
 	d.Evaluation = p.Evaluate(req, r.env)
 	return d
 }

@@ -53,7 +53,7 @@ func TestV1beta2Fixtures(t *testing.T) {
 					continue
 				}
 				if p.Enforcement != label {
-					t.Errorf("%s: %s (%v), want %s", ref, p.Enforcement, p.Reasons, label)
+					t.Errorf("%s: %s (%v), want %s", ref, p.Enforcement, p.Why, label)
 				}
 			}
 			for _, rq := range want.Requests {

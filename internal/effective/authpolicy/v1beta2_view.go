@@ -1,8 +1,6 @@
 package authpolicy
 
 import (
-	"fmt"
-
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/agpol/agpol/internal/apis/kuadrant/v1beta2"
@@ -164,21 +162,21 @@ func (p *V1beta2Policy) fillGatewayRules() {
 // Gateway's workload (KO61 controllers/authpolicy_istio_authorizationpolicy.go), so only
 // Istio Gateways run it; as for kuadrant.io/v1, a Gateway whose class is not in the input
 // and that nothing marks as another data plane's is assumed to be one it programs.
-func unprogrammedV1beta2(planes map[*snapshot.Gateway]topology.GatewayDataPlane) map[string]string {
-	out := map[string]string{}
+func unprogrammedV1beta2(planes map[*snapshot.Gateway]topology.GatewayDataPlane) map[string]*Reason {
+	out := map[string]*Reason{}
 	for g, dp := range planes {
 		if dp.DataPlane == topology.DataPlaneIstio || (dp.DataPlane == topology.DataPlaneGatewayAPI && dp.Assumed) {
 			continue
 		}
 		ref := g.Namespace + "/" + g.Name
-		out[ref] = fmt.Sprintf("kuadrant-operator v0.6.1 programs AuthPolicies only on Istio Gateways (an Istio AuthorizationPolicy sends their requests to Authorino), not on Gateway %s (data plane %s: %s)", ref, dp.DataPlane, dp.Why)
+		out[ref] = &Reason{Code: ReasonUnprogrammedV1beta2, Ref: ref, DataPlane: dp}
 	}
 	return out
 }
 
 // Unprogrammed says why kuadrant-operator v0.6.1 never programs Gateway gw ("ns/name"),
-// or "" when it does (or gw is not in the input).
-func (r *V1beta2Result) Unprogrammed(gw string) string { return r.unprogrammed[gw] }
+// or nil when it does (or gw is not in the input).
+func (r *V1beta2Result) Unprogrammed(gw string) *Reason { return r.unprogrammed[gw] }
 
 // applyDataPlanes lowers the enforcement of an enforced policy whose target's Gateways
 // kuadrant-operator v0.6.1 does not program: its AuthConfig exists and its status is
@@ -196,15 +194,15 @@ func (r *V1beta2Result) applyDataPlanes(p *V1beta2Policy, routes map[string]*sna
 	}
 	programmed := 0
 	for _, g := range gws {
-		if why := r.unprogrammed[g]; why != "" {
-			p.NotProgrammed = append(p.NotProgrammed, why)
-			p.Reasons = append(p.Reasons, why)
+		if why := r.unprogrammed[g]; why != nil {
+			p.Unprogrammed = append(p.Unprogrammed, *why)
+			p.Why = append(p.Why, *why)
 		} else {
 			programmed++
 		}
 	}
 	switch {
-	case len(p.NotProgrammed) == 0:
+	case len(p.Unprogrammed) == 0:
 	case programmed == 0:
 		p.Enforcement = NotEnforced
 	default:

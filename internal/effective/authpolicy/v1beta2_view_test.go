@@ -185,19 +185,20 @@ spec:
 	for ref, want := range map[string]string{"app/both": PartiallyEnforced, "app/eg-only": NotEnforced, "infra/gw": Enforced} {
 		p := res.Policy(ref)
 		if p.Enforcement != want {
-			t.Errorf("%s: %s, want %s (%v)", ref, p.Enforcement, want, p.Reasons)
+			t.Errorf("%s: %s, want %s (%v)", ref, p.Enforcement, want, p.Why)
 		}
-		if (want == Enforced) != (len(p.NotProgrammed) == 0) {
-			t.Errorf("%s: not programmed on %q", ref, p.NotProgrammed)
+		if (want == Enforced) != (len(p.Unprogrammed) == 0) {
+			t.Errorf("%s: not programmed on %+v", ref, p.Unprogrammed)
 		}
 	}
-	if res.Unprogrammed("infra/istio") != "" || res.Unprogrammed("infra/eg") == "" {
-		t.Errorf("unprogrammed: istio %q, eg %q", res.Unprogrammed("infra/istio"), res.Unprogrammed("infra/eg"))
+	if eg := res.Unprogrammed("infra/eg"); res.Unprogrammed("infra/istio") != nil || eg == nil ||
+		eg.Code != ReasonUnprogrammedV1beta2 || eg.Ref != "infra/eg" || eg.DataPlane.DataPlane != topology.DataPlaneEnvoyGateway {
+		t.Errorf("unprogrammed: istio %+v, eg %+v", res.Unprogrammed("infra/istio"), res.Unprogrammed("infra/eg"))
 	}
-	if d := res.ForRequest("infra/eg", "app/both", Request{Host: "both.example.com", Path: "/", Method: "GET"}); d == nil || d.NotProgrammed == "" {
+	if d := res.ForRequest("infra/eg", "app/both", Request{Host: "both.example.com", Path: "/", Method: "GET"}); d == nil || d.Unprogrammed == nil {
 		t.Errorf("request through the Envoy Gateway: %+v", d)
 	}
-	if d := res.ForRequest("infra/istio", "app/both", Request{Host: "both.example.com", Path: "/", Method: "GET"}); d == nil || d.NotProgrammed != "" || d.AuthConfig != "app/both" {
+	if d := res.ForRequest("infra/istio", "app/both", Request{Host: "both.example.com", Path: "/", Method: "GET"}); d == nil || d.Unprogrammed != nil || d.AuthConfig != "app/both" {
 		t.Errorf("request through the Istio Gateway: %+v", d)
 	}
 }

@@ -85,6 +85,7 @@ func clean(s string) string {
 // Text writes "file:line:col: severity CODE [category] message (Kind ns/name field)"
 // per finding and a summary line.
 func Text(w io.Writer, r *lint.Report, o Options) error {
+	r = written(r)
 	if o.Style.Color {
 		w = o.Style.Writer(w) // renders the severities' styles
 	}
@@ -138,6 +139,7 @@ const (
 
 // JSON writes the report as one JSON document.
 func JSON(w io.Writer, r *lint.Report, o Options) error {
+	r = written(r)
 	doc := jsonReport{APIVersion: APIVersion, Kind: ReportKind, FailOn: o.FailOn, Failed: r.Fails(o.FailOn),
 		Summary: r.Summary, Checks: []string{}, NotRevalidated: r.NotRevalidated,
 		Partial: r.Partial, NotInstalled: r.NotInstalled, Warnings: r.Warnings, Findings: r.Visible(o.ShowSuppressed)}
@@ -164,6 +166,7 @@ func sarifLevel(s lint.Severity) string {
 // for objects read from a cluster). Suppressed findings carry SARIF suppressions. The
 // run's property notRevalidated counts the live objects not validated again.
 func SARIF(w io.Writer, r *lint.Report, o Options) error {
+	r = written(r)
 	uri := o.InformationURI
 	if uri == "" {
 		uri = "https://github.com/agpol/agpol/blob/main/docs/checks.md"
@@ -274,6 +277,7 @@ func reflow(s string) string {
 // --show-suppressed), and passed otherwise (the message in system-out). A check
 // without findings has one passing testcase.
 func JUnit(w io.Writer, r *lint.Report, o Options) error {
+	r = written(r)
 	suites := junit.Testsuites{Name: "agpol lint"}
 	byCode := map[string][]lint.Finding{}
 	for _, f := range r.Visible(o.ShowSuppressed) {
@@ -318,6 +322,7 @@ func junitName(f *lint.Finding) string {
 // GitHub writes GitHub Actions workflow commands (::error file=F,line=L,col=C,title=CODE::message),
 // which the Actions runner turns into annotations on the pull request, then the summary.
 func GitHub(w io.Writer, r *lint.Report, o Options) error {
+	r = written(r)
 	for _, f := range r.Visible(o.ShowSuppressed) {
 		if f.Suppressed != nil {
 			// Suppressed findings are not annotations; list them as plain log lines.

@@ -328,7 +328,7 @@ func compareRequest(rep *Report, i int, rq, mine Request, up OracleRequest, rule
 		return
 	}
 	// Selection: the path whose action the shim runs, against agpol's path.
-	agpolHas := ap != nil && ap.Evaluation != nil && ap.NotProgrammed == ""
+	agpolHas := ap != nil && ap.Evaluation != nil && ap.Unprogrammed == nil
 	tiedSelection := len(up.Tied) > 0
 	sameStatus := true
 	if tiedSelection {
@@ -347,8 +347,8 @@ func compareRequest(rep *Report, i int, rq, mine Request, up OracleRequest, rule
 			return
 		}
 		if up.PathID != "" && !agpolHas {
-			if ap != nil && ap.NotProgrammed != "" {
-				disagree(KindSelection, i, rq, "agpol says Kuadrant does not program this Gateway (%s), the wasm-shim stand-in runs the auth action of %s", ap.NotProgrammed, up.PathID)
+			if ap != nil && ap.Unprogrammed != nil {
+				disagree(KindSelection, i, rq, "agpol says Kuadrant does not program this Gateway (%s, data plane %s), the wasm-shim stand-in runs the auth action of %s", ap.Unprogrammed.Ref, ap.Unprogrammed.DataPlane.DataPlane, up.PathID)
 			} else {
 				disagree(KindSelection, i, rq, "agpol applies no AuthPolicy, the wasm-shim stand-in runs the auth action of %s", up.PathID)
 			}

@@ -17,7 +17,7 @@ import (
 // returns the oracle's answer for agpol's path, whether every tied path answers with the
 // same status, and whether the comparison goes on (the `when`, verdict and status).
 func compareTied(rep *Report, i int, rq Request, r *explain.Request, up OracleRequest, ap *explain.AuthPolicyInfo, verdict string, sim *explain.Simulator, disagree func(string, int, Request, string, ...any)) (OracleRequest, bool, bool) {
-	agpolHas := ap != nil && ap.Evaluation != nil && ap.NotProgrammed == ""
+	agpolHas := ap != nil && ap.Evaluation != nil && ap.Unprogrammed == nil
 	var ids []string
 	var own *OracleRequest
 	for k := range up.Tied {
