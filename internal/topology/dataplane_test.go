@@ -2,7 +2,6 @@ package topology
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 )
 

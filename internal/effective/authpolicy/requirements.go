@@ -408,7 +408,7 @@ func kuadrantEnv() (*cel.Env, error) {
 // compiledPredicate is a `when` predicate compiled for partial evaluation, or why it
 // cannot be.
 type compiledPredicate struct {
-	prg    cel.Program
+	prg cel.Program
 	// why is why it cannot be compiled; reason the error resolve reports for it.
 	why    Why
 	reason string
