@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/agpol/agpol/internal/whatif"
 )
@@ -108,6 +109,9 @@ func PersonaCanI(w io.Writer, format Format, a *whatif.PersonaAnswer) error {
 // personaReason is the reason of a persona's answer: Authorino's, written from its data,
 // or why the persona is not decided.
 func personaReason(c whatif.PersonaCell) string {
+	if len(c.Tied) > 0 && c.Verdict == "indeterminate" && c.Why == nil && c.Reason == "" {
+		return personaTiedText(c.Tied)
+	}
 	if c.Why != nil {
 		t := AuthorinoText(*c.Why)
 		return t
@@ -145,4 +149,19 @@ func personaAnswerView(a *whatif.PersonaAnswer) *whatif.PersonaAnswer {
 		}
 	}
 	return &v
+}
+
+// personaTiedText is the reason of a persona's answer that depends on which of tied
+// paths' AuthConfigs the wasm-shim runs (whatif.PersonaCell.Tied).
+func personaTiedText(tied []whatif.PersonaTie) string {
+	parts := make([]string, len(tied))
+	for i, t := range tied {
+		v := t.Verdict
+		if t.Code != 0 && t.Verdict != "allow" {
+			v = fmt.Sprintf("%s (HTTP %d)", v, t.Code)
+		}
+		parts[i] = fmt.Sprintf("%s (AuthPolicy %s): %s", t.Path, Join(t.Policies), v)
+	}
+	return fmt.Sprintf("Kuadrant may run the AuthPolicy of any of %d paths for this persona's requests (their wasm action sets tie in kuadrant-operator's order, which is not fixed), and they answer differently: %s",
+		len(tied), strings.Join(parts, "; "))
 }

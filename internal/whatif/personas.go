@@ -22,6 +22,18 @@ type PersonaCell struct {
 	// read; Reason is its sentence (written by render), or why the persona is not decided.
 	Why    *authpolicy.Why `json:"-"`
 	Reason string          `json:"reason"`
+	// Tied is what each path answers whose wasm action set ties with this path's in
+	// kuadrant-operator's order (docs/semantics.md#kuadrant-tied), this path first; nil
+	// when none ties. When they answer differently, Verdict is indeterminate.
+	Tied []PersonaTie `json:"tied,omitempty"`
+}
+
+// PersonaTie is one tied path's answer for a persona.
+type PersonaTie struct {
+	Path     string   `json:"path"`
+	Policies []string `json:"policies"`
+	Verdict  string   `json:"verdict"`
+	Code     int      `json:"code,omitempty"`
 }
 
 // PersonaRow is one Kuadrant path (Gateway → listener → HTTPRoute → rule) on a Gateway
@@ -65,6 +77,7 @@ func Personas(md *model.Model, personas []explain.Persona, at time.Time) *Person
 			row.Policies = append(row.Policies, pol.Ref)
 		}
 		base := ruleRequest(rn, pr.Path.Rule)
+		tied := tiedPaths(res, pr)
 		for _, p := range personas {
 			req := base
 			req.Identity, req.Metadata, req.Time = p.Identity, p.Metadata, at
@@ -74,11 +87,49 @@ func Personas(md *model.Model, personas []explain.Persona, at time.Time) *Person
 					req.Decisions[k] = string(v)
 				}
 			}
-			row.Cells = append(row.Cells, personaCell(p.Name, authpolicy.Decide(pr.Effective, req, res.Env)))
+			c := personaCell(p.Name, authpolicy.Decide(pr.Effective, req, res.Env))
+			if len(tied) > 0 {
+				c = tiedCell(c, row, tied, req, res)
+			}
+			row.Cells = append(row.Cells, c)
 		}
 		m.Rows = append(m.Rows, row)
 	}
 	return m
+}
+
+// tiedPaths are the paths whose action sets tie with pr's, whatever the request (a
+// persona's request is known only as far as the rule fixes it), each once, in path order.
+func tiedPaths(res *authpolicy.Result, pr *authpolicy.PathResult) []*authpolicy.PathResult {
+	var out []*authpolicy.PathResult
+	for _, t := range res.Ties(pr) {
+		if !slices.ContainsFunc(out, func(q *authpolicy.PathResult) bool { return q.Path.ID() == t.Path.Path.ID() }) {
+			out = append(out, t.Path)
+		}
+	}
+	slices.SortFunc(out, func(a, b *authpolicy.PathResult) int { return strings.Compare(a.Path.ID(), b.Path.ID()) })
+	return out
+}
+
+// tiedCell is c with each tied path's answer for the same request: the wasm-shim may
+// run any of their AuthConfigs (docs/semantics.md#kuadrant-tied). The same verdict
+// everywhere stands; different verdicts make the cell indeterminate.
+func tiedCell(c PersonaCell, row PersonaRow, tied []*authpolicy.PathResult, req authpolicy.Request, res *authpolicy.Result) PersonaCell {
+	c.Tied = []PersonaTie{{Path: row.Path, Policies: row.Policies, Verdict: c.Verdict, Code: c.Code}}
+	same := true
+	for _, q := range tied {
+		o := personaCell(c.Persona, authpolicy.Decide(q.Effective, req, res.Env))
+		t := PersonaTie{Path: q.Path.String(), Verdict: o.Verdict, Code: o.Code}
+		for _, pol := range q.Effective.Policies {
+			t.Policies = append(t.Policies, pol.Ref)
+		}
+		same = same && o.Verdict == c.Verdict && o.Code == c.Code
+		c.Tied = append(c.Tied, t)
+	}
+	if !same {
+		c.Verdict, c.Code, c.Why, c.Reason = authpolicy.OutcomeIndeterminate, 0, nil, ""
+	}
+	return c
 }
 
 // ruleRequest is what a route rule fixes of every request it takes: the host when the
