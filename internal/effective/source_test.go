@@ -97,7 +97,8 @@ func TestRuleSourcesOfAPolicyTogether(t *testing.T) {
 		t.Errorf("asked for %s, want each policy's three rules in a row", got)
 	}
 	for i, r := range p.All {
-		if r.Position() != want[i] || r.Source.At() != r.Source.At() {
+		first, again := r.Source.At(), r.Source.At() // resolved once: the same position
+		if r.Position() != want[i] || first != again {
 			t.Errorf("rule %d: %v, then %v", i, want[i], r.Position())
 		}
 	}
