@@ -257,26 +257,17 @@ func runRouteMissing(ctx *Context) []Finding {
 	return out
 }
 
-// BackendProblemMessage is how AGP206 names a backendRef the data plane cannot use
-// (topology.BackendProblem: RefNotPermitted, InvalidKind; "" for the other problems and
-// nil). lint cannot call render, so it writes its own message, in the words
-// render.BackendProblemText uses for the same problem (docs/checks.md, AGP206;
-// render/lintout's TestBackendProblemMessage keeps them equal).
-func BackendProblemMessage(p *topology.BackendProblem) string {
+// backendRefUnusable reports whether AGP206 reports p: a backendRef the data plane
+// cannot use (RefNotPermitted, InvalidKind); the missing objects are AGP205's.
+func backendRefUnusable(p *topology.BackendProblem) bool {
 	if p == nil {
-		return ""
+		return false
 	}
-	r := p.Ref
 	switch p.Why {
-	case topology.BrokenRefNotPermitted:
-		return fmt.Sprintf("cross-namespace reference from HTTPRoute %s/%s to Service %s/%s is not permitted by a ReferenceGrant in namespace %s (RefNotPermitted)",
-			p.Route.Namespace, p.Route.Name, r.Namespace, r.Name, r.Namespace)
-	case topology.BrokenXBackendKind:
-		return fmt.Sprintf("unsupported backend kind XBackend on a Gateway of the %s data plane: only kube-agentic-networking serves XBackends (InvalidKind)", p.DataPlane)
-	case topology.BrokenKindUnsupported:
-		return fmt.Sprintf("unsupported backend kind %s (InvalidKind)", r.Kind)
+	case topology.BrokenRefNotPermitted, topology.BrokenXBackendKind, topology.BrokenKindUnsupported:
+		return true
 	}
-	return ""
+	return false
 }
 
 func isGatewayParent(pr gwapiv1.ParentReference) bool {
@@ -293,17 +284,17 @@ func isGatewayParent(pr gwapiv1.ParentReference) bool {
 func runRouteBackendInvalid(ctx *Context) []Finding {
 	var out []Finding
 	for _, rb := range routeBackends(ctx) {
-		p := BackendProblemMessage(rb.problem)
-		if p == "" {
+		if !backendRefUnusable(rb.problem) {
 			continue
 		}
-		if rb.ruleRef >= 0 {
-			p = fmt.Sprintf("route rule answers 500: backendRefs[%d]: %s", rb.ruleRef, p)
-		}
 		f := ctx.Blame(rb.route.Origin, rb.target.Field)
-		f.Message = p + ": the data plane answers every request of this rule with HTTP 500"
+		if rb.ruleRef >= 0 {
+			f.Message = fmt.Sprintf("route rule answers 500: backendRefs[%d]: ", rb.ruleRef)
+		}
+		// render/lintout writes the problem's sentence (render.BackendProblemText).
+		f.Quoted = &Quoted{Backend: rb.problem, After: ": the data plane answers every request of this rule with HTTP 500"}
 		if rb.problem.Why == topology.BrokenRefNotPermitted && ctx.FromFilesOnly() {
-			f.Message += " (if the ReferenceGrant is defined outside the input files, lint them together)"
+			f.Quoted.After += " (if the ReferenceGrant is defined outside the input files, lint them together)"
 		}
 		out = append(out, f)
 	}

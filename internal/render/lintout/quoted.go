@@ -34,11 +34,14 @@ func written(r *lint.Report) *lint.Report {
 }
 
 // QuotedText is the sentence a finding quotes: the data plane's phrase
-// (render.DataPlaneWhy), or the AuthPolicy's reasons joined by "; "
-// (render.AuthPolicyReasonText).
+// (render.DataPlaneWhy), a backendRef's problem (render.BackendProblemText), or the
+// AuthPolicy's reasons joined by "; " (render.AuthPolicyReasonText).
 func QuotedText(q *lint.Quoted) string {
 	if q.DataPlane != nil {
 		return textrender.DataPlaneWhy(*q.DataPlane)
+	}
+	if q.Backend != nil {
+		return textrender.BackendProblemText(q.Backend)
 	}
 	return strings.Join(textrender.AuthPolicyReasonsText(q.Reasons), "; ")
 }
