@@ -109,12 +109,19 @@ func PersonaCanI(w io.Writer, format Format, a *whatif.PersonaAnswer) error {
 // personaReason is the reason of a persona's answer: Authorino's, written from its data,
 // or why the persona is not decided.
 func personaReason(c whatif.PersonaCell) string {
-	if len(c.Tied) > 0 && c.Verdict == "indeterminate" && c.Why == nil && c.Reason == "" {
-		return personaTiedText(c.Tied)
+	switch c.Skip {
+	case whatif.PersonaWhenFalse:
+		return "the policy's when conditions do not hold: it is skipped"
+	case whatif.PersonaWhenUnknown:
+		return "whether the policy's when conditions hold depends on the request"
+	case whatif.PersonaNoIdentity:
+		return "the persona has no identity"
 	}
 	if c.Why != nil {
-		t := AuthorinoText(*c.Why)
-		return t
+		return AuthorinoText(*c.Why)
+	}
+	if len(c.Tied) > 0 && c.Verdict == "indeterminate" {
+		return personaTiedText(c.Tied)
 	}
 	return c.Reason
 }

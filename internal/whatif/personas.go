@@ -20,8 +20,10 @@ type PersonaCell struct {
 	Code    int    `json:"code,omitempty"`
 	// Why is Authorino's reason, as data, where Authorino decided or a rule cannot be
 	// read; Reason is its sentence (written by render), or why the persona is not decided.
-	Why    *authpolicy.Why `json:"-"`
-	Reason string          `json:"reason"`
+	Why *authpolicy.Why `json:"-"`
+	// Skip says why Authorino did not decide (Persona* codes), "" when it did.
+	Skip   string `json:"-"`
+	Reason string `json:"reason"`
 	// Tied is what each path answers whose wasm action set ties with this path's in
 	// kuadrant-operator's order (docs/semantics.md#kuadrant-tied), this path first; nil
 	// when none ties. When they answer differently, Verdict is indeterminate.
@@ -127,7 +129,7 @@ func tiedCell(c PersonaCell, row PersonaRow, tied []*authpolicy.PathResult, req 
 		c.Tied = append(c.Tied, t)
 	}
 	if !same {
-		c.Verdict, c.Code, c.Why, c.Reason = authpolicy.OutcomeIndeterminate, 0, nil, ""
+		c.Verdict, c.Code, c.Why, c.Skip = authpolicy.OutcomeIndeterminate, 0, nil, ""
 	}
 	return c
 }
@@ -156,20 +158,27 @@ func ruleRequest(rn *authpolicy.RouteNode, rule string) authpolicy.Request {
 	return req
 }
 
+// Why Authorino does not decide a persona (PersonaCell.Skip).
+const (
+	PersonaWhenFalse   = "when-false"   // the policy's when conditions do not hold: skipped, allowed
+	PersonaWhenUnknown = "when-unknown" // whether they hold depends on the request
+	PersonaNoIdentity  = "no-identity"  // the persona has no identity
+)
+
 func personaCell(name string, ev *authpolicy.Evaluation) PersonaCell {
 	c := PersonaCell{Persona: name, Verdict: authpolicy.OutcomeIndeterminate}
 	switch {
 	case ev.Applies == authpolicy.False:
-		c.Verdict, c.Code, c.Reason = authpolicy.OutcomeAllow, 200, "the policy's when conditions do not hold: it is skipped"
+		c.Verdict, c.Code, c.Skip = authpolicy.OutcomeAllow, 200, PersonaWhenFalse
 	case ev.Applies == authpolicy.Unknown:
-		c.Reason = "whether the policy's when conditions hold depends on the request"
+		c.Skip = PersonaWhenUnknown
 	case ev.Outcome == nil:
-		c.Reason = "the persona has no identity"
+		c.Skip = PersonaNoIdentity
 		if len(ev.ProblemWhys) > 0 {
-			c.Reason, c.Why = ev.Problems[0], &ev.ProblemWhys[0]
+			c.Skip, c.Why = "", &ev.ProblemWhys[0]
 		}
 	default:
-		c.Verdict, c.Code, c.Reason, c.Why = ev.Outcome.Verdict, ev.Outcome.Code, ev.Outcome.Reason, &ev.Outcome.Why
+		c.Verdict, c.Code, c.Why = ev.Outcome.Verdict, ev.Outcome.Code, &ev.Outcome.Why
 	}
 	return c
 }
