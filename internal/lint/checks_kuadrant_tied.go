@@ -76,13 +76,7 @@ func policyRefs(pr *authpolicy.PathResult) []string {
 func matchText(m gwapiv1.HTTPRouteMatch) string {
 	var parts []string
 	if m.Path != nil {
-		typ, value := gwapiv1.PathMatchPathPrefix, "/"
-		if m.Path.Type != nil {
-			typ = *m.Path.Type
-		}
-		if m.Path.Value != nil {
-			value = *m.Path.Value
-		}
+		typ, value := authpolicy.PathMatch(m.Path)
 		parts = append(parts, fmt.Sprintf("path %s %s", typ, value))
 	}
 	if m.Method != nil {

@@ -394,13 +394,7 @@ func Holds(m gwapiv1.HTTPRouteMatch, req Request) bool {
 	}
 	path, query, _ := strings.Cut(req.Path, "?")
 	if m.Path != nil {
-		typ, value := gwapiv1.PathMatchPathPrefix, "/"
-		if m.Path.Type != nil {
-			typ = *m.Path.Type
-		}
-		if m.Path.Value != nil {
-			value = *m.Path.Value
-		}
+		typ, value := PathMatch(m.Path)
 		switch typ {
 		case gwapiv1.PathMatchPathPrefix:
 			if !strings.HasPrefix(path, value) {
@@ -444,4 +438,17 @@ func Holds(m gwapiv1.HTTPRouteMatch, req Request) bool {
 		}
 	}
 	return true
+}
+
+// PathMatch is a path match's type and value with Gateway API's defaults (PathPrefix, "/")
+// where the match leaves them out.
+func PathMatch(p *gwapiv1.HTTPPathMatch) (gwapiv1.PathMatchType, string) {
+	typ, value := gwapiv1.PathMatchPathPrefix, "/"
+	if p.Type != nil {
+		typ = *p.Type
+	}
+	if p.Value != nil {
+		value = *p.Value
+	}
+	return typ, value
 }
