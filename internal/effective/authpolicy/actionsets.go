@@ -3,6 +3,7 @@ package authpolicy
 import (
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -344,7 +345,7 @@ func (r *Result) TiedPaths(p *PathResult, req Request) []*PathResult {
 	var out []*PathResult
 	seen := map[string]bool{}
 	for _, t := range w.ties {
-		if seen[t.Path.Path.ID()] || !containsInt(first, t.Mine) || !Holds(t.Theirs.Match, req) {
+		if seen[t.Path.Path.ID()] || !slices.Contains(first, t.Mine) || !Holds(t.Theirs.Match, req) {
 			continue
 		}
 		seen[t.Path.Path.ID()] = true
@@ -352,15 +353,6 @@ func (r *Result) TiedPaths(p *PathResult, req Request) []*PathResult {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path.ID() < out[j].Path.ID() })
 	return out
-}
-
-func containsInt(list []int, x int) bool {
-	for _, y := range list {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // hostnameScore says how specifically an action set's hostname matches a host: -1 not
