@@ -99,7 +99,8 @@ func PersonaCanI(w io.Writer, format Format, a *whatif.PersonaAnswer) error {
 		if p.Verdict == "deny" {
 			v = fmt.Sprintf("deny %d", p.Code)
 		}
-		if _, err := fmt.Fprintf(w, "  %s: %s (%s)\n    %s\n", p.Path, v, Join(p.Policies), personaReason(p.PersonaCell)); err != nil {
+		why := wrapLine("    "+personaReason(p.PersonaCell), TextWidth)
+		if _, err := fmt.Fprintf(w, "  %s: %s (%s)\n%s\n", p.Path, v, Join(p.Policies), why); err != nil {
 			return err
 		}
 	}
