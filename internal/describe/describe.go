@@ -139,8 +139,11 @@ type Listener struct {
 	// AttachedRoutes counts the HTTPRoutes attached to the listener.
 	AttachedRoutes int  `json:"attachedRoutes"`
 	Programmed     bool `json:"programmed"`
-	// NotProgrammed says why the data plane carries no routes on it.
-	NotProgrammed string `json:"notProgrammed,omitempty"`
+	// Unprogrammed says why the data plane carries no routes on it (nil when it carries
+	// them); NotProgrammed is its sentence, written by render (render.NotProgrammedText)
+	// for -o json in its copy.
+	Unprogrammed  *topology.NotProgrammed `json:"-"`
+	NotProgrammed string                  `json:"notProgrammed,omitempty"`
 	// ListenerSet is "namespace/name" of the ListenerSet the listener comes from, ""
 	// for the Gateway's own.
 	ListenerSet string `json:"listenerSet,omitempty"`
@@ -212,11 +215,11 @@ var MTLSModes = []string{MTLSRequired, MTLSNone, MTLSUnknown}
 // sentence needs (render.ViewNoteText writes it).
 type Note struct {
 	Why string
-	// Gateway and Listener: where the route is not attached, and Reason why, the
-	// graph's text quoted (NoteNotAttached).
-	Gateway  topology.Ref
-	Listener string
-	Reason   string
+	// Gateway and Listener: where the route is not attached, and Attachment why
+	// (NoteNotAttached).
+	Gateway    topology.Ref
+	Listener   string
+	Attachment *topology.Attachment
 }
 
 // Remarks on a view (Note.Why).
@@ -265,7 +268,7 @@ func build(m *model.Model, e *effective.Engine, kind, ns, name string) (*View, e
 		for _, at := range g.AttachmentsOfRoute(ref) {
 			gr := topology.GatewayRef(at.Gateway.Namespace, at.Gateway.Name)
 			if !at.Accepted {
-				d.Notes = append(d.Notes, Note{Why: NoteNotAttached, Gateway: gr, Listener: at.Listener, Reason: at.Reason})
+				d.Notes = append(d.Notes, Note{Why: NoteNotAttached, Gateway: gr, Listener: at.Listener, Attachment: &at})
 				continue
 			}
 			if seen[gr] {
@@ -357,8 +360,8 @@ func listeners(g *topology.Graph, gw *snapshot.Gateway, dp topology.GatewayDataP
 		default:
 			li.MTLS, li.DataPlane = MTLSUnknown, dp.DataPlane
 		}
-		li.NotProgrammed = g.ListenerNotProgrammed(ref, li.Name)
-		li.Programmed = li.NotProgrammed == ""
+		li.Unprogrammed = g.ListenerNotProgrammed(ref, li.Name)
+		li.Programmed = li.Unprogrammed == nil
 		out = append(out, li)
 	}
 	return out

@@ -242,12 +242,19 @@ func TestGatewayListenersAndLevels(t *testing.T) {
 	}
 	var got []string
 	for _, l := range v.Listeners {
-		got = append(got, strings.Join([]string{l.Name, l.Protocol, l.TLS, l.MTLS, string(rune('0' + l.AttachedRoutes)), map[bool]string{true: "programmed", false: l.NotProgrammed}[l.Programmed]}, " "))
+		prog := "programmed"
+		if !l.Programmed {
+			prog = "not programmed"
+			if np := l.Unprogrammed; np != nil {
+				prog = np.Why + " " + np.Protocol
+			}
+		}
+		got = append(got, strings.Join([]string{l.Name, l.Protocol, l.TLS, l.MTLS, string(rune('0' + l.AttachedRoutes)), prog}, " "))
 	}
 	want := []string{
 		"https HTTPS Terminate required 1 programmed",
 		"http HTTP  none 1 programmed",
-		"raw TCP  unknown 0 listener protocol TCP carries no HTTPRoutes",
+		"raw TCP  unknown 0 protocol TCP",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("listeners:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

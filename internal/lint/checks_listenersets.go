@@ -49,7 +49,8 @@ func runListenerSetNotAttached(ctx *Context) []Finding {
 			continue
 		}
 		f := ctx.Blame(ls.Origin, "spec.parentRef")
-		f.Message = "ListenerSet not attached, its listeners carry no traffic: " + st.Reason
+		f.Message = "ListenerSet not attached, its listeners carry no traffic: "
+		f.Quoted = &Quoted{ListenerSet: &st}
 		out = append(out, f)
 	}
 	return out
@@ -60,7 +61,7 @@ func runListenerSetConflict(ctx *Context) []Finding {
 	var out []Finding
 	for _, gw := range g.Gateways() {
 		for _, sl := range g.ListenerSetListeners(topology.GatewayRef(gw.Namespace, gw.Name)) {
-			if sl.Conflict == "" || ctx.Rejected(sl.ListenerSet.Origin) {
+			if sl.ConflictReason == "" || ctx.Rejected(sl.ListenerSet.Origin) {
 				continue
 			}
 			i := 0
@@ -68,7 +69,8 @@ func runListenerSetConflict(ctx *Context) []Finding {
 				i++
 			}
 			f := ctx.Blame(sl.ListenerSet.Origin, fmt.Sprintf("spec.listeners[%d]", i))
-			f.Message = fmt.Sprintf("listener %s of Gateway %s/%s is not programmed: %s", sl.Name, gw.Namespace, gw.Name, sl.Conflict)
+			f.Message = fmt.Sprintf("listener %s of Gateway %s/%s is not programmed: ", sl.Name, gw.Namespace, gw.Name)
+			f.Quoted = &Quoted{NotProgrammed: sl.NotProgrammed}
 			out = append(out, f)
 		}
 	}

@@ -319,7 +319,8 @@ func runRouteNotAttached(ctx *Context) []Finding {
 			if gw == nil {
 				continue // AGP205
 			}
-			accepted, reason := false, ""
+			accepted := false
+			var reason *topology.Attachment
 			for _, a := range atts {
 				if a.Gateway != gw {
 					continue
@@ -328,18 +329,21 @@ func runRouteNotAttached(ctx *Context) []Finding {
 					accepted = true
 					break
 				}
-				if reason == "" && (a.ParentRef == i || a.ParentRef < 0) {
-					reason = a.Reason
+				if reason == nil && (a.ParentRef == i || a.ParentRef < 0) {
+					reason = &a
 				}
 			}
 			if accepted {
 				continue
 			}
-			if reason == "" {
-				reason = "no listener of the Gateway accepts it"
-			}
 			f := ctx.Blame(r.Origin, fmt.Sprintf("spec.parentRefs[%d]", i))
-			f.Message = fmt.Sprintf("the route does not attach to Gateway %s/%s (%s): it carries no traffic through it", ns, pr.Name, reason)
+			f.Message = fmt.Sprintf("the route does not attach to Gateway %s/%s (", ns, pr.Name)
+			after := "): it carries no traffic through it"
+			if reason == nil {
+				f.Message += "no listener of the Gateway accepts it" + after
+			} else {
+				f.Quoted = &Quoted{Attachment: reason, After: after}
+			}
 			out = append(out, f)
 		}
 	}

@@ -127,12 +127,19 @@ type Finding struct {
 
 // Quoted is what a finding's message quotes that render writes: where agpol learned a
 // Gateway's data plane (AGP210), an AuthPolicy's reasons, joined by "; " (AGP212;
-// a v1beta2 policy's failure in AGP211 and AGP106), or a backendRef's problem (AGP206).
+// a v1beta2 policy's failure in AGP211 and AGP106), a backendRef's problem (AGP206), or
+// an attachment's or a listener's (AGP207, AGP214, AGP215).
 type Quoted struct {
 	DataPlane *topology.GatewayDataPlane
 	Reasons   []authpolicy.Reason
 	// Backend is a backendRef the data plane cannot use (AGP206).
 	Backend *topology.BackendProblem
+	// Attachment is why a route does not attach to a listener (AGP207), ListenerSet why
+	// a Gateway does not take a ListenerSet (AGP214), NotProgrammed why a listener
+	// carries no routes (AGP215).
+	Attachment    *topology.Attachment
+	ListenerSet   *topology.ListenerSetStatus
+	NotProgrammed *topology.NotProgrammed
 	// After is the message's text after the quoted sentence.
 	After string
 }

@@ -206,7 +206,7 @@ func describeListeners(w io.Writer, ls []describe.Listener, st Styler) {
 			line(w, "  "+st.Dim("listener "+EscapeTerminal(l.Name)+" comes from ListenerSet "+EscapeTerminal(l.ListenerSet)))
 		}
 		if !l.Programmed {
-			line(w, "  "+st.Yellow("listener "+EscapeTerminal(l.Name)+" not programmed: "+l.NotProgrammed))
+			line(w, "  "+st.Yellow("listener "+EscapeTerminal(l.Name)+" not programmed: "+NotProgrammedText(l.Unprogrammed)))
 		}
 		if l.MTLS != "none" {
 			line(w, "  "+st.Dim("mTLS on "+EscapeTerminal(l.Name)+": "+MTLSText(l)))
@@ -570,6 +570,7 @@ func describeJSONView(v *describe.View) *describe.View {
 		c.Listeners = make([]describe.Listener, len(v.Listeners))
 		for i, l := range v.Listeners {
 			l.MTLSWhy = MTLSText(l)
+			l.NotProgrammed = NotProgrammedText(l.Unprogrammed)
 			c.Listeners[i] = l
 		}
 	}

@@ -47,7 +47,7 @@ func NotRunText(n *describe.NotRun) string {
 func ViewNoteText(n describe.Note) string {
 	switch n.Why {
 	case describe.NoteNotAttached:
-		return fmt.Sprintf("not attached to %s/%s listener %s: %s", n.Gateway.Namespace, n.Gateway.Name, n.Listener, n.Reason)
+		return fmt.Sprintf("not attached to %s/%s listener %s: %s", n.Gateway.Namespace, n.Gateway.Name, n.Listener, AttachmentText(n.Attachment))
 	case describe.NoteRouteChains:
 		return "XAccessPolicies attach to Gateways and XBackends, not to routes: the chains below are those of the route's paths"
 	case describe.NoteBackendNotRouted:

@@ -118,7 +118,7 @@ type Computed struct {
 	ListenerSetStatus func(*snapshot.ListenerSet) (gwapiv1.ListenerSetStatus, bool)
 	// ListenerConflicts are a ListenerSet's listeners that conflict with an earlier
 	// listener of the Gateway (by name, with why): LISTENERS marks them (Conflicted).
-	ListenerConflicts func(*snapshot.ListenerSet) map[string]string
+	ListenerConflicts func(*snapshot.ListenerSet) map[string]*topology.NotProgrammed
 	// GatewayListenerSets is what a Gateway's LISTENERS cell adds after its own
 	// listeners: the ListenerSets naming it, each with whether the Gateway takes it and
 	// how many of its listeners are Conflicted.
@@ -200,14 +200,14 @@ func listenerSetView(s *snapshot.Snapshot, sel Selector, wide bool, c Computed) 
 		if !sel.match(ls.ObjectMeta) {
 			continue
 		}
-		var conflicts map[string]string
+		var conflicts map[string]*topology.NotProgrammed
 		if c.ListenerConflicts != nil {
 			conflicts = c.ListenerConflicts(ls)
 		}
 		var listeners []string
 		for _, l := range ls.Spec.Listeners {
 			cell := fmt.Sprintf("%s:%s/%d", l.Name, l.Protocol, l.Port)
-			if conflicts[string(l.Name)] != "" {
+			if conflicts[string(l.Name)] != nil {
 				cell += "(Conflicted)"
 			}
 			listeners = append(listeners, cell)
@@ -515,18 +515,19 @@ func ComputedFrom(st *effective.Statuses) Computed {
 				return State{Cell: "<unknown>"}
 			}
 			if lst.Accepted {
-				return State{Cell: "True", InForce: true, Detail: lst.Reason}
+				return State{Cell: "True", InForce: true, Detail: ListenerSetReasonText(&lst)}
 			}
-			reason, _, _ := strings.Cut(lst.Reason, ":")
-			return State{Cell: "False(" + reason + ")", Detail: lst.Reason}
+			return State{Cell: "False(" + lst.Reason + ")", Detail: ListenerSetReasonText(&lst)}
 		}
-		c.ListenerConflicts = func(ls *snapshot.ListenerSet) map[string]string { return st.ListenerSets[ls].Conflicts }
+		c.ListenerConflicts = func(ls *snapshot.ListenerSet) map[string]*topology.NotProgrammed {
+			return st.ListenerSets[ls].Conflicts
+		}
 		c.ListenerSetStatus = func(ls *snapshot.ListenerSet) (gwapiv1.ListenerSetStatus, bool) {
 			lst, ok := st.ListenerSets[ls]
 			if !ok {
 				return gwapiv1.ListenerSetStatus{}, false
 			}
-			return lst.SpecStatus(), true
+			return listenerSetSpecStatus(lst), true
 		}
 		byGateway := map[topology.Ref][]topology.ListenerSetStatus{}
 		for _, lst := range st.ListenerSets {
@@ -574,14 +575,14 @@ func gatewayListenerSetsCell(sets []topology.ListenerSetStatus) State {
 	var cells []string
 	ok := true
 	for _, st := range sets {
-		reason, _, _ := strings.Cut(st.Reason, ":")
+		reason := st.Reason
 		for _, l := range st.ListenerSet.Spec.Listeners {
 			cell := fmt.Sprintf("%s:%s/%d", topology.ListenerSetListenerName(st.ListenerSet, string(l.Name)), l.Protocol, l.Port)
 			switch {
 			case !st.Accepted:
 				cell += "(" + reason + ")"
 				ok = false
-			case st.Conflicts[string(l.Name)] != "":
+			case st.Conflicts[string(l.Name)] != nil:
 				cell += "(Conflicted)"
 				ok = false
 			}

@@ -144,9 +144,6 @@ func (b *graphBuilder) gateway(gw *snapshot.Gateway, in GraphInput) {
 	for _, id := range routeOrder {
 		if !attached[id] {
 			r := reason[id]
-			if i := strings.Index(r, ":"); i > 0 {
-				r = r[:i]
-			}
 			if r == "" {
 				r = "not attached"
 			}
@@ -223,9 +220,8 @@ func (b *graphBuilder) listenerSets(gref topology.Ref, gn dot.Node, in GraphInpu
 		ls := st.ListenerSet
 		sid := "ListenerSet/" + ls.Namespace + "/" + ls.Name
 		label := fmt.Sprintf("ListenerSet %s/%s", ls.Namespace, ls.Name)
-		reason, _, _ := strings.Cut(st.Reason, ":")
 		if !st.Accepted {
-			label += "\nnot taken: " + reason
+			label += "\nnot taken: " + st.Reason
 		}
 		sn := b.node(sid, label, "box", !st.Accepted)
 		b.edge(gn, sn, "", !st.Accepted)
@@ -244,13 +240,13 @@ func (b *graphBuilder) listenerSets(gref topology.Ref, gn dot.Node, in GraphInpu
 				label += "\nnot programmed (ListenerSet not taken)"
 			case sl.ConflictReason != "":
 				label += "\nConflicted: " + sl.ConflictReason
-			case sl.NotProgrammed != "":
+			case sl.NotProgrammed != nil:
 				label += "\nnot programmed"
 			}
 			name := topology.ListenerSetListenerName(ls, string(l.Name))
-			ln := b.node(sid+"/listener/"+string(l.Name), label, "box", !ok || sl.NotProgrammed != "")
+			ln := b.node(sid+"/listener/"+string(l.Name), label, "box", !ok || sl.NotProgrammed != nil)
 			listeners[name] = ln
-			b.edge(sn, ln, "", !ok || sl.NotProgrammed != "")
+			b.edge(sn, ln, "", !ok || sl.NotProgrammed != nil)
 		}
 	}
 }

@@ -53,7 +53,7 @@ func RouteMissText(m *topology.RouteMiss) string {
 			s = fmt.Sprintf("no listener of Gateway %s on port %d accepts host %q", gw, m.Port, m.Host)
 		}
 	case topology.MissListenerNotProgrammed:
-		s = fmt.Sprintf("listener %s of Gateway %s carries no routes: %s", m.Listener, gw, m.NotProgrammed)
+		s = fmt.Sprintf("listener %s of Gateway %s carries no routes: %s", m.Listener, gw, NotProgrammedText(m.NotProgrammed))
 	case topology.MissListenerPort:
 		s = fmt.Sprintf("listener %s of Gateway %s is on port %d, not %d", m.Listener, gw, m.ListenerPort, m.Port)
 	case topology.MissListenerHost:

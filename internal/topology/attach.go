@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"sort"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -61,8 +60,9 @@ type listenerInfo struct {
 	port     int32
 	protocol gwapiv1.ProtocolType
 	host     string // lower-cased; "" = any host
-	// notProgrammed says why the data plane carries no routes on this listener.
-	notProgrammed string
+	// notProgrammed says why the data plane carries no routes on this listener, nil
+	// when it carries them.
+	notProgrammed *NotProgrammed
 	// conflictReason is HostnameConflict or ProtocolConflict when notProgrammed is a
 	// ListenerSet listener's conflict with an earlier one, "" otherwise.
 	conflictReason string
@@ -83,7 +83,7 @@ type listenerInfo struct {
 type listenerSel struct {
 	host        string // li.host
 	port        int32
-	programmed  bool // li.notProgrammed == ""
+	programmed  bool // li.notProgrammed == nil
 	specificity int  // hostnameSpecificity(li.host)
 	li          *listenerInfo
 }
@@ -97,7 +97,7 @@ func (gi *gatewayIndex) selectionTable() {
 	packStrings(hosts)
 	gi.sel = make([]listenerSel, len(gi.listeners))
 	for i, li := range gi.listeners {
-		gi.sel[i] = listenerSel{host: hosts[i], port: li.port, programmed: li.notProgrammed == "",
+		gi.sel[i] = listenerSel{host: hosts[i], port: li.port, programmed: li.notProgrammed == nil,
 			specificity: hostnameSpecificity(li.host), li: li}
 	}
 }
@@ -452,14 +452,14 @@ func (g *Graph) listenerInfos(gw *snapshot.Gateway) []*listenerInfo {
 			li.host = lower(string(*l.Hostname))
 		}
 		if l.Protocol != gwapiv1.HTTPProtocolType && l.Protocol != gwapiv1.HTTPSProtocolType {
-			li.notProgrammed = fmt.Sprintf("listener protocol %s carries no HTTPRoutes", l.Protocol)
+			li.notProgrammed = &NotProgrammed{Why: NotProgrammedProtocol, Protocol: string(l.Protocol)}
 		}
 		if a := l.AllowedRoutes; a != nil {
 			for _, k := range a.Kinds {
 				if (k.Group != nil && *k.Group != "" && string(*k.Group) != gwapiv1.GroupName) || k.Kind != "HTTPRoute" {
 					// translator.go getSupportedKinds + 180-188: one unsupported kind makes the
 					// listener ResolvedRefs=False/InvalidRouteKinds, and it is skipped entirely.
-					li.notProgrammed = fmt.Sprintf("allowedRoutes.kinds lists %s, which the reference controller does not support (InvalidRouteKinds)", groupKind(k))
+					li.notProgrammed = &NotProgrammed{Why: NotProgrammedInvalidKinds, Kind: groupKind(k)}
 					break
 				}
 			}
@@ -492,8 +492,9 @@ func (g *Graph) listenerInfos(gw *snapshot.Gateway) []*listenerInfo {
 			}
 		}
 		if hasTCP && hasHTTP {
+			np := &NotProgrammed{Why: NotProgrammedProtocolConflict, Port: port}
 			for _, li := range lis {
-				li.notProgrammed = fmt.Sprintf("listener conflicts (ProtocolConflict): TCP/UDP and HTTP/HTTPS/TLS listeners share port %d", port)
+				li.notProgrammed = np
 			}
 			continue
 		}
@@ -503,8 +504,8 @@ func (g *Graph) listenerInfos(gw *snapshot.Gateway) []*listenerInfo {
 				continue
 			}
 			if other, ok := seen[li.host]; ok {
-				msg := fmt.Sprintf("listener conflicts (HostnameConflict): listeners %s and %s share port %d and hostname %q", other.name, li.name, port, li.host)
-				other.notProgrammed, li.notProgrammed = msg, msg
+				np := &NotProgrammed{Why: NotProgrammedHostnameConflict, Port: port, Listener: other.name, Other: li.name, Host: li.host}
+				other.notProgrammed, li.notProgrammed = np, np
 				continue
 			}
 			seen[li.host] = li
@@ -544,23 +545,26 @@ func groupKind(k gwapiv1.RouteGroupKind) string {
 // gateway; the most favourable outcome across those parentRefs wins.
 func (g *Graph) attach(gw *snapshot.Gateway, li *listenerInfo, ri *routeInfo, refs []int) Attachment {
 	best := Attachment{Gateway: gw, Listener: li.name, Route: ri.route, ParentRef: -1}
+	var bestMiss AttachMiss
 	bestRank := -1
 	for _, i := range refs {
 		p := ri.route.Spec.ParentRefs[i]
 		rank, reason := 0, ""
+		var miss AttachMiss
 		switch {
 		case p.SectionName != nil && string(*p.SectionName) != li.section:
-			reason = fmt.Sprintf("%s: parentRef sectionName %s selects another listener", ReasonNoMatchingParent, *p.SectionName)
+			reason, miss = ReasonNoMatchingParent, AttachMiss{Why: AttachSectionName, SectionName: string(*p.SectionName)}
 		case p.Port != nil && int32(*p.Port) != li.port:
-			reason = fmt.Sprintf("%s: parentRef port %d does not match listener port %d", ReasonNoMatchingParent, *p.Port, li.port)
+			reason, miss = ReasonNoMatchingParent, AttachMiss{Why: AttachPort, Port: int32(*p.Port), ListenerPort: li.port}
 		default:
-			if why := g.notAllowed(gw, li, ri.route.Namespace); why != "" {
-				rank, reason = 1, ReasonNotAllowedByListeners+": "+why
+			if why := g.notAllowed(li, ri.route.Namespace); why != nil {
+				rank, reason, miss = 1, ReasonNotAllowedByListeners, *why
 			} else if hosts := intersectHostnames(li.host, ri.hosts); len(hosts) == 0 {
-				rank, reason = 2, fmt.Sprintf("%s: route hostnames %s do not intersect listener hostname %s",
-					ReasonNoMatchingListenerHostname, strings.Join(ri.hosts, ", "), li.host)
-			} else if li.notProgrammed != "" {
-				rank, reason = 3, ReasonListenerNotProgrammed+": "+li.notProgrammed
+				rank, reason = 2, ReasonNoMatchingListenerHostname
+				miss = AttachMiss{Why: AttachHostnames, RouteHostnames: ri.hosts, ListenerHost: li.host}
+			} else if li.notProgrammed != nil {
+				rank, reason = 3, ReasonListenerNotProgrammed
+				miss = AttachMiss{Why: AttachListenerNotProgrammed, NotProgrammed: li.notProgrammed}
 			} else {
 				rank, reason = 4, ReasonAccepted
 				if rank > bestRank {
@@ -569,7 +573,7 @@ func (g *Graph) attach(gw *snapshot.Gateway, li *listenerInfo, ri *routeInfo, re
 			}
 		}
 		if rank > bestRank {
-			bestRank, best.Reason = rank, reason
+			bestRank, best.Reason, bestMiss = rank, reason, miss
 			best.ParentRef = i
 			if rank == 0 {
 				best.ParentRef = -1
@@ -579,41 +583,40 @@ func (g *Graph) attach(gw *snapshot.Gateway, li *listenerInfo, ri *routeInfo, re
 	best.Accepted = bestRank == 4
 	if !best.Accepted {
 		best.Hostnames = nil
+		m := bestMiss
+		best.Miss = &m
 	}
 	return best
 }
 
-// notAllowed returns why the listener's allowedRoutes rejects a route namespace, or "".
+// notAllowed returns why the listener's allowedRoutes rejects a route namespace, or nil.
 // routes.go isAllowedByListener: no allowedRoutes or no from → Same; Selector matches
 // the labels of the Namespace object (an absent Namespace has no labels); None rejects.
 // Kinds are checked in listenerInfos (any kind other than HTTPRoute unprograms the listener).
-func (g *Graph) notAllowed(gw *snapshot.Gateway, li *listenerInfo, routeNS string) string {
+func (g *Graph) notAllowed(li *listenerInfo, routeNS string) *AttachMiss {
 	from := gwapiv1.NamespacesFromSame
 	if a := li.allowed; a != nil && a.Namespaces != nil && a.Namespaces.From != nil {
 		from = *a.Namespaces.From
 	}
 	switch from {
 	case gwapiv1.NamespacesFromAll:
-		return ""
+		return nil
 	case gwapiv1.NamespacesFromSame:
 		if routeNS == li.ns {
-			return ""
+			return nil
 		}
-		if li.set != nil {
-			return fmt.Sprintf("namespace %s is not the ListenerSet's namespace %s (allowedRoutes from Same)", routeNS, li.ns)
-		}
-		return fmt.Sprintf("namespace %s is not the gateway's namespace %s (allowedRoutes from Same)", routeNS, gw.Namespace)
+		return &AttachMiss{Why: AttachNotSameNamespace, Namespace: routeNS, ListenerNamespace: li.ns, ListenerSet: li.set != nil}
 	case gwapiv1.NamespacesFromSelector:
 		if li.selector == nil {
-			return "the listener's namespace selector is unusable: " + li.selectorErr
+			return &AttachMiss{Why: AttachSelectorUnusable, SelectorErr: li.selectorErr}
 		}
 		if li.selector.Matches(labels.Set(g.nsLabels[routeNS])) {
-			return ""
+			return nil
 		}
-		return fmt.Sprintf("namespace %s does not match the listener's selector %s", routeNS, li.selector.String())
+		return &AttachMiss{Why: AttachSelectorMismatch, Namespace: routeNS, ListenerNamespace: li.ns, Selector: li.selector.String()}
 	case gwapiv1.NamespacesFromNone:
-		return "the listener allows no routes (allowedRoutes from None)"
+		return &AttachMiss{Why: AttachFromNone}
 	default:
-		return fmt.Sprintf("unknown allowedRoutes from %q", from)
+		return &AttachMiss{Why: AttachFromUnknown, From: string(from)}
 	}
 }

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -22,32 +23,32 @@ func TestAttachments(t *testing.T) {
 	tests := []struct {
 		key
 		accepted  bool
-		reason    string // substring of Reason
+		reason    string // substring of attachWhy
 		parentRef int
 		hostnames []string
 	}{
 		// allowedRoutes absent: Same namespace only.
 		{key{"gw", "same", "infra/r-same"}, true, "Accepted", 0, []string{"same.example.com"}},
-		{key{"gw", "same", "team-a/r-a"}, false, "NotAllowedByListeners: namespace team-a is not the gateway's namespace infra (allowedRoutes from Same)", 0, nil},
+		{key{"gw", "same", "team-a/r-a"}, false, "NotAllowedByListeners Why=not-same-namespace Namespace=team-a ListenerNamespace=infra", 0, nil},
 		// from All.
 		{key{"gw", "all", "infra/r-same"}, true, "Accepted", 0, []string{"all.example.com"}},
 		{key{"gw", "all", "team-a/r-a"}, true, "Accepted", 0, []string{"all.example.com"}},
 		// from Selector: labels of the Namespace object; an absent Namespace has none.
 		{key{"gw", "sel", "team-a/r-a"}, true, "Accepted", 0, []string{"sel.example.com"}},
-		{key{"gw", "sel", "infra/r-same"}, false, "NotAllowedByListeners: namespace infra does not match the listener's selector env=prod", 0, nil},
-		{key{"gw", "sel", "team-b/r-b"}, false, "NotAllowedByListeners: namespace team-b does not match", 0, nil},
-		{key{"gw", "sel", "team-c/r-c"}, false, "NotAllowedByListeners: namespace team-c does not match", 0, nil},
+		{key{"gw", "sel", "infra/r-same"}, false, "NotAllowedByListeners Why=selector-mismatch Namespace=infra ListenerNamespace=infra Selector=env=prod", 0, nil},
+		{key{"gw", "sel", "team-b/r-b"}, false, "NotAllowedByListeners Why=selector-mismatch Namespace=team-b", 0, nil},
+		{key{"gw", "sel", "team-c/r-c"}, false, "NotAllowedByListeners Why=selector-mismatch Namespace=team-c", 0, nil},
 		// from None.
-		{key{"gw", "none", "infra/r-same"}, false, "NotAllowedByListeners: the listener allows no routes", 0, nil},
+		{key{"gw", "none", "infra/r-same"}, false, "NotAllowedByListeners Why=from-none", 0, nil},
 		// kinds: one unsupported kind leaves the listener without routes; HTTPRoute listed is fine.
-		{key{"gw", "grpc-only", "team-a/r-a"}, false, "ListenerNotProgrammed: allowedRoutes.kinds lists GRPCRoute.gateway.networking.k8s.io", 0, nil},
+		{key{"gw", "grpc-only", "team-a/r-a"}, false, "ListenerNotProgrammed Why=listener-not-programmed NotProgrammed={Why=invalid-route-kinds Kind=GRPCRoute.gateway.networking.k8s.io}", 0, nil},
 		{key{"gw", "http-kind", "team-a/r-a"}, true, "Accepted", 0, []string{"*"}},
-		{key{"gw", "tcp", "team-a/r-a"}, false, "ListenerNotProgrammed: listener protocol TCP carries no HTTPRoutes", 0, nil},
+		{key{"gw", "tcp", "team-a/r-a"}, false, "ListenerNotProgrammed Why=listener-not-programmed NotProgrammed={Why=protocol Protocol=TCP}", 0, nil},
 		{key{"gw", "https", "team-a/r-a"}, true, "Accepted", 0, []string{"*.example.com"}},
 		// sectionName and port select listeners.
 		{key{"gw", "https", "team-a/r-port"}, true, "Accepted", 0, []string{"api.example.com"}},
-		{key{"gw", "all", "team-a/r-port"}, false, "NoMatchingParent: parentRef port 443 does not match listener port 80", -1, nil},
-		{key{"gw", "same", "team-b/r-b"}, false, "NoMatchingParent: parentRef sectionName sel selects another listener", -1, nil},
+		{key{"gw", "all", "team-a/r-port"}, false, "NoMatchingParent Why=port Port=443 ListenerPort=80", -1, nil},
+		{key{"gw", "same", "team-b/r-b"}, false, "NoMatchingParent Why=section-name SectionName=sel", -1, nil},
 		// hostname intersection: other.org fits neither listener; *.all.example.com narrows to
 		// the exact listener name (as the reference does) and stays itself under *.example.com.
 		{key{"gw", "all", "team-a/r-host"}, true, "Accepted", 0, []string{"all.example.com"}},
@@ -57,12 +58,12 @@ func TestAttachments(t *testing.T) {
 		{key{"gw", "all", "team-a/r-multi"}, true, "Accepted", 1, []string{"all.example.com"}},
 		{key{"gw", "sel", "team-a/r-multi"}, false, "NoMatchingParent", -1, nil},
 		// listener conflicts (listener.go validateListeners).
-		{key{"conflict", "one", "team-a/r-conflict"}, false, "ListenerNotProgrammed: listener conflicts (HostnameConflict)", 0, nil},
-		{key{"conflict", "two", "team-a/r-conflict"}, false, "ListenerNotProgrammed: listener conflicts (HostnameConflict)", 0, nil},
+		{key{"conflict", "one", "team-a/r-conflict"}, false, "ListenerNotProgrammed Why=listener-not-programmed NotProgrammed={Why=hostname-conflict Port=80 Listener=one Other=two Host=dup.example.com}", 0, nil},
+		{key{"conflict", "two", "team-a/r-conflict"}, false, "ListenerNotProgrammed Why=listener-not-programmed NotProgrammed={Why=hostname-conflict Port=80 Listener=one Other=two Host=dup.example.com}", 0, nil},
 		{key{"conflict", "three", "team-a/r-conflict"}, true, "Accepted", 0, []string{"ok.example.com"}},
-		{key{"conflict", "web", "team-a/r-conflict"}, false, "ListenerNotProgrammed: listener conflicts (ProtocolConflict)", 0, nil},
-		{key{"conflict", "raw", "team-a/r-conflict"}, false, "ListenerNotProgrammed: listener conflicts (ProtocolConflict)", 0, nil},
-		{key{"conflict", "badsel", "team-a/r-conflict"}, false, "NotAllowedByListeners: the listener's namespace selector is unusable", 0, nil},
+		{key{"conflict", "web", "team-a/r-conflict"}, false, "ListenerNotProgrammed Why=listener-not-programmed NotProgrammed={Why=protocol-conflict Port=90}", 0, nil},
+		{key{"conflict", "raw", "team-a/r-conflict"}, false, "ListenerNotProgrammed Why=listener-not-programmed NotProgrammed={Why=protocol-conflict Port=90}", 0, nil},
+		{key{"conflict", "badsel", "team-a/r-conflict"}, false, "NotAllowedByListeners Why=selector-unusable SelectorErr=invalid selector: ", 0, nil},
 	}
 	for _, tt := range tests {
 		a, ok := got[tt.key]
@@ -70,8 +71,8 @@ func TestAttachments(t *testing.T) {
 			t.Errorf("%v: no attachment", tt.key)
 			continue
 		}
-		if a.Accepted != tt.accepted || !strings.Contains(a.Reason, tt.reason) {
-			t.Errorf("%v: accepted=%v reason=%q, want %v %q", tt.key, a.Accepted, a.Reason, tt.accepted, tt.reason)
+		if why := attachWhy(a); a.Accepted != tt.accepted || !strings.Contains(why, tt.reason) {
+			t.Errorf("%v: accepted=%v reason=%q, want %v %q", tt.key, a.Accepted, why, tt.accepted, tt.reason)
 		}
 		if a.ParentRef != tt.parentRef {
 			t.Errorf("%v: parentRef = %d, want %d", tt.key, a.ParentRef, tt.parentRef)
@@ -131,7 +132,7 @@ func TestRouteSkipsUnprogrammedListeners(t *testing.T) {
 		t.Errorf("dup.example.com: listener %q miss %+v", res.Listener, res.Miss)
 	}
 	res, _ = g.Route(RouteRequest{Gateway: GatewayRef("infra", "conflict"), Listener: "one", Host: "dup.example.com", Path: "/", Method: "GET"})
-	if res.Listener != "" || res.Miss == nil || res.Miss.Why != MissListenerNotProgrammed || res.Miss.Listener != "one" || !strings.HasPrefix(res.Miss.NotProgrammed, "listener conflicts") {
+	if res.Listener != "" || res.Miss == nil || res.Miss.Why != MissListenerNotProgrammed || res.Miss.Listener != "one" || res.Miss.NotProgrammed == nil || res.Miss.NotProgrammed.Why != NotProgrammedHostnameConflict {
 		t.Errorf("listener one: %q %+v", res.Listener, res.Miss)
 	}
 	res, _ = g.Route(RouteRequest{Gateway: GatewayRef("infra", "conflict"), Port: 90, Host: "web.example.com", Path: "/", Method: "GET"})
@@ -143,4 +144,32 @@ func TestRouteSkipsUnprogrammedListeners(t *testing.T) {
 	if res.Route == nil || res.Listener != "three" {
 		t.Errorf("ok.example.com: %+v", res)
 	}
+}
+
+// attachWhy is an attachment's reason and the data of why not, "Field=value" for each
+// field set (render writes the sentence).
+func attachWhy(a Attachment) string {
+	if a.Miss == nil {
+		return a.Reason
+	}
+	return a.Reason + " " + setFields(*a.Miss)
+}
+
+// setFields is "Field=value" for each field of a struct that is not zero, a pointer
+// to a struct in braces.
+func setFields(v any) string {
+	rv := reflect.ValueOf(v)
+	var parts []string
+	for i := 0; i < rv.NumField(); i++ {
+		f := rv.Field(i)
+		if f.IsZero() {
+			continue
+		}
+		val := fmt.Sprint(f.Interface())
+		if f.Kind() == reflect.Pointer {
+			val = "{" + setFields(f.Elem().Interface()) + "}"
+		}
+		parts = append(parts, rv.Type().Field(i).Name+"="+val)
+	}
+	return strings.Join(parts, " ")
 }

@@ -145,11 +145,11 @@ func TestExamplesAttachments(t *testing.T) {
 	g := loadGraph(t, "../../../testdata/examples")
 	got := map[string]string{}
 	for _, a := range g.Attachments(GatewayRef("infra", "edge")) {
-		got[a.Listener+" "+a.Route.Namespace+"/"+a.Route.Name] = a.Reason
+		got[a.Listener+" "+a.Route.Namespace+"/"+a.Route.Name] = attachWhy(a)
 	}
 	want := map[string]string{
 		"https pay/ledger":  "Accepted",
-		"http pay/ledger":   "NoMatchingParent: parentRef sectionName https selects another listener",
+		"http pay/ledger":   "NoMatchingParent Why=section-name SectionName=https",
 		"https tools/tools": "Accepted",
 		"http tools/tools":  "Accepted",
 	}

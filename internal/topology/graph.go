@@ -47,11 +47,12 @@ type Attachment struct {
 	Listener string // listener name
 	Route    *snapshot.HTTPRoute
 	Accepted bool
-	// Reason is "Accepted", or a Gateway API route condition reason followed by the
-	// detail, e.g. "NotAllowedByListeners: namespace pay does not match the listener's
-	// selector", "NoMatchingListenerHostname: ...", "NoMatchingParent: ...", or
-	// "ListenerNotProgrammed: ..." when the listener itself carries no routes.
+	// Reason is ReasonAccepted, or the Gateway API route condition reason
+	// (ReasonNoMatchingParent, ReasonNotAllowedByListeners,
+	// ReasonNoMatchingListenerHostname), or agpol's ReasonListenerNotProgrammed when the
+	// listener itself carries no routes; Miss says why not, as data (nil when Accepted).
 	Reason string
+	Miss   *AttachMiss
 	// ParentRef is the index in spec.parentRefs of the reference that decided (the
 	// accepting one, or the closest to accepting); -1 when none selects the listener.
 	ParentRef int
@@ -306,8 +307,8 @@ func (g *Graph) Paths(gw Ref) []Path {
 
 // ListenerNotProgrammed returns why the data plane carries no routes on the listener
 // called name of gateway gw (protocol, unsupported route kinds, a port or hostname
-// conflict), "" when it carries them or there is no such listener.
-func (g *Graph) ListenerNotProgrammed(gw Ref, name string) string {
+// conflict), nil when it carries them or there is no such listener.
+func (g *Graph) ListenerNotProgrammed(gw Ref, name string) *NotProgrammed {
 	if gi := g.gatewayIndex(gw); gi != nil {
 		for _, li := range gi.listeners {
 			if li.name == name {
@@ -315,7 +316,7 @@ func (g *Graph) ListenerNotProgrammed(gw Ref, name string) string {
 			}
 		}
 	}
-	return ""
+	return nil
 }
 
 // GatewaysOfBackend returns the gateways (namespace/name order) whose accepted routes

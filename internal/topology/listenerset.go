@@ -68,12 +68,13 @@ type ListenerSetStatus struct {
 	ListenerSet *snapshot.ListenerSet
 	Gateway     Ref
 	Accepted    bool
-	// Reason is "Accepted", or "NotAllowed: …" / "ParentNotFound: …" /
-	// "NotSupported: …" with the detail.
+	// Reason is ReasonAccepted, or ReasonNotAllowed, ReasonParentNotFound or
+	// ReasonNotSupported; Miss says why not, as data (nil when Accepted).
 	Reason string
+	Miss   *ListenerSetMiss
 	// Conflicts are the listeners (by their name in the ListenerSet) that conflict with
 	// an earlier listener of the Gateway (Conflicted=True, Accepted=False), with why.
-	Conflicts map[string]string
+	Conflicts map[string]*NotProgrammed
 	// Listeners are the ListenerSet's listeners as its Gateway takes them (conflicts,
 	// attached routes), in spec order; nil when the Gateway does not take it.
 	Listeners []SetListener
@@ -92,14 +93,14 @@ func (g *Graph) ListenerSetStatuses() []ListenerSetStatus {
 		gi := g.gateways[parent]
 		switch {
 		case !ok:
-			st.Reason = "ParentNotFound: spec.parentRef names no Gateway"
+			st.Reason, st.Miss = ReasonParentNotFound, &ListenerSetMiss{Why: SetMissNoParent}
 		case gi == nil:
-			st.Reason = fmt.Sprintf("ParentNotFound: Gateway %s/%s is not in the input", parent.ns, parent.name)
+			st.Reason, st.Miss = ReasonParentNotFound, &ListenerSetMiss{Why: SetMissGatewayNotFound}
 		case gi.plane.Agentic():
-			st.Reason = "NotSupported: the kube-agentic-networking data plane reads no ListenerSets; its listeners carry no traffic"
+			st.Reason, st.Miss = ReasonNotSupported, &ListenerSetMiss{Why: SetMissAgentic}
 		default:
-			if why := g.listenerSetNotAllowed(gi.gw, ls); why != "" {
-				st.Reason = "NotAllowed: " + why
+			if why := g.listenerSetNotAllowed(gi.gw, ls); why != nil {
+				st.Reason, st.Miss = ReasonNotAllowed, why
 			} else {
 				st.Accepted, st.Reason = true, ReasonAccepted
 				for _, sl := range g.ListenerSetListeners(st.Gateway) {
@@ -107,11 +108,11 @@ func (g *Graph) ListenerSetStatuses() []ListenerSetStatus {
 						continue
 					}
 					st.Listeners = append(st.Listeners, sl)
-					if sl.Conflict != "" {
+					if sl.ConflictReason != "" {
 						if st.Conflicts == nil {
-							st.Conflicts = map[string]string{}
+							st.Conflicts = map[string]*NotProgrammed{}
 						}
-						st.Conflicts[string(sl.Entry.Name)] = sl.Conflict
+						st.Conflicts[string(sl.Entry.Name)] = sl.NotProgrammed
 					}
 				}
 			}
@@ -128,8 +129,8 @@ func (g *Graph) ListenerSetStatuses() []ListenerSetStatus {
 	return out
 }
 
-// listenerSetNotAllowed says why a Gateway's allowedListeners rejects a ListenerSet, or "".
-func (g *Graph) listenerSetNotAllowed(gw *snapshot.Gateway, ls *snapshot.ListenerSet) string {
+// listenerSetNotAllowed says why a Gateway's allowedListeners rejects a ListenerSet, or nil.
+func (g *Graph) listenerSetNotAllowed(gw *snapshot.Gateway, ls *snapshot.ListenerSet) *ListenerSetMiss {
 	from := gwapiv1.NamespacesFromNone
 	var sel *metav1.LabelSelector
 	if a := gw.Spec.AllowedListeners; a != nil && a.Namespaces != nil {
@@ -140,28 +141,28 @@ func (g *Graph) listenerSetNotAllowed(gw *snapshot.Gateway, ls *snapshot.Listene
 	}
 	switch from {
 	case gwapiv1.NamespacesFromAll:
-		return ""
+		return nil
 	case gwapiv1.NamespacesFromSame:
 		if ls.Namespace == gw.Namespace {
-			return ""
+			return nil
 		}
-		return fmt.Sprintf("Gateway %s/%s allows ListenerSets of its own namespace only (allowedListeners from Same)", gw.Namespace, gw.Name)
+		return &ListenerSetMiss{Why: SetMissFromSame}
 	case gwapiv1.NamespacesFromSelector:
 		if sel == nil {
-			return fmt.Sprintf("Gateway %s/%s allowedListeners from Selector has no selector", gw.Namespace, gw.Name)
+			return &ListenerSetMiss{Why: SetMissSelectorMissing}
 		}
 		s, err := metav1.LabelSelectorAsSelector(sel)
 		if err != nil {
-			return fmt.Sprintf("Gateway %s/%s allowedListeners selector is invalid: %v", gw.Namespace, gw.Name, err)
+			return &ListenerSetMiss{Why: SetMissSelectorInvalid, SelectorErr: err.Error()}
 		}
 		if s.Matches(labels.Set(g.nsLabels[ls.Namespace])) {
-			return ""
+			return nil
 		}
-		return fmt.Sprintf("namespace %s does not match Gateway %s/%s allowedListeners selector %s", ls.Namespace, gw.Namespace, gw.Name, s)
+		return &ListenerSetMiss{Why: SetMissSelectorMismatch, Selector: s.String()}
 	case gwapiv1.NamespacesFromNone:
-		return fmt.Sprintf("Gateway %s/%s allows no ListenerSets (allowedListeners unset or from None)", gw.Namespace, gw.Name)
+		return &ListenerSetMiss{Why: SetMissFromNone}
 	}
-	return fmt.Sprintf("unknown allowedListeners from %q", from)
+	return &ListenerSetMiss{Why: SetMissFromUnknown, From: string(from)}
 }
 
 // attachedListenerSets are the ListenerSets whose listeners a Gateway takes, in
@@ -172,7 +173,7 @@ func (g *Graph) attachedListenerSets(gw *snapshot.Gateway, plane GatewayDataPlan
 		if p, ok := listenerSetParent(ls); !ok || p.ns != gw.Namespace || p.name != gw.Name {
 			continue
 		}
-		if plane.Agentic() || g.listenerSetNotAllowed(gw, ls) != "" {
+		if plane.Agentic() || g.listenerSetNotAllowed(gw, ls) != nil {
 			continue
 		}
 		out = append(out, ls)
@@ -202,13 +203,13 @@ func (g *Graph) listenerSetInfos(gw *snapshot.Gateway, plane GatewayDataPlane, o
 				li.host = lower(string(*l.Hostname))
 			}
 			if l.Protocol != gwapiv1.HTTPProtocolType && l.Protocol != gwapiv1.HTTPSProtocolType {
-				li.notProgrammed = fmt.Sprintf("listener protocol %s carries no HTTPRoutes", l.Protocol)
+				li.notProgrammed = &NotProgrammed{Why: NotProgrammedProtocol, Protocol: string(l.Protocol)}
 			}
 			g.allowedRoutes(li, Ref{Group: gwapiv1.GroupName, Kind: "ListenerSet", Namespace: ls.Namespace, Name: ls.Name}, ls.Source,
 				fmt.Sprintf("spec.listeners[%d].allowedRoutes.namespaces.selector", i))
 			li.named = li
 			for _, prev := range out {
-				if reason, why := conflict(prev, li); why != "" && li.notProgrammed == "" {
+				if reason, why := conflict(prev, li); why != nil && li.notProgrammed == nil {
 					li.notProgrammed, li.conflictReason = why, reason
 					break
 				}
@@ -227,10 +228,10 @@ const (
 )
 
 // conflict says why a ListenerSet listener conflicts with an earlier listener (its
-// reason and the sentence), or "", "".
-func conflict(prev, li *listenerInfo) (reason, why string) {
+// reason and why, as data), or "", nil.
+func conflict(prev, li *listenerInfo) (reason string, why *NotProgrammed) {
 	if prev.port != li.port {
-		return "", ""
+		return "", nil
 	}
 	httpFamily := func(p gwapiv1.ProtocolType) bool {
 		return p == gwapiv1.HTTPProtocolType || p == gwapiv1.HTTPSProtocolType || p == gwapiv1.TLSProtocolType
@@ -238,11 +239,11 @@ func conflict(prev, li *listenerInfo) (reason, why string) {
 	l4 := func(p gwapiv1.ProtocolType) bool { return p == gwapiv1.TCPProtocolType || p == gwapiv1.UDPProtocolType }
 	switch {
 	case (l4(prev.protocol) && httpFamily(li.protocol)) || (httpFamily(prev.protocol) && l4(li.protocol)):
-		return ReasonProtocolConflict, fmt.Sprintf("listener conflicts (ProtocolConflict) with listener %s on port %d: a ListenerSet's listener yields to the Gateway's and older ListenerSets'", prev.name, li.port)
+		return ReasonProtocolConflict, &NotProgrammed{Why: NotProgrammedSetProtocolConflict, Port: li.port, Other: prev.name}
 	case httpFamily(prev.protocol) && httpFamily(li.protocol) && prev.host == li.host:
-		return ReasonHostnameConflict, fmt.Sprintf("listener conflicts (HostnameConflict) with listener %s (port %d, hostname %q): a ListenerSet's listener yields to the Gateway's and older ListenerSets'", prev.name, li.port, li.host)
+		return ReasonHostnameConflict, &NotProgrammed{Why: NotProgrammedSetHostnameConflict, Port: li.port, Other: prev.name, Host: li.host}
 	}
-	return "", ""
+	return "", nil
 }
 
 // routeRefs are the indexes of a route's parentRefs naming the Gateway, and those naming
@@ -275,13 +276,13 @@ type SetListener struct {
 	Name        string
 	ListenerSet *snapshot.ListenerSet
 	Entry       gwapiv1.ListenerEntry
-	// Conflict says why the listener conflicts with an earlier one of the Gateway or
-	// an older ListenerSet (status condition Conflicted=True, Accepted=False), or "";
-	// ConflictReason is its reason (ReasonHostnameConflict, ReasonProtocolConflict).
-	Conflict, ConflictReason string
+	// ConflictReason is set (ReasonHostnameConflict, ReasonProtocolConflict) when the
+	// listener conflicts with an earlier one of the Gateway or an older ListenerSet
+	// (status condition Conflicted=True, Accepted=False); NotProgrammed then says why.
+	ConflictReason string
 	// NotProgrammed says why the data plane carries no routes on the listener (its
-	// conflict, or a protocol that carries no HTTPRoutes), or "".
-	NotProgrammed string
+	// conflict, or a protocol that carries no HTTPRoutes), or nil.
+	NotProgrammed *NotProgrammed
 	// AttachedRoutes counts the routes attached to the listener (Accepted), as the
 	// listener's status.attachedRoutes would.
 	AttachedRoutes int
@@ -312,9 +313,7 @@ func (g *Graph) ListenerSetListeners(gw Ref) []SetListener {
 				break
 			}
 		}
-		if li.conflictReason != "" {
-			sl.Conflict, sl.ConflictReason = li.notProgrammed, li.conflictReason
-		}
+		sl.ConflictReason = li.conflictReason
 		out = append(out, sl)
 	}
 	return out

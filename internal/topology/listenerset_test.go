@@ -21,24 +21,28 @@ func TestListenerSets(t *testing.T) {
 	})
 	want := map[string]string{
 		"infra/extra":   "Accepted",
-		"infra/on-ref":  "NotSupported: the kube-agentic-networking data plane reads no ListenerSets",
-		"other/foreign": "NotAllowed: Gateway infra/gw allows ListenerSets of its own namespace only",
+		"infra/on-ref":  "NotSupported Why=agentic",
+		"other/foreign": "NotAllowed Why=from-same",
 	}
 	for _, st := range g.ListenerSetStatuses() {
 		k := st.ListenerSet.Namespace + "/" + st.ListenerSet.Name
-		if !strings.HasPrefix(st.Reason, want[k]) || want[k] == "" {
-			t.Errorf("%s: %q, want %q", k, st.Reason, want[k])
+		got := st.Reason
+		if st.Miss != nil {
+			got += " " + setFields(*st.Miss)
+		}
+		if got != want[k] {
+			t.Errorf("%s: %q, want %q", k, got, want[k])
 		}
 		// Only extra's clash listener is Conflicted (with the Gateway's own "main").
 		var conflicted []string
 		for name, why := range st.Conflicts {
-			conflicted = append(conflicted, name+": "+why)
+			conflicted = append(conflicted, name+": "+setFields(*why))
 		}
 		wantConflicted := 0
 		if k == "infra/extra" {
 			wantConflicted = 1
 		}
-		if len(conflicted) != wantConflicted || (wantConflicted == 1 && !strings.Contains(st.Conflicts["clash"], "HostnameConflict")) {
+		if len(conflicted) != wantConflicted || (wantConflicted == 1 && fmt.Sprint(conflicted) != "[clash: Why=set-hostname-conflict Port=80 Other=main Host=main.example.com]") {
 			t.Errorf("%s: conflicts %v, want %d (clash: HostnameConflict)", k, conflicted, wantConflicted)
 		}
 	}
@@ -46,7 +50,7 @@ func TestListenerSets(t *testing.T) {
 	// the ListenerSet, clash is Conflicted (HostnameConflict) and carries none.
 	var got []string
 	for _, sl := range g.ListenerSetListeners(gw) {
-		got = append(got, fmt.Sprintf("%s routes=%d conflict=%s programmed=%t", sl.Name, sl.AttachedRoutes, sl.ConflictReason, sl.NotProgrammed == ""))
+		got = append(got, fmt.Sprintf("%s routes=%d conflict=%s programmed=%t", sl.Name, sl.AttachedRoutes, sl.ConflictReason, sl.NotProgrammed == nil))
 	}
 	if want := "[infra/extra/a routes=1 conflict= programmed=true infra/extra/clash routes=0 conflict=HostnameConflict programmed=false]"; fmt.Sprint(got) != want {
 		t.Errorf("ListenerSetListeners: %v, want %s", got, want)
@@ -55,10 +59,10 @@ func TestListenerSets(t *testing.T) {
 	var clash string
 	for _, a := range g.Attachments(gw) {
 		if a.Listener == "infra/extra/clash" {
-			clash = a.Reason
+			clash = attachWhy(a)
 		}
 	}
-	if !strings.Contains(clash, "HostnameConflict") {
+	if !strings.Contains(clash, "ListenerNotProgrammed Why=listener-not-programmed NotProgrammed={Why=set-hostname-conflict") {
 		t.Errorf("clash listener: %q, want a HostnameConflict", clash)
 	}
 }

@@ -200,7 +200,7 @@ func (gi *gatewayIndex) plainHTTPPort(port int) bool {
 			return false
 		}
 		first = false
-		programmed = programmed || li.notProgrammed == ""
+		programmed = programmed || li.notProgrammed == nil
 	}
 	return programmed
 }
@@ -237,11 +237,11 @@ func (gi *gatewayIndex) selectListener(name string, port int, host string, terse
 		if li.name != name {
 			continue
 		}
-		if terse && (li.notProgrammed != "" || (port != 0 && int(li.port) != port) || !hostMatches(li.host, host)) {
+		if terse && (li.notProgrammed != nil || (port != 0 && int(li.port) != port) || !hostMatches(li.host, host)) {
 			return nil, nil
 		}
 		switch {
-		case li.notProgrammed != "":
+		case li.notProgrammed != nil:
 			return nil, &RouteMiss{Why: MissListenerNotProgrammed, Gateway: gi.ref, Listener: li.name, Host: host, NotProgrammed: li.notProgrammed}
 		case port != 0 && int(li.port) != port:
 			return nil, &RouteMiss{Why: MissListenerPort, Gateway: gi.ref, Listener: li.name, Host: host, Port: port, ListenerPort: int(li.port)}

@@ -23,9 +23,8 @@ type RouteMiss struct {
 	ListenerPort int
 	// ListenerHost is the named listener's hostname (MissListenerHost).
 	ListenerHost string
-	// NotProgrammed is why the named listener carries no routes (MissListenerNotProgrammed):
-	// the attachment's reason, which is still text (attach.go).
-	NotProgrammed string
+	// NotProgrammed is why the named listener carries no routes (MissListenerNotProgrammed).
+	NotProgrammed *NotProgrammed
 	// PlainHTTPPort is set (MissNoListener, MissListener*) when the port aimed at is
 	// plain HTTP on the reference data plane: its single filter chain still accepts the
 	// request, the gateway-level policies run, then the request finds no virtual host

@@ -34,14 +34,25 @@ func written(r *lint.Report) *lint.Report {
 }
 
 // QuotedText is the sentence a finding quotes: the data plane's phrase
-// (render.DataPlaneWhy), a backendRef's problem (render.BackendProblemText), or the
-// AuthPolicy's reasons joined by "; " (render.AuthPolicyReasonText).
+// (render.DataPlaneWhy), a backendRef's problem (render.BackendProblemText), an
+// attachment's or a listener's (render.AttachmentText, ListenerSetReasonText,
+// NotProgrammedText), or the AuthPolicy's reasons joined by "; "
+// (render.AuthPolicyReasonText).
 func QuotedText(q *lint.Quoted) string {
 	if q.DataPlane != nil {
 		return textrender.DataPlaneWhy(*q.DataPlane)
 	}
 	if q.Backend != nil {
 		return textrender.BackendProblemText(q.Backend)
+	}
+	if q.Attachment != nil {
+		return textrender.AttachmentText(q.Attachment)
+	}
+	if q.ListenerSet != nil {
+		return textrender.ListenerSetReasonText(q.ListenerSet)
+	}
+	if q.NotProgrammed != nil {
+		return textrender.NotProgrammedText(q.NotProgrammed)
 	}
 	return strings.Join(textrender.AuthPolicyReasonsText(q.Reasons), "; ")
 }
