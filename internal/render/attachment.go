@@ -37,7 +37,10 @@ func AttachMissText(m *topology.AttachMiss) string {
 		}
 		return fmt.Sprintf("namespace %s is not the %s's namespace %s (allowedRoutes from Same)", m.Namespace, owner, m.ListenerNamespace)
 	case topology.AttachSelectorUnusable:
-		return "the listener's namespace selector is unusable: " + m.SelectorErr
+		if m.SelectorErr == "" {
+			return "the listener's namespace selector is unusable: from is Selector but no selector is set"
+		}
+		return "the listener's namespace selector is unusable: invalid selector: " + m.SelectorErr
 	case topology.AttachSelectorMismatch:
 		return fmt.Sprintf("namespace %s does not match the listener's selector %s", m.Namespace, m.Selector)
 	case topology.AttachFromNone:

@@ -608,7 +608,14 @@ func (g *Graph) notAllowed(li *listenerInfo, routeNS string) *AttachMiss {
 		return &AttachMiss{Why: AttachNotSameNamespace, Namespace: routeNS, ListenerNamespace: li.ns, ListenerSet: li.set != nil}
 	case gwapiv1.NamespacesFromSelector:
 		if li.selector == nil {
-			return &AttachMiss{Why: AttachSelectorUnusable, SelectorErr: li.selectorErr}
+			// allowedRoutes: no selector, or one LabelSelectorAsSelector refuses.
+			m := &AttachMiss{Why: AttachSelectorUnusable}
+			if sel := li.allowed.Namespaces.Selector; sel != nil {
+				if _, err := metav1.LabelSelectorAsSelector(sel); err != nil {
+					m.SelectorErr = err.Error()
+				}
+			}
+			return m
 		}
 		if li.selector.Matches(labels.Set(g.nsLabels[routeNS])) {
 			return nil

@@ -63,7 +63,7 @@ func TestAttachments(t *testing.T) {
 		{key{"conflict", "three", "team-a/r-conflict"}, true, "Accepted", 0, []string{"ok.example.com"}},
 		{key{"conflict", "web", "team-a/r-conflict"}, false, "ListenerNotProgrammed Why=listener-not-programmed NotProgrammed={Why=protocol-conflict Port=90}", 0, nil},
 		{key{"conflict", "raw", "team-a/r-conflict"}, false, "ListenerNotProgrammed Why=listener-not-programmed NotProgrammed={Why=protocol-conflict Port=90}", 0, nil},
-		{key{"conflict", "badsel", "team-a/r-conflict"}, false, "NotAllowedByListeners Why=selector-unusable SelectorErr=invalid selector: ", 0, nil},
+		{key{"conflict", "badsel", "team-a/r-conflict"}, false, "NotAllowedByListeners Why=selector-unusable SelectorErr=", 0, nil},
 	}
 	for _, tt := range tests {
 		a, ok := got[tt.key]

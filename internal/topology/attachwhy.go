@@ -48,8 +48,9 @@ type AttachMiss struct {
 	// is a ListenerSet.
 	Namespace, ListenerNamespace string
 	ListenerSet                  bool
-	// Selector is the listener's namespace selector (AttachSelectorMismatch), SelectorErr
-	// why it is unusable (AttachSelectorUnusable).
+	// Selector is the listener's namespace selector (AttachSelectorMismatch); SelectorErr
+	// is why LabelSelectorAsSelector refuses it, "" when from is Selector but no selector
+	// is set (AttachSelectorUnusable).
 	Selector, SelectorErr string
 	// From is the listener's allowedRoutes namespaces from (AttachFromUnknown).
 	From string
