@@ -401,9 +401,9 @@ func authorinoNotes(o *authpolicy.Outcome) []string {
 	return notes
 }
 
-// evaluationView is a copy of e with its sentences written: Authorino's answer, each
-// authorization rule's result where Authorino decided (Present), the problems; nil
-// stays nil.
+// evaluationView is a copy of e with its sentences written: Authorino's answer, what
+// each rule asks (Present, Credential; an authorization rule's result where Authorino
+// decided), the problems; nil stays nil.
 func evaluationView(e *authpolicy.Evaluation) *authpolicy.Evaluation {
 	if e == nil {
 		return nil
@@ -415,6 +415,7 @@ func evaluationView(e *authpolicy.Evaluation) *authpolicy.Evaluation {
 		v.Authentication = make([]authpolicy.Requirement, len(e.Authentication))
 		for i, r := range e.Authentication {
 			r.Conditions = checksView(r.Conditions)
+			r.Present, r.Credential = RequirementText(r.Need), CredentialText(r.Reads)
 			v.Authentication[i] = r
 		}
 	}
@@ -422,11 +423,7 @@ func evaluationView(e *authpolicy.Evaluation) *authpolicy.Evaluation {
 		v.Authorization = make([]authpolicy.Requirement, len(e.Authorization))
 		for i, r := range e.Authorization {
 			r.Conditions = checksView(r.Conditions)
-			if r.Why != nil {
-				if t := AuthorinoText(*r.Why); t != "" {
-					r.Present = t
-				}
-			}
+			r.Present = requirementPresent(r.Need, r.Why)
 			v.Authorization[i] = r
 		}
 	}

@@ -68,7 +68,8 @@ func TestAuthorinoText(t *testing.T) {
 func TestEvaluationView(t *testing.T) {
 	rule := authpolicy.Why{Code: authpolicy.WhySpiceDB}
 	e := &authpolicy.Evaluation{
-		Authorization: []authpolicy.Requirement{{Name: "zed", Present: "SpiceDB must grant the permission (cannot be known offline)", Why: &rule}},
+		Authorization:  []authpolicy.Requirement{{Name: "zed", Need: authpolicy.Need{Code: authpolicy.NeedSpiceDB}, Why: &rule}},
+		Authentication: []authpolicy.Requirement{{Name: "anon", Need: authpolicy.Need{Code: authpolicy.NeedAnonymous}}},
 		Outcome: &authpolicy.Outcome{Verdict: authpolicy.OutcomeIndeterminate,
 			Why:           authpolicy.Why{Code: authpolicy.WhyAuthzUnknown, Identity: "anon", Authn: &authpolicy.Why{Code: authpolicy.WhyAuthnAnonymous}, Parts: []authpolicy.RuleWhy{{Rule: "zed", Why: rule}}},
 			NoteWhys:      []authpolicy.Why{{Code: authpolicy.NoteSameAnswer, Rules: []string{"a", "b"}}},
@@ -82,10 +83,13 @@ func TestEvaluationView(t *testing.T) {
 	if !strings.HasPrefix(v.Outcome.Reason, "authenticated by anon (anonymous access") || !strings.HasSuffix(v.Outcome.Reason, "authorization cannot be known: zed: "+spicedb) {
 		t.Errorf("reason %q", v.Outcome.Reason)
 	}
+	if v.Authentication[0].Present != "nothing (anonymous access)" {
+		t.Errorf("authentication: present %q", v.Authentication[0].Present)
+	}
 	if len(v.Outcome.Notes) != 1 || !strings.HasPrefix(v.Outcome.Notes[0], "rules a, b all verify") {
 		t.Errorf("notes %q", v.Outcome.Notes)
 	}
-	if e.Outcome.Reason != "" || e.Outcome.Notes != nil || e.Outcome.Authorization[0].Reason != "" || !strings.HasPrefix(e.Authorization[0].Present, "SpiceDB must") {
+	if e.Outcome.Reason != "" || e.Outcome.Notes != nil || e.Outcome.Authorization[0].Reason != "" || e.Authorization[0].Present != "" || e.Authentication[0].Present != "" {
 		t.Errorf("the view edited the evaluation: %+v", e.Outcome)
 	}
 }
