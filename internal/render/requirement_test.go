@@ -49,7 +49,7 @@ func TestRequirementText(t *testing.T) {
 	}
 	for n, text := range map[*authpolicy.Need]string{
 		{Code: authpolicy.NeedAPIKey, Selector: "{} (any)", AllNamespaces: true}: "an API key stored in a Secret labelled {} (any) in any namespace",
-		{Code: authpolicy.NeedTokenReview, Audiences: []string{"a", "b"}}:       "a Kubernetes service account token for audience a, b",
+		{Code: authpolicy.NeedTokenReview, Audiences: []string{"a", "b"}}:        "a Kubernetes service account token for audience a, b",
 	} {
 		if got := RequirementText(*n); got != text {
 			t.Errorf("%+v: %q, want %q", *n, got, text)

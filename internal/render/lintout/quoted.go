@@ -34,7 +34,8 @@ func written(r *lint.Report) *lint.Report {
 }
 
 // QuotedText is the sentence a finding quotes: the data plane's phrase
-// (render.DataPlaneWhy), a backendRef's problem (render.BackendProblemText), or the
+// (render.DataPlaneWhy), a backendRef's problem (render.BackendProblemText), a v1beta2
+// policy's kuadrant.io/v1 form (render.MigrationParagraph), or the
 // AuthPolicy's reasons joined by "; " (render.AuthPolicyReasonText).
 func QuotedText(q *lint.Quoted) string {
 	if q.DataPlane != nil {
@@ -42,6 +43,9 @@ func QuotedText(q *lint.Quoted) string {
 	}
 	if q.Backend != nil {
 		return textrender.BackendProblemText(q.Backend)
+	}
+	if q.Migration != nil {
+		return textrender.MigrationParagraph(q.Migration)
 	}
 	return strings.Join(textrender.AuthPolicyReasonsText(q.Reasons), "; ")
 }
