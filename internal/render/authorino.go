@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -258,7 +259,7 @@ func checkText(w authpolicy.Why) string {
 	case authpolicy.CheckEvalOffline:
 		return "cannot be evaluated offline: " + w.Err
 	case authpolicy.CheckDepends:
-		return "depends on " + strings.Join(w.Attrs, ", ") + ", which cannot be known offline"
+		return "depends on " + strings.Join(attributesText(w.Attrs), ", ") + ", which cannot be known offline"
 	case authpolicy.CheckNotBool:
 		return "the predicate returned " + w.Value + ", not a bool"
 	case authpolicy.CheckTooDeep:
@@ -403,7 +404,7 @@ func authorinoNotes(o *authpolicy.Outcome) []string {
 
 // evaluationView is a copy of e with its sentences written: Authorino's answer, what
 // each rule asks (Present, Credential; an authorization rule's result where Authorino
-// decided), the problems; nil stays nil.
+// decided), the attributes not known offline, the problems; nil stays nil.
 func evaluationView(e *authpolicy.Evaluation) *authpolicy.Evaluation {
 	if e == nil {
 		return nil
@@ -411,6 +412,7 @@ func evaluationView(e *authpolicy.Evaluation) *authpolicy.Evaluation {
 	v := *e
 	v.Outcome = outcomeView(e.Outcome)
 	v.Predicates = checksView(e.Predicates)
+	v.Offline = attributesText(e.Offline)
 	if e.Authentication != nil {
 		v.Authentication = make([]authpolicy.Requirement, len(e.Authentication))
 		for i, r := range e.Authentication {
@@ -434,4 +436,26 @@ func evaluationView(e *authpolicy.Evaluation) *authpolicy.Evaluation {
 		}
 	}
 	return &v
+}
+
+// AttributeText names an attribute a request does not supply: the attribute itself, or
+// for authpolicy.AttrUnnamed (attributes agpol cannot name) "attributes not supplied".
+func AttributeText(attr string) string {
+	if attr == authpolicy.AttrUnnamed {
+		return "attributes not supplied"
+	}
+	return attr
+}
+
+// attributesText is attrs with each named by AttributeText; attrs itself when every
+// one is named.
+func attributesText(attrs []string) []string {
+	if !slices.Contains(attrs, authpolicy.AttrUnnamed) {
+		return attrs
+	}
+	out := make([]string, len(attrs))
+	for i, a := range attrs {
+		out[i] = AttributeText(a)
+	}
+	return out
 }

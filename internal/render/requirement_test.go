@@ -1,6 +1,7 @@
 package render
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -90,5 +91,23 @@ func TestCredentialText(t *testing.T) {
 	}
 	if got := CredentialText(nil); got != "" {
 		t.Errorf("no credential: %q", got)
+	}
+}
+
+// TestAttributeText: attributes agpol cannot name are written in the evaluation's view
+// (Offline) and in a check's sentence, and the evaluation is left as it was.
+func TestAttributeText(t *testing.T) {
+	depends := authpolicy.Why{Code: authpolicy.CheckDepends, Attrs: []string{authpolicy.AttrUnnamed, "request.path"}}
+	e := &authpolicy.Evaluation{Offline: []string{authpolicy.AttrUnnamed, "request.path"},
+		Predicates: []authpolicy.Check{{Expression: `request["method"] == "GET"`, Result: authpolicy.Unknown, Why: []authpolicy.Why{depends}}}}
+	v := evaluationView(e)
+	if want := []string{"attributes not supplied", "request.path"}; !slices.Equal(v.Offline, want) {
+		t.Errorf("offline %q, want %q", v.Offline, want)
+	}
+	if want := "depends on attributes not supplied, request.path, which cannot be known offline"; v.Predicates[0].Reason != want {
+		t.Errorf("reason %q, want %q", v.Predicates[0].Reason, want)
+	}
+	if e.Offline[0] != authpolicy.AttrUnnamed {
+		t.Errorf("the view edited the evaluation: %q", e.Offline)
 	}
 }

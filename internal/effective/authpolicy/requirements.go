@@ -104,7 +104,8 @@ type Evaluation struct {
 	Authentication []Requirement `json:"authentication,omitempty"`
 	// Authorization rules: every one that runs must pass.
 	Authorization []Requirement `json:"authorization,omitempty"`
-	// Offline lists what cannot be known offline.
+	// Offline lists the attributes that cannot be known offline (AttrUnnamed for those
+	// agpol cannot name; render writes the view's).
 	Offline []string `json:"offline,omitempty"`
 	// ProblemWhys are rule bodies that could not be read, as data.
 	ProblemWhys []Why `json:"-"`
@@ -453,10 +454,15 @@ func (c *conditionEvaluator) unknownAttrs(attrs []string) []string {
 		}
 	}
 	if len(out) == 0 {
-		out = []string{"attributes not supplied"}
+		out = []string{AttrUnnamed}
 	}
 	return out
 }
+
+// AttrUnnamed stands, in Evaluation.Offline and a CheckDepends Why's Attrs, for the
+// attributes an expression reads that the request does not supply when agpol cannot
+// name them; render writes it (render.AttributeText).
+const AttrUnnamed = ""
 
 func (c *conditionEvaluator) noteAttributes(unknown []string) {
 	for _, a := range unknown {

@@ -210,3 +210,16 @@ func TestPredicateErrorOnKnownAuth(t *testing.T) {
 		t.Errorf("no identity: %s (%+v), want unknown", ch.Result, ch.Why)
 	}
 }
+
+// TestPredicateUnnamedAttribute: an unknown predicate whose attributes agpol cannot name
+// says so as data (AttrUnnamed), in its Why and the evaluation's Offline.
+func TestPredicateUnnamedAttribute(t *testing.T) {
+	c := newConditionEvaluator(&Effective{}, Request{})
+	ch := c.predicate(`request["method"] == "GET"`)
+	if ch.Result != Unknown || len(ch.Why) != 1 || ch.Why[0].Code != CheckDepends || len(ch.Why[0].Attrs) != 1 || ch.Why[0].Attrs[0] != AttrUnnamed {
+		t.Errorf("unnamed attribute = %+v", ch)
+	}
+	if off := c.offline(); len(off) != 1 || off[0] != AttrUnnamed {
+		t.Errorf("offline = %q", off)
+	}
+}
