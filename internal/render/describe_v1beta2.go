@@ -254,13 +254,15 @@ func v1beta2WhyText(y describe.V1beta2Why) string {
 }
 
 // authPolicyJSONView writes, in c (a copy of a describe view), the text of its
-// AuthPolicy parts for -o json: the paths Kuadrant never programs, the reasons of an
-// AuthPolicy's status and of the v1beta2 views. The slices it changes are copied.
+// AuthPolicy parts for -o json: the paths Kuadrant never programs and the rules lost in
+// their fold, the reasons of an AuthPolicy's status and of the v1beta2 views. The
+// slices it changes are copied.
 func authPolicyJSONView(c *describe.View) {
 	if c.AuthPolicyPaths != nil {
 		paths := make([]describe.AuthPath, len(c.AuthPolicyPaths))
 		for i, p := range c.AuthPolicyPaths {
 			p.NotProgrammed = unprogrammedText(p.Unprogrammed)
+			p.Lost = lostView(p.Lost)
 			paths[i] = p
 		}
 		c.AuthPolicyPaths = paths
