@@ -200,7 +200,7 @@ func authzText(w authpolicy.Why) string {
 	case authpolicy.WhyOPANotCompiling:
 		return "the Rego does not compile (Authorino rejects the AuthConfig): " + w.Err
 	case authpolicy.WhyOPAInputUnknown:
-		return "the policy reads input." + w.Input + ", and " + w.Attr + " is not known"
+		return "the policy reads input." + w.Input + ", and " + AttributeText(w.Attr) + " is not known"
 	case authpolicy.WhyOPAEvalFails:
 		return "the policy fails to evaluate: " + w.Err
 	case authpolicy.WhyOPANoResult:
@@ -222,7 +222,11 @@ func authzText(w authpolicy.Why) string {
 	case authpolicy.WhySARNoRBAC:
 		return "a SubjectAccessReview for " + reviewUser(w.Review) + " to " + reviewWhat(w.Review) + " is answered by the cluster's RBAC, and the input holds no Role, ClusterRole or binding: give them, or the answer in the request's decisions" + unreadSuffix(w.Unread)
 	case authpolicy.WhySARAllowed:
-		return fmt.Sprintf("%s may %s (%s of the input)", reviewUser(w.Review), reviewWhat(w.Review), w.RBACRole)
+		role := w.RBACRole
+		if w.RBACGroup != "" {
+			role = "the group " + w.RBACGroup + ", which the API server allows everything"
+		}
+		return fmt.Sprintf("%s may %s (%s of the input)", reviewUser(w.Review), reviewWhat(w.Review), role)
 	case authpolicy.WhySARDenied:
 		return fmt.Sprintf("no Role or ClusterRole of the input bound to %s (or its groups) allows %s (from files, Kubernetes' default roles are read only when given)", reviewUser(w.Review), reviewWhat(w.Review))
 	case authpolicy.WhySpiceDB:
@@ -412,7 +416,7 @@ func evaluationView(e *authpolicy.Evaluation) *authpolicy.Evaluation {
 	v := *e
 	v.Outcome = outcomeView(e.Outcome)
 	v.Predicates = checksView(e.Predicates)
-	v.Offline = attributesText(e.Offline)
+	v.Offline = offlineText(e.Offline)
 	if e.Authentication != nil {
 		v.Authentication = make([]authpolicy.Requirement, len(e.Authentication))
 		for i, r := range e.Authentication {
@@ -439,23 +443,37 @@ func evaluationView(e *authpolicy.Evaluation) *authpolicy.Evaluation {
 }
 
 // AttributeText names an attribute a request does not supply: the attribute itself, or
-// for authpolicy.AttrUnnamed (attributes agpol cannot name) "attributes not supplied".
+// for authpolicy.AttrUnnamed (attributes agpol cannot name) "attributes not supplied",
+// for authpolicy.AttrWholeInput (an OPA policy's input) "the whole input".
 func AttributeText(attr string) string {
-	if attr == authpolicy.AttrUnnamed {
+	switch attr {
+	case authpolicy.AttrUnnamed:
 		return "attributes not supplied"
+	case authpolicy.AttrWholeInput:
+		return "the whole input"
 	}
 	return attr
 }
 
-// attributesText is attrs with each named by AttributeText; attrs itself when every
-// one is named.
+// attributesText is attrs with each named by AttributeText, in order; attrs itself when
+// every one is an attribute's own name.
 func attributesText(attrs []string) []string {
-	if !slices.Contains(attrs, authpolicy.AttrUnnamed) {
+	if !slices.Contains(attrs, authpolicy.AttrUnnamed) && !slices.Contains(attrs, authpolicy.AttrWholeInput) {
 		return attrs
 	}
 	out := make([]string, len(attrs))
 	for i, a := range attrs {
 		out[i] = AttributeText(a)
+	}
+	return out
+}
+
+// offlineText is an evaluation's Offline written (attributesText), sorted as the names
+// it shows.
+func offlineText(attrs []string) []string {
+	out := attributesText(attrs)
+	if len(out) > 0 && &out[0] != &attrs[0] {
+		slices.Sort(out)
 	}
 	return out
 }

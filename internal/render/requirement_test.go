@@ -110,4 +110,9 @@ func TestAttributeText(t *testing.T) {
 	if e.Offline[0] != authpolicy.AttrUnnamed {
 		t.Errorf("the view edited the evaluation: %q", e.Offline)
 	}
+	// The whole input of an OPA policy is written where its name sorts.
+	e = &authpolicy.Evaluation{Offline: []string{authpolicy.AttrWholeInput, "request.path", "source.address"}}
+	if want := []string{"request.path", "source.address", "the whole input"}; !slices.Equal(evaluationView(e).Offline, want) {
+		t.Errorf("offline %q, want %q", evaluationView(e).Offline, want)
+	}
 }

@@ -464,6 +464,11 @@ func (c *conditionEvaluator) unknownAttrs(attrs []string) []string {
 // name them; render writes it (render.AttributeText).
 const AttrUnnamed = ""
 
+// AttrWholeInput stands, in Evaluation.Offline and a WhyOPAInputUnknown Why's Attr, for
+// an OPA policy's whole input when part of it is not known; render writes it
+// (render.AttributeText).
+const AttrWholeInput = "*"
+
 func (c *conditionEvaluator) noteAttributes(unknown []string) {
 	for _, a := range unknown {
 		c.missing[a] = true
