@@ -116,10 +116,14 @@ type V1beta2Selectors struct {
 	Field     string            `json:"field"`
 	Source    string            `json:"source,omitempty"`
 	Selectors []V1beta2Selector `json:"selectors"`
-	// SelectsNothing says why the operator fails the policy on this list.
-	SelectsNothing string `json:"selectsNothing,omitempty"`
-	// NotComputed says why the selection was not computed.
-	NotComputed string `json:"notComputed,omitempty"`
+	// Miss is set when the operator fails the policy on this list; SelectsNothing is
+	// its sentence (render.SelectorMissText), written by render for -o json.
+	Miss           *authpolicy.SelectorMiss `json:"-"`
+	SelectsNothing string                   `json:"selectsNothing,omitempty"`
+	// NoSelection says why the selection was not computed; NotComputed is its
+	// sentence (render.NoSelectionText), written by render for -o json.
+	NoSelection *authpolicy.NoSelection `json:"-"`
+	NotComputed string                  `json:"notComputed,omitempty"`
 }
 
 // V1beta2Selector is one selector: as written, and the rules and hostnames it selects.
@@ -193,17 +197,7 @@ func newV1beta2View(s *snapshot.Snapshot, res *authpolicy.V1beta2Result, p *auth
 	v.NotEnforced = v1beta2Why(res, p, v.OverriddenOn)
 
 	for _, sl := range p.Selections() {
-		vs := V1beta2Selectors{Field: sl.Field, Source: pos(sl.Field), NotComputed: sl.NotComputed}
-		if sl.Miss != nil {
-			switch {
-			case sl.Miss.OutsideTarget:
-				vs.SelectsNothing = "a hostname is not within the target's hostnames: the operator fails the policy"
-			case sl.Miss.CatchAll:
-				vs.SelectsNothing = "selects only rules without matches, under all the route's hostnames: the operator builds no condition from them and fails the policy"
-			default:
-				vs.SelectsNothing = "selects no rule: the operator fails the policy (\"cannot match any route rules\")"
-			}
-		}
+		vs := V1beta2Selectors{Field: sl.Field, Source: pos(sl.Field), Miss: sl.Miss, NoSelection: sl.NoSelection}
 		for _, sel := range sl.Selectors {
 			one := V1beta2Selector{Selector: sel.Selector, Source: pos(fmt.Sprintf("%s[%d]", sl.Field, sel.Index)), Hostnames: sel.Hostnames}
 			for _, r := range sel.Rules {

@@ -153,7 +153,7 @@ func TestV1beta2PolicyView(t *testing.T) {
 		t.Errorf("v1 form = %+v", v.V1Form)
 	}
 	v = describeV1beta2(t, loadV1beta2Fixture(t, "limits"), KindAuthPolicy, "app/selects-nothing").AuthPolicyV1beta2
-	if l := v.RouteSelectors[0]; l.SelectsNothing == "" || len(l.Selectors[0].Selects) != 0 {
+	if l := v.RouteSelectors[0]; l.Miss == nil || l.SelectsNothing != "" || len(l.Selectors[0].Selects) != 0 {
 		t.Errorf("selects-nothing list = %+v", l)
 	}
 }

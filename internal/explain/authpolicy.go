@@ -173,7 +173,7 @@ func kuadrantDecides(d *Decision, ap *AuthPolicyInfo, traced bool) {
 			return
 		}
 		if r.Passes != authpolicy.True {
-			unknown = append(unknown, AuthPolicyUnknown{What: UnknownAuthorization, Rules: []string{r.Name}, Present: r.Present, Why: r.Why})
+			unknown = append(unknown, AuthPolicyUnknown{What: UnknownAuthorization, Rules: []string{r.Name}, Need: r.Need, Why: r.Why})
 		}
 	}
 	var auth []string
@@ -358,8 +358,10 @@ type AuthPolicyUnknown struct {
 	// Rules are the authentication rules that run (UnknownAuthentication, any of
 	// them), or the authorization rule (UnknownAuthorization).
 	Rules []string `json:"rules,omitempty"`
-	// Present is what the authorization rule asks of the request (UnknownAuthorization);
-	// where Authorino decided the rule, render writes Why's sentence there instead.
+	// Need is what the authorization rule asks of the request (UnknownAuthorization).
+	Need authpolicy.Need `json:"-"`
+	// Present is Need's sentence, or where Authorino decided the rule Why's: empty
+	// here, written by render.
 	Present string `json:"present,omitempty"`
 	// Why is the rule's result where Authorino decided it (authpolicy.Requirement.Why).
 	Why *authpolicy.Why `json:"-"`

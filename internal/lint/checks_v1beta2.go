@@ -2,7 +2,6 @@ package lint
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -217,55 +216,9 @@ func runV1beta2Migration(ctx *Context) []Finding {
 			out = append(out, f)
 			continue
 		}
-		f.Message = "at kuadrant.io/v1: " + migrationText(p.Migrate())
+		f.Message = "at kuadrant.io/v1: "
+		f.Quoted = &Quoted{Migration: p.Migrate()}
 		out = append(out, f)
 	}
 	return out
 }
-
-// migrationText says the v1 form in one paragraph.
-func migrationText(m *authpolicy.V1Migration) string {
-	var ts []string
-	for _, t := range m.Targets {
-		s := "targetRef " + t.Kind + "/" + t.Name
-		if t.SectionName != "" {
-			s += " sectionName " + t.SectionName
-		}
-		ts = append(ts, s)
-	}
-	parts := []string{}
-	if len(ts) == 1 {
-		parts = append(parts, ts[0])
-	} else {
-		parts = append(parts, fmt.Sprintf("%d policies, %s", len(ts), strings.Join(ts, "; ")))
-	}
-	for _, n := range m.RuleNames {
-		parts = append(parts, fmt.Sprintf("add name: %s to spec.rules[%d] of HTTPRoute %s", n.Name, n.Index, n.Route))
-	}
-	if len(m.When) > 0 {
-		var ws []string
-		for _, w := range m.When {
-			ws = append(ws, "{predicate: "+quoteYAML(w)+"}")
-		}
-		parts = append(parts, "when: ["+strings.Join(ws, ", ")+"]")
-	}
-	keys := make([]string, 0, len(m.RuleWhen))
-	for k := range m.RuleWhen {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		parts = append(parts, "rules."+k+".when += {predicate: "+quoteYAML(m.RuleWhen[k])+"}")
-	}
-	parts = append(parts, "patterns and rules as they are")
-	for _, u := range m.Untranslated {
-		parts = append(parts, "no v1 form: "+u)
-	}
-	for _, c := range m.Changes {
-		parts = append(parts, "changes: "+c)
-	}
-	return strings.Join(parts, "; ")
-}
-
-// quoteYAML single-quotes a CEL predicate for a YAML flow value.
-func quoteYAML(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -128,7 +128,8 @@ type Finding struct {
 // Quoted is what a finding's message quotes that render writes: where agpol learned a
 // Gateway's data plane (AGP210), an AuthPolicy's reasons, joined by "; " (AGP212;
 // a v1beta2 policy's failure in AGP211 and AGP106), a backendRef's problem (AGP206), or
-// an attachment's or a listener's (AGP207, AGP214, AGP215).
+// an attachment's or a listener's (AGP207, AGP214, AGP215), or a v1beta2 policy's
+// kuadrant.io/v1 form (AGP106).
 type Quoted struct {
 	DataPlane *topology.GatewayDataPlane
 	Reasons   []authpolicy.Reason
@@ -140,6 +141,8 @@ type Quoted struct {
 	Attachment    *topology.Attachment
 	ListenerSet   *topology.ListenerSetStatus
 	NotProgrammed *topology.NotProgrammed
+	// Migration is a v1beta2 AuthPolicy's kuadrant.io/v1 form (AGP106).
+	Migration *authpolicy.V1Migration
 	// After is the message's text after the quoted sentence.
 	After string
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -199,7 +200,7 @@ func authzText(w authpolicy.Why) string {
 	case authpolicy.WhyOPANotCompiling:
 		return "the Rego does not compile (Authorino rejects the AuthConfig): " + w.Err
 	case authpolicy.WhyOPAInputUnknown:
-		return "the policy reads input." + w.Input + ", and " + w.Attr + " is not known"
+		return "the policy reads input." + w.Input + ", and " + AttributeText(w.Attr) + " is not known"
 	case authpolicy.WhyOPAEvalFails:
 		return "the policy fails to evaluate: " + w.Err
 	case authpolicy.WhyOPANoResult:
@@ -221,7 +222,11 @@ func authzText(w authpolicy.Why) string {
 	case authpolicy.WhySARNoRBAC:
 		return "a SubjectAccessReview for " + reviewUser(w.Review) + " to " + reviewWhat(w.Review) + " is answered by the cluster's RBAC, and the input holds no Role, ClusterRole or binding: give them, or the answer in the request's decisions" + unreadSuffix(w.Unread)
 	case authpolicy.WhySARAllowed:
-		return fmt.Sprintf("%s may %s (%s of the input)", reviewUser(w.Review), reviewWhat(w.Review), w.RBACRole)
+		role := w.RBACRole
+		if w.RBACGroup != "" {
+			role = "the group " + w.RBACGroup + ", which the API server allows everything"
+		}
+		return fmt.Sprintf("%s may %s (%s of the input)", reviewUser(w.Review), reviewWhat(w.Review), role)
 	case authpolicy.WhySARDenied:
 		return fmt.Sprintf("no Role or ClusterRole of the input bound to %s (or its groups) allows %s (from files, Kubernetes' default roles are read only when given)", reviewUser(w.Review), reviewWhat(w.Review))
 	case authpolicy.WhySpiceDB:
@@ -258,7 +263,7 @@ func checkText(w authpolicy.Why) string {
 	case authpolicy.CheckEvalOffline:
 		return "cannot be evaluated offline: " + w.Err
 	case authpolicy.CheckDepends:
-		return "depends on " + strings.Join(w.Attrs, ", ") + ", which cannot be known offline"
+		return "depends on " + strings.Join(attributesText(w.Attrs), ", ") + ", which cannot be known offline"
 	case authpolicy.CheckNotBool:
 		return "the predicate returned " + w.Value + ", not a bool"
 	case authpolicy.CheckTooDeep:
@@ -401,9 +406,9 @@ func authorinoNotes(o *authpolicy.Outcome) []string {
 	return notes
 }
 
-// evaluationView is a copy of e with its sentences written: Authorino's answer, each
-// authorization rule's result where Authorino decided (Present), the problems; nil
-// stays nil.
+// evaluationView is a copy of e with its sentences written: Authorino's answer, what
+// each rule asks (Present, Credential; an authorization rule's result where Authorino
+// decided), the attributes not known offline, the problems; nil stays nil.
 func evaluationView(e *authpolicy.Evaluation) *authpolicy.Evaluation {
 	if e == nil {
 		return nil
@@ -411,10 +416,12 @@ func evaluationView(e *authpolicy.Evaluation) *authpolicy.Evaluation {
 	v := *e
 	v.Outcome = outcomeView(e.Outcome)
 	v.Predicates = checksView(e.Predicates)
+	v.Offline = offlineText(e.Offline)
 	if e.Authentication != nil {
 		v.Authentication = make([]authpolicy.Requirement, len(e.Authentication))
 		for i, r := range e.Authentication {
 			r.Conditions = checksView(r.Conditions)
+			r.Present, r.Credential = RequirementText(r.Need), CredentialText(r.Reads)
 			v.Authentication[i] = r
 		}
 	}
@@ -422,11 +429,7 @@ func evaluationView(e *authpolicy.Evaluation) *authpolicy.Evaluation {
 		v.Authorization = make([]authpolicy.Requirement, len(e.Authorization))
 		for i, r := range e.Authorization {
 			r.Conditions = checksView(r.Conditions)
-			if r.Why != nil {
-				if t := AuthorinoText(*r.Why); t != "" {
-					r.Present = t
-				}
-			}
+			r.Present = requirementPresent(r.Need, r.Why)
 			v.Authorization[i] = r
 		}
 	}
@@ -437,4 +440,40 @@ func evaluationView(e *authpolicy.Evaluation) *authpolicy.Evaluation {
 		}
 	}
 	return &v
+}
+
+// AttributeText names an attribute a request does not supply: the attribute itself, or
+// for authpolicy.AttrUnnamed (attributes agpol cannot name) "attributes not supplied",
+// for authpolicy.AttrWholeInput (an OPA policy's input) "the whole input".
+func AttributeText(attr string) string {
+	switch attr {
+	case authpolicy.AttrUnnamed:
+		return "attributes not supplied"
+	case authpolicy.AttrWholeInput:
+		return "the whole input"
+	}
+	return attr
+}
+
+// attributesText is attrs with each named by AttributeText, in order; attrs itself when
+// every one is an attribute's own name.
+func attributesText(attrs []string) []string {
+	if !slices.Contains(attrs, authpolicy.AttrUnnamed) && !slices.Contains(attrs, authpolicy.AttrWholeInput) {
+		return attrs
+	}
+	out := make([]string, len(attrs))
+	for i, a := range attrs {
+		out[i] = AttributeText(a)
+	}
+	return out
+}
+
+// offlineText is an evaluation's Offline written (attributesText), sorted as the names
+// it shows.
+func offlineText(attrs []string) []string {
+	out := attributesText(attrs)
+	if len(out) > 0 && &out[0] != &attrs[0] {
+		slices.Sort(out)
+	}
+	return out
 }

@@ -50,6 +50,12 @@ func TestAuthorinoText(t *testing.T) {
 			"a race: rules a, b all verify the identity at priority 1, Authorino takes whichever finishes first (auth_pipeline.go:207-262), and the answers differ: with a's identity: allow 200 (authenticated by a (anonymous access (pkg/evaluators/identity/noop.go))); with b's identity: indeterminate (the identity's defaults/overrides cannot be resolved: boom)"},
 		{"review of a resource", authpolicy.Why{Code: authpolicy.WhySARDenied, Review: &authpolicy.Review{User: "alice", Verb: "get", Resource: "toys", Group: "x.io", Namespace: "ns", ResourceRequest: true}},
 			"no Role or ClusterRole of the input bound to alice (or its groups) allows get toys.x.io in ns (from files, Kubernetes' default roles are read only when given)"},
+		{"the privileged group", authpolicy.Why{Code: authpolicy.WhySARAllowed, RBACGroup: "system:masters", Review: &authpolicy.Review{User: "bob", Verb: "delete", Resource: "secrets", Namespace: "ns", ResourceRequest: true}},
+			"bob may delete secrets in ns (the group system:masters, which the API server allows everything of the input)"},
+		{"a role", authpolicy.Why{Code: authpolicy.WhySARAllowed, RBACRole: "Role ns/reader", Review: &authpolicy.Review{User: "alice", Verb: "get", Resource: "toys", Namespace: "ns", ResourceRequest: true}},
+			"alice may get toys in ns (Role ns/reader of the input)"},
+		{"OPA's whole input", authpolicy.Why{Code: authpolicy.WhyOPAInputUnknown, Input: "", Attr: authpolicy.AttrWholeInput},
+			"the policy reads input., and the whole input is not known"},
 		{"unread Secrets", authpolicy.Why{Code: authpolicy.WhyAuthnSecretMissing, Secret: "app/k", Unread: []string{"cannot list secrets: forbidden"}},
 			"Secret app/k is not in the input (cannot list secrets: forbidden)"},
 		{"assumed form", authpolicy.Why{Code: authpolicy.NoteAssumedForm, Identity: "a1", Forms: []authpolicy.CredentialForm{{Rule: "a1", Prefix: "Bearer"}, {Rule: "a2", Prefix: "APIKEY"}}},
@@ -68,7 +74,8 @@ func TestAuthorinoText(t *testing.T) {
 func TestEvaluationView(t *testing.T) {
 	rule := authpolicy.Why{Code: authpolicy.WhySpiceDB}
 	e := &authpolicy.Evaluation{
-		Authorization: []authpolicy.Requirement{{Name: "zed", Present: "SpiceDB must grant the permission (cannot be known offline)", Why: &rule}},
+		Authorization:  []authpolicy.Requirement{{Name: "zed", Need: authpolicy.Need{Code: authpolicy.NeedSpiceDB}, Why: &rule}},
+		Authentication: []authpolicy.Requirement{{Name: "anon", Need: authpolicy.Need{Code: authpolicy.NeedAnonymous}}},
 		Outcome: &authpolicy.Outcome{Verdict: authpolicy.OutcomeIndeterminate,
 			Why:           authpolicy.Why{Code: authpolicy.WhyAuthzUnknown, Identity: "anon", Authn: &authpolicy.Why{Code: authpolicy.WhyAuthnAnonymous}, Parts: []authpolicy.RuleWhy{{Rule: "zed", Why: rule}}},
 			NoteWhys:      []authpolicy.Why{{Code: authpolicy.NoteSameAnswer, Rules: []string{"a", "b"}}},
@@ -82,10 +89,13 @@ func TestEvaluationView(t *testing.T) {
 	if !strings.HasPrefix(v.Outcome.Reason, "authenticated by anon (anonymous access") || !strings.HasSuffix(v.Outcome.Reason, "authorization cannot be known: zed: "+spicedb) {
 		t.Errorf("reason %q", v.Outcome.Reason)
 	}
+	if v.Authentication[0].Present != "nothing (anonymous access)" {
+		t.Errorf("authentication: present %q", v.Authentication[0].Present)
+	}
 	if len(v.Outcome.Notes) != 1 || !strings.HasPrefix(v.Outcome.Notes[0], "rules a, b all verify") {
 		t.Errorf("notes %q", v.Outcome.Notes)
 	}
-	if e.Outcome.Reason != "" || e.Outcome.Notes != nil || e.Outcome.Authorization[0].Reason != "" || !strings.HasPrefix(e.Authorization[0].Present, "SpiceDB must") {
+	if e.Outcome.Reason != "" || e.Outcome.Notes != nil || e.Outcome.Authorization[0].Reason != "" || e.Authorization[0].Present != "" || e.Authentication[0].Present != "" {
 		t.Errorf("the view edited the evaluation: %+v", e.Outcome)
 	}
 }

@@ -91,7 +91,7 @@ func NewAuthPolicyReport(paths []*authpolicy.PathResult, res *authpolicy.Result)
 		Paths: []AuthPolicyPath{}, Policies: []AuthPolicyStatusDoc{}}
 	for _, p := range paths {
 		doc := AuthPolicyPath{Gateway: p.Path.Gateway, Listener: p.Path.Listener, Route: p.Path.Route, Rule: p.Path.Rule,
-			Effective: map[string]map[string]EffectiveRuleDoc{}, PoliciesInPath: []string{}, Lost: p.Effective.Lost,
+			Effective: map[string]map[string]EffectiveRuleDoc{}, PoliciesInPath: []string{}, Lost: lostView(p.Effective.Lost),
 			NotProgrammed: unprogrammedText(p.Unprogrammed)}
 		for _, pol := range p.Effective.Policies {
 			doc.PoliciesInPath = append(doc.PoliciesInPath, pol.Ref)
@@ -202,7 +202,7 @@ func writeAuthPolicyPath(w io.Writer, p *authpolicy.PathResult, indent string) e
 	if len(e.Lost) > 0 {
 		fmt.Fprintln(w, indent+"  lost:")
 		for _, l := range e.Lost {
-			s := fmt.Sprintf(indent+"    %s %s of %s: %s (%s wins, by the %s of %s", esc(l.Group), esc(l.Name), l.Source, l.Reason,
+			s := fmt.Sprintf(indent+"    %s %s of %s: %s (%s wins, by the %s of %s", esc(l.Group), esc(l.Name), l.Source, LostText(l.Code),
 				strings.Join(l.BeatenBy, ", "), l.Strategy, l.DecidedBy)
 			if l.SameTarget {
 				s += "; same target, so the older policy counts as less specific"

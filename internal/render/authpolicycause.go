@@ -70,32 +70,21 @@ func authPolicyUnknownText(u explain.AuthPolicyUnknown) string {
 	case explain.UnknownAuthentication:
 		return fmt.Sprintf("authentication %s (the request's credentials)", strings.Join(u.Rules, " or "))
 	case explain.UnknownAuthorization:
-		return fmt.Sprintf("authorization %s: %s", strings.Join(u.Rules, ", "), unknownPresent(u))
+		return fmt.Sprintf("authorization %s: %s", strings.Join(u.Rules, ", "), requirementPresent(u.Need, u.Why))
 	}
 	return u.What
 }
 
-// unknownPresent is what an authorization rule asks of the request, or its result where
-// Authorino decided it.
-func unknownPresent(u explain.AuthPolicyUnknown) string {
-	if u.Why != nil {
-		if t := AuthorinoText(*u.Why); t != "" {
-			return t
-		}
-	}
-	return u.Present
-}
-
 // authPolicyCauseView is a copy of a with its sentences written where -o json shows
-// them (how a v1beta2 policy was found, Found; each unknown authorization rule's
-// Present); a itself when it has none.
+// them (how a v1beta2 policy was found, Found; what each unknown authorization rule
+// asks, Present); a itself when it has none.
 func authPolicyCauseView(a *explain.AuthPolicyCause) *explain.AuthPolicyCause {
 	if a == nil {
 		return nil
 	}
 	unknown := false
 	for _, u := range a.Unknown {
-		unknown = unknown || u.Why != nil
+		unknown = unknown || u.What == explain.UnknownAuthorization
 	}
 	if !unknown && a.V1beta2 == nil {
 		return a
@@ -107,7 +96,9 @@ func authPolicyCauseView(a *explain.AuthPolicyCause) *explain.AuthPolicyCause {
 	if unknown {
 		v.Unknown = make([]explain.AuthPolicyUnknown, len(a.Unknown))
 		for i, u := range a.Unknown {
-			u.Present = unknownPresent(u)
+			if u.What == explain.UnknownAuthorization {
+				u.Present = requirementPresent(u.Need, u.Why)
+			}
 			v.Unknown[i] = u
 		}
 	}

@@ -26,8 +26,8 @@ func TestAuthPolicySentences(t *testing.T) {
 			"authorization admins of Kuadrant AuthPolicy ns/b fails: the data plane answers 403"},
 		{explain.CauseAuthPolicyUnknown, &explain.AuthPolicyCause{Policies: pol, Unknown: []explain.AuthPolicyUnknown{
 			{What: explain.UnknownAuthentication, Rules: []string{"jwt", "key"}}, {What: explain.UnknownWhen},
-			{What: explain.UnknownAuthorization, Rules: []string{"opa"}, Present: "an OPA policy's answer"}}},
-			"Kuadrant AuthPolicy ns/a, ns/b decides on this Gateway, and cannot be known offline: authentication jwt or key (the request's credentials); whether the policy's when conditions hold; authorization opa: an OPA policy's answer"},
+			{What: explain.UnknownAuthorization, Rules: []string{"opa"}, Need: authpolicy.Need{Code: authpolicy.NeedOPA}}}},
+			"Kuadrant AuthPolicy ns/a, ns/b decides on this Gateway, and cannot be known offline: authentication jwt or key (the request's credentials); whether the policy's when conditions hold; authorization opa: an OPA policy must allow it (cannot be known offline)"},
 		{explain.CauseAuthPolicyUnevaluated, &explain.AuthPolicyCause{Policies: pol},
 			"Kuadrant AuthPolicy ns/a, ns/b decides on this Gateway (no XAccessPolicy runs on its data plane) on the routes to this backend, and its outcome depends on the caller's credentials, which are not known: name the request's host and path instead of the backend to see what it asks"},
 		{explain.CauseAuthorino, &explain.AuthPolicyCause{Policies: pol, Outcome: &authpolicy.Outcome{Verdict: "deny", Code: 401,
@@ -38,7 +38,7 @@ func TestAuthPolicySentences(t *testing.T) {
 			Why: authpolicy.Why{Code: authpolicy.WhyAuthnUnknown, Parts: []authpolicy.RuleWhy{{Rule: "kc", Why: authpolicy.Why{Code: authpolicy.WhyAuthnNoTime}}}}}},
 			"Kuadrant AuthPolicy ns/a, ns/b, as Authorino decides it: indeterminate: authentication cannot be known: kc (whether the token has expired depends on the time: give the request's time (--time, or http.time in a request file))"},
 		{explain.CauseAuthPolicyUnknown, &explain.AuthPolicyCause{Policies: pol, Unknown: []explain.AuthPolicyUnknown{
-			{What: explain.UnknownAuthorization, Rules: []string{"zed"}, Present: "SpiceDB must grant the permission (cannot be known offline)", Why: &authpolicy.Why{Code: authpolicy.WhySpiceDB}}}},
+			{What: explain.UnknownAuthorization, Rules: []string{"zed"}, Need: authpolicy.Need{Code: authpolicy.NeedSpiceDB}, Why: &authpolicy.Why{Code: authpolicy.WhySpiceDB}}}},
 			"Kuadrant AuthPolicy ns/a, ns/b decides on this Gateway, and cannot be known offline: authorization zed: SpiceDB's answer cannot be known offline: give it in the request's decisions"},
 	} {
 		d := explain.Decision{Cause: &explain.Cause{Event: tt.event, AuthPolicy: tt.a}}

@@ -134,7 +134,7 @@ func describeAuthPath(path *node, p *authpolicy.PathResult, st Styler) {
 		}
 	}
 	for _, l := range e.Lost {
-		s := fmt.Sprintf("lost: %s %s of %s: %s (%s wins, by the %s of %s", esc(l.Group), esc(l.Name), l.Source, esc(l.Reason),
+		s := fmt.Sprintf("lost: %s %s of %s: %s (%s wins, by the %s of %s", esc(l.Group), esc(l.Name), l.Source, esc(LostText(l.Code)),
 			strings.Join(l.BeatenBy, ", "), l.Strategy, l.DecidedBy)
 		if l.SameTarget {
 			s += "; same target, so the older policy counts as less specific"

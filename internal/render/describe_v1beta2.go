@@ -35,15 +35,15 @@ func describeAuthPolicyV1beta2(w io.Writer, v *describe.V1beta2AuthPolicyView, s
 		fmt.Fprintln(w, st.Bold("Route selectors:"))
 		for _, l := range v.RouteSelectors {
 			line(w, "  "+st.Cyan(esc(l.Field))+" "+st.Dim("("+l.Source+")"))
-			if l.SelectsNothing != "" {
-				line(w, "    "+st.Yellow(esc(l.SelectsNothing)))
+			if l.Miss != nil {
+				line(w, "    "+st.Yellow(esc(SelectorMissText(l.Miss))))
 			}
-			if l.NotComputed != "" {
-				line(w, "    "+st.Dim("selection not computed: "+esc(l.NotComputed)))
+			if l.NoSelection != nil {
+				line(w, "    "+st.Dim("selection not computed: "+esc(NoSelectionText(l.NoSelection))))
 			}
 			for i, s := range l.Selectors {
 				line(w, fmt.Sprintf("    [%d] %s %s", i, esc(selectorText(s)), st.Dim("("+s.Source+")")))
-				if l.NotComputed != "" {
+				if l.NoSelection != nil {
 					continue
 				}
 				if len(s.Selects) == 0 {
@@ -130,11 +130,11 @@ func writeV1Form(w io.Writer, m *authpolicy.V1Migration) {
 		line(w, "  rules."+esc(k)+".when: + predicate: "+esc(m.RuleWhen[k]))
 	}
 	line(w, "  named patterns and rule bodies carry over as they are")
-	for _, u := range m.Untranslated {
-		line(w, "  no v1 form: "+esc(u))
+	for _, u := range m.UntranslatedWhys {
+		line(w, "  no v1 form: "+esc(UntranslatedText(u)))
 	}
-	for _, c := range m.Changes {
-		line(w, "  changes: "+esc(c))
+	for _, c := range m.ChangeWhys {
+		line(w, "  changes: "+esc(ChangeText(c)))
 	}
 }
 
@@ -254,13 +254,15 @@ func v1beta2WhyText(y describe.V1beta2Why) string {
 }
 
 // authPolicyJSONView writes, in c (a copy of a describe view), the text of its
-// AuthPolicy parts for -o json: the paths Kuadrant never programs, the reasons of an
-// AuthPolicy's status and of the v1beta2 views. The slices it changes are copied.
+// AuthPolicy parts for -o json: the paths Kuadrant never programs and the rules lost in
+// their fold, the reasons of an AuthPolicy's status and of the v1beta2 views. The
+// slices it changes are copied.
 func authPolicyJSONView(c *describe.View) {
 	if c.AuthPolicyPaths != nil {
 		paths := make([]describe.AuthPath, len(c.AuthPolicyPaths))
 		for i, p := range c.AuthPolicyPaths {
 			p.NotProgrammed = unprogrammedText(p.Unprogrammed)
+			p.Lost = lostView(p.Lost)
 			paths[i] = p
 		}
 		c.AuthPolicyPaths = paths
@@ -281,7 +283,8 @@ func authPolicyJSONView(c *describe.View) {
 }
 
 // v1beta2JSONView is a copy of v with its sentences written (NotEnforced's messages,
-// NoV1Form); nil stays nil.
+// the route selectors' SelectsNothing and NotComputed, the v1 form's, NoV1Form); nil
+// stays nil.
 func v1beta2JSONView(v *describe.V1beta2AuthPolicyView) *describe.V1beta2AuthPolicyView {
 	if v == nil {
 		return nil
@@ -294,6 +297,14 @@ func v1beta2JSONView(v *describe.V1beta2AuthPolicyView) *describe.V1beta2AuthPol
 			c.NotEnforced[i] = y
 		}
 	}
+	if v.RouteSelectors != nil {
+		c.RouteSelectors = make([]describe.V1beta2Selectors, len(v.RouteSelectors))
+		for i, l := range v.RouteSelectors {
+			l.SelectsNothing, l.NotComputed = SelectorMissText(l.Miss), NoSelectionText(l.NoSelection)
+			c.RouteSelectors[i] = l
+		}
+	}
+	c.V1Form = migrationView(v.V1Form)
 	if len(v.NoV1FormWhy) > 0 {
 		c.NoV1Form = strings.Join(AuthPolicyReasonsText(v.NoV1FormWhy), "; ")
 	}

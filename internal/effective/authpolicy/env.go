@@ -129,11 +129,12 @@ const privilegedGroup = "system:masters"
 // allows answers a SubjectAccessReview from the Roles, ClusterRoles and bindings of the
 // input, as Kubernetes' RBAC authorizer does (plugin/pkg/auth/authorizer/rbac/rbac.go:
 // a binding whose subject is the user or one of its groups, and a rule of its role that
-// covers the verb and resource or non-resource URL). It names the role that allows.
-func (env *Env) allows(r accessReview) (string, bool) {
+// covers the verb and resource or non-resource URL). It names the role that allows
+// ("Kind ns/name"), or the privileged group.
+func (env *Env) allows(r accessReview) (role, group string, ok bool) {
 	for _, g := range r.groups {
 		if g == privilegedGroup {
-			return "the group " + privilegedGroup + ", which the API server allows everything", true
+			return "", privilegedGroup, true
 		}
 	}
 	for _, b := range env.bindings {
@@ -152,11 +153,11 @@ func (env *Env) allows(r accessReview) (string, bool) {
 		}
 		for _, rule := range env.roles[key] {
 			if ruleAllows(rule, r) {
-				return b.roleRef.Kind + " " + strings.TrimPrefix(key, "/"), true
+				return b.roleRef.Kind + " " + strings.TrimPrefix(key, "/"), "", true
 			}
 		}
 	}
-	return "", false
+	return "", "", false
 }
 
 // bindsSubject is Kubernetes' appliesToUser (k8s.io/kubernetes v1.37.2

@@ -4,14 +4,19 @@ import (
 	"sort"
 )
 
-// Reasons a rule lost in the fold (Lost.Reason).
+// Why a rule lost in the fold (Lost.Code), as data; render writes the sentence
+// (render.LostText).
 const (
-	ReasonAtomicDefaultsKeptLower = "atomic defaults kept the lower policy"
-	ReasonAtomicDefaultsFilled    = "atomic defaults replaced a lower policy without rules"
-	ReasonAtomicOverridesReplaced = "atomic overrides replaced it"
-	ReasonMergeDefaultsKeptLower  = "merge kept the lower rule of the same name"
-	ReasonMergeOverridesReplaced  = "merge overrides replaced the rule of the same name"
+	LostAtomicDefaultsKeptLower = "atomic-defaults-kept-lower" // atomic defaults kept the lower policy
+	LostAtomicDefaultsFilled    = "atomic-defaults-filled"     // atomic defaults replaced a lower policy without rules
+	LostAtomicOverridesReplaced = "atomic-overrides-replaced"  // atomic overrides replaced it
+	LostMergeDefaultsKeptLower  = "merge-defaults-kept-lower"  // merge kept the lower rule of the same name
+	LostMergeOverridesReplaced  = "merge-overrides-replaced"   // merge overrides replaced the rule of the same name
 )
+
+// LostCodes are every Lost code, for the test that render writes a sentence for each.
+var LostCodes = []string{LostAtomicDefaultsKeptLower, LostAtomicDefaultsFilled, LostAtomicOverridesReplaced,
+	LostMergeDefaultsKeptLower, LostMergeOverridesReplaced}
 
 // Step is one reduction of the fold: the (less specific) policy Policy combined with what
 // the more specific policies produced, by Policy's strategy.
@@ -40,8 +45,11 @@ type Lost struct {
 	Strategy  Strategy `json:"strategy"`
 	// SameTarget is true when the loser and the winners attach to the same node (then
 	// age, not hierarchy, made one of them the less specific).
-	SameTarget bool   `json:"sameTarget,omitempty"`
-	Reason     string `json:"reason"`
+	SameTarget bool `json:"sameTarget,omitempty"`
+	// Code is why the rule lost (a Lost* constant); Reason is its sentence: empty here,
+	// written by render.
+	Code   string `json:"-"`
+	Reason string `json:"reason"`
 }
 
 // Effective is the effective policy of a path (or a path prefix).
@@ -112,7 +120,7 @@ func OrderPolicies(ps []*Policy) {
 // Fold reduces policies ordered least → most specific into the effective policy,
 // exactly as kuadrant-operator's EffectivePolicyForPath (lo.ReduceRight), where the
 // strategy of the less specific policy decides each step. Every rule that loses is
-// recorded with the reason.
+// recorded with why (a Lost code).
 func Fold(policies []*Policy) *Effective {
 	e := &Effective{Policies: policies}
 	n := len(policies)
@@ -125,15 +133,15 @@ func Fold(policies []*Policy) *Effective {
 	for i := n - 2; i >= 0; i-- {
 		src := policies[i]
 		step := Step{Policy: src.Ref, Strategy: src.Strategy}
-		lose := func(r Rule, beatenBy []string, reason string) {
+		lose := func(r Rule, beatenBy []string, code string) {
 			e.Lost = append(e.Lost, Lost{Key: r.Key, Group: r.Group, Name: r.Name, Source: r.Source,
 				BeatenBy: beatenBy, DecidedBy: src.Ref, Strategy: src.Strategy,
-				SameTarget: sameNode(policies, r.Source, beatenBy), Reason: reason})
+				SameTarget: sameNode(policies, r.Source, beatenBy), Code: code})
 		}
 		switch src.Strategy {
 		case AtomicOverrides:
 			for _, k := range sortedKeys(eff) {
-				lose(eff[k], []string{src.Ref}, ReasonAtomicOverridesReplaced)
+				lose(eff[k], []string{src.Ref}, LostAtomicOverridesReplaced)
 				step.Dropped = append(step.Dropped, k)
 			}
 			eff = copyRules(src.Rules)
@@ -141,7 +149,7 @@ func Fold(policies []*Policy) *Effective {
 		case MergeDefaults:
 			for _, k := range sortedKeys(src.Rules) {
 				if cur, ok := eff[k]; ok {
-					lose(src.Rules[k], []string{cur.Source}, ReasonMergeDefaultsKeptLower)
+					lose(src.Rules[k], []string{cur.Source}, LostMergeDefaultsKeptLower)
 					continue
 				}
 				eff[k] = src.Rules[k]
@@ -150,7 +158,7 @@ func Fold(policies []*Policy) *Effective {
 		case MergeOverrides:
 			for _, k := range sortedKeys(src.Rules) {
 				if cur, ok := eff[k]; ok {
-					lose(cur, []string{src.Ref}, ReasonMergeOverridesReplaced)
+					lose(cur, []string{src.Ref}, LostMergeOverridesReplaced)
 					step.Dropped = append(step.Dropped, k)
 				}
 				eff[k] = src.Rules[k]
@@ -164,12 +172,12 @@ func Fold(policies []*Policy) *Effective {
 					if cur, ok := eff[k]; ok {
 						by = []string{cur.Source}
 					}
-					lose(src.Rules[k], by, ReasonAtomicDefaultsKeptLower)
+					lose(src.Rules[k], by, LostAtomicDefaultsKeptLower)
 				}
 				break
 			}
 			for _, k := range sortedKeys(eff) {
-				lose(eff[k], []string{src.Ref}, ReasonAtomicDefaultsFilled)
+				lose(eff[k], []string{src.Ref}, LostAtomicDefaultsFilled)
 				step.Dropped = append(step.Dropped, k)
 			}
 			eff = copyRules(src.Rules)

@@ -35,7 +35,7 @@ func view(e *Effective) []string {
 func lostView(e *Effective) []string {
 	var out []string
 	for _, l := range e.Lost {
-		out = append(out, l.Key+"@"+l.Source+" by "+strings.Join(l.BeatenBy, ",")+": "+l.Reason)
+		out = append(out, l.Key+"@"+l.Source+" by "+strings.Join(l.BeatenBy, ",")+": "+l.Code)
 	}
 	return out
 }
@@ -59,31 +59,31 @@ func TestFoldStrategyMatrix(t *testing.T) {
 	}{
 		{AtomicDefaults, "none", []string{"authentication#a<-ns/high", "authentication#b<-ns/high"}, nil},
 		{AtomicDefaults, "empty", []string{"authentication#a<-ns/high", "authentication#b<-ns/high"},
-			[]string{"patterns#p@ns/low by ns/high: " + ReasonAtomicDefaultsFilled}},
+			[]string{"patterns#p@ns/low by ns/high: " + LostAtomicDefaultsFilled}},
 		{AtomicDefaults, "nonconflicting", []string{"authorization#c<-ns/low"},
-			[]string{"authentication#a@ns/high by ns/low: " + ReasonAtomicDefaultsKeptLower, "authentication#b@ns/high by ns/low: " + ReasonAtomicDefaultsKeptLower}},
+			[]string{"authentication#a@ns/high by ns/low: " + LostAtomicDefaultsKeptLower, "authentication#b@ns/high by ns/low: " + LostAtomicDefaultsKeptLower}},
 		{AtomicDefaults, "conflicting", []string{"authentication#a<-ns/low", "authorization#c<-ns/low"},
-			[]string{"authentication#a@ns/high by ns/low: " + ReasonAtomicDefaultsKeptLower, "authentication#b@ns/high by ns/low: " + ReasonAtomicDefaultsKeptLower}},
+			[]string{"authentication#a@ns/high by ns/low: " + LostAtomicDefaultsKeptLower, "authentication#b@ns/high by ns/low: " + LostAtomicDefaultsKeptLower}},
 
 		{AtomicOverrides, "none", []string{"authentication#a<-ns/high", "authentication#b<-ns/high"}, nil},
 		{AtomicOverrides, "empty", []string{"authentication#a<-ns/high", "authentication#b<-ns/high"},
-			[]string{"patterns#p@ns/low by ns/high: " + ReasonAtomicOverridesReplaced}},
+			[]string{"patterns#p@ns/low by ns/high: " + LostAtomicOverridesReplaced}},
 		{AtomicOverrides, "nonconflicting", []string{"authentication#a<-ns/high", "authentication#b<-ns/high"},
-			[]string{"authorization#c@ns/low by ns/high: " + ReasonAtomicOverridesReplaced}},
+			[]string{"authorization#c@ns/low by ns/high: " + LostAtomicOverridesReplaced}},
 		{AtomicOverrides, "conflicting", []string{"authentication#a<-ns/high", "authentication#b<-ns/high"},
-			[]string{"authentication#a@ns/low by ns/high: " + ReasonAtomicOverridesReplaced, "authorization#c@ns/low by ns/high: " + ReasonAtomicOverridesReplaced}},
+			[]string{"authentication#a@ns/low by ns/high: " + LostAtomicOverridesReplaced, "authorization#c@ns/low by ns/high: " + LostAtomicOverridesReplaced}},
 
 		{MergeDefaults, "none", []string{"authentication#a<-ns/high", "authentication#b<-ns/high"}, nil},
 		{MergeDefaults, "empty", []string{"authentication#a<-ns/high", "authentication#b<-ns/high", "patterns#p<-ns/low"}, nil},
 		{MergeDefaults, "nonconflicting", []string{"authentication#a<-ns/high", "authentication#b<-ns/high", "authorization#c<-ns/low"}, nil},
 		{MergeDefaults, "conflicting", []string{"authentication#a<-ns/low", "authentication#b<-ns/high", "authorization#c<-ns/low"},
-			[]string{"authentication#a@ns/high by ns/low: " + ReasonMergeDefaultsKeptLower}},
+			[]string{"authentication#a@ns/high by ns/low: " + LostMergeDefaultsKeptLower}},
 
 		{MergeOverrides, "none", []string{"authentication#a<-ns/high", "authentication#b<-ns/high"}, nil},
 		{MergeOverrides, "empty", []string{"authentication#a<-ns/high", "authentication#b<-ns/high", "patterns#p<-ns/low"}, nil},
 		{MergeOverrides, "nonconflicting", []string{"authentication#a<-ns/high", "authentication#b<-ns/high", "authorization#c<-ns/low"}, nil},
 		{MergeOverrides, "conflicting", []string{"authentication#a<-ns/high", "authentication#b<-ns/high", "authorization#c<-ns/low"},
-			[]string{"authentication#a@ns/low by ns/high: " + ReasonMergeOverridesReplaced}},
+			[]string{"authentication#a@ns/low by ns/high: " + LostMergeOverridesReplaced}},
 	}
 	for _, c := range cases {
 		t.Run(string(c.strategy)+"/"+c.lower, func(t *testing.T) {

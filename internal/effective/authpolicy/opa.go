@@ -130,7 +130,7 @@ func (c *conditionEvaluator) opaInput() map[string]any {
 func (c *conditionEvaluator) unknownInput(path string) string {
 	if path == "" {
 		if len(c.authUnknown) > 0 || c.auth == nil {
-			return "the whole input"
+			return AttrWholeInput
 		}
 		return ""
 	}

@@ -73,13 +73,17 @@ type Requirement struct {
 	Source string `json:"source"`
 	// Method is the Authorino method ("apiKey", "jwt", "patternMatching", "opa", ...).
 	Method string `json:"method,omitempty"`
-	// Present says what the request must present (authentication) or what must hold
-	// (authorization); for an authorization rule Authorino decided (Evaluation.Outcome),
-	// render writes Why's sentence there instead.
+	// Need is what the request must present (authentication) or what must hold
+	// (authorization), as data.
+	Need Need `json:"-"`
+	// Present is Need's sentence, or for an authorization rule Authorino decided
+	// (Evaluation.Outcome) Why's: empty here, written by render.
 	Present string `json:"present"`
 	// Why is the authorization rule's result, when Authorino decided (RuleOutcome.Why).
 	Why *Why `json:"-"`
-	// Credential says where the credential is read from (authentication).
+	// Reads is where the credential is read from (authentication; nil when none is).
+	Reads *CredentialSource `json:"-"`
+	// Credential is Reads' text: empty here, written by render.
 	Credential string `json:"credential,omitempty"`
 	// Runs is the rule-level `when`: False means the rule is skipped for this request.
 	Runs       Tri     `json:"runs"`
@@ -100,7 +104,8 @@ type Evaluation struct {
 	Authentication []Requirement `json:"authentication,omitempty"`
 	// Authorization rules: every one that runs must pass.
 	Authorization []Requirement `json:"authorization,omitempty"`
-	// Offline lists what cannot be known offline.
+	// Offline lists the attributes that cannot be known offline (AttrUnnamed for those
+	// agpol cannot name; render writes the view's).
 	Offline []string `json:"offline,omitempty"`
 	// ProblemWhys are rule bodies that could not be read, as data.
 	ProblemWhys []Why `json:"-"`
@@ -149,7 +154,7 @@ func Decide(e *Effective, req Request, env *Env) *Evaluation {
 			}
 			req := Requirement{Group: r.Group, Name: r.Name, Source: r.Source, Priority: spec.Priority}
 			req.Conditions, req.Runs = c.conditions(spec.Conditions)
-			req.Method, req.Present, req.Credential = describeAuthentication(spec)
+			req.Method, req.Need, req.Reads = authenticationNeed(spec)
 			ev.Authentication = append(ev.Authentication, req)
 		case "authorization":
 			spec, err := parseAuthorization(r.Spec)
@@ -164,20 +169,19 @@ func Decide(e *Effective, req Request, env *Env) *Evaluation {
 				req.Method = "patternMatching"
 				var checks []Check
 				checks, req.Passes = c.conditions(spec.PatternMatching.Patterns)
-				var exprs []string
-				for _, ch := range checks {
-					exprs = append(exprs, ch.Expression)
+				req.Need = Need{Code: NeedPatterns, Expressions: make([]string, len(checks))}
+				for i, ch := range checks {
+					req.Need.Expressions[i] = ch.Expression
 				}
-				req.Present = "all of: " + strings.Join(exprs, "; ")
 				req.Conditions = append(req.Conditions, checks...)
 			case spec.OPA != nil:
-				req.Method, req.Present, req.Passes = "opa", "an OPA policy must allow it (cannot be known offline)", Unknown
+				req.Method, req.Need, req.Passes = "opa", Need{Code: NeedOPA}, Unknown
 			case spec.KubernetesSubjectAccessReview != nil:
-				req.Method, req.Present, req.Passes = "kubernetesSubjectAccessReview", "Kubernetes RBAC must allow it (cannot be known offline)", Unknown
+				req.Method, req.Need, req.Passes = "kubernetesSubjectAccessReview", Need{Code: NeedSAR}, Unknown
 			case spec.SpiceDB != nil:
-				req.Method, req.Present, req.Passes = "spicedb", "SpiceDB must grant the permission (cannot be known offline)", Unknown
+				req.Method, req.Need, req.Passes = "spicedb", Need{Code: NeedSpiceDB}, Unknown
 			default:
-				req.Present, req.Passes = "an authorization method agpol does not read (cannot be known offline)", Unknown
+				req.Need, req.Passes = Need{Code: NeedUnread}, Unknown
 			}
 			ev.Authorization = append(ev.Authorization, req)
 		}
@@ -198,71 +202,6 @@ func Decide(e *Effective, req Request, env *Env) *Evaluation {
 	}
 	ev.Offline = c.offline()
 	return ev
-}
-
-// describeAuthentication says what an authentication rule needs and where it reads it.
-func describeAuthentication(a *kuadrantv1.AuthenticationSpec) (method, present, credential string) {
-	credential = describeCredentials(a.Credentials)
-	switch {
-	case a.APIKey != nil:
-		scope := "in the AuthPolicy's namespace"
-		if a.APIKey.AllNamespaces {
-			scope = "in any namespace"
-		}
-		return "apiKey", fmt.Sprintf("an API key stored in a Secret labelled %s %s", selectorString(a.APIKey.Selector), scope), credential
-	case a.JWT != nil:
-		switch {
-		case a.JWT.IssuerURL != "":
-			return "jwt", "a JWT issued by " + a.JWT.IssuerURL, credential
-		case a.JWT.JwksURL != "":
-			return "jwt", "a JWT signed by a key from " + a.JWT.JwksURL, credential
-		}
-		return "jwt", "a JWT", credential
-	case a.OAuth2Introspection != nil:
-		return "oauth2Introspection", "an OAuth2 token that " + a.OAuth2Introspection.Endpoint + " reports active", credential
-	case a.KubernetesTokenReview != nil:
-		aud := "the requested host"
-		if len(a.KubernetesTokenReview.Audiences) > 0 {
-			aud = strings.Join(a.KubernetesTokenReview.Audiences, ", ")
-		}
-		return "kubernetesTokenReview", "a Kubernetes service account token for audience " + aud, credential
-	case a.X509 != nil:
-		src := "the TLS connection"
-		if s := a.X509.Source; s != nil {
-			switch {
-			case s.XFCCHeader != "":
-				src = "header " + s.XFCCHeader + " (X-Forwarded-Client-Cert)"
-			case s.ClientCertHeader != "":
-				src = "header " + s.ClientCertHeader
-			case s.Expression != "":
-				src = "expression " + s.Expression
-			}
-		}
-		return "x509", fmt.Sprintf("a client certificate signed by a CA stored in a Secret labelled %s", selectorString(a.X509.Selector)), src
-	case a.Plain != nil:
-		from := a.Plain.Selector
-		if from == "" {
-			from = a.Plain.Expression
-		}
-		return "plain", "an identity already resolved at " + from, ""
-	case a.Anonymous != nil:
-		return "anonymous", "nothing (anonymous access)", ""
-	}
-	return "", "no authentication method is set in this rule (it cannot succeed)", credential
-}
-
-func describeCredentials(c kuadrantv1.Credentials) string {
-	switch {
-	case c.CustomHeader != nil:
-		return "header " + c.CustomHeader.Name
-	case c.QueryString != nil:
-		return "query parameter " + c.QueryString.Name
-	case c.Cookie != nil:
-		return "cookie " + c.Cookie.Name
-	case c.AuthorizationHeader != nil && c.AuthorizationHeader.Prefix != "":
-		return "Authorization header, prefix " + c.AuthorizationHeader.Prefix
-	}
-	return "Authorization header, prefix Bearer"
 }
 
 func selectorString(s *metav1.LabelSelector) string {
@@ -515,10 +454,20 @@ func (c *conditionEvaluator) unknownAttrs(attrs []string) []string {
 		}
 	}
 	if len(out) == 0 {
-		out = []string{"attributes not supplied"}
+		out = []string{AttrUnnamed}
 	}
 	return out
 }
+
+// AttrUnnamed stands, in Evaluation.Offline and a CheckDepends Why's Attrs, for the
+// attributes an expression reads that the request does not supply when agpol cannot
+// name them; render writes it (render.AttributeText).
+const AttrUnnamed = ""
+
+// AttrWholeInput stands, in Evaluation.Offline and a WhyOPAInputUnknown Why's Attr, for
+// an OPA policy's whole input when part of it is not known; render writes it
+// (render.AttributeText).
+const AttrWholeInput = "*"
 
 func (c *conditionEvaluator) noteAttributes(unknown []string) {
 	for _, a := range unknown {

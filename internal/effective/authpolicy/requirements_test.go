@@ -1,6 +1,7 @@
 package authpolicy
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -100,21 +101,27 @@ func TestRequirements(t *testing.T) {
 	}
 
 	ev := Requirements(pr.Effective, Request{})
-	wantPresent := map[string][2]string{
-		"idp":   {"a JWT issued by https://idp.example.com", "Authorization header, prefix Bearer"},
-		"keys":  {"an API key stored in a Secret labelled app=toys in any namespace", "header X-API-Key"},
-		"sa":    {"a Kubernetes service account token for audience toys", "query parameter token"},
-		"certs": {"a client certificate signed by a CA stored in a Secret labelled ca=true", "header x-forwarded-client-cert (X-Forwarded-Client-Cert)"},
-		"anon":  {"nothing (anonymous access)", ""},
+	wantNeed := map[string]struct {
+		need  Need
+		reads *CredentialSource
+	}{
+		"idp":   {Need{Code: NeedJWTIssuer, URL: "https://idp.example.com"}, &CredentialSource{Code: CredentialAuthorization, Name: "Bearer"}},
+		"keys":  {Need{Code: NeedAPIKey, Selector: "app=toys", AllNamespaces: true}, &CredentialSource{Code: CredentialHeader, Name: "X-API-Key"}},
+		"sa":    {Need{Code: NeedTokenReview, Audiences: []string{"toys"}}, &CredentialSource{Code: CredentialQuery, Name: "token"}},
+		"certs": {Need{Code: NeedX509, Selector: "ca=true"}, &CredentialSource{Code: CredentialXFCC, Name: "x-forwarded-client-cert"}},
+		"anon":  {Need{Code: NeedAnonymous}, nil},
 	}
 	for _, a := range ev.Authentication {
-		w, ok := wantPresent[a.Name]
+		w, ok := wantNeed[a.Name]
 		if !ok {
 			t.Errorf("unexpected authentication %s", a.Name)
 			continue
 		}
-		if a.Present != w[0] || a.Credential != w[1] {
-			t.Errorf("%s: present %q via %q, want %q via %q", a.Name, a.Present, a.Credential, w[0], w[1])
+		if !reflect.DeepEqual(a.Need, w.need) || !reflect.DeepEqual(a.Reads, w.reads) {
+			t.Errorf("%s: need %+v via %+v, want %+v via %+v", a.Name, a.Need, a.Reads, w.need, w.reads)
+		}
+		if a.Present != "" || a.Credential != "" {
+			t.Errorf("%s: sentences written below render: %q, %q", a.Name, a.Present, a.Credential)
 		}
 	}
 	if last := ev.Authentication[len(ev.Authentication)-1]; last.Name != "anon" {
@@ -201,5 +208,18 @@ func TestPredicateErrorOnKnownAuth(t *testing.T) {
 	// Without a known identity, the same predicate stays unknown.
 	if ch := newConditionEvaluator(&Effective{}, Request{Method: "GET"}).condition(missing, 0); ch.Result != Unknown {
 		t.Errorf("no identity: %s (%+v), want unknown", ch.Result, ch.Why)
+	}
+}
+
+// TestPredicateUnnamedAttribute: an unknown predicate whose attributes agpol cannot name
+// says so as data (AttrUnnamed), in its Why and the evaluation's Offline.
+func TestPredicateUnnamedAttribute(t *testing.T) {
+	c := newConditionEvaluator(&Effective{}, Request{})
+	ch := c.predicate(`request["method"] == "GET"`)
+	if ch.Result != Unknown || len(ch.Why) != 1 || ch.Why[0].Code != CheckDepends || len(ch.Why[0].Attrs) != 1 || ch.Why[0].Attrs[0] != AttrUnnamed {
+		t.Errorf("unnamed attribute = %+v", ch)
+	}
+	if off := c.offline(); len(off) != 1 || off[0] != AttrUnnamed {
+		t.Errorf("offline = %q", off)
 	}
 }

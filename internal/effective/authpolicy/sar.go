@@ -84,8 +84,8 @@ func subjectAccessReview(c *conditionEvaluator, req Request, env *Env, raw []byt
 	if !env.hasRBAC {
 		return Unknown, Why{Code: WhySARNoRBAC, Review: review, Unread: env.unreadMessages("roles.rbac.authorization.k8s.io", "clusterroles.rbac.authorization.k8s.io", "rolebindings.rbac.authorization.k8s.io", "clusterrolebindings.rbac.authorization.k8s.io")}
 	}
-	if role, allowed := env.allows(r); allowed {
-		return True, Why{Code: WhySARAllowed, Review: review, RBACRole: role}
+	if role, group, allowed := env.allows(r); allowed {
+		return True, Why{Code: WhySARAllowed, Review: review, RBACRole: role, RBACGroup: group}
 	}
 	return False, Why{Code: WhySARDenied, Review: review}
 }

@@ -1,6 +1,7 @@
 package authpolicy
 
 import (
+	"slices"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -50,8 +51,12 @@ func TestRBACAsKubernetes(t *testing.T) {
 		{"system:masters may do anything", accessReview{user: "bob", groups: []string{"system:masters"}, resourceRequest: true, namespace: "ns2", resource: "secrets", verb: "delete"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, got := env.allows(tc.r); got != tc.want {
+			role, group, got := env.allows(tc.r)
+			if got != tc.want {
 				t.Errorf("allows = %v, want %v", got, tc.want)
+			}
+			if masters := slices.Contains(tc.r.groups, privilegedGroup); got && (masters != (group == privilegedGroup) || masters == (role != "")) {
+				t.Errorf("allowed by role %q, group %q", role, group)
 			}
 		})
 	}

@@ -1,7 +1,6 @@
 package authpolicy
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -26,11 +25,70 @@ type V1Migration struct {
 	// RuleWhen maps a rule ("authentication.api-key") to the CEL predicate its
 	// routeSelectors become, added to its `when`.
 	RuleWhen map[string]string `json:"ruleWhen,omitempty"`
-	// Untranslated lists what has no v1 form.
-	Untranslated []string `json:"untranslated,omitempty"`
-	// Changes are the differences in meaning at v1.
-	Changes []string `json:"changes,omitempty"`
+	// UntranslatedWhys are the parts that have no v1 form, as data; Untranslated is
+	// their sentences (render.UntranslatedText): empty here, written by render.
+	UntranslatedWhys []Untranslated `json:"-"`
+	Untranslated     []string       `json:"untranslated,omitempty"`
+	// ChangeWhys are the differences in meaning at v1, as data; Changes is their
+	// sentences (render.ChangeText): empty here, written by render.
+	ChangeWhys []Change `json:"-"`
+	Changes    []string `json:"changes,omitempty"`
 }
+
+// Untranslated is one part of a v1beta2 policy that has no kuadrant.io/v1 form: a code
+// (one of the Untranslated* constants), the part, and what the code names.
+type Untranslated struct {
+	Code string
+	// Field is the part: "when", "routeSelectors" (the top-level ones) or
+	// "SECTION.NAME.routeSelectors" (a rule's).
+	Field string
+	// Arg is the selector (UntranslatedModifiers, UntranslatedNoAttribute), the named
+	// pattern (UntranslatedNoPattern) or the operator (UntranslatedOperator).
+	Arg string
+}
+
+// Untranslated codes (Untranslated.Code).
+const (
+	UntranslatedSelectsNothing = "selects-nothing"     // Field selects no rule: no condition to translate
+	UntranslatedModifiers      = "json-path-modifiers" // selector Arg uses Authorino JSON path modifiers
+	UntranslatedNoAttribute    = "no-attribute"        // selector Arg names no well-known attribute
+	UntranslatedNoPattern      = "no-named-pattern"    // the named pattern Arg is not defined
+	UntranslatedOperator       = "operator"            // operator Arg has no CEL form
+	UntranslatedTooDeep        = "too-deep"            // the conditions nest deeper than 16 levels
+)
+
+// UntranslatedCodes are every Untranslated code, for the test that render writes a
+// sentence for each.
+var UntranslatedCodes = []string{UntranslatedSelectsNothing, UntranslatedModifiers, UntranslatedNoAttribute,
+	UntranslatedNoPattern, UntranslatedOperator, UntranslatedTooDeep}
+
+// Change is one difference in meaning of a policy at kuadrant.io/v1: a code (one of the
+// Change* constants) and what it names.
+type Change struct {
+	Code string
+	// Rules is the number of route rules the policy selects (ChangeOnePerRule).
+	Rules int
+	// Policy is the policy on the same target ("ns/name") this one would compete with
+	// (ChangeCompetes).
+	Policy string
+}
+
+// Change codes (Change.Code).
+const (
+	// ChangeOnePerRule: a v1 targetRef names one section, so one policy per selected rule.
+	ChangeOnePerRule = "one-policy-per-rule"
+	// ChangeDynamicMetadata: response.success.dynamicMetadata is response.success.filters.
+	ChangeDynamicMetadata = "dynamic-metadata"
+	// ChangeCompetes: several policies on one target are legal at v1, and this one, not
+	// enforced today, becomes an atomic default competing with Policy.
+	ChangeCompetes = "competing-default"
+	// ChangeHostsUnclaimed: v1 does not claim hostnames, so this policy would be enforced
+	// for the hosts an older policy holds today.
+	ChangeHostsUnclaimed = "hosts-unclaimed"
+)
+
+// ChangeCodes are every Change code, for the test that render writes a sentence for each.
+var ChangeCodes = []string{ChangeOnePerRule, ChangeDynamicMetadata, ChangeCompetes, ChangeHostsUnclaimed}
 
 // V1Target is one v1 targetRef.
 type V1Target struct {
@@ -52,8 +110,9 @@ func (p *V1beta2Policy) Migrate() *V1Migration {
 	tr := p.spec.TargetRef
 	base := V1Target{Kind: string(tr.Kind), Name: string(tr.Name)}
 	for _, c := range p.spec.Conditions {
-		if s, err := patternCEL(toV1Pattern(c), p.spec.NamedPatterns, 0); err != nil {
-			m.Untranslated = append(m.Untranslated, "when: "+err.Error())
+		if s, gap := patternCEL(toV1Pattern(c), p.spec.NamedPatterns, 0); gap != nil {
+			gap.Field = "when"
+			m.UntranslatedWhys = append(m.UntranslatedWhys, *gap)
 		} else {
 			m.When = append(m.When, s)
 		}
@@ -76,16 +135,17 @@ func (p *V1beta2Policy) Migrate() *V1Migration {
 				m.Targets = append(m.Targets, V1Target{Kind: base.Kind, Name: base.Name, SectionName: name})
 			}
 			if len(rules) > 1 {
-				m.Changes = append(m.Changes, fmt.Sprintf("one v1 policy per selected rule (%d): a v1 targetRef names one section", len(rules)))
+				m.ChangeWhys = append(m.ChangeWhys, Change{Code: ChangeOnePerRule, Rules: len(rules)})
 			}
 		}
 		if len(conds) == 0 {
-			m.Untranslated = append(m.Untranslated, "routeSelectors select nothing (no condition to translate)")
+			m.UntranslatedWhys = append(m.UntranslatedWhys, Untranslated{Code: UntranslatedSelectsNothing, Field: "routeSelectors"})
 		} else if narrowed || tr.Kind == "Gateway" {
 			// The selectors narrow the hostnames, or select among the Gateway's routes:
 			// sectionName cannot say it; the conditions the operator built can.
-			if s, err := patternCEL(kuadrantv1.PatternExpressionOrRef{Any: conds}, nil, 0); err != nil {
-				m.Untranslated = append(m.Untranslated, "routeSelectors: "+err.Error())
+			if s, gap := patternCEL(kuadrantv1.PatternExpressionOrRef{Any: conds}, nil, 0); gap != nil {
+				gap.Field = "routeSelectors"
+				m.UntranslatedWhys = append(m.UntranslatedWhys, *gap)
 			} else if s != "" {
 				m.When = append(m.When, s)
 			}
@@ -101,21 +161,22 @@ func (p *V1beta2Policy) Migrate() *V1Migration {
 		_, conds := p.selected(nr.Rule.RouteSelectors)
 		key := nr.Section + "." + nr.Name
 		if len(conds) == 0 {
-			m.Untranslated = append(m.Untranslated, key+".routeSelectors select nothing (no condition to translate)")
-		} else if s, err := patternCEL(kuadrantv1.PatternExpressionOrRef{Any: conds}, nil, 0); err != nil {
-			m.Untranslated = append(m.Untranslated, key+".routeSelectors: "+err.Error())
+			m.UntranslatedWhys = append(m.UntranslatedWhys, Untranslated{Code: UntranslatedSelectsNothing, Field: key + ".routeSelectors"})
+		} else if s, gap := patternCEL(kuadrantv1.PatternExpressionOrRef{Any: conds}, nil, 0); gap != nil {
+			gap.Field = key + ".routeSelectors"
+			m.UntranslatedWhys = append(m.UntranslatedWhys, *gap)
 		} else {
 			m.RuleWhen[key] = s
 		}
 	}
 	if p.spec.AuthScheme.Response != nil && len(p.spec.AuthScheme.Response.Success.DynamicMetadata) > 0 {
-		m.Changes = append(m.Changes, "response.success.dynamicMetadata is response.success.filters at v1")
+		m.ChangeWhys = append(m.ChangeWhys, Change{Code: ChangeDynamicMetadata})
 	}
 	if p.SecondOn != "" {
-		m.Changes = append(m.Changes, "at v1 several policies on one target are legal: this one, not enforced today, would become an atomic default competing with "+p.SecondOn+" (the newer wins)")
+		m.ChangeWhys = append(m.ChangeWhys, Change{Code: ChangeCompetes, Policy: p.SecondOn})
 	}
 	if len(p.LostHosts) > 0 {
-		m.Changes = append(m.Changes, "at v1 hostnames are not claimed: this policy would be enforced on its own routes for the hosts an older policy holds today")
+		m.ChangeWhys = append(m.ChangeWhys, Change{Code: ChangeHostsUnclaimed})
 	}
 	return m
 }
@@ -129,17 +190,18 @@ func ptrOr(n *gwapiv1.SectionName) gwapiv1.SectionName {
 
 // patternCEL writes an Authorino pattern as the CEL predicate that states it over
 // Kuadrant's well-known attributes (RFC 0002): eq ==, neq !=, incl in, excl !in,
-// matches .matches() (both unanchored RE2), all &&, any ||.
-func patternCEL(p kuadrantv1.PatternExpressionOrRef, named map[string][]v1beta2.PatternExpression, depth int) (string, error) {
+// matches .matches() (both unanchored RE2), all &&, any ||; or, when it has none, why
+// (without its Field).
+func patternCEL(p kuadrantv1.PatternExpressionOrRef, named map[string][]v1beta2.PatternExpression, depth int) (string, *Untranslated) {
 	if depth > 16 {
-		return "", fmt.Errorf("conditions nested too deeply")
+		return "", &Untranslated{Code: UntranslatedTooDeep}
 	}
-	join := func(list []kuadrantv1.PatternExpressionOrRef, op string) (string, error) {
+	join := func(list []kuadrantv1.PatternExpressionOrRef, op string) (string, *Untranslated) {
 		var parts []string
 		for _, q := range list {
-			s, err := patternCEL(q, named, depth+1)
-			if err != nil {
-				return "", err
+			s, gap := patternCEL(q, named, depth+1)
+			if gap != nil {
+				return "", gap
 			}
 			if s != "" {
 				parts = append(parts, s)
@@ -159,7 +221,7 @@ func patternCEL(p kuadrantv1.PatternExpressionOrRef, named map[string][]v1beta2.
 	case p.PatternRef != "":
 		allOf, ok := named[p.PatternRef]
 		if !ok {
-			return "", fmt.Errorf("no named pattern %s", p.PatternRef)
+			return "", &Untranslated{Code: UntranslatedNoPattern, Arg: p.PatternRef}
 		}
 		var list []kuadrantv1.PatternExpressionOrRef
 		for _, pe := range allOf {
@@ -171,9 +233,9 @@ func patternCEL(p kuadrantv1.PatternExpressionOrRef, named map[string][]v1beta2.
 	case len(p.Any) > 0:
 		return join(p.Any, "||")
 	}
-	attr, err := celAttribute(p.Selector)
-	if err != nil {
-		return "", err
+	attr, gap := celAttribute(p.Selector)
+	if gap != nil {
+		return "", gap
 	}
 	v := strconv.Quote(p.Value)
 	switch p.Operator {
@@ -188,13 +250,13 @@ func patternCEL(p kuadrantv1.PatternExpressionOrRef, named map[string][]v1beta2.
 	case "matches":
 		return attr + ".matches(" + v + ")", nil
 	}
-	return "", fmt.Errorf("operator %q has no CEL form", p.Operator)
+	return "", &Untranslated{Code: UntranslatedOperator, Arg: p.Operator}
 }
 
 // celAttribute maps an Authorino selector to a CEL attribute expression.
-func celAttribute(sel string) (string, error) {
+func celAttribute(sel string) (string, *Untranslated) {
 	if strings.ContainsAny(sel, "@|#*?") {
-		return "", fmt.Errorf("selector %q uses Authorino JSON path modifiers, which have no CEL form", sel)
+		return "", &Untranslated{Code: UntranslatedModifiers, Arg: sel}
 	}
 	s := strings.TrimPrefix(sel, "context.")
 	s = strings.Replace(s, "request.http.", "request.", 1)
@@ -206,5 +268,5 @@ func celAttribute(sel string) (string, error) {
 			return s, nil
 		}
 	}
-	return "", fmt.Errorf("selector %q names no well-known attribute", sel)
+	return "", &Untranslated{Code: UntranslatedNoAttribute, Arg: sel}
 }

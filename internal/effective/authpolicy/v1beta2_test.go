@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -274,7 +273,11 @@ spec:
 		!reflect.DeepEqual(m.When, want.When) || !reflect.DeepEqual(m.RuleWhen, want.RuleWhen) {
 		t.Errorf("got  %+v\nwant %+v", m, want)
 	}
-	if len(m.Untranslated) != 2 || !strings.Contains(m.Untranslated[0], "modifiers") || !strings.Contains(m.Untranslated[1], "defaulted.routeSelectors select nothing") {
-		t.Errorf("untranslated: %v", m.Untranslated)
+	if len(m.UntranslatedWhys) != 2 || m.UntranslatedWhys[0].Code != UntranslatedModifiers || m.UntranslatedWhys[0].Field != "when" ||
+		m.UntranslatedWhys[1] != (Untranslated{Code: UntranslatedSelectsNothing, Field: "authorization.defaulted.routeSelectors"}) || m.Untranslated != nil {
+		t.Errorf("untranslated: %+v (%q)", m.UntranslatedWhys, m.Untranslated)
+	}
+	if len(m.ChangeWhys) != 1 || m.ChangeWhys[0] != (Change{Code: ChangeOnePerRule, Rules: 2}) || m.Changes != nil {
+		t.Errorf("changes: %+v (%q)", m.ChangeWhys, m.Changes)
 	}
 }

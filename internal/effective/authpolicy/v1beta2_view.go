@@ -24,8 +24,17 @@ type V1beta2SelectorList struct {
 	// Miss is set when the list selects nothing the operator can build a condition
 	// from (or names a hostname outside the target's): the policy fails.
 	Miss *SelectorMiss `json:"miss,omitempty"`
-	// NotComputed says why the selection was not computed (no route to select from).
-	NotComputed string `json:"notComputed,omitempty"`
+	// NoSelection is set when the selection was not computed: there is no route to
+	// select from.
+	NoSelection *NoSelection `json:"-"`
+}
+
+// NoSelection says why the selection of a routeSelectors list was not computed, as
+// data: the policy has no route to select from, for the reason its condition states
+// (render.NoSelectionText).
+type NoSelection struct {
+	// Condition is the message of the policy's Available condition.
+	Condition string
 }
 
 // V1beta2Selected is one selector and the route rules it selects.
@@ -68,7 +77,7 @@ func (p *V1beta2Policy) Selections() []V1beta2SelectorList {
 			l.Selectors = append(l.Selectors, sel)
 		}
 		if p.route == nil {
-			l.NotComputed = "no route to select from: " + p.Condition.Message
+			l.NoSelection = &NoSelection{Condition: p.Condition.Message}
 		}
 		out = append(out, l)
 	}

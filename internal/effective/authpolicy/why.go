@@ -78,7 +78,10 @@ type Why struct {
 	Input    string  // the Rego input path a policy reads (WhyOPAInputUnknown)
 	Attr     string  // the attribute that is not known (WhyOPAInputUnknown)
 	Review   *Review // the SubjectAccessReview (WhySAR*)
-	RBACRole string  // the Role or ClusterRole that allows it (WhySARAllowed)
+	RBACRole string  // the Role or ClusterRole ("Kind ns/name") that allows it (WhySARAllowed)
+	// RBACGroup is the group the API server allows everything, when it is the one that
+	// allows (WhySARAllowed; RBACRole is then "").
+	RBACGroup string
 
 	// What a condition reads (Check.Why).
 	Attrs   []string // the attributes the request does not supply (CheckDepends)

@@ -36,7 +36,8 @@ func written(r *lint.Report) *lint.Report {
 // QuotedText is the sentence a finding quotes: the data plane's phrase
 // (render.DataPlaneWhy), a backendRef's problem (render.BackendProblemText), an
 // attachment's or a listener's (render.AttachmentText, ListenerSetReasonText,
-// NotProgrammedText), or the AuthPolicy's reasons joined by "; "
+// NotProgrammedText), a v1beta2 policy's kuadrant.io/v1 form
+// (render.MigrationParagraph), or the AuthPolicy's reasons joined by "; "
 // (render.AuthPolicyReasonText).
 func QuotedText(q *lint.Quoted) string {
 	if q.DataPlane != nil {
@@ -53,6 +54,9 @@ func QuotedText(q *lint.Quoted) string {
 	}
 	if q.NotProgrammed != nil {
 		return textrender.NotProgrammedText(q.NotProgrammed)
+	}
+	if q.Migration != nil {
+		return textrender.MigrationParagraph(q.Migration)
 	}
 	return strings.Join(textrender.AuthPolicyReasonsText(q.Reasons), "; ")
 }
