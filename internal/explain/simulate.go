@@ -161,7 +161,7 @@ type choice struct {
 	// deny stands; any other outcome becomes this deny.
 	refused string
 	// uncertain says why Envoy may route the request otherwise (topology.RouteResult.Uncertain).
-	uncertain string
+	uncertain *topology.RegexDiffers
 }
 
 // routing is the scratch space of resolve, reused across requests by one goroutine so

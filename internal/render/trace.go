@@ -40,6 +40,9 @@ func sentencesInto(v, r *explain.Result, buf []explain.Step) []explain.Step {
 		if c.OtherDataPlane != nil {
 			c.Note = OtherDataPlaneText(c.OtherDataPlane)
 		}
+		if c.Uncertain != nil {
+			c.Note = RegexDiffersText(c.Uncertain)
+		}
 		v.Cause = &c
 	}
 	return buf
@@ -71,6 +74,9 @@ func fillStep(s *explain.Step) {
 	}
 	if s.OtherDataPlane != nil {
 		s.Note = OtherDataPlaneText(s.OtherDataPlane)
+	}
+	if s.Uncertain != nil {
+		s.Note = RegexDiffersText(s.Uncertain)
 	}
 	s.NoBackend = noBackendView(s.NoBackend)
 	if s.NoFilter != nil {
@@ -151,7 +157,7 @@ func DecisionReason(d *explain.Decision) string {
 	case explain.CauseUnread, explain.CauseNotRead:
 		return unreadCause(c)
 	case explain.CauseUncertainRoute:
-		return fmt.Sprintf("cannot decide: Envoy may route the request otherwise: %s (%s)", c.Note, routedText(c.Was))
+		return fmt.Sprintf("cannot decide: Envoy may route the request otherwise: %s (%s)", RegexDiffersText(c.Uncertain), routedText(c.Was))
 	}
 	if t := authPolicyText(c.Event, c.AuthPolicy); t != "" {
 		return t
@@ -242,7 +248,7 @@ func StepReason(s explain.Step) string {
 	case explain.EventOtherDataPlane:
 		return OtherDataPlaneText(s.OtherDataPlane)
 	case explain.EventUncertainRoute:
-		return s.Note + "; " + routedText(s.Was) // topology's why
+		return RegexDiffersText(s.Uncertain) + "; " + routedText(s.Was)
 	case explain.EventTLSHandshakeFails:
 		return handshakeText(s.Listener, s.Handshake)
 	case explain.EventTLSCAAssumed:
