@@ -11,7 +11,7 @@ import (
 // Sentences is the view of a result that -o json|yaml prints: a copy of r with its text
 // written (the decision's Reason, each trace step's Reason and Source, the path's
 // Problem and ListenerAssumed, the problem of a path that reaches no backend, a left-out
-// v1beta2 AuthPolicy's reason). r is left as
+// v1beta2 AuthPolicy's reason, a failed expectation's failures). r is left as
 // explain made it: render builds its own view and never edits explain's data.
 func Sentences(r *explain.Result) *explain.Result {
 	v := new(explain.Result)
@@ -32,6 +32,7 @@ func sentencesInto(v, r *explain.Result, buf []explain.Step) []explain.Step {
 	v.Path.Problem = PathProblem(r.Path)
 	v.Trace, buf = filledSteps(r.Trace, buf)
 	v.AuthPolicy = authPolicyInfoView(r.AuthPolicy)
+	v.Expect = expectationView(r.Expect)
 	if r.Cause != nil {
 		c := *r.Cause
 		c.Near, buf = filledSteps(c.Near, buf)
