@@ -38,8 +38,10 @@ func GraphProblemText(p *topology.Problem) string {
 		return RegexDiffersText(p.Differs) + " (agpol treats the match as never matching)"
 	case topology.ProblemRegexDiffers:
 		return RegexDiffersText(p.Differs)
-	case topology.ProblemSelector:
-		return "listener " + p.Listener + ": " + p.Err
+	case topology.ProblemSelectorMissing:
+		return "listener " + p.Listener + ": from is Selector but no selector is set"
+	case topology.ProblemSelectorInvalid:
+		return "listener " + p.Listener + ": invalid selector: " + p.Err
 	}
 	return p.Why
 }

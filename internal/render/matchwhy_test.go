@@ -12,7 +12,7 @@ import (
 // here.
 func TestMatchWhyCodesHaveSentences(t *testing.T) {
 	codes := topologyConsts(t, "../topology/matchwhy.go")
-	if len(codes) < 9 {
+	if len(codes) < 10 {
 		t.Fatalf("found %d codes in topology, want the Problem* and Regex* constants", len(codes))
 	}
 	for name, why := range codes {
@@ -45,7 +45,9 @@ func TestMatchWhySentences(t *testing.T) {
 		{GraphProblemText(&topology.Problem{Why: topology.ProblemRegexInvalid, Regex: "/x([", Err: "error parsing regexp: missing closing ]: `[`"}),
 			"invalid regular expression \"/x([\": error parsing regexp: missing closing ]: `[` (the match never matches)"},
 		{GraphProblemText(&topology.Problem{Why: topology.ProblemHeaderType, MatchType: "Prefix"}), `unsupported header match type "Prefix": the reference controller drops this match`},
-		{GraphProblemText(&topology.Problem{Why: topology.ProblemSelector, Listener: "http", Err: "from is Selector but no selector is set"}), "listener http: from is Selector but no selector is set"},
+		{GraphProblemText(&topology.Problem{Why: topology.ProblemSelectorMissing, Listener: "http"}), "listener http: from is Selector but no selector is set"},
+		{GraphProblemText(&topology.Problem{Why: topology.ProblemSelectorInvalid, Listener: "http", Err: `"Bogus" is not a valid label selector operator`}),
+			`listener http: invalid selector: "Bogus" is not a valid label selector operator`},
 	} {
 		if c.got != c.want {
 			t.Errorf("got  %q\nwant %q", c.got, c.want)

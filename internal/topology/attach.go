@@ -522,13 +522,12 @@ func (g *Graph) allowedRoutes(li *listenerInfo, owner Ref, src snapshot.Source, 
 	}
 	if a.Namespaces.Selector == nil {
 		li.selectorErr = "from is Selector but no selector is set"
+		g.problem(owner, src, field, Problem{Why: ProblemSelectorMissing, Listener: li.name})
 	} else if sel, err := metav1.LabelSelectorAsSelector(a.Namespaces.Selector); err != nil {
 		li.selectorErr = "invalid selector: " + err.Error()
+		g.problem(owner, src, field, Problem{Why: ProblemSelectorInvalid, Listener: li.name, Err: err.Error()})
 	} else {
 		li.selector = sel
-	}
-	if li.selectorErr != "" {
-		g.problem(owner, src, field, Problem{Why: ProblemSelector, Listener: li.name, Err: li.selectorErr})
 	}
 }
 

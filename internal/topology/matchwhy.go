@@ -21,25 +21,27 @@ type Problem struct {
 	// ProblemHeaderType).
 	MatchType string
 	// Regex is the regular expression (ProblemRegexInvalid); Err is Go's regexp error
-	// for it, or why the listener's namespace selector is unusable (ProblemSelector).
+	// for it, or the label selector parser's for the listener's namespace selector
+	// (ProblemSelectorInvalid).
 	Regex string
 	Err   string
 	// Differs is how Envoy and Go read the regular expression differently
 	// (ProblemRegexDiffers, ProblemRegexUnmatched).
 	Differs *RegexDiffers
-	// Listener is the listener whose allowedRoutes selector is unusable (ProblemSelector).
+	// Listener is the listener whose allowedRoutes selector is unusable (ProblemSelector*).
 	Listener string
 }
 
 // What the graph finds wrong (Problem.Why).
 const (
-	ProblemPathNoValue    = "path-no-value"     // a path match without a value: the reference controller drops the match
-	ProblemPathType       = "path-type"         // an unsupported path match type (MatchType): the controller drops the match
-	ProblemHeaderType     = "header-type"       // an unsupported header match type (MatchType): the controller drops the match
-	ProblemRegexInvalid   = "regex-invalid"     // Regex is no regular expression (Err): the match never matches
-	ProblemRegexUnmatched = "regex-unmatched"   // Envoy accepts Regex, Go cannot run it (Differs): agpol never matches it
-	ProblemRegexDiffers   = "regex-differs"     // Envoy may read Regex otherwise than agpol (Differs)
-	ProblemSelector       = "listener-selector" // Listener's allowedRoutes namespace selector is unusable (Err)
+	ProblemPathNoValue     = "path-no-value"    // a path match without a value: the reference controller drops the match
+	ProblemPathType        = "path-type"        // an unsupported path match type (MatchType): the controller drops the match
+	ProblemHeaderType      = "header-type"      // an unsupported header match type (MatchType): the controller drops the match
+	ProblemRegexInvalid    = "regex-invalid"    // Regex is no regular expression (Err): the match never matches
+	ProblemRegexUnmatched  = "regex-unmatched"  // Envoy accepts Regex, Go cannot run it (Differs): agpol never matches it
+	ProblemRegexDiffers    = "regex-differs"    // Envoy may read Regex otherwise than agpol (Differs)
+	ProblemSelectorMissing = "selector-missing" // Listener's allowedRoutes says from Selector and sets no selector
+	ProblemSelectorInvalid = "selector-invalid" // Listener's allowedRoutes namespace selector does not parse (Err)
 )
 
 // RegexDiffers is why Envoy may read a regular expression of a route match otherwise

@@ -24,7 +24,7 @@ func TestQuotedMessages(t *testing.T) {
 		{Code: "AGP212", Severity: lint.SeverityError, Message: "AuthPolicy infra/ap is never enforced: ",
 			Quoted: &lint.Quoted{Reasons: []authpolicy.Reason{{Code: authpolicy.ReasonNoGateway, Ref: "infra/gone"}, {Code: authpolicy.ReasonNoRoute, Ref: "app/r"}}}},
 		{Code: "AGP104", Severity: lint.SeverityError,
-			Quoted: &lint.Quoted{Problem: &topology.Problem{Why: topology.ProblemSelector, Listener: "http", Err: "from is Selector but no selector is set"}}},
+			Quoted: &lint.Quoted{Problem: &topology.Problem{Why: topology.ProblemSelectorMissing, Listener: "http"}}},
 	}}
 	want := []string{
 		"Gateway infra/mesh is served by the istio data plane (GatewayClass istio names controller istio.io/gateway-controller): it never enforces XAccessPolicies",
