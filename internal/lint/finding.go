@@ -127,16 +127,16 @@ type Finding struct {
 
 // Quoted is what a finding's message quotes that render writes: where agpol learned a
 // Gateway's data plane (AGP210), an AuthPolicy's reasons, joined by "; " (AGP212;
-// a v1beta2 policy's failure in AGP211 and AGP106), a backendRef's problem (AGP206), or
-// what the graph found wrong at a field (AGP104: invalid matches and selectors).
+// a v1beta2 policy's failure in AGP211 and AGP106), or a backendRef's problem (AGP206).
 type Quoted struct {
+	// Problem is what the graph found wrong at a field (AGP104: invalid matches and
+	// selectors; topology.Graph.Problems). It points into the graph.
+	Problem *topology.Problem
+
 	DataPlane *topology.GatewayDataPlane
 	Reasons   []authpolicy.Reason
 	// Backend is a backendRef the data plane cannot use (AGP206).
 	Backend *topology.BackendProblem
-	// Problem is what the graph found wrong (topology.Graph.Problems). It points into
-	// the graph.
-	Problem *topology.Problem
 	// After is the message's text after the quoted sentence.
 	After string
 }

@@ -34,18 +34,17 @@ func written(r *lint.Report) *lint.Report {
 }
 
 // QuotedText is the sentence a finding quotes: the data plane's phrase
-// (render.DataPlaneWhy), a backendRef's problem (render.BackendProblemText), what the
-// graph found wrong (render.GraphProblemText), or the AuthPolicy's reasons joined by
-// "; " (render.AuthPolicyReasonText).
+// (render.DataPlaneWhy), a backendRef's problem (render.BackendProblemText), or the
+// AuthPolicy's reasons joined by "; " (render.AuthPolicyReasonText).
 func QuotedText(q *lint.Quoted) string {
+	if q.Problem != nil { // what the graph found wrong at a field
+		return textrender.GraphProblemText(q.Problem)
+	}
 	if q.DataPlane != nil {
 		return textrender.DataPlaneWhy(*q.DataPlane)
 	}
 	if q.Backend != nil {
 		return textrender.BackendProblemText(q.Backend)
-	}
-	if q.Problem != nil {
-		return textrender.GraphProblemText(q.Problem)
 	}
 	return strings.Join(textrender.AuthPolicyReasonsText(q.Reasons), "; ")
 }

@@ -17,19 +17,15 @@ func TestQuotedMessages(t *testing.T) {
 	dp := topology.GatewayDataPlane{DataPlane: topology.DataPlaneIstio, From: topology.PlaneFromController, Class: "istio", Controller: "istio.io/gateway-controller"}
 	c210, _ := lint.LookupCheck("AGP210")
 	c212, _ := lint.LookupCheck("AGP212")
-	c104, _ := lint.LookupCheck("AGP104")
-	r := &lint.Report{Checks: []*lint.Check{c210, c212, c104}, Findings: []lint.Finding{
+	r := &lint.Report{Checks: []*lint.Check{c210, c212}, Findings: []lint.Finding{
 		{Code: "AGP210", Severity: lint.SeverityError, Message: "Gateway infra/mesh is served by the istio data plane (",
 			Quoted: &lint.Quoted{DataPlane: &dp, After: "): it never enforces XAccessPolicies"}},
 		{Code: "AGP212", Severity: lint.SeverityError, Message: "AuthPolicy infra/ap is never enforced: ",
 			Quoted: &lint.Quoted{Reasons: []authpolicy.Reason{{Code: authpolicy.ReasonNoGateway, Ref: "infra/gone"}, {Code: authpolicy.ReasonNoRoute, Ref: "app/r"}}}},
-		{Code: "AGP104", Severity: lint.SeverityError,
-			Quoted: &lint.Quoted{Problem: &topology.Problem{Why: topology.ProblemSelectorMissing, Listener: "http"}}},
 	}}
 	want := []string{
 		"Gateway infra/mesh is served by the istio data plane (GatewayClass istio names controller istio.io/gateway-controller): it never enforces XAccessPolicies",
 		"AuthPolicy infra/ap is never enforced: no Gateway infra/gone in the input; no HTTPRoute app/r in the input",
-		"listener http: from is Selector but no selector is set",
 	}
 	for _, format := range Formats {
 		var b bytes.Buffer
