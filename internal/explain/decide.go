@@ -55,7 +55,7 @@ type Decision struct {
 	DecidedBy string `json:"decidedBy"`
 	Semantics string `json:"semantics"`
 	// Reason is the one-line why, written by render from Cause (empty from Decide,
-	// which builds no text). An uncertain route and Kuadrant's AuthPolicy give it as text.
+	// which builds no text). Kuadrant's AuthPolicy gives it as text.
 	Reason string `json:"reason"`
 	// Cause is why, as data (nil from Decide but for unread objects).
 	Cause    *Cause   `json:"cause,omitempty"`

@@ -56,7 +56,7 @@ type PathEnd struct {
 	// route; the decision space's callers present no credentials).
 	authPolicies []string
 	// uncertain says why Envoy may route the request otherwise than agpol did.
-	uncertain string
+	uncertain *topology.RegexDiffers
 	// listener and clientCert are the listener of the path and what its TLS handshake
 	// asks of a client certificate (topology.ClientCertificate).
 	listener   string
@@ -112,7 +112,7 @@ func (e *PathEnd) finish(d *Decision, traced bool, cert certKind) {
 	if e.refused != "" {
 		refuse(d, e.refused, e.noBackend, traced)
 	}
-	if e.uncertain != "" {
+	if e.uncertain != nil {
 		*d = uncertainRoute(*d, e.uncertain)
 	}
 	if len(e.unread) > 0 {

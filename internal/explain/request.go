@@ -258,7 +258,7 @@ type Request struct {
 	Line int `json:"-"`
 	// Strict lists what fails the request's expectation whatever the decision: names
 	// the input does not know, under simulate --strict.
-	Strict []string `json:"-"`
+	Strict []UnknownName `json:"-"`
 }
 
 // Describe is the request in one line: "tools/call refund sa:agents/billing".

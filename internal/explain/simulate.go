@@ -103,15 +103,6 @@ type ListenerVerdict struct {
 	DecidedBy string `json:"decidedBy"`
 }
 
-// Expectation is the outcome of a request's expect fields.
-type Expectation struct {
-	Decision  string   `json:"decision,omitempty"`
-	DecidedBy string   `json:"decidedBy,omitempty"`
-	Level     string   `json:"level,omitempty"`
-	Passed    bool     `json:"passed"`
-	Failures  []string `json:"failures,omitempty"`
-}
-
 // Other is the decision under a non-primary semantics.
 type Other struct {
 	Semantics string `json:"semantics"`
@@ -161,7 +152,7 @@ type choice struct {
 	// deny stands; any other outcome becomes this deny.
 	refused string
 	// uncertain says why Envoy may route the request otherwise (topology.RouteResult.Uncertain).
-	uncertain string
+	uncertain *topology.RegexDiffers
 }
 
 // routing is the scratch space of resolve, reused across requests by one goroutine so
@@ -406,25 +397,6 @@ func (b *Decider) Decide(r *Request) ([]Decision, error) {
 		b.out = append(b.out, sim.decideChoice(0, r, &b.rt, ch, &end, false, nil))
 	}
 	return b.out, nil
-}
-
-func check(r *Request, d *Decision) *Expectation {
-	if r.Expect == "" && r.ExpectDecidedBy == "" && r.ExpectLevel == "" {
-		return nil
-	}
-	x := &Expectation{Decision: r.Expect, DecidedBy: r.ExpectDecidedBy, Level: r.ExpectLevel, Passed: true}
-	if r.Expect != "" && r.Expect != d.Verdict {
-		x.Failures = append(x.Failures, fmt.Sprintf("decision: expected %s, got %s", r.Expect, d.Verdict))
-	}
-	if r.ExpectDecidedBy != "" && r.ExpectDecidedBy != d.DecidedBy {
-		x.Failures = append(x.Failures, fmt.Sprintf("decidedBy: expected %s, got %s", r.ExpectDecidedBy, d.DecidedBy))
-	}
-	if r.ExpectLevel != "" && r.ExpectLevel != d.Level {
-		x.Failures = append(x.Failures, fmt.Sprintf("level: expected %s, got %s", r.ExpectLevel, d.Level))
-	}
-	x.Failures = append(x.Failures, r.Strict...)
-	x.Passed = len(x.Failures) == 0
-	return x
 }
 
 // RouteRule names the path's route and rule as one answer names it everywhere: "ns/name#rule"

@@ -28,12 +28,13 @@ type Step struct {
 	Mismatch *Mismatch `json:"mismatch,omitempty"`
 	// Allows is what a matching Allow rule permits (EventAllows).
 	Allows *effective.Permission `json:"allows,omitempty"`
-	// Note is why Envoy may route the request otherwise (EventUncertainRoute): a lower
-	// stage's text, carried as it is; the backend object assumed to exist
-	// (EventBackendAssumed), why no XAccessPolicy runs on the gateway
-	// (EventOtherDataPlane) or why the data plane has no ext_authz filter
-	// (EventNoFilter), which render writes from Assumed, OtherDataPlane or NoFilter.
+	// Note is why Envoy may route the request otherwise (EventUncertainRoute), the
+	// backend object assumed to exist (EventBackendAssumed), why no XAccessPolicy runs on
+	// the gateway (EventOtherDataPlane) or why the data plane has no ext_authz filter
+	// (EventNoFilter), which render writes from Uncertain, Assumed, OtherDataPlane or
+	// NoFilter.
 	Note           string                     `json:"note,omitempty"`
+	Uncertain      *topology.RegexDiffers     `json:"-"`
 	Assumed        *topology.Assumption       `json:"-"`
 	OtherDataPlane *effective.OtherDataPlane  `json:"-"`
 	NoFilter       *effective.NoExtAuthFilter `json:"-"`
@@ -112,7 +113,7 @@ const (
 	EventIgnoredMethod     = "ignored-method"      // routing: the rule takes the request though its match names another method (IgnoredMethod)
 	EventBackendAssumed    = "backend-assumed"     // routing: a backend object not in the input is assumed to exist (Assumed: topology's BackendTarget.Assumed)
 	EventUnread            = "unread"              // kinds a live read could not read (Unread, Was)
-	EventUncertainRoute    = "uncertain-route"     // routing: Envoy may route the request otherwise (Note: topology's why; Was: the decision on agpol's routing)
+	EventUncertainRoute    = "uncertain-route"     // routing: Envoy may route the request otherwise (Uncertain; Was: the decision on agpol's routing)
 	EventOtherDataPlane    = "other-data-plane"    // another data plane serves the gateway: no XAccessPolicy runs (OtherDataPlane)
 )
 
@@ -180,9 +181,10 @@ type Cause struct {
 	// CEL lists the CEL expressions whose outcome is unknown (CauseCELUnknown).
 	CEL []string `json:"cel,omitempty"`
 	// Note says why Envoy may route the request otherwise (CauseUncertainRoute, with
-	// Was), or why no XAccessPolicy runs on the gateway (CauseOtherDataPlane: render
-	// writes it from OtherDataPlane).
+	// Was), or why no XAccessPolicy runs on the gateway (CauseOtherDataPlane): render
+	// writes it from Uncertain or OtherDataPlane.
 	Note           string                    `json:"note,omitempty"`
+	Uncertain      *topology.RegexDiffers    `json:"-"`
 	OtherDataPlane *effective.OtherDataPlane `json:"-"`
 	// NoBackend and Before: why the data plane refuses the request and what the chain
 	// decided before (CauseRefused; NoBackend nil: no route takes it).
@@ -222,7 +224,7 @@ const (
 	CauseTLSHandshake         = "tls-handshake"          // the caller fails the TLS handshake of the listener (Listener, Handshake)
 	CauseUnread               = "unread"                 // the decision depends on kinds a live read could not read (Unread, Was)
 	CauseNotRead              = "not-read"               // the request names an object whose kind could not be read (Object, Unread)
-	CauseUncertainRoute       = "uncertain-route"        // Envoy may route the request otherwise (Note: topology's why; Was)
+	CauseUncertainRoute       = "uncertain-route"        // Envoy may route the request otherwise (Uncertain; Was)
 	// Kuadrant's AuthPolicy decides on a Gateway another data plane serves (AuthPolicy;
 	// the trace's last step has the same event and data).
 	CauseAuthPolicyNotFound    = "authpolicy-not-found"           // v1beta2: no AuthConfig holds the host; Authorino answers NOT_FOUND (Policies, Found)

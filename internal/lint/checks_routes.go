@@ -103,13 +103,15 @@ func graph(ctx *Context) *topology.Graph {
 func runGraphProblems(ctx *Context) []Finding {
 	var out []Finding
 	origins := originsByRef(ctx)
-	for _, p := range graph(ctx).Problems() {
+	problems := graph(ctx).Problems()
+	for i := range problems {
+		p := &problems[i]
 		o, ok := origins[p.Object]
 		if !ok {
 			continue
 		}
 		f := ctx.Blame(o, p.Field)
-		f.Message = p.Message
+		f.Quoted = &Quoted{Problem: p} // the message is render's sentence of p
 		out = append(out, f)
 	}
 	return out

@@ -131,6 +131,10 @@ type Finding struct {
 // an attachment's or a listener's (AGP207, AGP214, AGP215), or a v1beta2 policy's
 // kuadrant.io/v1 form (AGP106).
 type Quoted struct {
+	// Problem is what the graph found wrong at a field (AGP104: invalid matches and
+	// selectors; topology.Graph.Problems). It points into the graph.
+	Problem *topology.Problem
+
 	DataPlane *topology.GatewayDataPlane
 	Reasons   []authpolicy.Reason
 	// Backend is a backendRef the data plane cannot use (AGP206).

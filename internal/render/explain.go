@@ -87,7 +87,7 @@ func writeResult(w io.Writer, r *explain.Result, st Styler) {
 		if x.Passed {
 			fmt.Fprintln(w, "  "+st.Green("expectation passed"))
 		} else {
-			for _, f := range x.Failures {
+			for _, f := range expectationFailures(x) {
 				fmt.Fprintln(w, "  "+st.Red("expectation failed: "+f))
 			}
 		}
@@ -233,7 +233,7 @@ func SimulateTextResult(w io.Writer, r *explain.Result, st Styler) error {
 		writeWrapped(w, "    ", otherListener(o), st.Yellow)
 	}
 	if r.Expect != nil && !r.Expect.Passed {
-		for _, f := range r.Expect.Failures {
+		for _, f := range expectationFailures(r.Expect) {
 			fmt.Fprintln(w, "    "+st.Red(f))
 		}
 		_, err = fmt.Fprintln(w, wrapLine("    "+DecisionReason(&r.Decision), TextWidth))

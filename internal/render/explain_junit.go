@@ -46,7 +46,7 @@ func (j *JUnitSuite) Add(r *explain.Result) {
 	out = xmlText(out)
 	tc.SystemOut = &junit.Output{Data: out}
 	if r.Expect != nil && !r.Expect.Passed {
-		tc.Failure = &junit.Result{Message: xmlText(strings.Join(r.Expect.Failures, "; ")), Type: "expectation", Data: out}
+		tc.Failure = &junit.Result{Message: xmlText(strings.Join(expectationFailures(r.Expect), "; ")), Type: "expectation", Data: out}
 	}
 	j.ts.AddTestcase(tc)
 }

@@ -22,7 +22,7 @@ func simulateResults() []*explain.Result {
 		if i != 3 {
 			r.Expect = &explain.Expectation{Decision: explain.Allow, Passed: v == explain.Allow}
 			if v != explain.Allow {
-				r.Expect.Failures = []string{"decision: expected allow, got deny"}
+				r.Expect.Failed = []explain.Failure{{Field: explain.FailDecision, Expected: explain.Allow, Got: explain.Deny}}
 			}
 		}
 		out = append(out, r)

@@ -11,7 +11,7 @@ import (
 // Sentences is the view of a result that -o json|yaml prints: a copy of r with its text
 // written (the decision's Reason, each trace step's Reason and Source, the path's
 // Problem and ListenerAssumed, the problem of a path that reaches no backend, a left-out
-// v1beta2 AuthPolicy's reason). r is left as
+// v1beta2 AuthPolicy's reason, a failed expectation's failures). r is left as
 // explain made it: render builds its own view and never edits explain's data.
 func Sentences(r *explain.Result) *explain.Result {
 	v := new(explain.Result)
@@ -32,6 +32,7 @@ func sentencesInto(v, r *explain.Result, buf []explain.Step) []explain.Step {
 	v.Path.Problem = PathProblem(r.Path)
 	v.Trace, buf = filledSteps(r.Trace, buf)
 	v.AuthPolicy = authPolicyInfoView(r.AuthPolicy)
+	v.Expect = expectationView(r.Expect)
 	if r.Cause != nil {
 		c := *r.Cause
 		c.Near, buf = filledSteps(c.Near, buf)
@@ -39,6 +40,9 @@ func sentencesInto(v, r *explain.Result, buf []explain.Step) []explain.Step {
 		c.NoBackend = noBackendView(c.NoBackend)
 		if c.OtherDataPlane != nil {
 			c.Note = OtherDataPlaneText(c.OtherDataPlane)
+		}
+		if c.Uncertain != nil {
+			c.Note = RegexDiffersText(c.Uncertain)
 		}
 		v.Cause = &c
 	}
@@ -71,6 +75,9 @@ func fillStep(s *explain.Step) {
 	}
 	if s.OtherDataPlane != nil {
 		s.Note = OtherDataPlaneText(s.OtherDataPlane)
+	}
+	if s.Uncertain != nil {
+		s.Note = RegexDiffersText(s.Uncertain)
 	}
 	s.NoBackend = noBackendView(s.NoBackend)
 	if s.NoFilter != nil {
@@ -151,7 +158,7 @@ func DecisionReason(d *explain.Decision) string {
 	case explain.CauseUnread, explain.CauseNotRead:
 		return unreadCause(c)
 	case explain.CauseUncertainRoute:
-		return fmt.Sprintf("cannot decide: Envoy may route the request otherwise: %s (%s)", c.Note, routedText(c.Was))
+		return fmt.Sprintf("cannot decide: Envoy may route the request otherwise: %s (%s)", RegexDiffersText(c.Uncertain), routedText(c.Was))
 	}
 	if t := authPolicyText(c.Event, c.AuthPolicy); t != "" {
 		return t
@@ -242,7 +249,7 @@ func StepReason(s explain.Step) string {
 	case explain.EventOtherDataPlane:
 		return OtherDataPlaneText(s.OtherDataPlane)
 	case explain.EventUncertainRoute:
-		return s.Note + "; " + routedText(s.Was) // topology's why
+		return RegexDiffersText(s.Uncertain) + "; " + routedText(s.Was)
 	case explain.EventTLSHandshakeFails:
 		return handshakeText(s.Listener, s.Handshake)
 	case explain.EventTLSCAAssumed:

@@ -12,13 +12,20 @@ import (
 // decided on its own routing.
 func TestUncertainRouteSentences(t *testing.T) {
 	was := &explain.Was{Verdict: "deny", DecidedBy: "no-route", Level: "gateway"}
-	d := explain.Decision{Cause: &explain.Cause{Event: explain.CauseUncertainRoute, Note: "regex x", Was: was}}
-	if got, want := DecisionReason(&d), "cannot decide: Envoy may route the request otherwise: regex x (as agpol routes it: DENY by no-route at level gateway)"; got != want {
+	u := &topology.RegexDiffers{Why: topology.RegexAnyByte, Regex: `/x\C`}
+	const why = `regular expression '/x\C' uses \C (any byte), which RE2 (Envoy) accepts and Go's regexp does not: agpol cannot tell which values it matches`
+	d := explain.Decision{Cause: &explain.Cause{Event: explain.CauseUncertainRoute, Uncertain: u, Was: was}}
+	if got, want := DecisionReason(&d), "cannot decide: Envoy may route the request otherwise: "+why+" (as agpol routes it: DENY by no-route at level gateway)"; got != want {
 		t.Errorf("DecisionReason\n got %q\nwant %q", got, want)
 	}
-	s := explain.Step{Event: explain.EventUncertainRoute, Note: "regex x", Was: was}
-	if got, want := StepReason(s), "regex x; as agpol routes it: DENY by no-route at level gateway"; got != want {
+	s := explain.Step{Event: explain.EventUncertainRoute, Uncertain: u, Was: was}
+	if got, want := StepReason(s), why+"; as agpol routes it: DENY by no-route at level gateway"; got != want {
 		t.Errorf("StepReason\n got %q\nwant %q", got, want)
+	}
+	// -o json's notes carry the sentence, as they did when topology wrote it.
+	v := Sentences(&explain.Result{Decision: explain.Decision{Cause: d.Cause, Trace: []explain.Step{s}}})
+	if v.Cause.Note != why || v.Trace[0].Note != why || d.Cause.Note != "" {
+		t.Errorf("cause note %q, step note %q, explain's cause note %q; want %q in the view only", v.Cause.Note, v.Trace[0].Note, d.Cause.Note, why)
 	}
 }
 

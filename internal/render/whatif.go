@@ -105,8 +105,8 @@ func TargetHeading(t *whatif.Target) string {
 	if t.PlainHTTP() {
 		s += "; plain HTTP: every caller is anonymous"
 	}
-	if t.UncertainRoute != "" {
-		s += "; ? by uncertain-route: Envoy may route its calls otherwise: " + t.UncertainRoute
+	if t.UncertainRoute != nil {
+		s += "; ? by uncertain-route: Envoy may route its calls otherwise: " + RegexDiffersText(t.UncertainRoute)
 	}
 	if a := AssumedText(t.BackendAssumed); a != "" {
 		s += "; assumed: " + a
@@ -120,11 +120,11 @@ func uncertainNotes(targets []*whatif.Target) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, t := range targets {
-		if t == nil || t.UncertainRoute == "" || seen[t.Key()] {
+		if t == nil || t.UncertainRoute == nil || seen[t.Key()] {
 			continue
 		}
 		seen[t.Key()] = true
-		out = append(out, fmt.Sprintf("uncertain-route: Envoy may route the calls of %s otherwise: %s", t.Label(), t.UncertainRoute))
+		out = append(out, fmt.Sprintf("uncertain-route: Envoy may route the calls of %s otherwise: %s", t.Label(), RegexDiffersText(t.UncertainRoute)))
 	}
 	return out
 }

@@ -262,7 +262,7 @@ type TargetDoc struct {
 }
 
 func targetDoc(t *whatif.Target, withOps bool) TargetDoc {
-	d := TargetDoc{Gateway: t.Gateway, Listener: t.Listener, Protocol: t.Protocol, BackendKind: t.BackendKind, Backend: t.Backend, BackendAssumed: AssumedText(t.BackendAssumed), UncertainRoute: t.UncertainRoute}
+	d := TargetDoc{Gateway: t.Gateway, Listener: t.Listener, Protocol: t.Protocol, BackendKind: t.BackendKind, Backend: t.Backend, BackendAssumed: AssumedText(t.BackendAssumed), UncertainRoute: RegexDiffersText(t.UncertainRoute)}
 	if withOps {
 		d.Routes, d.ToolsFrom, d.Ops = t.Routes, t.ToolsFrom, t.Ops
 	}

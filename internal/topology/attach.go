@@ -68,7 +68,6 @@ type listenerInfo struct {
 	conflictReason string
 	allowed        *gwapiv1.AllowedRoutes
 	selector       labels.Selector // for From=Selector; nil when invalid
-	selectorErr    string
 	// named is the gateway's first listener of this name: this one, unless the
 	// gateway repeats the name.
 	named *listenerInfo
@@ -160,7 +159,7 @@ type vhost struct {
 	routes  []*routeInfo // namespace/name order, for reasons
 	// uncertain is the first entry's whose match Envoy may read otherwise (matchEntry.uncertain),
 	// uncertainAt its index: a request the entries before it do not take is uncertain.
-	uncertain   string
+	uncertain   *RegexDiffers
 	uncertainAt int
 }
 
@@ -290,7 +289,7 @@ func (g *Graph) buildGateway(gw *snapshot.Gateway, key string, routes []*routeIn
 			sort.SliceStable(vh.entries, func(i, j int) bool { return precedes(vh.entries[i].m, vh.entries[j].m, withMethod) })
 			sort.Slice(vh.routes, func(i, j int) bool { return vh.routes[i].key < vh.routes[j].key })
 			g.packEntries(vh, gi.plane.DataPlane)
-			pt.uncertain = pt.uncertain || vh.uncertain != ""
+			pt.uncertain = pt.uncertain || vh.uncertain != nil
 		}
 		pt.index()
 	}
@@ -339,7 +338,7 @@ func (g *Graph) packEntries(vh *vhost, p DataPlane) {
 	hits := make([]routeHit, len(vh.entries))
 	for i := range vh.entries {
 		e := &vh.entries[i]
-		if e.m.uncertain != "" && vh.uncertain == "" {
+		if e.m.uncertain != nil && vh.uncertain == nil {
 			vh.uncertain, vh.uncertainAt = e.m.uncertain, i
 		}
 		e.kind, e.never = e.m.kind, e.m.never
@@ -522,14 +521,11 @@ func (g *Graph) allowedRoutes(li *listenerInfo, owner Ref, src snapshot.Source, 
 		return
 	}
 	if a.Namespaces.Selector == nil {
-		li.selectorErr = "from is Selector but no selector is set"
+		g.problem(owner, src, field, Problem{Why: ProblemSelectorMissing, Listener: li.name})
 	} else if sel, err := metav1.LabelSelectorAsSelector(a.Namespaces.Selector); err != nil {
-		li.selectorErr = "invalid selector: " + err.Error()
+		g.problem(owner, src, field, Problem{Why: ProblemSelectorInvalid, Listener: li.name, Err: err.Error()})
 	} else {
 		li.selector = sel
-	}
-	if li.selectorErr != "" {
-		g.problem(owner, src, field, "listener "+li.name+": "+li.selectorErr)
 	}
 }
 

@@ -125,8 +125,9 @@ type RouteResult struct {
 	RuleProblem *RuleProblem
 	// Uncertain says why Envoy may route the request otherwise: a match that could take
 	// it (one at or above the rule that did, or any when none did) has a regular
-	// expression Envoy and Go read differently (docs/limits.md, "Regular expressions").
-	Uncertain string
+	// expression Envoy and Go read differently (docs/limits.md, "Regular expressions");
+	// nil when none does. It points into the graph.
+	Uncertain *RegexDiffers
 }
 
 // BackendTarget is one resolved backendRef.
@@ -163,16 +164,6 @@ type Path struct {
 
 	// RuleProblem is set when the whole rule answers 500 (see RouteResult.RuleProblem).
 	RuleProblem *RuleProblem
-}
-
-// Problem is something wrong the graph noticed while resolving (an invalid regular
-// expression, a match the data plane rejects, an invalid label selector). Lint reports
-// these; routing treats the offending match as never matching.
-type Problem struct {
-	Object  Ref
-	Source  snapshot.Source // position of Field when known, else of the object
-	Field   string          // e.g. "spec.rules[0].matches[1].path.value"
-	Message string
 }
 
 type nsName struct{ ns, name string }
@@ -436,8 +427,10 @@ func BuildGraph(s *snapshot.Snapshot) *Graph {
 	return g
 }
 
-func (g *Graph) problem(obj Ref, src snapshot.Source, field, msg string) {
-	g.problems = append(g.problems, Problem{Object: obj, Source: g.snap.FieldPosition(src, field), Field: field, Message: msg})
+// problem records p, found at field of object obj (written at src).
+func (g *Graph) problem(obj Ref, src snapshot.Source, field string, p Problem) {
+	p.Object, p.Source, p.Field = obj, g.snap.FieldPosition(src, field), field
+	g.problems = append(g.problems, p)
 }
 
 // sortedRoutes orders routes by namespace/name (the order attachments and paths use).

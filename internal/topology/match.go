@@ -89,8 +89,8 @@ type matchEntry struct {
 	rePrefix string
 	never    bool // an invalid match the data plane drops: never matches
 	// uncertain says why Envoy may route otherwise than this match says (a regular
-	// expression Envoy and Go read differently, compileRouteRegex), "" when not.
-	uncertain string
+	// expression Envoy and Go read differently, compileRouteRegex), nil when not.
+	uncertain *RegexDiffers
 	// method is the match's method, which the data plane does not check (see above):
 	// kept only to say so.
 	method string
@@ -181,9 +181,9 @@ func (g *Graph) compileRoute(r *snapshot.HTTPRoute) *routeInfo {
 func (g *Graph) compileMatch(ri *routeInfo, rl *ruleInfo, idx int, m gwapiv1.HTTPRouteMatch) *matchEntry {
 	e := &matchEntry{route: ri, rule: rl, matchIndex: idx, kind: pathPrefix, path: "/"}
 	field := fmt.Sprintf("spec.rules[%d].matches[%d]", rl.index, idx)
-	bad := func(f, msg string) {
+	bad := func(f string, p Problem) {
 		e.never = true
-		g.problem(ri.ref, ri.route.Source, field+f, msg)
+		g.problem(ri.ref, ri.route.Source, field+f, p)
 	}
 	if p := m.Path; p != nil {
 		typ := gwapiv1.PathMatchPathPrefix
@@ -191,7 +191,7 @@ func (g *Graph) compileMatch(ri *routeInfo, rl *ruleInfo, idx int, m gwapiv1.HTT
 			typ = *p.Type
 		}
 		if p.Value == nil {
-			bad(".path.value", "path match without a value: the reference controller drops this match")
+			bad(".path.value", Problem{Why: ProblemPathNoValue})
 		} else {
 			v := *p.Value
 			switch typ {
@@ -208,19 +208,19 @@ func (g *Graph) compileMatch(ri *routeInfo, rl *ruleInfo, idx int, m gwapiv1.HTT
 				re, differs, err := compileRouteRegex(v) // Envoy safe_regex: full match, RE2
 				switch {
 				case err != nil:
-					bad(".path.value", fmt.Sprintf("invalid regular expression %q: %v (the match never matches)", v, err))
+					bad(".path.value", Problem{Why: ProblemRegexInvalid, Regex: v, Err: err.Error()})
 				case re == nil:
-					bad(".path.value", differs+" (agpol treats the match as never matching)")
+					bad(".path.value", Problem{Why: ProblemRegexUnmatched, Differs: differs})
 				default:
 					e.re = re
 					e.rePrefix, _ = re.LiteralPrefix()
-					if differs != "" {
-						g.problem(ri.ref, ri.route.Source, field+".path.value", differs)
+					if differs != nil {
+						g.problem(ri.ref, ri.route.Source, field+".path.value", Problem{Why: ProblemRegexDiffers, Differs: differs})
 					}
 				}
 				e.uncertain = differs
 			default:
-				bad(".path.type", fmt.Sprintf("unsupported path match type %q: the reference controller drops this match", typ))
+				bad(".path.type", Problem{Why: ProblemPathType, MatchType: string(typ)})
 			}
 		}
 	}
@@ -243,21 +243,21 @@ func (g *Graph) compileMatch(ri *routeInfo, rl *ruleInfo, idx int, m gwapiv1.HTT
 			switch {
 			case err != nil:
 				vm.never = true
-				g.problem(ri.ref, ri.route.Source, at, fmt.Sprintf("invalid regular expression %q: %v (the match never matches)", h.Value, err))
+				g.problem(ri.ref, ri.route.Source, at, Problem{Why: ProblemRegexInvalid, Regex: h.Value, Err: err.Error()})
 			case re == nil:
 				vm.never = true
-				g.problem(ri.ref, ri.route.Source, at, differs+" (agpol treats the match as never matching)")
+				g.problem(ri.ref, ri.route.Source, at, Problem{Why: ProblemRegexUnmatched, Differs: differs})
 			default:
 				vm.re = re
-				if differs != "" {
-					g.problem(ri.ref, ri.route.Source, at, differs)
+				if differs != nil {
+					g.problem(ri.ref, ri.route.Source, at, Problem{Why: ProblemRegexDiffers, Differs: differs})
 				}
 			}
-			if e.uncertain == "" {
+			if e.uncertain == nil {
 				e.uncertain = differs
 			}
 		} else if h.Type != nil && *h.Type != gwapiv1.HeaderMatchExact {
-			bad(fmt.Sprintf(".headers[%d].type", k), fmt.Sprintf("unsupported header match type %q: the reference controller drops this match", *h.Type))
+			bad(fmt.Sprintf(".headers[%d].type", k), Problem{Why: ProblemHeaderType, MatchType: string(*h.Type)})
 		}
 		e.headers = append(e.headers, vm)
 	}

@@ -1,7 +1,6 @@
 package topology
 
 import (
-	"fmt"
 	"regexp"
 	"regexp/syntax"
 )
@@ -14,7 +13,8 @@ const envoyMaxProgramSize = 100
 // compileRouteRegex compiles the value of a RegularExpression path or header match as
 // Envoy matches it (safe_regex, RE2, whole value) with Go's regexp, which implements
 // RE2's syntax. It returns the compiled expression, or an error when neither accepts
-// it, and, when Envoy's answer may differ from what Go's expression says, why:
+// it, and, when Envoy's answer may differ from what Go's expression says, why (nil when
+// it does not):
 //   - \C (any byte) is RE2 syntax Go's regexp does not have: Envoy accepts the value,
 //     agpol cannot match it (re is nil);
 //   - a program over Envoy's size limit: Envoy refuses the route configuration that
@@ -23,18 +23,18 @@ const envoyMaxProgramSize = 100
 // The program size is Go's regexp/syntax instruction count of the simplified
 // expression, which follows RE2's compiler (one instruction per byte range, split or
 // capture) closely but not exactly.
-func compileRouteRegex(v string) (re *regexp.Regexp, differs string, err error) {
+func compileRouteRegex(v string) (re *regexp.Regexp, differs *RegexDiffers, err error) {
 	re, err = regexp.Compile(`^(?:` + v + `)$`)
 	if err != nil {
 		if usesAnyByte(v) {
-			return nil, fmt.Sprintf("regular expression '%s' uses \\C (any byte), which RE2 (Envoy) accepts and Go's regexp does not: agpol cannot tell which values it matches", v), nil
+			return nil, &RegexDiffers{Why: RegexAnyByte, Regex: v}, nil
 		}
-		return nil, "", err
+		return nil, nil, err
 	}
 	if n := programSize(v); n > envoyMaxProgramSize {
-		return re, fmt.Sprintf("regular expression '%s' compiles to about %d RE2 instructions, over Envoy's limit of %d (re2.max_program_size.error_level): Envoy refuses the route configuration that holds it, so which routes the listener serves is not known", v, n, envoyMaxProgramSize), nil
+		return re, &RegexDiffers{Why: RegexOverLimit, Regex: v, Instructions: n, Limit: envoyMaxProgramSize}, nil
 	}
-	return re, "", nil
+	return re, nil, nil
 }
 
 // usesAnyByte reports whether v has the escape \C outside a character class (RE2

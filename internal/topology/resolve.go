@@ -84,9 +84,9 @@ type Target struct {
 	// a named backend); Why NoBackendNoRoute: no route takes the request.
 	NoBackend NoBackend
 	// Uncertain says why Route answers the way to this target only uncertainly (a match
-	// Envoy and Go read differently comes first, UncertainRoute; docs/limits.md), ""
+	// Envoy and Go read differently comes first, UncertainRoute; docs/limits.md), nil
 	// when it does not or the rule was taken by name.
-	Uncertain string
+	Uncertain *RegexDiffers
 	// Assumed is what agpol assumes of the named backend (AssumedBackend): nothing when
 	// the input shows it, the target is routed (see Backend.Assumed) or the query is terse.
 	Assumed Assumption

@@ -98,7 +98,7 @@ func (g *Graph) RouteInto(req *RouteRequest, res *RouteResult) error {
 		if !e.matches(&r) {
 			continue
 		}
-		if vh.uncertain != "" && i >= vh.uncertainAt {
+		if vh.uncertain != nil && i >= vh.uncertainAt {
 			res.Uncertain = vh.uncertain
 		}
 		h := e.hit

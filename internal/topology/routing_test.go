@@ -225,7 +225,7 @@ func TestMatchPrecedence(t *testing.T) {
 		t.Fatalf("problems = %+v", probs)
 	}
 	for i, p := range probs {
-		if p.Object != HTTPRouteRef("prec", "bad") || p.Field != want[i] || !strings.Contains(p.Message, "invalid regular expression") {
+		if p.Object != HTTPRouteRef("prec", "bad") || p.Field != want[i] || p.Why != ProblemRegexInvalid || p.Regex == "" || p.Err == "" {
 			t.Errorf("problem %d = %+v, want field %s", i, p, want[i])
 		}
 		if p.Source.Line == 0 || !strings.HasSuffix(p.Source.File, "precedence.yaml") {

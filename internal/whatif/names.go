@@ -88,15 +88,8 @@ func RequestSource(file string, r *explain.Request) string {
 	return s
 }
 
-// Strict is the failure a request's expectation gets under simulate --strict for a
-// warning of Request.
-func (w Warning) Strict() string {
-	s := fmt.Sprintf("--strict: caller %s appears in no policy and no ServiceAccount of the input", w.Name)
-	if w.Kind == UnknownTool {
-		s = fmt.Sprintf("--strict: tool %s appears in no policy of the input", w.Name)
-	}
-	if w.Nearest != "" {
-		s += "; did you mean " + w.Nearest + "?"
-	}
-	return s
+// Strict is the name that fails a request's expectation under simulate --strict for a
+// warning of Request (an unknown caller or tool), as data: render writes the failure.
+func (w Warning) Strict() explain.UnknownName {
+	return explain.UnknownName{Tool: w.Kind == UnknownTool, Name: w.Name, Nearest: w.Nearest}
 }

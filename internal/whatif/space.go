@@ -89,8 +89,9 @@ type Target struct {
 	Ops       []Op   `json:"ops"`
 	// UncertainRoute says why Envoy may route calls of this path otherwise than agpol
 	// (topology.Graph.UncertainRoute): every decision on it is indeterminate
-	// (uncertain-route), as explain answers such a request.
-	UncertainRoute string `json:"uncertainRoute,omitempty"`
+	// (uncertain-route), as explain answers such a request; nil when Envoy routes them
+	// as agpol does. Render writes it.
+	UncertainRoute *topology.RegexDiffers `json:"-"`
 
 	gw, be topology.Ref
 	// offers are the tools the backend offers: the inventory's, else those its

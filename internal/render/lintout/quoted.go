@@ -40,6 +40,9 @@ func written(r *lint.Report) *lint.Report {
 // (render.MigrationParagraph), or the AuthPolicy's reasons joined by "; "
 // (render.AuthPolicyReasonText).
 func QuotedText(q *lint.Quoted) string {
+	if q.Problem != nil { // what the graph found wrong at a field
+		return textrender.GraphProblemText(q.Problem)
+	}
 	if q.DataPlane != nil {
 		return textrender.DataPlaneWhy(*q.DataPlane)
 	}
