@@ -1,7 +1,6 @@
 package explain
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,10 +61,11 @@ func (s *celState) readOverBudget(cond *effective.CELCondition) {
 }
 
 type celResult struct {
-	v   bool
-	err error
+	v bool
+	// fail is why the evaluation gave no answer (a non-match), nil when it gave one.
+	fail *CELFailure
 	// overBudget: the evaluation ran past effective.CELCostLimit, so its outcome is
-	// unknown (Envoy evaluates without a limit); err says so.
+	// unknown (Envoy evaluates without a limit); fail says so.
 	overBudget bool
 }
 
@@ -246,28 +246,27 @@ func matchBase(c *reqCtx) bool {
 // evalCEL evaluates a compiled condition once per request (the result does not depend
 // on the caller); an error (missing key) is a non-match. An evaluation over the runtime
 // cost budget is a non-match too, marked so that decideCEL decides both ways.
-func evalCEL(cond *effective.CELCondition, c *reqCtx) (bool, error) {
+func evalCEL(cond *effective.CELCondition, c *reqCtx) (bool, *CELFailure) {
 	act := c.activation()
 	if r, ok := c.cel.results[cond]; ok {
 		if r.overBudget {
 			c.cel.readOverBudget(cond)
 		}
-		return r.v, r.err
+		return r.v, r.fail
 	}
 	var r celResult
 	out, _, err := cond.Program.Eval(act)
 	switch {
+	case err != nil && effective.CELOverBudget(err):
+		r.overBudget = true
+		c.cel.readOverBudget(cond)
+		r.fail = &CELFailure{Why: CELFailOverBudget, Limit: effective.CELCostLimit}
 	case err != nil:
-		r.err = err
-		if effective.CELOverBudget(err) {
-			r.overBudget = true
-			c.cel.readOverBudget(cond)
-			r.err = fmt.Errorf("its evaluation ran past agpol's runtime cost budget of %d, so its outcome is unknown (Envoy evaluates it without a limit)", effective.CELCostLimit)
-		}
+		r.fail = &CELFailure{Why: CELFailEval, Err: err.Error()}
 	default:
 		b, ok := out.Value().(bool)
 		if !ok {
-			r.err = fmt.Errorf("expression returned %s, not bool", out.Type().TypeName())
+			r.fail = &CELFailure{Why: CELFailNotBool, Type: out.Type().TypeName()}
 		}
 		r.v = b
 	}
@@ -275,7 +274,7 @@ func evalCEL(cond *effective.CELCondition, c *reqCtx) (bool, error) {
 		c.cel.results = map[*effective.CELCondition]celResult{}
 	}
 	c.cel.results[cond] = r
-	return r.v, r.err
+	return r.v, r.fail
 }
 
 // matchPermission reports whether the request is permitted; mm (when non-nil) says why not.
@@ -294,10 +293,10 @@ func matchPermission(p *effective.Permission, c *reqCtx, mm *Mismatch) bool {
 			}
 			return false
 		}
-		res, err := evalCEL(p.CEL, c)
-		if err != nil {
+		res, fail := evalCEL(p.CEL, c)
+		if fail != nil {
 			if mm != nil {
-				*mm = Mismatch{Field: "cel", Test: "error", Wants: p.CEL.Expression, Saw: c.call(), Note: err.Error()}
+				*mm = Mismatch{Field: "cel", Test: "error", Wants: p.CEL.Expression, Saw: c.call(), CEL: fail}
 			}
 			return false
 		}

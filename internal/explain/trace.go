@@ -151,12 +151,38 @@ type Mismatch struct {
 	// Saw is what the request had: the caller's principal ("" without a client
 	// certificate), its Call (mcp, cel), the HTTP method, path, header value, host, port.
 	Saw any `json:"saw,omitempty"`
-	// Note is the CEL evaluation error, or the sentence of Principal for -o json
-	// (nobody), written by render (render.PrincipalNote) in its copy.
+	// Note is the sentence of CEL (error) or of Principal (nobody) for -o json, written
+	// by render (render.CELFailureText, render.PrincipalNote) in its copy; or the
+	// policy's namespace (namespace-defaulted).
 	Note string `json:"note,omitempty"`
 	// Principal is the rule's principal that matches nobody (nobody).
 	Principal *effective.Principal `json:"-"`
+	// CEL is why the expression's evaluation gave no answer (cel, error).
+	CEL *CELFailure `json:"-"`
 }
+
+// CELFailure is why a CEL condition's evaluation gave no answer, which counts as a
+// non-match (Mismatch.CEL), as data: render writes it (render.CELFailureText).
+type CELFailure struct {
+	// Why is a CELFail* constant.
+	Why string
+	// Err is cel-go's error (CELFailEval).
+	Err string
+	// Type is the type the expression returned (CELFailNotBool).
+	Type string
+	// Limit is agpol's runtime cost budget (CELFailOverBudget).
+	Limit uint64
+}
+
+// Why a CEL condition's evaluation gave no answer (CELFailure.Why).
+const (
+	CELFailEval       = "eval-error"  // cel-go reports an error (a missing key, ...): Err
+	CELFailOverBudget = "over-budget" // the evaluation ran past agpol's cost budget (Limit); Envoy has none
+	CELFailNotBool    = "not-bool"    // the expression returned Type, not bool
+)
+
+// CELFailCodes are every CELFailure code, for the test that render writes each.
+var CELFailCodes = []string{CELFailEval, CELFailOverBudget, CELFailNotBool}
 
 // Call is the MCP call (or plain HTTP request) a permission saw.
 type Call struct {

@@ -95,7 +95,25 @@ func fillStep(s *explain.Step) {
 			c.Note = PrincipalNote(m.Principal)
 			s.Mismatch = &c
 		}
+		if m.CEL != nil {
+			c := *s.Mismatch
+			c.Note = CELFailureText(m.CEL)
+			s.Mismatch = &c
+		}
 	}
+}
+
+// CELFailureText is why a CEL condition's evaluation gave no answer (explain.CELFailure).
+func CELFailureText(f *explain.CELFailure) string {
+	switch f.Why {
+	case explain.CELFailEval:
+		return f.Err
+	case explain.CELFailOverBudget:
+		return fmt.Sprintf("its evaluation ran past agpol's runtime cost budget of %d, so its outcome is unknown (Envoy evaluates it without a limit)", f.Limit)
+	case explain.CELFailNotBool:
+		return fmt.Sprintf("expression returned %s, not bool", f.Type)
+	}
+	return f.Why // a code this function does not know yet: still shown
 }
 
 // stepSource is where the step's rule or policy is written, as text.
@@ -313,7 +331,11 @@ func mismatchText(m *explain.Mismatch) string {
 		case "tools-call-only":
 			return "CEL rules only match tools/call; saw " + callText(call)
 		case "error":
-			return fmt.Sprintf("CEL %v: evaluation error (no match): %s", m.Wants, m.Note)
+			note := m.Note
+			if m.CEL != nil {
+				note = CELFailureText(m.CEL)
+			}
+			return fmt.Sprintf("CEL %v: evaluation error (no match): %s", m.Wants, note)
 		}
 		return fmt.Sprintf("CEL %v is false for %s", m.Wants, callText(call))
 	case "mcp":

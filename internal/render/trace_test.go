@@ -39,6 +39,10 @@ func TestStepReason(t *testing.T) {
 			"source: wants spiffe://cluster.local/ns/agents/sa/support; caller is spiffe://other.example/ns/agents/sa/support"},
 		{mismatch(explain.Mismatch{Field: "cel", Test: "tools-call-only", Wants: "true", Saw: explain.Call{MCP: true, Method: "tools/list"}}), "CEL rules only match tools/call; saw tools/list"},
 		{mismatch(explain.Mismatch{Field: "cel", Test: "error", Wants: "x.y", Saw: toolsCall, Note: "no such key: y"}), "CEL x.y: evaluation error (no match): no such key: y"},
+		{mismatch(explain.Mismatch{Field: "cel", Test: "error", Wants: "x.y", Saw: toolsCall, CEL: &explain.CELFailure{Why: explain.CELFailEval, Err: "no such key: y"}}), "CEL x.y: evaluation error (no match): no such key: y"},
+		{mismatch(explain.Mismatch{Field: "cel", Test: "error", Wants: "x", Saw: toolsCall, CEL: &explain.CELFailure{Why: explain.CELFailOverBudget, Limit: 1000000}}),
+			"CEL x: evaluation error (no match): its evaluation ran past agpol's runtime cost budget of 1000000, so its outcome is unknown (Envoy evaluates it without a limit)"},
+		{mismatch(explain.Mismatch{Field: "cel", Test: "error", Wants: "'a'", Saw: toolsCall, CEL: &explain.CELFailure{Why: explain.CELFailNotBool, Type: "string"}}), "CEL 'a': evaluation error (no match): expression returned string, not bool"},
 		{mismatch(explain.Mismatch{Field: "cel", Test: "false", Wants: "false", Saw: toolsCall}), `CEL false is false for tools/call "add"`},
 		{mismatch(explain.Mismatch{Field: "mcp", Wants: perm, Saw: explain.Call{HTTPMethod: "GET", Path: "/mcp?x=1"}}),
 			"allows tools/call [sum], prompts/* and method in [GET] and port in [8080]; saw HTTP GET /mcp?x=1 without MCP metadata"},
@@ -131,5 +135,24 @@ func TestSentencesFillsJSONText(t *testing.T) {
 	}
 	if w := Sentences(v); w.Reason != v.Reason || w.Trace[0].Reason != v.Trace[0].Reason {
 		t.Errorf("Sentences of a view differs: %q, %q", w.Reason, w.Trace[0].Reason)
+	}
+}
+
+// TestCELFailureCodesHaveSentences fails when a CEL failure code has no sentence of its
+// own (CELFailureText falls back to the code), and checks that -o json's copy of the
+// step carries the sentence in note while explain's step keeps only the data.
+func TestCELFailureCodesHaveSentences(t *testing.T) {
+	for _, code := range explain.CELFailCodes {
+		f := &explain.CELFailure{Why: code, Err: "e", Type: "t", Limit: 1}
+		if got := CELFailureText(f); got == "" || got == code {
+			t.Errorf("CEL failure %q has no sentence (got %q)", code, got)
+		}
+	}
+	f := &explain.CELFailure{Why: explain.CELFailNotBool, Type: "int"}
+	s := explain.Step{Event: explain.EventNotMatched, Mismatch: &explain.Mismatch{Field: "cel", Test: "error", Wants: "1", CEL: f}}
+	v := s
+	fillStep(&v)
+	if v.Mismatch.Note != "expression returned int, not bool" || s.Mismatch.Note != "" {
+		t.Errorf("view note %q, step note %q", v.Mismatch.Note, s.Mismatch.Note)
 	}
 }
