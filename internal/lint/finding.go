@@ -125,11 +125,11 @@ type Finding struct {
 	Quoted *Quoted `json:"-"`
 }
 
-// Quoted is what a finding's message quotes that render writes: where agpol learned a
-// Gateway's data plane (AGP210), an AuthPolicy's reasons, joined by "; " (AGP212;
-// a v1beta2 policy's failure in AGP211 and AGP106), a backendRef's problem (AGP206), or
-// an attachment's or a listener's (AGP207, AGP214, AGP215), or a v1beta2 policy's
-// kuadrant.io/v1 form (AGP106).
+// Quoted is what a finding's message quotes that render writes: what the graph found
+// wrong at a field (AGP104), where agpol learned a Gateway's data plane (AGP210), an
+// AuthPolicy's reasons, joined by "; " (AGP212; a v1beta2 policy's failure in AGP211 and
+// AGP106), a backendRef's problem (AGP206), an attachment's or a listener's (AGP207,
+// AGP214, AGP215), or a v1beta2 policy's kuadrant.io/v1 form (AGP106).
 type Quoted struct {
 	// Problem is what the graph found wrong at a field (AGP104: invalid matches and
 	// selectors; topology.Graph.Problems). It points into the graph.
