@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agpol/agpol/internal/render"
+	"github.com/agpol/agpol/internal/testsupport/difftest"
 )
 
 // shuffledExamples copies the documents of testdata/examples (not its request file)
@@ -148,18 +149,9 @@ func TestDeterministicOutput(t *testing.T) {
 
 // firstDiff shows the first differing line of two outputs.
 func firstDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(al) || i < len(bl); i++ {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d:\n- %s\n+ %s", i+1, x, y)
-		}
+	n, x, y := difftest.FirstLineDiff(a, b)
+	if n == 0 {
+		return "(same)"
 	}
-	return "(same)"
+	return fmt.Sprintf("line %d:\n- %s\n+ %s", n, x, y)
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/agpol/agpol/internal/testsupport/difftest"
 )
 
 // The guides whose commands TestGuides runs, relative to the repository root.
@@ -211,20 +213,11 @@ func splitWords(s string) ([]string, error) {
 
 // diffLines shows the first lines where want and got part.
 func diffLines(want, got, source string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return fmt.Sprintf("line %d:\n  guide: %q\n  %s: %q", i+1, wl, source, gl)
-		}
+	n, wl, gl := difftest.FirstLineDiff(want, got)
+	if n == 0 {
+		return "(same lines)"
 	}
-	return "(same lines)"
+	return fmt.Sprintf("line %d:\n  guide: %q\n  %s: %q", n, wl, source, gl)
 }
 
 // TestDocCitations keeps the rules' citations followable: code comments, lint --explain

@@ -18,6 +18,7 @@ import (
 	"github.com/agpol/agpol/internal/model"
 	"github.com/agpol/agpol/internal/render"
 	"github.com/agpol/agpol/internal/snapshot"
+	"github.com/agpol/agpol/internal/testsupport/difftest"
 )
 
 // TestNeedsSameAsFullAdmission describes every Gateway, HTTPRoute, XBackend and
@@ -185,18 +186,9 @@ func describeAll(m *model.Model, need func(snapshot.Ref) bool, sem effective.Sem
 
 // firstDiff shows the first line where got differs from want.
 func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := range max(len(w), len(g)) {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return "line " + strconv.Itoa(i+1) + ":\n  full admission: " + wl + "\n  only what it reads: " + gl
-		}
+	n, wl, gl := difftest.FirstLineDiff(want, got)
+	if n == 0 {
+		return "(same lines)"
 	}
-	return "(same lines)"
+	return "line " + strconv.Itoa(n) + ":\n  full admission: " + wl + "\n  only what it reads: " + gl
 }

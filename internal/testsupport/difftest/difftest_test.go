@@ -112,3 +112,21 @@ func TestManifestsRoundTrip(t *testing.T) {
 		t.Errorf("read back %v, want %v", got, objs)
 	}
 }
+
+func TestFirstLineDiff(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		n    int
+		x, y string
+	}{
+		{"a\nb", "a\nb", 0, "", ""},
+		{"a\nb", "a\nc", 2, "b", "c"},
+		{"a", "a\nmore", 2, "", "more"},
+		{"x\ny", "", 1, "x", ""},
+	} {
+		n, x, y := FirstLineDiff(c.a, c.b)
+		if n != c.n || x != c.x || y != c.y {
+			t.Errorf("FirstLineDiff(%q, %q) = %d, %q, %q; want %d, %q, %q", c.a, c.b, n, x, y, c.n, c.x, c.y)
+		}
+	}
+}
