@@ -61,7 +61,7 @@ func DescribeText(w io.Writer, d *describe.View, st Styler) error {
 		}
 	}
 	for _, n := range d.Notes {
-		line(w, "Note: "+ViewNoteText(n))
+		line(w, "Note: "+EscapeTerminal(ViewNoteText(n)))
 	}
 	for i, gl := range d.GatewayLevels {
 		fmt.Fprintln(w, st.Bold(gatewayLevelName(d, i)+" (listeners "+strings.Join(gl.Listeners, ", ")+"):"))
@@ -206,7 +206,7 @@ func describeListeners(w io.Writer, ls []describe.Listener, st Styler) {
 			line(w, "  "+st.Dim("listener "+EscapeTerminal(l.Name)+" comes from ListenerSet "+EscapeTerminal(l.ListenerSet)))
 		}
 		if !l.Programmed {
-			line(w, "  "+st.Yellow("listener "+EscapeTerminal(l.Name)+" not programmed: "+NotProgrammedText(l.Unprogrammed)))
+			line(w, "  "+st.Yellow("listener "+EscapeTerminal(l.Name)+" not programmed: "+EscapeTerminal(NotProgrammedText(l.Unprogrammed))))
 		}
 		if l.MTLS != "none" {
 			line(w, "  "+st.Dim("mTLS on "+EscapeTerminal(l.Name)+": "+MTLSText(l)))
